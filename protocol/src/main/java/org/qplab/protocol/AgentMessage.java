@@ -1,0 +1,58 @@
+package org.qplab.protocol;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import java.util.Map;
+
+/**
+ * JSON text frames on the agent's WebSocket, both directions; the "type" field names the record.
+ * Samples travel separately, in binary {@link SampleFrame}s.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = AgentMessage.Hello.class, name = "hello"),
+        @JsonSubTypes.Type(value = AgentMessage.Welcome.class, name = "welcome"),
+        @JsonSubTypes.Type(value = AgentMessage.Heartbeat.class, name = "heartbeat"),
+        @JsonSubTypes.Type(value = AgentMessage.AssignRun.class, name = "assign-run"),
+        @JsonSubTypes.Type(value = AgentMessage.CancelRun.class, name = "cancel-run"),
+        @JsonSubTypes.Type(value = AgentMessage.RunStarted.class, name = "run-started"),
+        @JsonSubTypes.Type(value = AgentMessage.RunFinished.class, name = "run-finished"),
+        @JsonSubTypes.Type(value = AgentMessage.RunFailed.class, name = "run-failed"),
+        @JsonSubTypes.Type(value = AgentMessage.BatchAck.class, name = "batch-ack"),
+        @JsonSubTypes.Type(value = AgentMessage.RunRecorded.class, name = "run-recorded"),
+})
+public sealed interface AgentMessage {
+
+    /** Agent → controller, first frame: who it is, its token, and its host facts. */
+    record Hello(String agentId, String token, Map<String, Object> facts) implements AgentMessage {}
+
+    /** Controller → agent: registration accepted. */
+    record Welcome(String agentId) implements AgentMessage {}
+
+    /** Agent → controller, periodically; runId is the run in progress or null. */
+    record Heartbeat(Long runId) implements AgentMessage {}
+
+    /** Controller → agent: run this engine spec (provider, threads, msg_size, ...). */
+    record AssignRun(long runId, Map<String, Object> spec) implements AgentMessage {}
+
+    /** Controller → agent: stop this run early. */
+    record CancelRun(long runId) implements AgentMessage {}
+
+    /** Agent → controller: the engine accepted the spec and the run is under way. */
+    record RunStarted(long runId) implements AgentMessage {}
+
+    /**
+     * Agent → controller, after the last sample frame of the run: the engine's summary JSON,
+     * and how many sample frames (seq 0 .. batches-1) carry the run's records.
+     */
+    record RunFinished(long runId, Map<String, Object> summary, long batches) implements AgentMessage {}
+
+    /** Agent → controller: the run could not be done; error is the engine's message. */
+    record RunFailed(long runId, String error, long batches) implements AgentMessage {}
+
+    /** Controller → agent: sample frame (runId, seq) is stored; the agent may forget it. */
+    record BatchAck(long runId, long seq) implements AgentMessage {}
+
+    /** Controller → agent: the run's end (finished or failed) is stored; the agent may forget the run. */
+    record RunRecorded(long runId) implements AgentMessage {}
+}
