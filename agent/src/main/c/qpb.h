@@ -1,0 +1,136 @@
+/*
+ * qpb.h — the public API of qplab's native benchmark engine (libqpbench.so).
+ *
+ * One library, two front ends: the Java agent (through jnr-ffi) and the
+ * `qpbench` CLI. The API is FFI-friendly: fixed-width fields, JSON strings for
+ * rich data, an opaque session handle, no globals, and no exit/abort/printf.
+ *
+ * Lifecycle of a session:
+ *   qpb_session_create(spec) -> [qpb_local_endpoint -> qpb_connect(peer)]
+ *   -> qpb_start -> qpb_drain* / qpb_wait -> qpb_summary -> qpb_session_destroy
+ * With "role":"loopback" both ends live in the session: start right after
+ * create. With "role":"server"/"client" the two sessions (two processes or
+ * two hosts) exchange their endpoint JSON blobs first.
+ *
+ * Every call that can fail returns a qpb_status; the message of the last
+ * failure on a session is qpb_last_error(session). qpb_session_create reports
+ * through its err buffer because there is no session yet.
+ */
+#ifndef QPB_H
+#define QPB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QPB_ABI_VERSION 1
+
+typedef enum qpb_status {
+    QPB_OK = 0,
+    QPB_EINVAL = 1,       /* the spec or an argument is invalid */
+    QPB_EUNSUPPORTED = 2, /* the provider/device cannot do the requested combination */
+    QPB_ESYS = 3,         /* a system or verbs call failed (message names it and errno) */
+    QPB_ESTATE = 4,       /* call out of lifecycle order */
+    QPB_ETIMEOUT = 5,     /* qpb_wait: the run has not finished yet */
+    QPB_ENOSPC = 6,       /* the output buffer is too small */
+    QPB_ERUN = 7          /* the run itself failed (peer closed, error completion) */
+} qpb_status;
+
+/*
+ * One record per cycle of one thread: a cycle is one message of msg_size
+ * bytes posted on each of the thread's connections and all of their
+ * completions reaped. Times are nanoseconds since the session's t0 on one
+ * monotonic clock (CLOCK_MONOTONIC_RAW). 48 bytes, naturally aligned, no
+ * padding; tests check these offsets from Java against qpb_sample_layout().
+ */
+typedef struct qpb_sample {
+    uint32_t thread;   /* 0-based worker thread index */
+    uint32_t errors;   /* completions of this cycle that carried an error */
+    uint64_t cycle;    /* 0-based cycle index within the thread */
+    uint64_t start_ns; /* first post of the cycle */
+    uint64_t end_ns;   /* last completion of the cycle */
+    uint64_t bytes;    /* payload bytes completed in the cycle */
+    uint64_t messages; /* messages completed in the cycle */
+} qpb_sample;
+
+typedef struct qpb_session qpb_session;
+
+/*
+ * Spec JSON (unknown keys are rejected with their name):
+ *   provider        "tcp" (v0)                                  required
+ *   role            "loopback" | "client" | "server"            default "loopback"
+ *   op              "send"                                      default "send"
+ *   threads         1..1024                                     default 1
+ *   qps_per_thread  1..65536 connections per thread             default 1
+ *   msg_size        1..(1<<30) bytes                            required
+ *   iterations      cycles per thread (>0) unless duration_ms   default 1000
+ *   duration_ms     run for this long instead of iterations     default 0 (off)
+ *   warmup_cycles   cycles per thread run but not recorded      default 0
+ *   tx_depth        cycles a thread may have in flight, 1..4096 default 128
+ *   ring_capacity   records per thread ring, power of two       default 65536
+ *   verify          check payload bytes on the receiver         default false
+ *   tcp_nodelay     TCP_NODELAY on data sockets                 default true
+ *   bind            address to listen on (server/loopback)      default "127.0.0.1"
+ *   port            port to listen on, 0 = any                  default 0
+ */
+qpb_session *qpb_session_create(const char *spec_json, char *err, uint32_t err_len);
+
+/* Endpoint blob of this side, JSON (for tcp: {"provider":"tcp","host":..,"port":..,
+ * "threads":..,"qps_per_thread":..}). Server/loopback listen here. */
+int32_t qpb_local_endpoint(qpb_session *s, char *buf, uint32_t buf_len);
+
+/* Connect to the peer described by its endpoint blob (client side connects,
+ * server side accepts; both return when every connection is up). */
+int32_t qpb_connect(qpb_session *s, const char *peer_endpoint_json);
+
+/* Start the worker threads; returns at once. */
+int32_t qpb_start(qpb_session *s);
+
+/* Move up to max records out of the per-thread rings into out. Returns the
+ * number of records written (>= 0) or -qpb_status. Safe to call from one
+ * thread concurrently with the running workers. */
+int32_t qpb_drain(qpb_session *s, qpb_sample *out, int32_t max);
+
+/* Wait up to timeout_ms (0 = poll, <0 = forever) for the run to end.
+ * QPB_OK when it ended (successfully or not: see qpb_summary / last error),
+ * QPB_ETIMEOUT when it is still running. */
+int32_t qpb_wait(qpb_session *s, int32_t timeout_ms);
+
+/* Ask a running session to stop early (cancel). Workers finish the current
+ * cycle; the summary then says "stopped":true. */
+int32_t qpb_stop(qpb_session *s);
+
+/* Summary JSON of an ended run (perftest's definitions, see README):
+ * {"provider","role","op","threads","qps_per_thread","msg_size",
+ *  "iterations","cycles","messages","bytes","errors","dropped","stopped",
+ *  "duration_ns","bw_avg_bps","bw_peak_bps","msg_rate",
+ *  "cycle_ns":{"min","median","avg","stdev","p99","p999","max"},
+ *  "per_thread":[{"thread","cycles","bytes","messages","errors","dropped",
+ *                 "duration_ns","bw_avg_bps","bw_peak_bps","msg_rate",
+ *                 "cycle_ns":{...}}],
+ *  "clock":{"source":"CLOCK_MONOTONIC_RAW","t0_realtime_ns":..}}
+ * bw_* are bytes per second. */
+int32_t qpb_summary(qpb_session *s, char *buf, uint32_t buf_len);
+
+/* Message of the last failure on this session ("" if none). Valid until the
+ * next call on the session. */
+const char *qpb_last_error(qpb_session *s);
+
+/* Stops the run if needed, joins threads, frees everything. NULL is a no-op. */
+void qpb_session_destroy(qpb_session *s);
+
+/* {"abi":1,"version":"0.1.0","providers":["tcp"]} */
+int32_t qpb_engine_info(char *buf, uint32_t buf_len);
+
+/* {"size":48,"thread":0,"errors":4,"cycle":8,"start_ns":16,"end_ns":24,
+ *  "bytes":32,"messages":40} — for the binding's layout test. */
+int32_t qpb_sample_layout(char *buf, uint32_t buf_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QPB_H */

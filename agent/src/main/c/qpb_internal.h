@@ -1,0 +1,137 @@
+/*
+ * qpb_internal.h — what the engine's files share and nobody outside sees.
+ *
+ * The session owns everything: the parsed spec, one stats block and one ring
+ * per sender thread, the provider state, and the first run error. Workers
+ * write their own stats and ring only; the session reads stats after joining
+ * them, so no stats field needs to be atomic.
+ */
+#ifndef QPB_INTERNAL_H
+#define QPB_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "qpb.h"
+#include "qpb_ring.h"
+#include "qpb_stats.h"
+
+/* Only the symbols of qpb.h leave the shared object. */
+#define QPB_EXPORT __attribute__((visibility("default")))
+
+#define QPB_ERR_LEN 512
+#define QPB_VERSION "0.1.0"
+
+/* Bounds of the spec; qpb_spec_parse names them in its messages. */
+#define QPB_MAX_THREADS 1024u
+#define QPB_MAX_QPS 65536u
+#define QPB_MAX_MSG_SIZE (1ull << 30)
+#define QPB_MAX_DEPTH 4096u
+#define QPB_MAX_RING (1u << 24)
+#define QPB_MAX_DURATION_MS (24ull * 3600 * 1000)
+
+typedef enum qpb_role { QPB_ROLE_LOOPBACK, QPB_ROLE_CLIENT, QPB_ROLE_SERVER } qpb_role;
+
+typedef struct qpb_spec {
+    char provider[16];
+    qpb_role role;
+    char op[16];
+    uint32_t threads;
+    uint32_t qps_per_thread;
+    uint64_t msg_size;
+    uint64_t iterations;
+    uint64_t duration_ms;
+    uint64_t warmup_cycles;
+    uint32_t tx_depth;
+    uint32_t ring_capacity;
+    bool verify;
+    bool tcp_nodelay;
+    char bind[64];
+    uint32_t port;
+} qpb_spec;
+
+const char *qpb_role_name(qpb_role role);
+
+/* Parses and validates a spec; on failure err lists every violation, joined
+ * by "; ", and the status says EINVAL or EUNSUPPORTED. */
+qpb_status qpb_spec_parse(const char *json, qpb_spec *out, char *err, uint32_t err_len);
+
+typedef struct qpb_tcp qpb_tcp; /* provider state, qpb_tcp.c */
+
+enum qpb_state { QPB_ST_CREATED, QPB_ST_CONNECTED, QPB_ST_RUNNING, QPB_ST_ENDED };
+
+/* What a sender worker owns: its records and its running statistics. */
+typedef struct qpb_sender_out {
+    qpb_ring ring;
+    qpb_stats stats;
+} qpb_sender_out;
+
+/* What a receiver worker counts (server role reports these). */
+typedef struct qpb_receiver_out {
+    uint64_t bytes;
+    uint64_t messages;
+    uint64_t errors;
+    uint64_t first_ns;
+    uint64_t last_ns;
+} qpb_receiver_out;
+
+struct qpb_session {
+    qpb_spec spec;
+    enum qpb_state state;
+    char err[QPB_ERR_LEN];
+
+    struct timespec t0;      /* CLOCK_MONOTONIC_RAW at create */
+    int64_t t0_realtime_ns;  /* CLOCK_REALTIME at the same moment */
+
+    qpb_sender_out *senders;     /* spec.threads, NULL on the server */
+    qpb_receiver_out *receivers; /* spec.threads, NULL on the client */
+    uint32_t drain_next;         /* round-robin start of qpb_drain */
+
+    qpb_tcp *tcp;
+
+    atomic_int stop;  /* cancel: finish in-flight cycles, post no more */
+    atomic_int abort; /* leave now: an error or destroy */
+
+    pthread_t *threads;
+    uint32_t n_threads;
+    pthread_mutex_t lock; /* guards live, run_status, run_err */
+    pthread_cond_t ended;
+    uint32_t live;
+    qpb_status run_status;
+    char run_err[QPB_ERR_LEN];
+    bool joined;
+};
+
+/* ns since the session's t0 on CLOCK_MONOTONIC_RAW. */
+static inline uint64_t qpb_now_ns(const qpb_session *s)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    int64_t ns = (int64_t)(ts.tv_sec - s->t0.tv_sec) * 1000000000LL + (ts.tv_nsec - s->t0.tv_nsec);
+    return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+/* Sets s->err (printf-style) and returns status: the one way calls fail. */
+qpb_status qpb_fail(qpb_session *s, qpb_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A worker reports the first run failure; the run is aborted. */
+void qpb_run_fail(qpb_session *s, qpb_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A worker records one completed cycle (ring + stats). */
+void qpb_record_cycle(qpb_session *s, uint32_t thread, const qpb_sample *sample);
+
+/* --- tcp provider (qpb_tcp.c, qpb_tcp_run.c) --- */
+qpb_status qpb_tcp_create(qpb_session *s);
+qpb_status qpb_tcp_local_endpoint(qpb_session *s, char *buf, uint32_t buf_len);
+qpb_status qpb_tcp_connect(qpb_session *s, const char *peer_json);
+/* Worker bodies; index i of 0..threads-1. */
+void qpb_tcp_run_sender(qpb_session *s, uint32_t thread);
+void qpb_tcp_run_receiver(qpb_session *s, uint32_t thread);
+void qpb_tcp_destroy(qpb_session *s);
+
+#endif /* QPB_INTERNAL_H */

@@ -1,0 +1,70 @@
+/*
+ * qpb_ring.c — the SPSC record ring (see qpb_ring.h).
+ *
+ * Memory order: the producer writes the slot, then publishes tail with
+ * release; the consumer reads tail with acquire before reading slots, and
+ * publishes head with release so the producer (acquire) never overwrites a
+ * slot still being copied out.
+ */
+#include "qpb_ring.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool qpb_ring_init(qpb_ring *r, uint32_t capacity)
+{
+    if (capacity == 0 || (capacity & (capacity - 1)) != 0)
+        return false;
+    r->slots = calloc(capacity, sizeof(qpb_sample));
+    if (r->slots == NULL)
+        return false;
+    r->mask = capacity - 1;
+    atomic_init(&r->tail, 0);
+    atomic_init(&r->head, 0);
+    atomic_init(&r->dropped, 0);
+    return true;
+}
+
+void qpb_ring_free(qpb_ring *r)
+{
+    free(r->slots);
+    r->slots = NULL;
+}
+
+bool qpb_ring_push(qpb_ring *r, const qpb_sample *sample)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    if (tail - head > r->mask) {
+        uint64_t d = atomic_load_explicit(&r->dropped, memory_order_relaxed);
+        atomic_store_explicit(&r->dropped, d + 1, memory_order_relaxed);
+        return false;
+    }
+    r->slots[tail & r->mask] = *sample;
+    atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
+    return true;
+}
+
+uint32_t qpb_ring_pop(qpb_ring *r, qpb_sample *out, uint32_t max)
+{
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+    uint64_t avail = tail - head;
+    uint32_t n = avail < max ? (uint32_t)avail : max;
+    for (uint32_t i = 0; i < n;) {
+        /* Copy in at most two runs: up to the end of the array, then from 0. */
+        uint64_t at = (head + i) & r->mask;
+        uint64_t run = r->mask + 1 - at;
+        if (run > n - i)
+            run = n - i;
+        memcpy(out + i, r->slots + at, run * sizeof(qpb_sample));
+        i += (uint32_t)run;
+    }
+    atomic_store_explicit(&r->head, head + n, memory_order_release);
+    return n;
+}
+
+uint64_t qpb_ring_dropped(const qpb_ring *r)
+{
+    return atomic_load_explicit(&r->dropped, memory_order_relaxed);
+}

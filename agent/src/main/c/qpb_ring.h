@@ -1,0 +1,40 @@
+/*
+ * qpb_ring.h — lock-free single-producer/single-consumer ring of qpb_sample.
+ *
+ * One ring per worker thread: the worker is the only producer, qpb_drain the
+ * only consumer. head and tail are free-running 64-bit counters (no wrap in
+ * practice), capacity is a power of two so the slot is counter & mask.
+ * A push into a full ring drops the record and counts it: never silent.
+ */
+#ifndef QPB_RING_H
+#define QPB_RING_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "qpb.h"
+
+typedef struct qpb_ring {
+    /* Producer and consumer counters on their own cache lines so the two
+     * threads do not bounce one line on every record. */
+    _Alignas(64) atomic_uint_fast64_t tail; /* next slot to write (producer) */
+    atomic_uint_fast64_t dropped;           /* written by the producer only */
+    _Alignas(64) atomic_uint_fast64_t head; /* next slot to read (consumer) */
+    _Alignas(64) qpb_sample *slots;
+    uint64_t mask;
+} qpb_ring;
+
+/* capacity must be a power of two >= 1; returns false when out of memory. */
+bool qpb_ring_init(qpb_ring *r, uint32_t capacity);
+void qpb_ring_free(qpb_ring *r);
+
+/* Producer side. Returns false (and counts a drop) when the ring is full. */
+bool qpb_ring_push(qpb_ring *r, const qpb_sample *sample);
+
+/* Consumer side: moves up to max records into out, returns how many. */
+uint32_t qpb_ring_pop(qpb_ring *r, qpb_sample *out, uint32_t max);
+
+uint64_t qpb_ring_dropped(const qpb_ring *r);
+
+#endif /* QPB_RING_H */

@@ -1,0 +1,174 @@
+/*
+ * qpb_stats.c — Welford, the log-linear histogram and the BW peak window.
+ * The bounds and definitions are documented in qpb_stats.h.
+ */
+#include "qpb_stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void qpb_welford_add(qpb_welford *w, uint64_t value)
+{
+    double x = (double)value;
+    w->n++;
+    double delta = x - w->mean;
+    w->mean += delta / (double)w->n;
+    w->m2 += delta * (x - w->mean);
+    if (w->n == 1 || value < w->min)
+        w->min = value;
+    if (w->n == 1 || value > w->max)
+        w->max = value;
+}
+
+void qpb_welford_merge(qpb_welford *into, const qpb_welford *from)
+{
+    if (from->n == 0)
+        return;
+    if (into->n == 0) {
+        *into = *from;
+        return;
+    }
+    double na = (double)into->n, nb = (double)from->n, n = na + nb;
+    double delta = from->mean - into->mean;
+    into->mean += delta * nb / n;
+    into->m2 += from->m2 + delta * delta * na * nb / n;
+    into->n += from->n;
+    if (from->min < into->min)
+        into->min = from->min;
+    if (from->max > into->max)
+        into->max = from->max;
+}
+
+double qpb_welford_stdev(const qpb_welford *w)
+{
+    return w->n > 0 ? sqrt(w->m2 / (double)w->n) : 0.0;
+}
+
+static uint32_t hist_index(uint64_t v)
+{
+    if (v < QPB_HIST_SUB)
+        return (uint32_t)v;
+    if (v >> QPB_HIST_MAX_EXP)
+        v = (1ull << QPB_HIST_MAX_EXP) - 1;
+    uint32_t e = 63u - (uint32_t)__builtin_clzll(v);
+    uint32_t shift = e - QPB_HIST_SUB_BITS;
+    return QPB_HIST_SUB + shift * QPB_HIST_SUB + (uint32_t)((v >> shift) - QPB_HIST_SUB);
+}
+
+/* Midpoint of the integer values that fall into bucket idx. */
+static uint64_t hist_value(uint32_t idx)
+{
+    if (idx < QPB_HIST_SUB)
+        return idx;
+    uint32_t b = idx - QPB_HIST_SUB;
+    uint32_t shift = b / QPB_HIST_SUB;
+    uint64_t lower = (uint64_t)(b % QPB_HIST_SUB + QPB_HIST_SUB) << shift;
+    uint64_t width = 1ull << shift;
+    return lower + (width - 1) / 2;
+}
+
+bool qpb_hist_init(qpb_hist *h)
+{
+    h->count = 0;
+    h->buckets = calloc(QPB_HIST_BUCKETS, sizeof(uint64_t));
+    return h->buckets != NULL;
+}
+
+void qpb_hist_free(qpb_hist *h)
+{
+    free(h->buckets);
+    h->buckets = NULL;
+}
+
+void qpb_hist_add(qpb_hist *h, uint64_t value)
+{
+    h->buckets[hist_index(value)]++;
+    h->count++;
+}
+
+void qpb_hist_merge(qpb_hist *into, const qpb_hist *from)
+{
+    for (uint32_t i = 0; i < QPB_HIST_BUCKETS; i++)
+        into->buckets[i] += from->buckets[i];
+    into->count += from->count;
+}
+
+uint64_t qpb_hist_percentile(const qpb_hist *h, double p, uint64_t min, uint64_t max)
+{
+    if (h->count == 0)
+        return 0;
+    uint64_t rank = (uint64_t)ceil(p * (double)h->count);
+    if (rank < 1)
+        rank = 1;
+    if (rank > h->count)
+        rank = h->count;
+    uint64_t seen = 0;
+    uint32_t i = 0;
+    for (; i < QPB_HIST_BUCKETS; i++) {
+        seen += h->buckets[i];
+        if (seen >= rank)
+            break;
+    }
+    uint64_t v = hist_value(i < QPB_HIST_BUCKETS ? i : QPB_HIST_BUCKETS - 1);
+    if (v < min)
+        v = min;
+    if (v > max)
+        v = max;
+    return v;
+}
+
+void qpb_peak_add(qpb_peak *pk, uint64_t start_ns, uint64_t end_ns, uint64_t bytes)
+{
+    uint32_t slot = (uint32_t)(pk->n % QPB_PEAK_WINDOW);
+    pk->start[slot] = start_ns;
+    pk->bytes_before[slot] = pk->total_bytes;
+    pk->total_bytes += bytes;
+    pk->n++;
+    uint64_t window = pk->n < QPB_PEAK_WINDOW ? pk->n : QPB_PEAK_WINDOW;
+    /* Compare b/d with best_b/best_d by cross-multiplying: no division in
+     * the per-cycle path. */
+    for (uint64_t k = 0; k < window; k++) {
+        uint32_t i = (uint32_t)((pk->n - 1 - k) % QPB_PEAK_WINDOW);
+        if (end_ns <= pk->start[i])
+            continue;
+        double b = (double)(pk->total_bytes - pk->bytes_before[i]);
+        double d = (double)(end_ns - pk->start[i]);
+        if (pk->best_ns == 0.0 || b * pk->best_ns > pk->best_bytes * d) {
+            pk->best_bytes = b;
+            pk->best_ns = d;
+        }
+    }
+}
+
+double qpb_peak_bps(const qpb_peak *pk)
+{
+    return pk->best_ns > 0.0 ? pk->best_bytes * 1e9 / pk->best_ns : 0.0;
+}
+
+bool qpb_stats_init(qpb_stats *st)
+{
+    memset(st, 0, sizeof(*st));
+    return qpb_hist_init(&st->hist);
+}
+
+void qpb_stats_free(qpb_stats *st)
+{
+    qpb_hist_free(&st->hist);
+}
+
+void qpb_stats_add(qpb_stats *st, const qpb_sample *sample)
+{
+    if (st->cycles == 0 || sample->start_ns < st->first_start_ns)
+        st->first_start_ns = sample->start_ns;
+    if (sample->end_ns > st->last_end_ns)
+        st->last_end_ns = sample->end_ns;
+    st->cycles++;
+    st->bytes += sample->bytes;
+    st->messages += sample->messages;
+    st->errors += sample->errors;
+    uint64_t cycle_ns = sample->end_ns - sample->start_ns;
+    qpb_welford_add(&st->cycle_ns, cycle_ns);
+    qpb_hist_add(&st->hist, cycle_ns);
+    qpb_peak_add(&st->peak, sample->start_ns, sample->end_ns, sample->bytes);
+}

@@ -1,0 +1,89 @@
+/*
+ * qpb_stats.h — running statistics of one thread's cycles, kept by the
+ * worker itself so they cover every cycle even when the record ring drops.
+ *
+ * Cycle time (end_ns - start_ns):
+ *   - min/max/avg/stdev exactly, by Welford's update (no cancellation on long
+ *     runs, unlike sum/sum-of-squares), merged across threads by Chan et al.
+ *   - median/p99/p99.9 from a log-linear histogram: values below 128 ns get
+ *     their own bucket; above, each power of two [2^e, 2^(e+1)) is split into
+ *     128 equal buckets. A percentile reports its bucket's midpoint (clamped
+ *     to the observed min/max), so its relative error is at most
+ *     (width/2)/lower_bound = 1/(2*128) = 0.39% (bound: <= 1%). The rank is
+ *     perftest's nearest-rank: the ceil(p*N)-th smallest value. Values from
+ *     2^44 ns (4.9 h) on land in the last bucket.
+ * Bandwidth (perftest's definitions):
+ *   - average = bytes / (last end - first start).
+ *   - peak = the best bytes(i..j) / (end_j - start_i) over every window of
+ *     up to QPB_PEAK_WINDOW consecutive cycles i..j (perftest takes every
+ *     window of its messages; a bounded window keeps the cost per cycle
+ *     constant). A session's peak is the sum of its threads' peaks, as one
+ *     adds up the peaks of several perftest processes.
+ */
+#ifndef QPB_STATS_H
+#define QPB_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "qpb.h"
+
+#define QPB_HIST_SUB_BITS 7
+#define QPB_HIST_SUB (1u << QPB_HIST_SUB_BITS)
+#define QPB_HIST_MAX_EXP 44
+#define QPB_HIST_BUCKETS (QPB_HIST_SUB + (QPB_HIST_MAX_EXP - QPB_HIST_SUB_BITS) * QPB_HIST_SUB)
+#define QPB_PEAK_WINDOW 64
+
+typedef struct qpb_welford {
+    uint64_t n;
+    double mean;
+    double m2;
+    uint64_t min;
+    uint64_t max;
+} qpb_welford;
+
+typedef struct qpb_hist {
+    uint64_t count;
+    uint64_t *buckets; /* QPB_HIST_BUCKETS */
+} qpb_hist;
+
+typedef struct qpb_peak {
+    uint64_t start[QPB_PEAK_WINDOW];
+    uint64_t bytes_before[QPB_PEAK_WINDOW]; /* bytes of all earlier cycles */
+    uint64_t n;
+    uint64_t total_bytes;
+    double best_bytes;
+    double best_ns;
+} qpb_peak;
+
+typedef struct qpb_stats {
+    uint64_t cycles;
+    uint64_t bytes;
+    uint64_t messages;
+    uint64_t errors;
+    uint64_t first_start_ns;
+    uint64_t last_end_ns;
+    qpb_welford cycle_ns;
+    qpb_hist hist;
+    qpb_peak peak;
+} qpb_stats;
+
+bool qpb_stats_init(qpb_stats *st);
+void qpb_stats_free(qpb_stats *st);
+void qpb_stats_add(qpb_stats *st, const qpb_sample *sample);
+
+void qpb_welford_add(qpb_welford *w, uint64_t value);
+void qpb_welford_merge(qpb_welford *into, const qpb_welford *from);
+double qpb_welford_stdev(const qpb_welford *w); /* population stdev, like perftest */
+
+bool qpb_hist_init(qpb_hist *h);
+void qpb_hist_free(qpb_hist *h);
+void qpb_hist_add(qpb_hist *h, uint64_t value);
+void qpb_hist_merge(qpb_hist *into, const qpb_hist *from);
+/* Nearest-rank percentile, p in (0,1]; clamped to [min,max]; 0 if empty. */
+uint64_t qpb_hist_percentile(const qpb_hist *h, double p, uint64_t min, uint64_t max);
+
+void qpb_peak_add(qpb_peak *pk, uint64_t start_ns, uint64_t end_ns, uint64_t bytes);
+double qpb_peak_bps(const qpb_peak *pk); /* bytes per second, 0 if none */
+
+#endif /* QPB_STATS_H */

@@ -1,0 +1,403 @@
+/*
+ * qpbench.c — the engine's command-line front end, shaped like perftest's
+ * ib_send_bw so results can be read side by side with it:
+ *   qpbench [options]            loopback: both ends in this process
+ *   qpbench --server [options]   listen on the control port, wait for a client
+ *   qpbench [options] HOST       connect to HOST's control port and run
+ * The two processes exchange their endpoint blobs over the control socket
+ * (as perftest does), then run every size in turn. Unlike perftest, --json
+ * keeps the summary of every size.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qpb.h"
+#include "qpb_json.h"
+
+#define MAX_SIZES 64
+#define LINE "---------------------------------------------------------------------------------------\n"
+#define MEGA_BYTE 1048576.0 /* perftest's MB: 0x100000 bytes */
+#define GIGA_BIT 125000000.0 /* perftest's Gb: 1e9 bits in bytes */
+
+typedef struct options {
+    uint64_t sizes[MAX_SIZES];
+    int n_sizes;
+    uint64_t iterations, warmup;
+    double duration_s;
+    unsigned qps, threads, depth, port;
+    int verify, server, gbits;
+    const char *json_path, *provider, *bind, *host;
+} options;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("qpbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static void usage(void)
+{
+    puts("Usage: qpbench [options]            loopback run in one process\n"
+         "       qpbench --server [options]   wait for a client on the control port\n"
+         "       qpbench [options] HOST       run against a qpbench --server on HOST\n"
+         "\n"
+         "A cycle is one message of SIZE bytes on each of a thread's connections, all of\n"
+         "them acknowledged by the receiver. Results use perftest's definitions:\n"
+         "BW average = bytes / (last completion - first post), BW peak = best window of\n"
+         "up to 64 cycles per thread summed over threads, MB = 2^20 bytes, Mpps = 10^6 msg/s.\n"
+         "\n"
+         "Options (both sides of a client/server run must be given the same run shape):\n"
+         "  -s, --size=SIZE        message size in bytes, suffix k/m/g for KiB/MiB/GiB (default 65536)\n"
+         "  -a, --all              every size 2^1 .. 2^23, like perftest -a\n"
+         "      --sizes=LIST       comma-separated sizes, e.g. 4k,64k,1m\n"
+         "  -n, --iters=N          recorded cycles per thread (default 1000)\n"
+         "  -D, --duration=SECS    run each size for SECS seconds instead of -n\n"
+         "      --warmup=N         cycles per thread run before recording (default 0)\n"
+         "  -q, --qp=N             connections per thread (default 1)\n"
+         "      --threads=T        worker threads (default 1)\n"
+         "  -t, --tx-depth=N       cycles a thread may have in flight (default 128)\n"
+         "  -p, --port=PORT        control port (default 18515); data ports are ephemeral\n"
+         "      --bind=ADDR        address to listen on (server default 0.0.0.0, loopback 127.0.0.1)\n"
+         "      --verify           fill and check a payload pattern; mismatches count as errors\n"
+         "      --json=FILE        write a JSON array with the summary of every size\n"
+         "      --provider=NAME    engine provider (default tcp)\n"
+         "      --report_gbits     report bandwidth in Gb/sec instead of MB/sec\n"
+         "      --server           be the receiving side and wait for a client\n"
+         "  -h, --help             this text\n"
+         "\n"
+         "Errors go to stderr with the engine's message; the exit status is then 1.");
+}
+
+static uint64_t parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    uint64_t mul = 1;
+    if (*end == 'k' || *end == 'K')
+        mul = 1024, end++;
+    else if (*end == 'm' || *end == 'M')
+        mul = 1024 * 1024, end++;
+    else if (*end == 'g' || *end == 'G')
+        mul = 1024 * 1024 * 1024, end++;
+    if (errno != 0 || end == s || *end != '\0' || v == 0)
+        die("bad size \"%s\" (want a positive number, optionally with k, m or g)", s);
+    return (uint64_t)v * mul;
+}
+
+static unsigned long parse_uint(const char *s, const char *what)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0')
+        die("bad %s \"%s\" (want a non-negative integer)", what, s);
+    return v;
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+    static const struct option longs[] = {
+        {"size", required_argument, 0, 's'}, {"all", no_argument, 0, 'a'}, {"sizes", required_argument, 0, 'S'},
+        {"iters", required_argument, 0, 'n'}, {"duration", required_argument, 0, 'D'},
+        {"warmup", required_argument, 0, 'W'}, {"qp", required_argument, 0, 'q'},
+        {"threads", required_argument, 0, 'T'}, {"tx-depth", required_argument, 0, 't'},
+        {"port", required_argument, 0, 'p'}, {"bind", required_argument, 0, 'B'},
+        {"verify", no_argument, 0, 'V'}, {"json", required_argument, 0, 'J'},
+        {"provider", required_argument, 0, 'P'}, {"report_gbits", no_argument, 0, 'G'},
+        {"server", no_argument, 0, 'R'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    };
+    *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp"};
+    int c;
+    while ((c = getopt_long(argc, argv, "s:an:D:q:t:p:h", longs, NULL)) != -1) {
+        switch (c) {
+        case 's': o->n_sizes = 1, o->sizes[0] = parse_size(optarg); break;
+        case 'a':
+            o->n_sizes = 0;
+            for (int e = 1; e <= 23; e++)
+                o->sizes[o->n_sizes++] = 1ull << e;
+            break;
+        case 'S': {
+            o->n_sizes = 0;
+            char *list = strdup(optarg), *save = NULL;
+            for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                if (o->n_sizes == MAX_SIZES)
+                    die("--sizes: at most %d sizes", MAX_SIZES);
+                o->sizes[o->n_sizes++] = parse_size(t);
+            }
+            free(list);
+            break;
+        }
+        case 'n': o->iterations = parse_uint(optarg, "iteration count"); break;
+        case 'D': o->duration_s = strtod(optarg, NULL); if (o->duration_s <= 0) die("bad -D \"%s\"", optarg); break;
+        case 'W': o->warmup = parse_uint(optarg, "warm-up count"); break;
+        case 'q': o->qps = (unsigned)parse_uint(optarg, "qp count"); break;
+        case 'T': o->threads = (unsigned)parse_uint(optarg, "thread count"); break;
+        case 't': o->depth = (unsigned)parse_uint(optarg, "tx depth"); break;
+        case 'p': o->port = (unsigned)parse_uint(optarg, "port"); break;
+        case 'B': o->bind = optarg; break;
+        case 'V': o->verify = 1; break;
+        case 'J': o->json_path = optarg; break;
+        case 'P': o->provider = optarg; break;
+        case 'G': o->gbits = 1; break;
+        case 'R': o->server = 1; break;
+        case 'h': usage(); exit(0);
+        default: fputs("Try 'qpbench --help'.\n", stderr); exit(1);
+        }
+    }
+    if (optind < argc)
+        o->host = argv[optind++];
+    if (optind < argc)
+        die("unexpected argument \"%s\"", argv[optind]);
+    if (o->server && o->host)
+        die("--server takes no HOST");
+    if (o->n_sizes == 0)
+        o->sizes[o->n_sizes++] = 65536;
+    if (o->port == 0 || o->port > 65535)
+        die("port must be in 1..65535");
+}
+
+static void spec_for(const options *o, uint64_t size, const char *role, char *buf, size_t len)
+{
+    const char *bind = o->bind ? o->bind : strcmp(role, "server") == 0 ? "0.0.0.0" : "127.0.0.1";
+    snprintf(buf, len,
+             "{\"provider\":\"%s\",\"role\":\"%s\",\"threads\":%u,\"qps_per_thread\":%u,\"msg_size\":%llu,"
+             "\"iterations\":%llu,\"duration_ms\":%llu,\"warmup_cycles\":%llu,\"tx_depth\":%u,\"verify\":%s,"
+             "\"bind\":\"%s\",\"ring_capacity\":4096}",
+             o->provider, role, o->threads, o->qps, (unsigned long long)size,
+             (unsigned long long)(o->duration_s > 0 ? 1 : o->iterations),
+             (unsigned long long)(o->duration_s * 1000.0), (unsigned long long)o->warmup, o->depth,
+             o->verify ? "true" : "false", bind);
+}
+
+static void print_header(const options *o, const char *role)
+{
+    printf(LINE);
+    printf("                    Send BW Test (qpbench, provider %s)\n", o->provider);
+    printf(" Role            : %s\n", role);
+    printf(" Threads         : %-8u Connections per thread : %u\n", o->threads, o->qps);
+    printf(" TX depth        : %-8u Warm-up cycles         : %llu\n", o->depth, (unsigned long long)o->warmup);
+    if (o->duration_s > 0)
+        printf(" Duration        : %.3g s\n", o->duration_s);
+    printf(" Verify          : %s\n", o->verify ? "on" : "off");
+    printf(LINE);
+    printf(o->gbits ? " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+                    : " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
+    fflush(stdout);
+}
+
+/* The nested "cycle_ns" value of key after the first occurrence of key. */
+static double num_after(const char *json, const char *anchor, const char *key)
+{
+    const char *p = anchor ? strstr(json, anchor) : json;
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    p = p ? strstr(p, pat) : NULL;
+    return p ? strtod(p + strlen(pat), NULL) : 0.0;
+}
+
+static void print_result(const options *o, const char *sum)
+{
+    double unit = o->gbits ? GIGA_BIT : MEGA_BYTE;
+    printf(" %-7llu    %-10llu       %-7.2lf            %-7.2lf\t\t   %-7.6lf\n",
+           (unsigned long long)num_after(sum, NULL, "msg_size"), (unsigned long long)num_after(sum, NULL, "iterations"),
+           num_after(sum, NULL, "bw_peak_bps") / unit, num_after(sum, NULL, "bw_avg_bps") / unit,
+           num_after(sum, NULL, "msg_rate") / 1e6);
+    if (strstr(sum, "\"side\":\"receiver\"") != NULL) {
+        printf(" received %.0f bytes, %.0f messages, %.0f errors (receiver side: no cycle times)\n",
+               num_after(sum, NULL, "bytes"), num_after(sum, NULL, "messages"), num_after(sum, NULL, "errors"));
+    } else {
+        const char *c = "\"cycle_ns\":";
+        printf(" cycle[usec]: min %.2f median %.2f avg %.2f stdev %.2f p99 %.2f p99.9 %.2f max %.2f"
+               "  errors %.0f dropped %.0f\n",
+               num_after(sum, c, "min") / 1e3, num_after(sum, c, "median") / 1e3, num_after(sum, c, "avg") / 1e3,
+               num_after(sum, c, "stdev") / 1e3, num_after(sum, c, "p99") / 1e3, num_after(sum, c, "p999") / 1e3,
+               num_after(sum, c, "max") / 1e3, num_after(sum, NULL, "errors"), num_after(sum, NULL, "dropped"));
+    }
+    fflush(stdout);
+}
+
+static void check(qpb_session *s, int32_t rc, const char *what)
+{
+    if (rc != QPB_OK)
+        die("%s: %s", what, qpb_last_error(s));
+}
+
+/* Runs a started session to its end; records are not kept by the CLI. */
+static void run_to_end(qpb_session *s)
+{
+    static qpb_sample scratch[1024];
+    for (;;) {
+        while (qpb_drain(s, scratch, 1024) > 0)
+            ;
+        if (qpb_wait(s, 20) == QPB_OK)
+            break;
+    }
+    while (qpb_drain(s, scratch, 1024) > 0)
+        ;
+    const char *e = qpb_last_error(s);
+    if (e[0] != '\0')
+        die("run failed: %s", e);
+}
+
+/* ---- control channel: length-prefixed strings over one TCP socket ---- */
+
+static void ctl_send(int fd, const char *msg)
+{
+    uint32_t len = htonl((uint32_t)strlen(msg));
+    if (send(fd, &len, 4, MSG_NOSIGNAL) != 4 || send(fd, msg, strlen(msg), MSG_NOSIGNAL) != (ssize_t)strlen(msg))
+        die("control connection: send: %s", strerror(errno));
+}
+
+static char *ctl_recv(int fd)
+{
+    uint32_t len;
+    if (recv(fd, &len, 4, MSG_WAITALL) != 4)
+        die("control connection: the peer closed it (are both sides given the same sizes?)");
+    len = ntohl(len);
+    if (len > (1u << 24))
+        die("control connection: message of %u bytes: not a qpbench peer", len);
+    char *m = malloc(len + 1);
+    if (m == NULL || (len > 0 && recv(fd, m, len, MSG_WAITALL) != (ssize_t)len))
+        die("control connection: short read");
+    m[len] = '\0';
+    return m;
+}
+
+static int ctl_open(const options *o)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o->port)};
+    const char *addr = o->server ? (o->bind ? o->bind : "0.0.0.0") : o->host;
+    if (inet_pton(AF_INET, addr, &a.sin_addr) != 1)
+        die("\"%s\" is not an IPv4 address", addr);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        die("socket: %s", strerror(errno));
+    if (o->server) {
+        int one = 1, c;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 1) < 0)
+            die("listen on %s:%u: %s", addr, o->port, strerror(errno));
+        if ((c = accept(fd, NULL, NULL)) < 0)
+            die("accept on %s:%u: %s", addr, o->port, strerror(errno));
+        close(fd);
+        return c;
+    }
+    /* The server may still be starting: retry for up to 5 s. */
+    for (int tries = 0; connect(fd, (struct sockaddr *)&a, sizeof a) < 0; tries++) {
+        if (errno != ECONNREFUSED || tries >= 50)
+            die("connect %s:%u: %s", addr, o->port, strerror(errno));
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+    return fd;
+}
+
+/* A server listening on 0.0.0.0 advertises that; the client means HOST. */
+static void fix_host(char *blob, size_t len, const char *host)
+{
+    qpb_json_object obj;
+    char err[160];
+    if (!qpb_json_parse_flat(blob, &obj, err, sizeof err))
+        die("server endpoint: %s", err);
+    qpb_jw w;
+    char *out = malloc(len);
+    qpb_jw_init(&w, out, len);
+    qpb_jw_obj_begin(&w);
+    for (uint32_t i = 0; i < obj.n; i++) {
+        const qpb_json_field *f = &obj.fields[i];
+        qpb_jw_key(&w, f->key);
+        if (f->type == QPB_JSON_STRING)
+            qpb_jw_str(&w, strcmp(f->key, "host") == 0 && strcmp(f->str, "0.0.0.0") == 0 ? host : f->str);
+        else if (f->type == QPB_JSON_BOOL)
+            qpb_jw_bool(&w, f->b);
+        else
+            qpb_jw_i64(&w, f->i64);
+    }
+    qpb_jw_obj_end(&w);
+    if (qpb_jw_ok(&w))
+        snprintf(blob, len, "%s", out);
+    free(out);
+}
+
+static void run_size(const options *o, uint64_t size, int ctl, char *sum, uint32_t sum_len)
+{
+    const char *role = o->server ? "server" : o->host ? "client" : "loopback";
+    char spec[1024], err[1024], blob[1024];
+    spec_for(o, size, role, spec, sizeof spec);
+    qpb_session *s = qpb_session_create(spec, err, sizeof err);
+    if (s == NULL)
+        die("%s", err);
+    if (ctl >= 0) {
+        check(s, qpb_local_endpoint(s, blob, sizeof blob), "endpoint");
+        char *peer;
+        if (o->server) {
+            ctl_send(ctl, blob);
+            peer = ctl_recv(ctl);
+        } else {
+            peer = ctl_recv(ctl);
+            ctl_send(ctl, blob);
+            snprintf(blob, sizeof blob, "%s", peer);
+            fix_host(blob, sizeof blob, o->host);
+            free(peer);
+            peer = strdup(blob);
+        }
+        check(s, qpb_connect(s, peer), "connect");
+        free(peer);
+    }
+    check(s, qpb_start(s), "start");
+    run_to_end(s);
+    check(s, qpb_summary(s, sum, sum_len), "summary");
+    if (ctl >= 0) {
+        /* Lockstep: neither side starts the next size before both ended. */
+        if (o->server)
+            free(ctl_recv(ctl));
+        else
+            ctl_send(ctl, "done");
+    }
+    qpb_session_destroy(s);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    parse_args(argc, argv, &o);
+    const char *role = o.server ? "server" : o.host ? "client" : "loopback";
+    int ctl = o.server || o.host ? ctl_open(&o) : -1;
+    uint32_t sum_len = 65536 + 2048u * o.threads;
+    char *sum = malloc(sum_len);
+    size_t all_len = (size_t)sum_len * (size_t)o.n_sizes + 16, used = 0;
+    char *all = o.json_path ? malloc(all_len) : NULL;
+    print_header(&o, role);
+    for (int i = 0; i < o.n_sizes; i++) {
+        run_size(&o, o.sizes[i], ctl, sum, sum_len);
+        print_result(&o, sum);
+        if (all != NULL) {
+            used += (size_t)snprintf(all + used, all_len - used, "%s%s", i ? ",\n" : "[", sum);
+            FILE *f = fopen(o.json_path, "w");
+            if (f == NULL || fprintf(f, "%s]\n", all) < 0 || fclose(f) != 0)
+                die("--json %s: %s", o.json_path, strerror(errno));
+        }
+    }
+    printf(LINE);
+    if (ctl >= 0)
+        close(ctl);
+    free(sum);
+    free(all);
+    return 0;
+}

@@ -1,0 +1,167 @@
+/*
+ * test_spec.c — spec parsing reports every violation by name and limit; the
+ * JSON reader is strict; the builder escapes and measures; the info and
+ * layout strings the Java binding relies on.
+ */
+#include "qpb_internal.h"
+#include "qpb_json.h"
+#include "qpb_test.h"
+
+static void applies_documented_defaults(void)
+{
+    qpb_spec s;
+    char err[512];
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":4096}", &s, err, sizeof err) == QPB_OK);
+    CHECK(s.role == QPB_ROLE_LOOPBACK && !strcmp(s.op, "send") && s.threads == 1 && s.qps_per_thread == 1);
+    CHECK(s.iterations == 1000 && s.duration_ms == 0 && s.warmup_cycles == 0 && s.tx_depth == 128);
+    CHECK(s.ring_capacity == 65536 && !s.verify && s.tcp_nodelay && !strcmp(s.bind, "127.0.0.1") && s.port == 0);
+}
+
+static void parses_every_key(void)
+{
+    qpb_spec s;
+    char err[512];
+    const char *j = "{ \"provider\" : \"tcp\", \"role\":\"server\", \"op\":\"send\", \"threads\":4,"
+                    "\"qps_per_thread\":1000, \"msg_size\":1073741824, \"iterations\":5, \"duration_ms\":2000,"
+                    "\"warmup_cycles\":3, \"tx_depth\":4096, \"ring_capacity\":1024, \"verify\":true,"
+                    "\"tcp_nodelay\":false, \"bind\":\"0.0.0.0\", \"port\":65535 }";
+    CHECKF(qpb_spec_parse(j, &s, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(s.role == QPB_ROLE_SERVER && s.threads == 4 && s.qps_per_thread == 1000 && s.msg_size == (1u << 30));
+    CHECK(s.iterations == 5 && s.duration_ms == 2000 && s.warmup_cycles == 3 && s.tx_depth == 4096);
+    CHECK(s.ring_capacity == 1024 && s.verify && !s.tcp_nodelay && !strcmp(s.bind, "0.0.0.0") && s.port == 65535);
+}
+
+static void lists_every_violation_with_name_and_limit(void)
+{
+    char err[1024];
+    const char *j = "{\"provider\":\"tcp\",\"msg_size\":0,\"threads\":0,\"qps_per_thread\":70000,"
+                    "\"role\":\"boss\",\"bogus\":1,\"tx_depth\":-1,\"ring_capacity\":1000,\"verify\":1}";
+    qpb_session *s = qpb_session_create(j, err, sizeof err);
+    CHECK(s == NULL);
+    const char *want[] = {
+        "unknown key \"bogus\"",
+        "msg_size must be in 1..1073741824 (got 0)",
+        "threads must be in 1..1024 (got 0)",
+        "qps_per_thread must be in 1..65536 (got 70000)",
+        "role must be \"loopback\", \"client\" or \"server\" (got \"boss\")",
+        "tx_depth must be in 1..4096 (got -1)",
+        "ring_capacity must be a power of two (got 1000)",
+        "verify must be true or false",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECKF(strstr(err, want[i]) != NULL, "missing \"%s\" in: %s", want[i], err);
+}
+
+static void rejects_negative_size_and_non_integers(void)
+{
+    qpb_spec s;
+    char err[512];
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":-5}", &s, err, sizeof err) == QPB_EINVAL);
+    CHECKF(strstr(err, "msg_size must be in 1..1073741824 (got -5)") != NULL, "%s", err);
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":1.5,\"threads\":\"2\"}", &s, err, sizeof err) ==
+          QPB_EINVAL);
+    CHECKF(strstr(err, "msg_size must be an integer") && strstr(err, "threads must be an integer"), "%s", err);
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":1,\"threads\":1025}", &s, err, sizeof err) ==
+          QPB_EINVAL);
+    CHECKF(strstr(err, "threads must be in 1..1024 (got 1025)") != NULL, "%s", err);
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":1,\"iterations\":0}", &s, err, sizeof err) ==
+          QPB_EINVAL);
+    CHECKF(strstr(err, "iterations must be > 0 unless duration_ms is set") != NULL, "%s", err);
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":1,\"iterations\":0,\"duration_ms\":10}", &s, err,
+                         sizeof err) == QPB_OK);
+}
+
+static void rejects_bad_provider_role_and_required_keys(void)
+{
+    qpb_spec s;
+    char err[512];
+    CHECK(qpb_spec_parse("{\"provider\":\"udp\",\"msg_size\":8}", &s, err, sizeof err) == QPB_EINVAL);
+    CHECKF(strstr(err, "provider must be \"tcp\" or \"verbs\" (got \"udp\")") != NULL, "%s", err);
+    CHECK(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":8}", &s, err, sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "verbs") != NULL, "%s", err);
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":8,\"op\":\"write\"}", &s, err, sizeof err) ==
+          QPB_EUNSUPPORTED);
+    CHECK(qpb_spec_parse("{\"role\":\"client\",\"bind\":\"localhost\"}", &s, err, sizeof err) == QPB_EINVAL);
+    CHECKF(strstr(err, "provider is required") && strstr(err, "msg_size is required") &&
+               strstr(err, "bind must be an IPv4 address"),
+           "%s", err);
+}
+
+static void json_reader_is_strict(void)
+{
+    qpb_json_object o;
+    char err[160];
+    const char *bad[] = {"", "[]", "{\"a\":1,}", "{\"a\":{}}", "{\"a\":null}", "{\"a\":01}", "{\"a\":1} x",
+                         "{\"a\":1,\"a\":2}", "{'a':1}", "{\"a\":\"\\q\"}", "{\"a\":tru}", "{\"a\":1.}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECKF(!qpb_json_parse_flat(bad[i], &o, err, sizeof err), "accepted %s", bad[i]);
+    CHECK(qpb_json_parse_flat(" {\"s\":\"a\\\"b\\u00e9\\n\", \"n\":-1.5e3, \"i\":9007199254740993, \"t\":true} ", &o,
+                              err, sizeof err));
+    CHECK(o.n == 4 && !strcmp(qpb_json_get(&o, "s")->str, "a\"b\xc3\xa9\n"));
+    CHECK(qpb_json_get(&o, "n")->num == -1500.0 && !qpb_json_get(&o, "n")->is_int);
+    CHECK(qpb_json_get(&o, "i")->is_int && qpb_json_get(&o, "i")->i64 == 9007199254740993LL);
+    CHECK(qpb_json_get(&o, "t")->b && qpb_json_get(&o, "x") == NULL);
+}
+
+static void json_builder_escapes_and_measures(void)
+{
+    char buf[128];
+    qpb_jw w;
+    qpb_jw_init(&w, buf, sizeof buf);
+    qpb_jw_obj_begin(&w);
+    qpb_jw_key(&w, "s");
+    qpb_jw_str(&w, "q\"\\\n");
+    qpb_jw_key(&w, "a");
+    qpb_jw_arr_begin(&w);
+    qpb_jw_u64(&w, 1);
+    qpb_jw_dbl(&w, 0.5);
+    qpb_jw_obj_begin(&w);
+    qpb_jw_obj_end(&w);
+    qpb_jw_arr_end(&w);
+    qpb_jw_key(&w, "b");
+    qpb_jw_bool(&w, false);
+    qpb_jw_obj_end(&w);
+    CHECK(qpb_jw_ok(&w));
+    CHECKF(!strcmp(buf, "{\"s\":\"q\\\"\\\\\\u000a\",\"a\":[1,0.5,{}],\"b\":false}"), "%s", buf);
+    char small[8];
+    size_t need = w.len;
+    qpb_jw_init(&w, small, sizeof small);
+    qpb_jw_obj_begin(&w);
+    qpb_jw_key(&w, "s");
+    qpb_jw_str(&w, "q\"\\\n");
+    qpb_jw_key(&w, "a");
+    qpb_jw_arr_begin(&w);
+    qpb_jw_u64(&w, 1);
+    qpb_jw_dbl(&w, 0.5);
+    qpb_jw_obj_begin(&w);
+    qpb_jw_obj_end(&w);
+    qpb_jw_arr_end(&w);
+    qpb_jw_key(&w, "b");
+    qpb_jw_bool(&w, false);
+    qpb_jw_obj_end(&w);
+    CHECK(!qpb_jw_ok(&w) && w.len == need);
+}
+
+static void engine_info_and_sample_layout(void)
+{
+    char buf[256];
+    CHECK(qpb_engine_info(buf, sizeof buf) == QPB_OK);
+    CHECKF(!strcmp(buf, "{\"abi\":1,\"version\":\"0.1.0\",\"providers\":[\"tcp\"]}"), "%s", buf);
+    CHECK(qpb_sample_layout(buf, sizeof buf) == QPB_OK);
+    CHECKF(!strcmp(buf, "{\"size\":48,\"thread\":0,\"errors\":4,\"cycle\":8,\"start_ns\":16,\"end_ns\":24,"
+                        "\"bytes\":32,\"messages\":40}"),
+           "%s", buf);
+    CHECK(qpb_engine_info(buf, 10) == QPB_ENOSPC);
+}
+
+const qpb_test_case qpb_spec_tests[] = {
+    {"spec applies documented defaults", applies_documented_defaults},
+    {"spec parses every key", parses_every_key},
+    {"spec lists every violation with name and limit", lists_every_violation_with_name_and_limit},
+    {"spec rejects negative size and non-integers", rejects_negative_size_and_non_integers},
+    {"spec rejects bad provider, role and missing keys", rejects_bad_provider_role_and_required_keys},
+    {"json reader is strict", json_reader_is_strict},
+    {"json builder escapes and measures", json_builder_escapes_and_measures},
+    {"engine info and sample layout", engine_info_and_sample_layout},
+    {NULL, NULL},
+};

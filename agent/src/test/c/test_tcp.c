@@ -1,0 +1,319 @@
+/*
+ * test_tcp.c — the tcp provider end to end on 127.0.0.1: exact byte and
+ * record accounting in loopback, payload verification, client and server as
+ * two sessions, and the errors a user meets (refused, mismatch, lifecycle).
+ */
+#include <pthread.h>
+#include <time.h>
+
+#include "qpb.h"
+#include "qpb_test.h"
+
+#define SUMMARY_LEN (64 * 1024)
+
+typedef struct drained {
+    uint64_t records, bytes, messages, errors;
+    uint64_t first_start, last_end, min_cycle, max_cycle;
+    uint64_t next_cycle[8]; /* per thread: cycles must come in order */
+    int out_of_order, bad_records;
+} drained;
+
+static void take(drained *d, const qpb_sample *r, int n, uint32_t qps, uint64_t msz)
+{
+    for (int i = 0; i < n; i++) {
+        const qpb_sample *x = &r[i];
+        uint64_t c = x->end_ns - x->start_ns;
+        if (d->records == 0 || x->start_ns < d->first_start)
+            d->first_start = x->start_ns;
+        if (x->end_ns > d->last_end)
+            d->last_end = x->end_ns;
+        if (d->records == 0 || c < d->min_cycle)
+            d->min_cycle = c;
+        if (c > d->max_cycle)
+            d->max_cycle = c;
+        if (x->thread < 8) {
+            if (x->cycle < d->next_cycle[x->thread])
+                d->out_of_order++;
+            d->next_cycle[x->thread] = x->cycle + 1;
+        }
+        if (x->bytes != msz * qps || x->messages != qps || x->end_ns < x->start_ns)
+            d->bad_records++;
+        d->records++;
+        d->bytes += x->bytes;
+        d->messages += x->messages;
+        d->errors += x->errors;
+    }
+}
+
+/* Runs a session to its end, draining concurrently like the agent does. */
+static int run_and_drain(qpb_session *s, drained *d, uint32_t qps, uint64_t msz, int drain)
+{
+    qpb_sample buf[128];
+    int rc = qpb_start(s);
+    if (rc != QPB_OK)
+        return rc;
+    for (int i = 0; i < 60000; i++) {
+        int n;
+        while (drain && (n = qpb_drain(s, buf, 128)) > 0)
+            take(d, buf, n, qps, msz);
+        if (qpb_wait(s, 1) == QPB_OK)
+            break;
+    }
+    int n;
+    while ((n = qpb_drain(s, buf, 128)) > 0)
+        take(d, buf, n, qps, msz);
+    return QPB_OK;
+}
+
+static void loopback_case(const char *extra, int drain)
+{
+    char spec[512], err[512];
+    snprintf(spec, sizeof spec,
+             "{\"provider\":\"tcp\",\"threads\":2,\"qps_per_thread\":3,\"msg_size\":4096,\"iterations\":200%s}",
+             extra);
+    qpb_session *s = qpb_session_create(spec, err, sizeof err);
+    CHECKF(s != NULL, "%s", err);
+    if (s == NULL)
+        return;
+    drained d = {0};
+    CHECKF(run_and_drain(s, &d, 3, 4096, drain) == QPB_OK, "%s", qpb_last_error(s));
+    char *sum = malloc(SUMMARY_LEN);
+    CHECKF(qpb_summary(s, sum, SUMMARY_LEN) == QPB_OK, "%s", qpb_last_error(s));
+    double dropped = qpb_test_json_num(sum, "dropped");
+    CHECKF(d.records + (uint64_t)dropped == 400, "drained %llu + dropped %.0f", (unsigned long long)d.records,
+           dropped);
+    CHECKF(qpb_test_json_num(sum, "bytes") == 200.0 * 4096 * 3 * 2, "%s", sum);
+    CHECK(qpb_test_json_num(sum, "cycles") == 400 && qpb_test_json_num(sum, "messages") == 1200);
+    CHECK(qpb_test_json_num(sum, "errors") == 0 && d.errors == 0);
+    CHECK(qpb_test_json_num(sum, "iterations") == 200);
+    CHECKF(strstr(sum, "\"status\":\"ok\"") != NULL, "%s", sum);
+    CHECK(d.bad_records == 0 && d.out_of_order == 0);
+    CHECK(d.bytes == d.records * 3 * 4096);
+    if (dropped == 0) {
+        /* Nothing dropped: the summary must be exactly what the records say. */
+        CHECK(d.records == 400);
+        CHECK(qpb_test_json_num(sum, "duration_ns") == (double)(d.last_end - d.first_start));
+        CHECK(qpb_test_json_num(sum, "min") == (double)d.min_cycle);
+        CHECK(qpb_test_json_num(sum, "max") == (double)d.max_cycle);
+        double bw = (double)d.bytes * 1e9 / (double)(d.last_end - d.first_start);
+        CHECKF(qpb_test_json_num(sum, "bw_avg_bps") / bw - 1 < 1e-9 &&
+                   bw / qpb_test_json_num(sum, "bw_avg_bps") - 1 < 1e-9,
+               "%f vs %f", qpb_test_json_num(sum, "bw_avg_bps"), bw);
+        CHECK(qpb_test_json_num(sum, "bw_peak_bps") >= qpb_test_json_num(sum, "bw_avg_bps") * 0.999);
+    }
+    free(sum);
+    qpb_session_destroy(s);
+}
+
+static void loopback_accounts_every_byte_and_record(void) { loopback_case("", 1); }
+static void loopback_with_verify_has_no_errors(void) { loopback_case(",\"verify\":true,\"tx_depth\":7", 1); }
+static void loopback_counts_drops_of_a_tiny_ring(void) { loopback_case(",\"ring_capacity\":16", 0); }
+static void loopback_skips_warmup_and_records_odd_sizes(void)
+{
+    loopback_case(",\"warmup_cycles\":50,\"verify\":true,\"tcp_nodelay\":false", 1);
+    char err[512];
+    qpb_session *s = qpb_session_create("{\"provider\":\"tcp\",\"msg_size\":333333,\"qps_per_thread\":2,"
+                                        "\"iterations\":60,\"verify\":true,\"tx_depth\":3}",
+                                        err, sizeof err);
+    CHECKF(s != NULL, "%s", err);
+    drained d = {0};
+    CHECK(run_and_drain(s, &d, 2, 333333, 1) == QPB_OK);
+    CHECK(d.records == 60 && d.bytes == 60ull * 2 * 333333 && d.errors == 0 && d.bad_records == 0);
+    qpb_session_destroy(s);
+}
+
+typedef struct server_arg {
+    qpb_session *s;
+    char peer[512];
+    int rc;
+} server_arg;
+
+static void *server_connect(void *p)
+{
+    server_arg *a = p;
+    a->rc = qpb_connect(a->s, a->peer);
+    return NULL;
+}
+
+static void client_and_server_sessions_agree(void)
+{
+    char err[512], sblob[512];
+    const char *shape = "\"threads\":2,\"qps_per_thread\":2,\"msg_size\":65536,\"iterations\":100,\"verify\":true";
+    char spec[512];
+    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"server\",%s}", shape);
+    qpb_session *srv = qpb_session_create(spec, err, sizeof err);
+    CHECKF(srv != NULL, "%s", err);
+    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"client\",%s}", shape);
+    qpb_session *cli = qpb_session_create(spec, err, sizeof err);
+    CHECKF(cli != NULL, "%s", err);
+    if (srv == NULL || cli == NULL)
+        return;
+    server_arg a = {.s = srv};
+    CHECK(qpb_local_endpoint(srv, sblob, sizeof sblob) == QPB_OK);
+    CHECK(qpb_local_endpoint(cli, a.peer, sizeof a.peer) == QPB_OK);
+    CHECKF(strstr(sblob, "\"host\":\"127.0.0.1\"") && strstr(sblob, "\"threads\":2"), "%s", sblob);
+    pthread_t th;
+    pthread_create(&th, NULL, server_connect, &a);
+    CHECKF(qpb_connect(cli, sblob) == QPB_OK, "%s", qpb_last_error(cli));
+    pthread_join(th, NULL);
+    CHECKF(a.rc == QPB_OK, "%s", qpb_last_error(srv));
+    CHECK(qpb_start(srv) == QPB_OK);
+    drained d = {0};
+    CHECK(run_and_drain(cli, &d, 2, 65536, 1) == QPB_OK);
+    CHECK(qpb_wait(srv, 10000) == QPB_OK);
+    char *sum = malloc(SUMMARY_LEN);
+    CHECK(qpb_summary(srv, sum, SUMMARY_LEN) == QPB_OK);
+    CHECKF(qpb_test_json_num(sum, "bytes") == 100.0 * 65536 * 2 * 2 && strstr(sum, "\"side\":\"receiver\""), "%s",
+           sum);
+    CHECK(qpb_test_json_num(sum, "errors") == 0);
+    CHECK(qpb_summary(cli, sum, SUMMARY_LEN) == QPB_OK);
+    CHECK(qpb_test_json_num(sum, "bytes") == 100.0 * 65536 * 2 * 2 && d.records == 200 && d.errors == 0);
+    free(sum);
+    qpb_session_destroy(cli);
+    qpb_session_destroy(srv);
+}
+
+/* A client that does not fill the pattern talking to a verifying server:
+ * every message is bad, and each error lands on its own cycle's record. */
+static void verify_charges_each_bad_message_to_its_cycle(void)
+{
+    char err[512], sblob[512];
+    const char *shape = "\"qps_per_thread\":2,\"msg_size\":1000,\"iterations\":10,\"tx_depth\":4";
+    char spec[512];
+    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"server\",\"verify\":true,%s}", shape);
+    qpb_session *srv = qpb_session_create(spec, err, sizeof err);
+    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"client\",%s}", shape);
+    qpb_session *cli = qpb_session_create(spec, err, sizeof err);
+    CHECK(srv && cli);
+    server_arg a = {.s = srv};
+    CHECK(qpb_local_endpoint(srv, sblob, sizeof sblob) == QPB_OK);
+    CHECK(qpb_local_endpoint(cli, a.peer, sizeof a.peer) == QPB_OK);
+    pthread_t th;
+    pthread_create(&th, NULL, server_connect, &a);
+    CHECK(qpb_connect(cli, sblob) == QPB_OK);
+    pthread_join(th, NULL);
+    CHECK(a.rc == QPB_OK && qpb_start(srv) == QPB_OK);
+    CHECK(qpb_start(cli) == QPB_OK);
+    CHECK(qpb_wait(cli, 10000) == QPB_OK && qpb_wait(srv, 10000) == QPB_OK);
+    qpb_sample r[16];
+    int n = qpb_drain(cli, r, 16);
+    CHECK(n == 10);
+    for (int i = 0; i < n; i++)
+        CHECKF(r[i].errors == 2, "cycle %llu has %u errors", (unsigned long long)r[i].cycle, r[i].errors);
+    char *sum = malloc(SUMMARY_LEN);
+    CHECK(qpb_summary(srv, sum, SUMMARY_LEN) == QPB_OK);
+    CHECKF(qpb_test_json_num(sum, "errors") == 20, "%s", sum);
+    free(sum);
+    qpb_session_destroy(cli);
+    qpb_session_destroy(srv);
+}
+
+static void spec_mismatch_is_a_clear_error(void)
+{
+    char err[512], blob[512];
+    qpb_session *srv = qpb_session_create("{\"provider\":\"tcp\",\"role\":\"server\",\"threads\":2,\"msg_size\":64}",
+                                          err, sizeof err);
+    qpb_session *cli = qpb_session_create("{\"provider\":\"tcp\",\"role\":\"client\",\"msg_size\":128}", err,
+                                          sizeof err);
+    CHECK(srv && cli);
+    CHECK(qpb_local_endpoint(srv, blob, sizeof blob) == QPB_OK);
+    CHECK(qpb_connect(cli, blob) == QPB_EINVAL);
+    CHECKF(strstr(qpb_last_error(cli), "threads: peer 2, ours 1") &&
+               strstr(qpb_last_error(cli), "msg_size: peer 64, ours 128"),
+           "%s", qpb_last_error(cli));
+    CHECK(qpb_start(cli) == QPB_ESTATE);
+    qpb_session_destroy(cli);
+    qpb_session_destroy(srv);
+}
+
+static void refused_connect_names_call_peer_and_errno(void)
+{
+    char err[512], blob[512];
+    /* Take a free port from a server session, then close it. */
+    qpb_session *srv = qpb_session_create("{\"provider\":\"tcp\",\"role\":\"server\",\"msg_size\":64}", err,
+                                          sizeof err);
+    CHECK(qpb_local_endpoint(srv, blob, sizeof blob) == QPB_OK);
+    qpb_session_destroy(srv);
+    qpb_session *cli = qpb_session_create("{\"provider\":\"tcp\",\"role\":\"client\",\"msg_size\":64}", err,
+                                          sizeof err);
+    CHECK(qpb_connect(cli, blob) == QPB_ESYS);
+    CHECKF(strstr(qpb_last_error(cli), "connect 127.0.0.1:") && strstr(qpb_last_error(cli), "Connection refused") &&
+               strstr(qpb_last_error(cli), "errno 111"),
+           "%s", qpb_last_error(cli));
+    qpb_session_destroy(cli);
+}
+
+static void stop_ends_a_duration_run_early(void)
+{
+    char err[512];
+    qpb_session *s = qpb_session_create("{\"provider\":\"tcp\",\"msg_size\":1024,\"duration_ms\":20000,"
+                                        "\"ring_capacity\":1024}",
+                                        err, sizeof err);
+    CHECK(s != NULL);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    CHECK(qpb_start(s) == QPB_OK);
+    CHECK(qpb_wait(s, 200) == QPB_ETIMEOUT);
+    CHECK(qpb_stop(s) == QPB_OK);
+    CHECK(qpb_wait(s, 10000) == QPB_OK);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    CHECK(b.tv_sec - a.tv_sec < 5);
+    char *sum = malloc(SUMMARY_LEN);
+    CHECK(qpb_summary(s, sum, SUMMARY_LEN) == QPB_OK);
+    CHECKF(strstr(sum, "\"stopped\":true") && qpb_test_json_num(sum, "cycles") > 0, "%s", sum);
+    CHECK(qpb_test_json_num(sum, "bytes") == qpb_test_json_num(sum, "cycles") * 1024);
+    CHECK(qpb_summary(s, sum, 100) == QPB_ENOSPC);
+    CHECKF(strstr(qpb_last_error(s), "needs") != NULL, "%s", qpb_last_error(s));
+    free(sum);
+    qpb_session_destroy(s);
+}
+
+static void duration_run_ends_on_time(void)
+{
+    char err[512];
+    qpb_session *s = qpb_session_create("{\"provider\":\"tcp\",\"msg_size\":8192,\"duration_ms\":300,"
+                                        "\"threads\":2,\"warmup_cycles\":10}",
+                                        err, sizeof err);
+    drained d = {0};
+    CHECK(run_and_drain(s, &d, 1, 8192, 1) == QPB_OK);
+    char *sum = malloc(SUMMARY_LEN);
+    CHECK(qpb_summary(s, sum, SUMMARY_LEN) == QPB_OK);
+    double dur = qpb_test_json_num(sum, "duration_ns");
+    CHECKF(dur >= 300e6 && dur < 1500e6, "%f", dur);
+    CHECKF(d.records + qpb_test_json_num(sum, "dropped") == qpb_test_json_num(sum, "cycles") && d.records > 0,
+           "drained %llu, %s", (unsigned long long)d.records, sum);
+    CHECK(strstr(sum, "\"stopped\":false") != NULL);
+    free(sum);
+    qpb_session_destroy(s);
+}
+
+static void calls_out_of_order_are_refused(void)
+{
+    char err[512], buf[256];
+    qpb_sample smp[4];
+    qpb_session *s = qpb_session_create("{\"provider\":\"tcp\",\"msg_size\":64,\"iterations\":10}", err, sizeof err);
+    CHECK(qpb_summary(s, buf, sizeof buf) == QPB_ESTATE);
+    CHECK(qpb_wait(s, 0) == QPB_ESTATE);
+    CHECK(qpb_drain(s, smp, 4) == -QPB_ESTATE);
+    CHECK(qpb_start(s) == QPB_OK);
+    CHECK(qpb_start(s) == QPB_ESTATE);
+    CHECK(qpb_wait(s, 10000) == QPB_OK);
+    CHECK(qpb_connect(s, NULL) == QPB_ESTATE);
+    qpb_session_destroy(s);
+    qpb_session_destroy(NULL);
+}
+
+const qpb_test_case qpb_tcp_tests[] = {
+    {"tcp loopback accounts every byte and record", loopback_accounts_every_byte_and_record},
+    {"tcp loopback with verify has no errors", loopback_with_verify_has_no_errors},
+    {"tcp loopback counts drops of a tiny ring", loopback_counts_drops_of_a_tiny_ring},
+    {"tcp loopback skips warmup and handles odd sizes", loopback_skips_warmup_and_records_odd_sizes},
+    {"tcp client and server sessions agree", client_and_server_sessions_agree},
+    {"tcp verify charges each bad message to its cycle", verify_charges_each_bad_message_to_its_cycle},
+    {"tcp spec mismatch is a clear error", spec_mismatch_is_a_clear_error},
+    {"tcp refused connect names call, peer and errno", refused_connect_names_call_peer_and_errno},
+    {"tcp stop ends a duration run early", stop_ends_a_duration_run_early},
+    {"tcp duration run ends on time", duration_run_ends_on_time},
+    {"tcp calls out of order are refused", calls_out_of_order_are_refused},
+    {NULL, NULL},
+};
