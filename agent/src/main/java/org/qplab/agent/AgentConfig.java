@@ -1,0 +1,59 @@
+package org.qplab.agent;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * How an agent reaches its controller. Each setting comes from a flag, else an environment
+ * variable, else its default.
+ *
+ * @param controller WebSocket URL of the controller's agent gateway (--controller, QPLAB_CONTROLLER;
+ *                   default ws://127.0.0.1:8080/agent)
+ * @param token      the agent token the controller expects (--token, QPLAB_AGENT_TOKEN; required)
+ * @param agentId    this agent's name (--id, QPLAB_AGENT_ID; default the hostname)
+ * @param heartbeat  heartbeat period (--heartbeat-seconds; default 5 s)
+ */
+public record AgentConfig(URI controller, String token, String agentId, Duration heartbeat) {
+
+    static final String USAGE = """
+            usage: java -jar qplab-agent.jar [--controller ws://HOST:PORT/agent] [--token TOKEN] [--id NAME]
+              --controller  controller's agent endpoint  (env QPLAB_CONTROLLER, default ws://127.0.0.1:8080/agent)
+              --token       agent token                  (env QPLAB_AGENT_TOKEN, required)
+              --id          agent id                     (env QPLAB_AGENT_ID, default: hostname)
+              --heartbeat-seconds N                      (default 5)
+            """;
+
+    static AgentConfig parse(String[] args, Map<String, String> env, String hostname) {
+        String controller = env.getOrDefault("QPLAB_CONTROLLER", "ws://127.0.0.1:8080/agent");
+        String token = env.get("QPLAB_AGENT_TOKEN");
+        String id = env.getOrDefault("QPLAB_AGENT_ID", hostname);
+        long heartbeat = 5;
+        for (int i = 0; i < args.length; i++) {
+            String flag = args[i];
+            if (flag.equals("--help") || flag.equals("-h")) {
+                throw new IllegalArgumentException(USAGE);
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("flag " + flag + " needs a value\n" + USAGE);
+            }
+            String value = args[++i];
+            switch (flag) {
+                case "--controller" -> controller = value;
+                case "--token" -> token = value;
+                case "--id" -> id = value;
+                case "--heartbeat-seconds" -> heartbeat = Long.parseLong(value);
+                default -> throw new IllegalArgumentException("unknown flag " + flag + "\n" + USAGE);
+            }
+        }
+        if (token == null || token.isBlank()) {
+            throw new IllegalArgumentException("no agent token: pass --token or set QPLAB_AGENT_TOKEN "
+                    + "(the controller logs the token it expects at start-up)\n" + USAGE);
+        }
+        URI uri = URI.create(controller);
+        if (!"ws".equals(uri.getScheme()) && !"wss".equals(uri.getScheme())) {
+            throw new IllegalArgumentException("--controller must be a ws:// or wss:// URL, got " + controller);
+        }
+        return new AgentConfig(uri, token, id, Duration.ofSeconds(heartbeat));
+    }
+}

@@ -1,0 +1,232 @@
+package org.qplab.agent;
+
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.qplab.protocol.AgentMessage;
+import org.qplab.protocol.SampleFrame;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * The agent's WebSocket to the controller. Every sample frame and every run end goes through an
+ * outbox and stays there until the controller acknowledges it, so a broken link loses nothing:
+ * after a reconnect the outbox is replayed in order (the controller's ingest skips what it has).
+ */
+final class ControllerLink implements WebSocket.Listener {
+
+    /** Close code the controller uses for a refused token: retrying cannot help. */
+    static final int REFUSED = 4401;
+    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(30);
+    private static final long RUN_END = Long.MAX_VALUE;
+
+    private record OutKey(long runId, long seq) implements Comparable<OutKey> {
+        @Override
+        public int compareTo(OutKey o) {
+            int byRun = Long.compare(runId, o.runId);
+            return byRun != 0 ? byRun : Long.compare(seq, o.seq);
+        }
+    }
+
+    private final AgentConfig config;
+    private final ObjectMapper json;
+    private final Map<String, Object> facts;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final ConcurrentSkipListMap<OutKey, Object> outbox = new ConcurrentSkipListMap<>();
+    private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "qplab-heartbeat");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Object sendLock = new Object();
+    private Consumer<AgentMessage> handler = m -> { };
+    private LongSupplier currentRun = () -> -1;
+
+    private volatile WebSocket socket;
+    private volatile boolean registered;
+    private volatile CompletableFuture<Integer> closed = new CompletableFuture<>();
+    private final StringBuilder partial = new StringBuilder();
+
+    ControllerLink(AgentConfig config, ObjectMapper json, Map<String, Object> facts) {
+        this.config = config;
+        this.json = json;
+        this.facts = facts;
+    }
+
+    void onMessage(Consumer<AgentMessage> handler, LongSupplier currentRun) {
+        this.handler = handler;
+        this.currentRun = currentRun;
+    }
+
+    /** Connects, and reconnects with backoff whenever the link drops. Returns only when refused. */
+    int runForever() {
+        long heartbeatMs = config.heartbeat().toMillis();
+        heartbeats.scheduleAtFixedRate(this::heartbeat, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
+        long backoffMs = 500;
+        while (true) {
+            try {
+                closed = new CompletableFuture<>();
+                registered = false;
+                http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10))
+                        .buildAsync(config.controller(), this).join();
+                int code = closed.join();
+                if (code == REFUSED) {
+                    return 2;
+                }
+                backoffMs = 500;
+            } catch (RuntimeException e) {
+                Log.info("cannot reach the controller at " + config.controller() + ": " + rootMessage(e)
+                        + "; retrying in " + backoffMs + " ms");
+            }
+            sleep(backoffMs);
+            backoffMs = Math.min(backoffMs * 2, 10_000);
+        }
+    }
+
+    void sendFrame(SampleFrame frame) {
+        OutKey key = new OutKey(frame.runId(), frame.seq());
+        outbox.put(key, frame);
+        if (registered) {
+            trySend(frame);
+        }
+    }
+
+    /** RunStarted and the like: sent if connected, not kept (the run's end says everything). */
+    void sendNow(AgentMessage message) {
+        if (registered) {
+            trySend(message);
+        }
+    }
+
+    /** RunFinished / RunFailed: kept until the controller says RunRecorded. */
+    void sendRunEnd(long runId, AgentMessage end) {
+        outbox.put(new OutKey(runId, RUN_END), end);
+        if (registered) {
+            trySend(end);
+        }
+    }
+
+    private void trySend(Object item) {
+        synchronized (sendLock) {
+            WebSocket ws = socket;
+            if (ws == null) {
+                return;
+            }
+            try {
+                CompletableFuture<WebSocket> sent = item instanceof SampleFrame frame
+                        ? ws.sendBinary(frame.encode(), true)
+                        : ws.sendText(json.writeValueAsString(item), true);
+                sent.get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (Exception e) {
+                Log.info("link to controller broke while sending (" + rootMessage(e) + "); will replay after reconnect");
+                ws.abort();
+                registered = false;
+                closed.complete(-1);
+            }
+        }
+    }
+
+    private void heartbeat() {
+        if (registered) {
+            long run = currentRun.getAsLong();
+            trySend(new AgentMessage.Heartbeat(run < 0 ? null : run));
+        }
+    }
+
+    @Override
+    public void onOpen(WebSocket webSocket) {
+        socket = webSocket;
+        try {
+            webSocket.sendText(json.writeValueAsString(new AgentMessage.Hello(config.agentId(), config.token(), facts)), true)
+                    .get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            webSocket.abort();
+            closed.complete(-1);
+            return;
+        }
+        webSocket.request(1);
+    }
+
+    @Override
+    public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+        partial.append(data);
+        if (last) {
+            String text = partial.toString();
+            partial.setLength(0);
+            AgentMessage message = json.readValue(text, AgentMessage.class);
+            if (message instanceof AgentMessage.Welcome w) {
+                Log.info("registered with " + config.controller() + " as " + w.agentId());
+                registered = true;
+                replayOutbox();
+            } else if (message instanceof AgentMessage.BatchAck ack) {
+                outbox.remove(new OutKey(ack.runId(), ack.seq()));
+            } else if (message instanceof AgentMessage.RunRecorded r) {
+                outbox.remove(new OutKey(r.runId(), RUN_END));
+            } else {
+                handler.accept(message);
+            }
+        }
+        webSocket.request(1);
+        return null;
+    }
+
+    private void replayOutbox() {
+        if (!outbox.isEmpty()) {
+            Log.info("replaying " + outbox.size() + " unacknowledged frames and run ends");
+        }
+        // Off the listener thread (acks must keep flowing), and under the send lock for the whole replay:
+        // a sender that queued behind it sends after it, so a run's end never overtakes its frames.
+        CompletableFuture.runAsync(() -> {
+            synchronized (sendLock) {
+                outbox.values().forEach(this::trySend);
+            }
+        });
+    }
+
+    @Override
+    public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+        registered = false;
+        socket = null;
+        if (statusCode == REFUSED) {
+            Log.info("the controller refused this agent: " + reason);
+        } else {
+            Log.info("controller closed the link (" + statusCode + " " + reason + "); reconnecting");
+        }
+        closed.complete(statusCode);
+        return null;
+    }
+
+    @Override
+    public void onError(WebSocket webSocket, Throwable error) {
+        registered = false;
+        socket = null;
+        Log.info("link to controller failed: " + rootMessage(error) + "; reconnecting");
+        closed.complete(-1);
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

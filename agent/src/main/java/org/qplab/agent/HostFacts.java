@@ -1,0 +1,70 @@
+package org.qplab.agent;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.qplab.agent.engine.Engine;
+import tools.jackson.databind.ObjectMapper;
+
+/** What the agent tells the controller about its host when it registers. */
+final class HostFacts {
+
+    private HostFacts() {
+    }
+
+    static String hostname() {
+        String name = firstLine(Path.of("/proc/sys/kernel/hostname"));
+        if (name != null) {
+            return name;
+        }
+        String env = System.getenv("HOSTNAME");
+        return env != null ? env : "localhost";
+    }
+
+    static Map<String, Object> collect(ObjectMapper json) {
+        Map<String, Object> facts = new LinkedHashMap<>();
+        facts.put("hostname", hostname());
+        facts.put("kernel", firstLine(Path.of("/proc/sys/kernel/osrelease")));
+        facts.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+        facts.put("cpus", Runtime.getRuntime().availableProcessors());
+        facts.put("cpu_model", cpuModel());
+        facts.put("memory_kib", memTotalKib());
+        facts.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+        if (Engine.isAvailable()) {
+            facts.put("engine", json.readValue(Engine.info(), Map.class));
+        } else {
+            facts.put("engine_unavailable", String.valueOf(Engine.unavailabilityCause()));
+        }
+        return facts;
+    }
+
+    private static String cpuModel() {
+        return lines(Path.of("/proc/cpuinfo")).stream()
+                .filter(l -> l.startsWith("model name"))
+                .map(l -> l.substring(l.indexOf(':') + 1).trim())
+                .findFirst().orElse(null);
+    }
+
+    private static Long memTotalKib() {
+        return lines(Path.of("/proc/meminfo")).stream()
+                .filter(l -> l.startsWith("MemTotal:"))
+                .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")))
+                .findFirst().orElse(null);
+    }
+
+    private static String firstLine(Path path) {
+        List<String> lines = lines(path);
+        return lines.isEmpty() ? null : lines.get(0).trim();
+    }
+
+    private static List<String> lines(Path path) {
+        try {
+            return Files.readAllLines(path);
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package org.qplab.agent;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.qplab.agent.engine.EngineException;
+import org.qplab.agent.engine.EngineSession;
+import org.qplab.protocol.AgentMessage;
+import org.qplab.protocol.Sample;
+import org.qplab.protocol.SampleFrame;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * Runs assigned benchmarks one at a time on the agent's engine thread: drains the engine's rings
+ * while the run goes, ships the records in numbered frames, then reports the summary.
+ */
+final class RunExecutor {
+
+    /** A frame goes out when it holds this many records ... */
+    static final int MAX_FRAME_RECORDS = 8192;
+    /** ... or when its oldest record has waited this long. */
+    static final long MAX_FRAME_DELAY_NS = Duration.ofMillis(100).toNanos();
+
+    private final ControllerLink link;
+    private final ObjectMapper json;
+    private final ExecutorService engineThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "qplab-engine"));
+    private volatile long currentRunId = -1;
+    private volatile EngineSession current;
+
+    RunExecutor(ControllerLink link, ObjectMapper json) {
+        this.link = link;
+        this.json = json;
+    }
+
+    long currentRunId() {
+        return currentRunId;
+    }
+
+    void handle(AgentMessage message) {
+        if (message instanceof AgentMessage.AssignRun assign) {
+            engineThread.execute(() -> execute(assign.runId(), assign.spec()));
+        } else if (message instanceof AgentMessage.CancelRun cancel) {
+            EngineSession session = current;
+            if (session != null && currentRunId == cancel.runId()) {
+                Log.info("run " + cancel.runId() + ": cancel requested");
+                session.stop();
+            }
+        } else {
+            Log.info("ignoring unexpected message " + message.getClass().getSimpleName());
+        }
+    }
+
+    private void execute(long runId, Map<String, Object> params) {
+        Map<String, Object> spec = new LinkedHashMap<>(params);
+        spec.putIfAbsent("role", "loopback");
+        currentRunId = runId;
+        long seq = 0;
+        Log.info("run " + runId + ": starting " + spec);
+        try (EngineSession session = EngineSession.create(json.writeValueAsString(spec))) {
+            current = session;
+            session.start();
+            link.sendNow(new AgentMessage.RunStarted(runId));
+            List<Sample> pending = new ArrayList<>();
+            long oldest = 0;
+            boolean ended = false;
+            while (!ended) {
+                ended = session.awaitEnd(Duration.ofMillis(20));
+                int before = pending.size();
+                session.drain(pending, Integer.MAX_VALUE);
+                if (before == 0 && !pending.isEmpty()) {
+                    oldest = System.nanoTime();
+                }
+                while (pending.size() >= MAX_FRAME_RECORDS
+                        || (!pending.isEmpty() && (ended || System.nanoTime() - oldest >= MAX_FRAME_DELAY_NS))) {
+                    int n = Math.min(MAX_FRAME_RECORDS, pending.size());
+                    link.sendFrame(new SampleFrame(runId, seq++, pending.subList(0, n)));
+                    pending.subList(0, n).clear();
+                    oldest = System.nanoTime();
+                }
+            }
+            Map<String, Object> summary = json.readValue(session.summaryJson(), Map.class);
+            Object error = summary.get("error");
+            if (error instanceof String text && !text.isEmpty()) {
+                Log.info("run " + runId + ": failed: " + text);
+                link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, text, seq));
+            } else {
+                Log.info("run " + runId + ": finished, " + summary.get("cycles") + " cycles in " + seq + " frames");
+                link.sendRunEnd(runId, new AgentMessage.RunFinished(runId, summary, seq));
+            }
+        } catch (EngineException | IllegalStateException e) {
+            Log.info("run " + runId + ": failed: " + e.getMessage());
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), seq));
+        } finally {
+            current = null;
+            currentRunId = -1;
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package org.qplab.agent.engine;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import jnr.ffi.LibraryLoader;
+
+/**
+ * Loads libqpbench.so once per process. The library ships in the agent jar
+ * (native/linux-x86_64/); it is extracted into a private directory and loaded by absolute path.
+ * The system property {@code qplab.engine.library} (or env QPLAB_ENGINE_LIBRARY) points at another build.
+ */
+public final class Engine {
+
+    public static final String LIBRARY_PROPERTY = "qplab.engine.library";
+    private static final String RESOURCE = "/native/linux-x86_64/libqpbench.so";
+
+    private static final class Holder {
+        static final QpbLibrary LIBRARY;
+        static final Throwable CAUSE;
+
+        static {
+            QpbLibrary library = null;
+            Throwable cause = null;
+            try {
+                library = LibraryLoader.create(QpbLibrary.class).failImmediately().load(locate().toString());
+            } catch (Throwable t) {
+                cause = t;
+            }
+            LIBRARY = library;
+            CAUSE = cause;
+        }
+    }
+
+    private Engine() {
+    }
+
+    public static boolean isAvailable() {
+        return Holder.LIBRARY != null;
+    }
+
+    /** Why the engine cannot be loaded, or null when it can. */
+    public static Throwable unavailabilityCause() {
+        return Holder.CAUSE;
+    }
+
+    static QpbLibrary library() {
+        if (Holder.LIBRARY == null) {
+            throw new IllegalStateException("native engine libqpbench.so is unavailable: " + Holder.CAUSE, Holder.CAUSE);
+        }
+        return Holder.LIBRARY;
+    }
+
+    /** {"abi":1,"version":..,"providers":[..]} */
+    public static String info() {
+        return readString((buf, len) -> library().qpb_engine_info(buf, len), "qpb_engine_info", null);
+    }
+
+    /** The C side's view of qpb_sample's layout, for the binding's layout test. */
+    static String sampleLayout() {
+        return readString((buf, len) -> library().qpb_sample_layout(buf, len), "qpb_sample_layout", null);
+    }
+
+    static NativeSample sampleLayoutOnJavaSide() {
+        return new NativeSample(jnr.ffi.Runtime.getRuntime(library()));
+    }
+
+    interface BufferCall {
+        int call(byte[] buf, int len);
+    }
+
+    /** Calls a fill-this-buffer function, growing the buffer while the engine answers QPB_ENOSPC. */
+    static String readString(BufferCall call, String name, EngineSession session) {
+        for (int len = 16 * 1024; len <= 64 * 1024 * 1024; len *= 4) {
+            byte[] buf = new byte[len];
+            int status = call.call(buf, len);
+            if (status == QpbLibrary.QPB_OK) {
+                int end = 0;
+                while (end < len && buf[end] != 0) {
+                    end++;
+                }
+                return new String(buf, 0, end, StandardCharsets.UTF_8);
+            }
+            if (status != QpbLibrary.QPB_ENOSPC) {
+                throw new EngineException(name, status, session == null ? "" : session.lastError());
+            }
+        }
+        throw new EngineException(name, QpbLibrary.QPB_ENOSPC, "result larger than 64 MiB");
+    }
+
+    private static Path locate() throws IOException {
+        String override = System.getProperty(LIBRARY_PROPERTY, System.getenv("QPLAB_ENGINE_LIBRARY"));
+        if (override != null && !override.isBlank()) {
+            Path path = Path.of(override).toAbsolutePath();
+            if (!Files.isReadable(path)) {
+                throw new IOException(LIBRARY_PROPERTY + " points at " + path + ", which is not a readable file");
+            }
+            return path;
+        }
+        try (InputStream in = Engine.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IOException(RESOURCE + " is not in the agent jar (build it with ./mvnw package)");
+            }
+            Path dir = Files.createTempDirectory("qplab-engine-",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Path lib = dir.resolve("libqpbench.so");
+            Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
+            lib.toFile().deleteOnExit();
+            dir.toFile().deleteOnExit();
+            return lib;
+        }
+    }
+}

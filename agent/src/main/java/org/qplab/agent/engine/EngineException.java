@@ -1,0 +1,30 @@
+package org.qplab.agent.engine;
+
+/** A failure reported by the native engine; the message is the engine's own. */
+public class EngineException extends RuntimeException {
+
+    private final int status;
+
+    public EngineException(String call, int status, String engineMessage) {
+        super(call + " failed (" + statusName(status) + "): " + engineMessage);
+        this.status = status;
+    }
+
+    /** The qpb_status code (1 = invalid spec, 2 = unsupported, 3 = system call, ...). */
+    public int status() {
+        return status;
+    }
+
+    static String statusName(int status) {
+        return switch (status) {
+            case 1 -> "QPB_EINVAL";
+            case 2 -> "QPB_EUNSUPPORTED";
+            case 3 -> "QPB_ESYS";
+            case 4 -> "QPB_ESTATE";
+            case 5 -> "QPB_ETIMEOUT";
+            case 6 -> "QPB_ENOSPC";
+            case 7 -> "QPB_ERUN";
+            default -> "status " + status;
+        };
+    }
+}

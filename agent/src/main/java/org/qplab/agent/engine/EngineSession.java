@@ -1,0 +1,126 @@
+package org.qplab.agent.engine;
+
+import java.time.Duration;
+import java.util.List;
+import jnr.ffi.Memory;
+import jnr.ffi.Pointer;
+import org.qplab.protocol.Sample;
+
+/**
+ * One benchmark run in the native engine. Owns the native session; not thread-safe except that
+ * {@link #stop()} may be called from any thread. Every call blocks: never call it on an event loop.
+ */
+public final class EngineSession implements AutoCloseable {
+
+    private static final int DRAIN_CHUNK = 4096;
+
+    private final QpbLibrary lib;
+    private final Pointer handle;
+    private final Pointer drainBuffer;
+    private final long[] offsets;
+    private volatile boolean closed;
+
+    private EngineSession(QpbLibrary lib, Pointer handle) {
+        this.lib = lib;
+        this.handle = handle;
+        NativeSample layout = new NativeSample(jnr.ffi.Runtime.getRuntime(lib));
+        this.offsets = new long[] {layout.thread.offset(), layout.errors.offset(), layout.cycle.offset(),
+                layout.startNs.offset(), layout.endNs.offset(), layout.bytes.offset(), layout.messages.offset()};
+        this.drainBuffer = Memory.allocateDirect(jnr.ffi.Runtime.getRuntime(lib), DRAIN_CHUNK * Sample.BYTES);
+    }
+
+    /** Creates a session from an engine spec (see qpb.h); an invalid spec throws with every violation. */
+    public static EngineSession create(String specJson) {
+        QpbLibrary lib = Engine.library();
+        byte[] err = new byte[4096];
+        Pointer handle = lib.qpb_session_create(specJson, err, err.length);
+        if (handle == null || handle.address() == 0) {
+            int end = 0;
+            while (end < err.length && err[end] != 0) {
+                end++;
+            }
+            throw new EngineException("qpb_session_create", 1, new String(err, 0, end, java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return new EngineSession(lib, handle);
+    }
+
+    public String localEndpoint() {
+        return Engine.readString((buf, len) -> lib.qpb_local_endpoint(handle, buf, len), "qpb_local_endpoint", this);
+    }
+
+    public void connect(String peerEndpointJson) {
+        check("qpb_connect", lib.qpb_connect(handle, peerEndpointJson));
+    }
+
+    public void start() {
+        check("qpb_start", lib.qpb_start(handle));
+    }
+
+    /** Appends up to max records from the engine's rings to into; returns how many. */
+    public int drain(List<Sample> into, int max) {
+        int total = 0;
+        while (total < max) {
+            int n = lib.qpb_drain(handle, drainBuffer, Math.min(DRAIN_CHUNK, max - total));
+            if (n < 0) {
+                throw new EngineException("qpb_drain", -n, lastError());
+            }
+            for (int i = 0; i < n; i++) {
+                long base = (long) i * Sample.BYTES;
+                into.add(new Sample(
+                        drainBuffer.getInt(base + offsets[0]),
+                        drainBuffer.getInt(base + offsets[1]),
+                        drainBuffer.getLong(base + offsets[2]),
+                        drainBuffer.getLong(base + offsets[3]),
+                        drainBuffer.getLong(base + offsets[4]),
+                        drainBuffer.getLong(base + offsets[5]),
+                        drainBuffer.getLong(base + offsets[6])));
+            }
+            total += n;
+            if (n < DRAIN_CHUNK) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    /** Waits up to timeout for the run to end; true once it has ended. */
+    public boolean awaitEnd(Duration timeout) {
+        int status = lib.qpb_wait(handle, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        if (status == QpbLibrary.QPB_ETIMEOUT) {
+            return false;
+        }
+        check("qpb_wait", status);
+        return true;
+    }
+
+    /** Asks the run to stop early; safe from any thread while the session is open. */
+    public synchronized void stop() {
+        if (!closed) {
+            lib.qpb_stop(handle);
+        }
+    }
+
+    /** The engine's summary JSON of the ended run. */
+    public String summaryJson() {
+        return Engine.readString((buf, len) -> lib.qpb_summary(handle, buf, len), "qpb_summary", this);
+    }
+
+    String lastError() {
+        String message = lib.qpb_last_error(handle);
+        return message == null ? "" : message;
+    }
+
+    private void check(String call, int status) {
+        if (status != QpbLibrary.QPB_OK) {
+            throw new EngineException(call, status, lastError());
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            lib.qpb_session_destroy(handle);
+        }
+    }
+}

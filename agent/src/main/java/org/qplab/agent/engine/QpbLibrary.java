@@ -1,0 +1,36 @@
+package org.qplab.agent.engine;
+
+import jnr.ffi.Pointer;
+import jnr.ffi.annotations.Out;
+
+/** The engine's C API (agent/src/main/c/qpb.h), name for name. Use {@link EngineSession} instead. */
+public interface QpbLibrary {
+
+    int QPB_OK = 0;
+    int QPB_ETIMEOUT = 5;
+    int QPB_ENOSPC = 6;
+
+    Pointer qpb_session_create(String specJson, @Out byte[] err, int errLen);
+
+    int qpb_local_endpoint(Pointer session, @Out byte[] buf, int bufLen);
+
+    int qpb_connect(Pointer session, String peerEndpointJson);
+
+    int qpb_start(Pointer session);
+
+    int qpb_drain(Pointer session, Pointer out, int max);
+
+    int qpb_wait(Pointer session, int timeoutMs);
+
+    int qpb_stop(Pointer session);
+
+    int qpb_summary(Pointer session, @Out byte[] buf, int bufLen);
+
+    String qpb_last_error(Pointer session);
+
+    void qpb_session_destroy(Pointer session);
+
+    int qpb_engine_info(@Out byte[] buf, int bufLen);
+
+    int qpb_sample_layout(@Out byte[] buf, int bufLen);
+}

@@ -1,0 +1,107 @@
+package org.qplab.agent.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.qplab.protocol.Sample;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The engine through jnr-ffi, as the agent uses it: the library built by this module's make. */
+class EngineSessionTests {
+
+    private final ObjectMapper json = JsonMapper.builder().build();
+
+    @BeforeAll
+    static void engineLoads() {
+        assertThat(Engine.isAvailable()).as("engine loads: %s", Engine.unavailabilityCause()).isTrue();
+    }
+
+    @Test
+    void sampleLayoutMatchesTheCStruct() {
+        Map<?, ?> c = json.readValue(Engine.sampleLayout(), Map.class);
+        NativeSample java = Engine.sampleLayoutOnJavaSide();
+
+        assertThat(c.get("size")).isEqualTo(Sample.BYTES).isEqualTo(jnr.ffi.Struct.size(java));
+        assertThat(c.get("thread")).isEqualTo((int) java.thread.offset());
+        assertThat(c.get("errors")).isEqualTo((int) java.errors.offset());
+        assertThat(c.get("cycle")).isEqualTo((int) java.cycle.offset());
+        assertThat(c.get("start_ns")).isEqualTo((int) java.startNs.offset());
+        assertThat(c.get("end_ns")).isEqualTo((int) java.endNs.offset());
+        assertThat(c.get("bytes")).isEqualTo((int) java.bytes.offset());
+        assertThat(c.get("messages")).isEqualTo((int) java.messages.offset());
+    }
+
+    @Test
+    void reportsItsProviders() {
+        Map<?, ?> info = json.readValue(Engine.info(), Map.class);
+        assertThat(info.get("abi")).isEqualTo(1);
+        assertThat(String.valueOf(info.get("providers"))).contains("tcp");
+    }
+
+    @Test
+    void loopbackRunDeliversEveryCycleAndItsBytes() {
+        int threads = 2;
+        int qps = 3;
+        int size = 4096;
+        int iterations = 250;
+        List<Sample> samples = new ArrayList<>();
+        Map<?, ?> summary;
+        try (EngineSession session = EngineSession.create("""
+                {"provider":"tcp","role":"loopback","threads":%d,"qps_per_thread":%d,"msg_size":%d,"iterations":%d}"""
+                .formatted(threads, qps, size, iterations))) {
+            session.start();
+            boolean ended = false;
+            for (int i = 0; i < 1500 && !ended; i++) {
+                ended = session.awaitEnd(Duration.ofMillis(20));
+                session.drain(samples, Integer.MAX_VALUE);
+            }
+            assertThat(ended).as("run ends within 30 s").isTrue();
+            session.drain(samples, Integer.MAX_VALUE);
+            summary = json.readValue(session.summaryJson(), Map.class);
+        }
+
+        assertThat(summary.get("dropped")).isEqualTo(0);
+        assertThat(samples).hasSize(threads * iterations);
+        assertThat(samples.stream().mapToLong(Sample::bytes).sum()).isEqualTo((long) threads * qps * size * iterations)
+                .isEqualTo(((Number) summary.get("bytes")).longValue());
+        assertThat(samples).allSatisfy(s -> {
+            assertThat(s.messages()).isEqualTo(qps);
+            assertThat(s.errors()).isZero();
+            assertThat(s.endNs()).isGreaterThan(s.startNs());
+        });
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            assertThat(samples.stream().filter(s -> s.thread() == thread).mapToLong(Sample::cycle))
+                    .containsExactlyElementsOf(java.util.stream.LongStream.range(0, iterations).boxed().toList());
+        }
+    }
+
+    @Test
+    void anInvalidSpecBecomesAnExceptionWithTheEnginesMessage() {
+        assertThatThrownBy(() -> EngineSession.create("{\"provider\":\"tcp\",\"msg_size\":0,\"colour\":\"blue\"}"))
+                .isInstanceOf(EngineException.class)
+                .hasMessageContaining("qpb_session_create failed (QPB_EINVAL)")
+                .hasMessageContaining("colour")
+                .hasMessageContaining("msg_size");
+    }
+
+    @Test
+    void stopEndsADurationRunEarly() {
+        try (EngineSession session = EngineSession.create(
+                "{\"provider\":\"tcp\",\"msg_size\":64,\"duration_ms\":60000}")) {
+            session.start();
+            assertThat(session.awaitEnd(Duration.ofMillis(200))).isFalse();
+            session.stop();
+            assertThat(session.awaitEnd(Duration.ofSeconds(10))).as("ends within 10 s of stop").isTrue();
+            Map<?, ?> summary = json.readValue(session.summaryJson(), Map.class);
+            assertThat(summary.get("stopped")).isEqualTo(true);
+        }
+    }
+}
