@@ -1,0 +1,204 @@
+// Chart.js set-up shared by every chart. Chart.js itself is the UMD build from its webjar,
+// loaded by a classic script tag in index.html, so it is window.Chart here.
+import { formatBytes, formatNumber } from './format.js';
+
+/** Every chart on screen, by name; browser tests read `window.qplabCharts.<name>.data`. */
+const charts = {};
+window.qplabCharts = charts;
+
+const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd',
+  '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
+
+// Viridis stops: past ten series a categorical palette repeats, and the series (sizes,
+// thread counts) are ordered anyway, so a sequential ramp shows the order instead.
+const RAMP = [[68, 1, 84], [65, 68, 135], [42, 120, 142], [34, 168, 132], [122, 209, 81], [220, 227, 25]];
+
+function rampColor(t) {
+  const position = t * (RAMP.length - 1);
+  const i = Math.min(Math.floor(position), RAMP.length - 2);
+  const f = position - i;
+  const channel = (c) => Math.round(RAMP[i][c] + f * (RAMP[i + 1][c] - RAMP[i][c]));
+  return `#${[0, 1, 2].map((c) => channel(c).toString(16).padStart(2, '0')).join('')}`;
+}
+
+export function seriesColor(index, count) {
+  if (count <= PALETTE.length) return PALETTE[index];
+  return rampColor(index / (count - 1));
+}
+
+function withAlpha(hex, alpha) {
+  const value = parseInt(hex.slice(1), 16);
+  return `rgba(${(value >> 16) & 255}, ${(value >> 8) & 255}, ${value & 255}, ${alpha})`;
+}
+
+/**
+ * Draws the min–max spread of points averaged over repeats (n > 1) as a faint band behind
+ * each line; Chart.js has no error bars. Points carry {x, y, min, max, n}.
+ */
+const spreadBand = {
+  id: 'qplabSpreadBand',
+  beforeDatasetsDraw(chart) {
+    const { ctx, chartArea, scales } = chart;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(chartArea.left, chartArea.top, chartArea.width, chartArea.height);
+    ctx.clip();
+    chart.data.datasets.forEach((dataset, index) => {
+      if (!chart.isDatasetVisible(index)) return;
+      const points = dataset.data.filter((p) => p.y !== null && p.y !== undefined);
+      if (!points.some((p) => p.n > 1)) return;
+      const px = (p) => scales.x.getPixelForValue(p.x);
+      const upper = points.map((p) => [px(p), scales.y.getPixelForValue(p.max ?? p.y)]);
+      const lower = points.map((p) => [px(p), scales.y.getPixelForValue(p.min ?? p.y)]);
+      ctx.fillStyle = withAlpha(dataset.borderColor, 0.15);
+      ctx.strokeStyle = withAlpha(dataset.borderColor, 0.5);
+      if (points.length === 1) {
+        ctx.lineWidth = 2;
+        ctx.beginPath();
+        ctx.moveTo(...upper[0]);
+        ctx.lineTo(...lower[0]);
+        ctx.stroke();
+        return;
+      }
+      ctx.beginPath();
+      ctx.moveTo(...upper[0]);
+      upper.slice(1).forEach((xy) => ctx.lineTo(...xy));
+      lower.reverse().forEach((xy) => ctx.lineTo(...xy));
+      ctx.closePath();
+      ctx.fill();
+    });
+    ctx.restore();
+  },
+};
+
+/** x axis over message sizes, log2: a tick at every power of two, labelled "64 B" … "1 MiB". */
+function sizeAxis(xs, title) {
+  let min = 2 ** Math.floor(Math.log2(Math.min(...xs)));
+  let max = 2 ** Math.ceil(Math.log2(Math.max(...xs)));
+  if (min === max) {
+    min /= 2;
+    max *= 2;
+  }
+  return {
+    type: 'logarithmic',
+    min,
+    max,
+    title: { display: true, text: title },
+    afterBuildTicks(scale) {
+      const ticks = [];
+      for (let value = min; value <= max; value *= 2) ticks.push({ value });
+      scale.ticks = ticks;
+    },
+    ticks: { callback: (value) => formatBytes(value), maxRotation: 0, autoSkipPadding: 12 },
+  };
+}
+
+/** x axis over a count such as threads: linear, integer ticks, spanning the data exactly. */
+function countAxis(xs, title) {
+  let min = Math.min(...xs);
+  let max = Math.max(...xs);
+  if (min === max) {
+    min -= 1;
+    max += 1;
+  }
+  return {
+    type: 'linear',
+    min: Math.max(0, min),
+    max,
+    title: { display: true, text: title },
+    ticks: { precision: 0, maxRotation: 0 },
+  };
+}
+
+function xAxisFor(kind, xs, title) {
+  return kind === 'size' ? sizeAxis(xs, title) : countAxis(xs, title);
+}
+
+function formatX(kind, value) {
+  return kind === 'size' ? formatBytes(value) : formatNumber(value, 6);
+}
+
+function tooltipLabel(unit) {
+  return (item) => {
+    const point = item.raw;
+    let text = `${item.dataset.label}: ${formatNumber(point.y)} ${unit}`;
+    if (point.n > 1) {
+      text += ` (min ${formatNumber(point.min)}, max ${formatNumber(point.max)}, n = ${point.n})`;
+    }
+    return text;
+  };
+}
+
+/**
+ * Config of one line chart. `series` is [{label, points: [{x, y, min, max, n}]}] with y
+ * already in the unit the y axis shows; `xKind` is 'size' (log2 bytes) or 'count'.
+ */
+function lineConfig({ series, xKind, xTitle, yTitle, unit }) {
+  const xs = series.flatMap((s) => s.points.map((p) => p.x));
+  const datasets = series.map((s, index) => ({
+    label: s.label,
+    data: s.points,
+    borderColor: seriesColor(index, series.length),
+    backgroundColor: seriesColor(index, series.length),
+    borderWidth: 2,
+    pointRadius: 3,
+    tension: 0,
+    clip: 6,
+  }));
+  return {
+    type: 'line',
+    data: { datasets },
+    plugins: [spreadBand],
+    options: {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      interaction: { mode: 'nearest', intersect: false },
+      scales: {
+        x: xAxisFor(xKind, xs, xTitle),
+        y: {
+          type: 'linear',
+          beginAtZero: true,
+          title: { display: true, text: yTitle },
+          ticks: { callback: (value) => formatNumber(value) },
+        },
+      },
+      plugins: {
+        legend: { position: 'top', labels: { boxWidth: 14, boxHeight: 2 } },
+        tooltip: {
+          callbacks: {
+            title: (items) => (items.length ? formatX(xKind, items[0].raw.x) : ''),
+            label: tooltipLabel(unit),
+          },
+        },
+      },
+    },
+  };
+}
+
+/** Creates the chart `name` on `canvas`, or updates it in place when it is already there. */
+export function drawLineChart(name, canvas, spec) {
+  const config = lineConfig(spec);
+  const existing = charts[name];
+  if (existing && existing.canvas === canvas) {
+    existing.data.datasets = config.data.datasets;
+    existing.options = config.options;
+    existing.update('none');
+    return existing;
+  }
+  existing?.destroy();
+  if (typeof window.Chart !== 'function') {
+    throw new Error('Chart.js did not load (webjars/chart.js/4.5.1/dist/chart.umd.min.js)');
+  }
+  charts[name] = new window.Chart(canvas, config);
+  return charts[name];
+}
+
+export function destroyChart(name) {
+  charts[name]?.destroy();
+  delete charts[name];
+}
+
+export function destroyAllCharts() {
+  Object.keys(charts).forEach(destroyChart);
+}

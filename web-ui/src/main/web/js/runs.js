@@ -1,0 +1,62 @@
+// The table of one experiment's runs. Parameters that differ between runs get a column each;
+// those shared by every run are listed once above the table.
+import { h, statusBadge } from './dom.js';
+import {
+  bytesPerSecondToGbit, formatNumber, formatParam, messagesPerSecondToMillions, nanosToMicros,
+} from './format.js';
+
+const PREFERRED_ORDER = ['provider', 'transport', 'op', 'threads', 'qps_per_thread', 'msg_size'];
+
+function orderParams(names) {
+  const rank = (name) => {
+    const index = PREFERRED_ORDER.indexOf(name);
+    return index < 0 ? PREFERRED_ORDER.length : index;
+  };
+  return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+function splitParams(runs) {
+  const names = orderParams(new Set(runs.flatMap((run) => Object.keys(run.params ?? {}))));
+  const key = (value) => JSON.stringify(value ?? null);
+  const varying = names.filter((name) => new Set(runs.map((run) => key(run.params?.[name]))).size > 1);
+  const fixed = names.filter((name) => !varying.includes(name))
+    .map((name) => [name, runs[0].params?.[name]]);
+  return { varying, fixed };
+}
+
+const num = (value, digits = 3) => h('td', { class: 'num' }, formatNumber(value, digits));
+
+function runRow(run, varying) {
+  const summary = run.summary;
+  const cycles = summary?.cycle_ns;
+  return h('tr', { id: `run-${run.id}`, dataset: { status: run.status } },
+    h('td', { class: 'num' }, run.index),
+    h('td', { class: 'num' }, run.repeat),
+    varying.map((name) => h('td', { class: 'num' }, formatParam(name, run.params?.[name]))),
+    h('td', {}, statusBadge(run.status)),
+    h('td', {}, run.agentId ?? '–'),
+    num(bytesPerSecondToGbit(summary?.bw_avg_bps)),
+    num(messagesPerSecondToMillions(summary?.msg_rate)),
+    num(nanosToMicros(cycles?.median)),
+    num(nanosToMicros(cycles?.p99)),
+    h('td', { class: 'error-text' }, run.error ?? ''));
+}
+
+export function runsTable(runs) {
+  const sorted = [...runs].sort((a, b) => a.index - b.index || a.repeat - b.repeat);
+  if (sorted.length === 0) return h('p', { class: 'empty' }, 'No runs.');
+  const { varying, fixed } = splitParams(sorted);
+  return h('div', {},
+    fixed.length > 0 && h('p', { class: 'fixed-params' }, 'Every run: ',
+      fixed.map(([name, value], i) => [i > 0 ? ', ' : '', h('code', {}, `${name}=${formatParam(name, value)}`)])),
+    h('div', { class: 'table-scroll' },
+      h('table', { id: 'runs', class: 'grid' },
+        h('thead', {}, h('tr', {},
+          h('th', { class: 'num' }, 'Run'), h('th', { class: 'num' }, 'Repeat'),
+          varying.map((name) => h('th', { class: 'num' }, name)),
+          h('th', {}, 'Status'), h('th', {}, 'Agent'),
+          h('th', { class: 'num' }, 'BW avg (Gbit/s)'), h('th', { class: 'num' }, 'Msg rate (Mmsg/s)'),
+          h('th', { class: 'num' }, 'Cycle median (µs)'), h('th', { class: 'num' }, 'Cycle p99 (µs)'),
+          h('th', {}, 'Error'))),
+        h('tbody', {}, sorted.map((run) => runRow(run, varying))))));
+}
