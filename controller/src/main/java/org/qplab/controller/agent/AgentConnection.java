@@ -1,0 +1,57 @@
+package org.qplab.controller.agent;
+
+import org.qplab.protocol.AgentMessage;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+
+/** One connected agent: its outbound message stream and the run it is busy with. */
+public final class AgentConnection {
+
+    private final String remote;
+    private final Sinks.Many<AgentMessage> outbound = Sinks.many().unicast().onBackpressureBuffer();
+    private volatile String agentId;
+    private volatile Long busyWith;
+    private volatile boolean open = true;
+
+    AgentConnection(String remote) {
+        this.remote = remote;
+    }
+
+    public String agentId() {
+        return agentId;
+    }
+
+    void registeredAs(String agentId) {
+        this.agentId = agentId;
+    }
+
+    String remote() {
+        return remote;
+    }
+
+    public boolean idle() {
+        return open && agentId != null && busyWith == null;
+    }
+
+    public Long busyWith() {
+        return busyWith;
+    }
+
+    public void busyWith(Long runId) {
+        this.busyWith = runId;
+    }
+
+    /** Queues a message for the agent; false when the connection is gone. */
+    public synchronized boolean send(AgentMessage message) {
+        return open && outbound.tryEmitNext(message).isSuccess();
+    }
+
+    Flux<AgentMessage> outbound() {
+        return outbound.asFlux();
+    }
+
+    synchronized void close() {
+        open = false;
+        outbound.tryEmitComplete();
+    }
+}

@@ -1,0 +1,160 @@
+package org.qplab.controller.agent;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import org.qplab.controller.database.Jdbc;
+import org.qplab.controller.ingest.RunOutcomes;
+import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.schedule.Scheduler;
+import org.qplab.protocol.AgentMessage;
+import org.qplab.protocol.SampleFrame;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.web.reactive.socket.CloseStatus;
+import org.springframework.web.reactive.socket.WebSocketHandler;
+import org.springframework.web.reactive.socket.WebSocketMessage;
+import org.springframework.web.reactive.socket.WebSocketSession;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * The agents' WebSocket (/agent). An agent says hello with its token and host facts, then receives
+ * runs and sends back sample frames and run ends. One agent's messages are handled strictly in
+ * order, so a run's end is stored only after all of its frames.
+ */
+@Component
+public class AgentGateway implements WebSocketHandler {
+
+    /** Close code for a refused agent (the agent does not retry). */
+    public static final int REFUSED = 4401;
+    private static final Logger log = LoggerFactory.getLogger(AgentGateway.class);
+
+    private final ObjectMapper json;
+    private final Jdbc jdbc;
+    private final AgentRepository agents;
+    private final AgentRegistry registry;
+    private final SampleIngest ingest;
+    private final RunOutcomes outcomes;
+    private final Scheduler scheduler;
+    private final byte[] token;
+
+    public AgentGateway(ObjectMapper json, Jdbc jdbc, AgentRepository agents, AgentRegistry registry,
+                        SampleIngest ingest, RunOutcomes outcomes, Scheduler scheduler, AgentToken token) {
+        this.json = json;
+        this.jdbc = jdbc;
+        this.agents = agents;
+        this.registry = registry;
+        this.ingest = ingest;
+        this.outcomes = outcomes;
+        this.scheduler = scheduler;
+        this.token = token.value().getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public Mono<Void> handle(WebSocketSession session) {
+        String remote = String.valueOf(session.getHandshakeInfo().getRemoteAddress());
+        AgentConnection connection = new AgentConnection(remote);
+        Mono<Void> outbound = session.send(connection.outbound()
+                .map(message -> session.textMessage(json.writeValueAsString(message))));
+        Mono<Void> inbound = session.receive()
+                .map(this::decode)
+                .concatMap(message -> handle(connection, session, message))
+                .onErrorResume(e -> {
+                    log.warn("agent {} at {}: closing the link after an error: {}", connection.agentId(), remote, e.toString());
+                    return session.close(CloseStatus.SERVER_ERROR.withReason(truncate(e.getMessage())));
+                })
+                .then();
+        return Mono.when(inbound.doFinally(signal -> connection.close()), outbound)
+                .doFinally(signal -> disconnected(connection));
+    }
+
+    private Object decode(WebSocketMessage message) {
+        if (message.getType() == WebSocketMessage.Type.BINARY) {
+            byte[] frame = new byte[message.getPayload().readableByteCount()];
+            message.getPayload().read(frame);
+            return SampleFrame.decode(ByteBuffer.wrap(frame));
+        }
+        return json.readValue(message.getPayloadAsText(), AgentMessage.class);
+    }
+
+    private Mono<Void> handle(AgentConnection connection, WebSocketSession session, Object message) {
+        if (connection.agentId() == null) {
+            if (message instanceof AgentMessage.Hello hello) {
+                return hello(connection, session, hello);
+            }
+            return refuse(session, connection, "the first message must be hello");
+        }
+        String agentId = connection.agentId();
+        if (message instanceof SampleFrame frame) {
+            return jdbc.call(() -> ingest.store(frame))
+                    .doOnNext(fresh -> connection.send(new AgentMessage.BatchAck(frame.runId(), frame.seq())))
+                    .then();
+        }
+        if (message instanceof AgentMessage.RunFinished end) {
+            return jdbc.run(() -> outcomes.finished(end.runId(), agentId, end.summary(), end.batches()))
+                    .then(Mono.fromRunnable(() -> runEnded(connection, end.runId())));
+        }
+        if (message instanceof AgentMessage.RunFailed end) {
+            return jdbc.run(() -> outcomes.failed(end.runId(), agentId, end.error()))
+                    .then(Mono.fromRunnable(() -> runEnded(connection, end.runId())));
+        }
+        if (message instanceof AgentMessage.Heartbeat) {
+            return jdbc.run(() -> agents.heartbeat(agentId));
+        }
+        if (message instanceof AgentMessage.RunStarted started) {
+            return Mono.fromRunnable(() -> log.info("run {} started on {}", started.runId(), agentId));
+        }
+        return Mono.fromRunnable(() -> log.warn("agent {} sent an unexpected {}", agentId, message.getClass().getSimpleName()));
+    }
+
+    private Mono<Void> hello(AgentConnection connection, WebSocketSession session, AgentMessage.Hello hello) {
+        byte[] presented = hello.token() == null ? new byte[0] : hello.token().getBytes(StandardCharsets.UTF_8);
+        if (!MessageDigest.isEqual(presented, token)) {
+            return refuse(session, connection, "agent token refused for agent '" + hello.agentId() + "'");
+        }
+        if (hello.agentId() == null || !hello.agentId().matches("[A-Za-z0-9._:-]{1,128}")) {
+            return refuse(session, connection, "agent id must be 1-128 characters of A-Z a-z 0-9 . _ : -");
+        }
+        connection.registeredAs(hello.agentId());
+        return jdbc.call(() -> {
+            agents.registered(hello.agentId(), hello.facts() == null ? java.util.Map.of() : hello.facts());
+            return agents.runningRun(hello.agentId());
+        }).doOnNext(running -> {
+            running.ifPresent(connection::busyWith);
+            registry.register(connection).ifPresent(AgentConnection::close);
+            connection.send(new AgentMessage.Welcome(hello.agentId()));
+            log.info("agent {} registered from {}{}", hello.agentId(), connection.remote(),
+                    running.map(id -> ", still running run " + id).orElse(""));
+            scheduler.wake();
+        }).then();
+    }
+
+    private Mono<Void> refuse(WebSocketSession session, AgentConnection connection, String reason) {
+        log.warn("refused agent connection from {}: {}", connection.remote(), reason);
+        return session.close(new CloseStatus(REFUSED, reason));
+    }
+
+    private void runEnded(AgentConnection connection, long runId) {
+        connection.send(new AgentMessage.RunRecorded(runId));
+        if (Long.valueOf(runId).equals(connection.busyWith())) {
+            connection.busyWith(null);
+        }
+        scheduler.wake();
+    }
+
+    private void disconnected(AgentConnection connection) {
+        if (registry.remove(connection)) {
+            log.info("agent {} disconnected", connection.agentId());
+            jdbc.run(() -> agents.disconnected(connection.agentId())).subscribe(v -> { },
+                    e -> log.warn("could not mark agent {} disconnected: {}", connection.agentId(), e.toString()));
+        }
+    }
+
+    private static String truncate(String reason) {
+        // a close reason must fit in a control frame (123 bytes)
+        String text = reason == null ? "error" : reason;
+        return text.length() > 100 ? text.substring(0, 100) : text;
+    }
+}

@@ -1,0 +1,32 @@
+package org.qplab.controller.agent;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.stereotype.Component;
+
+/** The agents connected to this controller now, by id. */
+@Component
+public class AgentRegistry {
+
+    private final Map<String, AgentConnection> connected = new ConcurrentHashMap<>();
+
+    /** Registers the connection; returns the earlier connection of the same agent, if one was left open. */
+    Optional<AgentConnection> register(AgentConnection connection) {
+        return Optional.ofNullable(connected.put(connection.agentId(), connection));
+    }
+
+    /** Forgets the connection unless the agent has already reconnected on a newer one. */
+    boolean remove(AgentConnection connection) {
+        return connection.agentId() != null && connected.remove(connection.agentId(), connection);
+    }
+
+    public List<AgentConnection> idle() {
+        return connected.values().stream().filter(AgentConnection::idle).toList();
+    }
+
+    public Optional<AgentConnection> get(String agentId) {
+        return Optional.ofNullable(connected.get(agentId));
+    }
+}

@@ -1,0 +1,48 @@
+package org.qplab.controller.analysis;
+
+import java.util.Comparator;
+import java.util.List;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/** Aggregates stored run summaries into curves. Blocking: call through {@link org.qplab.controller.database.Jdbc}. */
+@Repository
+public class CurveRepository {
+
+    private final JdbcClient jdbc;
+
+    public CurveRepository(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** x and series are parameter keys, metric a run_summary column; the caller has checked all three. */
+    public List<Curve.Point> points(long experimentId, String x, String series, String metric) {
+        String sql = """
+                SELECT r.params ->> ? AS series, (r.params ->> ?)::double precision AS x,
+                       avg(s.%1$s) AS y, count(*) AS n, min(s.%1$s) AS lo, max(s.%1$s) AS hi
+                FROM run r JOIN run_summary s ON s.run_id = r.id
+                WHERE r.experiment_id = ? AND r.status = 'FINISHED'
+                GROUP BY 1, 2""".formatted(metric);
+        return jdbc.sql(sql).params(series, x, experimentId)
+                .query((rs, i) -> new Curve.Point(seriesValue(rs.getString("series")), rs.getDouble("x"),
+                        rs.getDouble("y"), rs.getInt("n"), rs.getDouble("lo"), rs.getDouble("hi")))
+                .list().stream()
+                .sorted(Comparator.comparing((Curve.Point p) -> sortKey(p.series())).thenComparingDouble(Curve.Point::x))
+                .toList();
+    }
+
+    private static Object seriesValue(String text) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            return text;
+        }
+    }
+
+    private static String sortKey(Object series) {
+        return series instanceof Long n ? String.format("%020d", n) : String.valueOf(series);
+    }
+}

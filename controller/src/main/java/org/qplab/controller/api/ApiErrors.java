@@ -1,0 +1,30 @@
+package org.qplab.controller.api;
+
+import java.util.List;
+import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.server.ServerWebInputException;
+
+/** Error bodies of the REST API: {"error": "...", "violations": [{"field", "message"}]}. */
+@RestControllerAdvice
+class ApiErrors {
+
+    @ExceptionHandler(BadRequest.class)
+    ResponseEntity<Map<String, Object>> badRequest(BadRequest e) {
+        return ResponseEntity.badRequest().body(Map.of("error", e.error(), "violations", e.violations()));
+    }
+
+    @ExceptionHandler(ServerWebInputException.class)
+    ResponseEntity<Map<String, Object>> badInput(ServerWebInputException e) {
+        return ResponseEntity.badRequest().body(Map.of("error", "bad request",
+                "violations", List.of(new Violation("", String.valueOf(e.getReason())))));
+    }
+
+    @ExceptionHandler(NotFound.class)
+    ResponseEntity<Map<String, Object>> notFound(NotFound e) {
+        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("error", e.getMessage()));
+    }
+}

@@ -1,0 +1,82 @@
+package org.qplab.controller.experiment;
+
+import java.net.URI;
+import java.util.List;
+import org.qplab.controller.api.NotFound;
+import org.qplab.controller.database.Jdbc;
+import org.qplab.controller.run.Run;
+import org.qplab.controller.run.RunRepository;
+import org.qplab.controller.schedule.Scheduler;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.ObjectMapper;
+
+/** /api/experiments: submit a matrix (JSON or YAML), list experiments, one experiment, its runs. */
+@RestController
+@RequestMapping("/api/experiments")
+class ExperimentController {
+
+    private final Jdbc jdbc;
+    private final ExperimentRepository experiments;
+    private final RunRepository runs;
+    private final Scheduler scheduler;
+    private final MatrixReader reader;
+    private final MatrixExpander expander;
+
+    ExperimentController(Jdbc jdbc, ExperimentRepository experiments, RunRepository runs, Scheduler scheduler,
+                         ObjectMapper json, ExperimentProperties properties) {
+        this.jdbc = jdbc;
+        this.experiments = experiments;
+        this.runs = runs;
+        this.scheduler = scheduler;
+        this.reader = new MatrixReader(json);
+        this.expander = new MatrixExpander(json, properties.maxRuns());
+    }
+
+    @PostMapping
+    Mono<ResponseEntity<Experiment>> submit(@RequestBody(required = false) byte[] body,
+                                            @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType) {
+        return Mono.fromCallable(() -> expander.expand(reader.read(body == null ? new byte[0] : body, mediaType(contentType))))
+                .flatMap(matrix -> jdbc.call(() -> experiments.find(experiments.create(matrix)).orElseThrow()))
+                .doOnNext(created -> scheduler.wake())
+                .map(created -> ResponseEntity.created(URI.create("/api/experiments/" + created.id())).body(created));
+    }
+
+    @GetMapping
+    Mono<List<Experiment>> list() {
+        return jdbc.call(experiments::list);
+    }
+
+    @GetMapping("/{id}")
+    Mono<Experiment> get(@PathVariable long id) {
+        return jdbc.call(() -> experiments.find(id).orElseThrow(() -> new NotFound("no experiment " + id)));
+    }
+
+    @GetMapping("/{id}/runs")
+    Mono<List<Run>> runs(@PathVariable long id) {
+        return jdbc.call(() -> {
+            experiments.find(id).orElseThrow(() -> new NotFound("no experiment " + id));
+            return runs.byExperiment(id);
+        });
+    }
+
+    private static org.springframework.http.MediaType mediaType(String contentType) {
+        if (contentType == null || contentType.isBlank()) {
+            return null;
+        }
+        try {
+            return org.springframework.http.MediaType.parseMediaType(contentType);
+        } catch (org.springframework.http.InvalidMediaTypeException e) {
+            throw new InvalidMatrixException(List.of(new org.qplab.controller.api.Violation("Content-Type",
+                    "is not a media type: " + contentType)));
+        }
+    }
+}

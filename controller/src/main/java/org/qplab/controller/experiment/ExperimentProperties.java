@@ -1,0 +1,12 @@
+package org.qplab.controller.experiment;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * qplab.experiments.*
+ *
+ * @param maxRuns the most runs one matrix may expand to (default 10,000)
+ */
+@ConfigurationProperties("qplab.experiments")
+public record ExperimentProperties(@DefaultValue("10000") long maxRuns) {}

@@ -1,0 +1,72 @@
+package org.qplab.controller.experiment;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.ObjectMapper;
+
+/** Experiments and their runs' creation. Blocking: call through {@link org.qplab.controller.database.Jdbc}. */
+@Repository
+public class ExperimentRepository {
+
+    private static final String SELECT = """
+            SELECT e.id, e.name, e.status, e.created_at, e.finished_at, %s AS matrix,
+                   count(r.id) AS total,
+                   count(r.id) FILTER (WHERE r.status IN ('FINISHED', 'FAILED', 'CANCELLED')) AS done,
+                   count(r.id) FILTER (WHERE r.status = 'FAILED') AS failed
+            FROM experiment e LEFT JOIN run r ON r.experiment_id = e.id
+            """;
+
+    private final JdbcClient jdbc;
+    private final JdbcTemplate template;
+    private final TransactionTemplate tx;
+    private final ObjectMapper json;
+
+    public ExperimentRepository(JdbcClient jdbc, JdbcTemplate template, TransactionTemplate tx, ObjectMapper json) {
+        this.jdbc = jdbc;
+        this.template = template;
+        this.tx = tx;
+        this.json = json;
+    }
+
+    /** Stores the experiment and all of its runs, QUEUED, in one transaction. */
+    public long create(Matrix matrix) {
+        return tx.execute(status -> {
+            long id = jdbc.sql("INSERT INTO experiment (name, matrix) VALUES (?, CAST(? AS jsonb)) RETURNING id")
+                    .params(matrix.name(), json.writeValueAsString(matrix.source()))
+                    .query(Long.class).single();
+            List<Matrix.RunPoint> runs = matrix.runs();
+            List<Object[]> rows = new java.util.ArrayList<>(runs.size());
+            for (int i = 0; i < runs.size(); i++) {
+                rows.add(new Object[] {id, i, runs.get(i).repeat(), json.writeValueAsString(runs.get(i).params())});
+            }
+            template.batchUpdate("INSERT INTO run (experiment_id, idx, repeat, params) VALUES (?, ?, ?, CAST(? AS jsonb))", rows);
+            return id;
+        });
+    }
+
+    public List<Experiment> list() {
+        return jdbc.sql(SELECT.formatted("NULL") + " GROUP BY e.id ORDER BY e.id DESC").query(this::map).list();
+    }
+
+    public Optional<Experiment> find(long id) {
+        return jdbc.sql(SELECT.formatted("e.matrix::text") + " WHERE e.id = ? GROUP BY e.id")
+                .param(id).query(this::map).optional();
+    }
+
+    private Experiment map(ResultSet rs, int row) throws SQLException {
+        String matrix = rs.getString("matrix");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> source = matrix == null ? null : json.readValue(matrix, Map.class);
+        return new Experiment(rs.getLong("id"), rs.getString("name"), rs.getString("status"),
+                rs.getObject("created_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
+                rs.getInt("total"), rs.getInt("done"), rs.getInt("failed"), source);
+    }
+}

@@ -1,0 +1,87 @@
+package org.qplab.controller.ingest;
+
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * How a run ends in the database: its summary stored once, its status set, and its experiment
+ * closed when it was the last run. Idempotent, because an agent replays a run's end after a reconnect.
+ */
+@Component
+public class RunOutcomes {
+
+    private static final Logger log = LoggerFactory.getLogger(RunOutcomes.class);
+
+    private final JdbcClient jdbc;
+    private final TransactionTemplate tx;
+    private final ObjectMapper json;
+
+    public RunOutcomes(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json) {
+        this.jdbc = jdbc;
+        this.tx = tx;
+        this.json = json;
+    }
+
+    /** The agent finished the run; stores the engine's summary. Blocking. */
+    public void finished(long runId, String agentId, Map<String, Object> summary, long batches) {
+        tx.executeWithoutResult(status -> {
+            long stored = jdbc.sql("SELECT count(*) FROM sample_batch WHERE run_id = ?").param(runId)
+                    .query(Long.class).single();
+            Map<?, ?> cycleNs = summary.get("cycle_ns") instanceof Map<?, ?> m ? m : Map.of();
+            jdbc.sql("""
+                    INSERT INTO run_summary (run_id, summary, cycles, messages, bytes, errors, dropped, duration_ns,
+                        bw_avg_bps, bw_peak_bps, msg_rate, cycle_median_ns, cycle_p99_ns, batches)
+                    VALUES (?, CAST(? AS jsonb), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING""")
+                    .params(runId, json.writeValueAsString(summary), longOf(summary, "cycles"),
+                            longOf(summary, "messages"), longOf(summary, "bytes"), longOf(summary, "errors"),
+                            longOf(summary, "dropped"), longOf(summary, "duration_ns"),
+                            doubleOf(summary, "bw_avg_bps"), doubleOf(summary, "bw_peak_bps"),
+                            doubleOf(summary, "msg_rate"), doubleOf(cycleNs, "median"), doubleOf(cycleNs, "p99"),
+                            batches)
+                    .update();
+            if (stored != batches) {
+                end(runId, agentId, "FAILED", "the agent sent " + batches + " sample batches but " + stored
+                        + " were stored");
+            } else {
+                end(runId, agentId, "FINISHED", null);
+            }
+        });
+    }
+
+    /** The run failed (engine error, lost agent); samples that arrived are kept. Blocking. */
+    public void failed(long runId, String agentId, String error) {
+        tx.executeWithoutResult(status -> end(runId, agentId, "FAILED", error));
+    }
+
+    private void end(long runId, String agentId, String status, String error) {
+        Long experimentId = jdbc.sql("""
+                        UPDATE run SET status = ?, error = ?, finished_at = now()
+                        WHERE id = ? AND status = 'RUNNING' AND agent_id = ? RETURNING experiment_id""")
+                .params(status, error, runId, agentId).query(Long.class).optional().orElse(null);
+        if (experimentId == null) {
+            log.debug("run {} end from {} ignored: not running there (a replay)", runId, agentId);
+            return;
+        }
+        log.info("run {} {} on {}{}", runId, status, agentId, error == null ? "" : ": " + error);
+        jdbc.sql("""
+                UPDATE experiment e SET finished_at = now(),
+                    status = CASE WHEN EXISTS (SELECT 1 FROM run WHERE experiment_id = e.id AND status = 'FAILED')
+                                  THEN 'FAILED' ELSE 'FINISHED' END
+                WHERE e.id = ? AND e.status IN ('QUEUED', 'RUNNING')
+                  AND NOT EXISTS (SELECT 1 FROM run WHERE experiment_id = e.id AND status IN ('QUEUED', 'RUNNING'))""")
+                .param(experimentId).update();
+    }
+
+    private static long longOf(Map<?, ?> map, String key) {
+        return map.get(key) instanceof Number n ? n.longValue() : 0L;
+    }
+
+    private static double doubleOf(Map<?, ?> map, String key) {
+        return map.get(key) instanceof Number n ? n.doubleValue() : 0.0;
+    }
+}

@@ -1,0 +1,9 @@
+package org.qplab.controller.run;
+
+import java.time.OffsetDateTime;
+import java.util.Map;
+
+/** A run as the API shows it: its engine parameters, where and when it ran, and its summary once finished. */
+public record Run(long id, long experimentId, int index, int repeat, Map<String, Object> params, String status,
+                  String agentId, int attempt, OffsetDateTime startedAt, OffsetDateTime finishedAt, String error,
+                  Map<String, Object> summary) {}

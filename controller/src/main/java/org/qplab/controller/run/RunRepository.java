@@ -1,0 +1,63 @@
+package org.qplab.controller.run;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.qplab.protocol.Sample;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+import tools.jackson.databind.ObjectMapper;
+
+/** Reads runs, their summaries and samples. Blocking: call through {@link org.qplab.controller.database.Jdbc}. */
+@Repository
+public class RunRepository {
+
+    private static final String SELECT = """
+            SELECT r.id, r.experiment_id, r.idx, r.repeat, r.params::text AS params, r.status, r.agent_id, r.attempt,
+                   r.started_at, r.finished_at, r.error, s.summary::text AS summary
+            FROM run r LEFT JOIN run_summary s ON s.run_id = r.id
+            """;
+
+    private final JdbcClient jdbc;
+    private final ObjectMapper json;
+
+    public RunRepository(JdbcClient jdbc, ObjectMapper json) {
+        this.jdbc = jdbc;
+        this.json = json;
+    }
+
+    public List<Run> byExperiment(long experimentId) {
+        return jdbc.sql(SELECT + " WHERE r.experiment_id = ? ORDER BY r.idx").param(experimentId).query(this::map).list();
+    }
+
+    public Optional<Run> find(long id) {
+        return jdbc.sql(SELECT + " WHERE r.id = ?").param(id).query(this::map).optional();
+    }
+
+    /** Samples of a run in (thread, cycle) order, from a cursor, at most limit of them. */
+    public List<Sample> samples(long runId, int fromThread, long fromCycle, int limit) {
+        return jdbc.sql("""
+                        SELECT thread, errors, cycle, start_ns, end_ns, bytes, messages FROM sample
+                        WHERE run_id = ? AND (thread, cycle) >= (?, ?) ORDER BY thread, cycle LIMIT ?""")
+                .params(runId, fromThread, fromCycle, limit)
+                .query((rs, i) -> new Sample(rs.getInt(1), rs.getInt(2), rs.getLong(3), rs.getLong(4), rs.getLong(5),
+                        rs.getLong(6), rs.getLong(7)))
+                .list();
+    }
+
+    private Run map(ResultSet rs, int row) throws SQLException {
+        String summary = rs.getString("summary");
+        return new Run(rs.getLong("id"), rs.getLong("experiment_id"), rs.getInt("idx"), rs.getInt("repeat"),
+                toMap(rs.getString("params")), rs.getString("status"), rs.getString("agent_id"), rs.getInt("attempt"),
+                rs.getObject("started_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
+                rs.getString("error"), summary == null ? null : toMap(summary));
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> toMap(String text) {
+        return json.readValue(text, Map.class);
+    }
+}

@@ -1,0 +1,174 @@
+package org.qplab.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.springframework.http.MediaType;
+
+/**
+ * The whole path on one machine: this controller and its embedded PostgreSQL, a separate agent
+ * process (the real jar, the real native engine, tcp provider), a matrix submitted over HTTP.
+ */
+class EndToEndIntegrationTests extends ControllerIntegrationTest {
+
+    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(3);
+
+    @Test
+    void aSubmittedMatrixRunsOnAnAgentAndEveryCycleIsStored() throws Exception {
+        Process agent = startAgent("e2e-agent", TOKEN);
+        try {
+            awaitAgentConnected("e2e-agent");
+            long iterations = 300;
+            long qps = 3;
+            Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.parseMediaType("application/yaml"))
+                    .bodyValue("""
+                            name: end-to-end
+                            base: {provider: tcp, iterations: %d, qps_per_thread: %d}
+                            dimensions:
+                              msg_size: [64, 4K, 64K]
+                              threads: [1, 2]
+                            """.formatted(iterations, qps))
+                    .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+            long experimentId = ((Number) created.get("id")).longValue();
+
+            Map<String, Object> finished = awaitExperimentEnd(experimentId);
+            assertThat(finished.get("status")).as("experiment status (agent log: %s)", agentLog()).isEqualTo("FINISHED");
+            assertThat(finished).containsEntry("runsTotal", 6).containsEntry("runsDone", 6).containsEntry("runsFailed", 0);
+
+            List<Map<String, Object>> runs = jdbc.sql("""
+                            SELECT r.id, (r.params->>'msg_size')::bigint AS msg_size, (r.params->>'threads')::bigint AS threads,
+                                   r.status, r.agent_id, s.cycles, s.bytes, s.messages, s.errors, s.dropped, s.batches,
+                                   s.cycle_median_ns, s.cycle_p99_ns, (s.summary->'cycle_ns'->>'min')::bigint AS min_ns,
+                                   (s.summary->'cycle_ns'->>'max')::bigint AS max_ns
+                            FROM run r JOIN run_summary s ON s.run_id = r.id WHERE r.experiment_id = ? ORDER BY r.idx""")
+                    .param(experimentId).query().listOfRows();
+            assertThat(runs).extracting(r -> List.of(r.get("msg_size"), r.get("threads")))
+                    .as("one run per matrix point")
+                    .containsExactlyInAnyOrder(List.of(64L, 1L), List.of(64L, 2L), List.of(4096L, 1L), List.of(4096L, 2L),
+                            List.of(65536L, 1L), List.of(65536L, 2L));
+
+            for (Map<String, Object> run : runs) {
+                long runId = (Long) run.get("id");
+                long msgSize = (Long) run.get("msg_size");
+                long threads = (Long) run.get("threads");
+                String what = "run " + runId + " (" + msgSize + " B x " + threads + " threads)";
+                assertThat(run.get("agent_id")).isEqualTo("e2e-agent");
+                assertThat(run.get("bytes")).as(what + " summary bytes").isEqualTo(iterations * msgSize * qps * threads);
+                assertThat(run.get("cycles")).as(what + " cycles").isEqualTo(iterations * threads);
+                assertThat(run.get("dropped")).as(what + " dropped records").isEqualTo(0L);
+                assertThat(run.get("errors")).as(what + " errors").isEqualTo(0L);
+
+                Map<String, Object> stored = jdbc.sql("""
+                                SELECT count(*) AS n, sum(bytes) AS bytes, sum(messages) AS messages, sum(errors) AS errors,
+                                       count(DISTINCT thread) AS threads, min(end_ns - start_ns) AS min_ns,
+                                       max(end_ns - start_ns) AS max_ns,
+                                       percentile_disc(0.5) WITHIN GROUP (ORDER BY end_ns - start_ns) AS median_ns,
+                                       (SELECT count(*) FROM sample_batch b WHERE b.run_id = s.run_id) AS batches
+                                FROM sample s WHERE run_id = ? GROUP BY run_id""")
+                        .param(runId).query().singleRow();
+                assertThat(((Number) stored.get("n")).longValue()).as(what + " stored sample rows").isEqualTo(run.get("cycles"));
+                assertThat(((Number) stored.get("bytes")).longValue()).as(what + " stored bytes").isEqualTo(run.get("bytes"));
+                assertThat(((Number) stored.get("messages")).longValue()).as(what + " stored messages")
+                        .isEqualTo(run.get("messages")).isEqualTo(iterations * qps * threads);
+                assertThat(((Number) stored.get("errors")).longValue()).isZero();
+                assertThat(((Number) stored.get("threads")).longValue()).isEqualTo(threads);
+                assertThat(((Number) stored.get("batches")).longValue()).as(what + " batches").isEqualTo(run.get("batches"));
+                assertThat(((Number) stored.get("min_ns")).longValue()).as(what + " min cycle").isEqualTo(run.get("min_ns"));
+                assertThat(((Number) stored.get("max_ns")).longValue()).as(what + " max cycle").isEqualTo(run.get("max_ns"));
+                double median = ((Number) stored.get("median_ns")).doubleValue();
+                // the engine's percentiles come from a log-linear histogram with <= 1 % relative error
+                assertThat((Double) run.get("cycle_median_ns")).as(what + " median cycle")
+                        .isBetween(median * 0.98, median * 1.02);
+            }
+
+            List<?> curve = http().get().uri("/api/experiments/{id}/curve?x=msg_size&y=bw_avg_bps&series=threads", experimentId)
+                    .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody()
+                    .get("points") instanceof List<?> points ? points : List.of();
+            assertThat(curve).hasSize(6).allSatisfy(p -> assertThat(((Number) ((Map<?, ?>) p).get("y")).doubleValue()).isPositive());
+        } finally {
+            stop(agent);
+        }
+    }
+
+    @Test
+    void anAgentWithAWrongTokenIsRefusedAndNotRegistered() throws Exception {
+        Process agent = startAgent("impostor", "not-the-token");
+        try {
+            assertThat(agent.waitFor(60, TimeUnit.SECONDS)).as("agent exits by itself").isTrue();
+            assertThat(agent.exitValue()).isEqualTo(2);
+            assertThat(agentLog()).contains("the controller refused this agent: agent token refused");
+            assertThat(jdbc.sql("SELECT count(*) FROM agent WHERE id = 'impostor'").query(Long.class).single()).isZero();
+        } finally {
+            stop(agent);
+        }
+    }
+
+    private Process startAgent(String id, String token) throws IOException {
+        String jar = System.getProperty("qplab.test.agent-jar");
+        if (jar == null || !new File(jar).isFile()) {
+            fail("the agent jar is missing (" + jar + "): run the tests with ./mvnw verify, which packages the agent first");
+        }
+        Files.deleteIfExists(agentLogPath());
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar,
+                "--controller", "ws://127.0.0.1:" + port + "/agent", "--token", token, "--id", id,
+                "--heartbeat-seconds", "1"));
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(agentLogPath().toFile()).start();
+    }
+
+    private static Path agentLogPath() {
+        return Path.of("target", "e2e-agent.log");
+    }
+
+    private static String agentLog() {
+        try {
+            return Files.readString(agentLogPath());
+        } catch (IOException e) {
+            return "(no agent log: " + e.getMessage() + ")";
+        }
+    }
+
+    private void awaitAgentConnected(String id) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            Long connected = jdbc.sql("SELECT count(*) FROM agent WHERE id = ? AND connected").param(id).query(Long.class).single();
+            if (connected == 1) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        fail("agent " + id + " did not register within 60 s; its log:\n" + agentLog());
+    }
+
+    private Map<String, Object> awaitExperimentEnd(long id) throws InterruptedException {
+        long deadline = System.nanoTime() + RUN_TIMEOUT.toNanos();
+        Map<String, Object> experiment = Map.of();
+        while (System.nanoTime() < deadline) {
+            experiment = http().get().uri("/api/experiments/{id}", id).exchange().expectStatus().isOk()
+                    .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+            if (List.of("FINISHED", "FAILED").contains(experiment.get("status"))) {
+                return experiment;
+            }
+            Thread.sleep(250);
+        }
+        fail("experiment " + id + " did not end within " + RUN_TIMEOUT + ": " + experiment + "\nagent log:\n" + agentLog());
+        return experiment;
+    }
+
+    private static void stop(Process process) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}

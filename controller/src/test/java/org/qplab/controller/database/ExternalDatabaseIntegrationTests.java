@@ -1,0 +1,56 @@
+package org.qplab.controller.database;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ApplicationContext;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** spring.datasource.url set: the controller uses that server, migrates it, and starts no embedded one. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE, properties = "qplab.agents.token=external-db-test")
+@DirtiesContext
+class ExternalDatabaseIntegrationTests {
+
+    private static EmbeddedPostgres external;
+
+    @DynamicPropertySource
+    static void externalServer(DynamicPropertyRegistry registry) {
+        try {
+            external = EmbeddedPostgres.start(new DatabaseProperties.Embedded(
+                    TestDatabase.freshDataDir().toString(), 0, "qplab", false));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        registry.add("spring.datasource.url", () -> external.jdbcUrl("postgres"));
+        registry.add("spring.datasource.username", () -> "postgres");
+    }
+
+    @AfterAll
+    static void stopExternalServer() {
+        external.close();
+    }
+
+    @Autowired
+    private ApplicationContext context;
+
+    @Autowired
+    private JdbcClient jdbc;
+
+    @Test
+    void usesTheConfiguredServerAndMigratesItsSchema() {
+        assertThat(context.getBeansOfType(EmbeddedPostgres.class)).isEmpty();
+        assertThat(jdbc.sql("SELECT current_setting('port')").query(String.class).single())
+                .isEqualTo(String.valueOf(external.port()));
+        assertThat(jdbc.sql("SELECT max(version) FROM flyway_schema_history WHERE success").query(String.class).single())
+                .isEqualTo("1");
+        assertThat(jdbc.sql("SELECT count(*) FROM experiment").query(Long.class).single()).isZero();
+    }
+}

@@ -1,0 +1,135 @@
+package org.qplab.controller.experiment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.qplab.controller.api.Violation;
+import org.springframework.http.MediaType;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+
+class MatrixExpanderTests {
+
+    private final ObjectMapper json = JsonMapper.builder().build();
+    private final MatrixReader reader = new MatrixReader(json);
+    private final MatrixExpander expander = new MatrixExpander(json, 10_000);
+
+    private Matrix yaml(String text) {
+        return expander.expand(reader.read(text.getBytes(), MediaType.parseMediaType("application/yaml")));
+    }
+
+    private List<Violation> violationsOf(String yamlText) {
+        try {
+            yaml(yamlText);
+        } catch (InvalidMatrixException e) {
+            return e.violations();
+        }
+        throw new AssertionError("the matrix was accepted");
+    }
+
+    @Test
+    void expandsCrossProductTimesRepeatsWithBaseInEveryRun() {
+        Matrix matrix = yaml("""
+                name: sweep
+                base: {iterations: 50, qps_per_thread: 4}
+                dimensions:
+                  msg_size: [64, 4K, 1MiB]
+                  threads: [1, 2]
+                repeats: 2
+                """);
+
+        assertThat(matrix.name()).isEqualTo("sweep");
+        assertThat(matrix.runs()).hasSize(3 * 2 * 2);
+        assertThat(matrix.runs()).extracting(r -> r.params().get("msg_size"))
+                .containsOnly(64L, 4096L, 1_048_576L);
+        assertThat(matrix.runs()).allSatisfy(r -> {
+            assertThat(r.params()).containsEntry("provider", "tcp").containsEntry("iterations", 50L)
+                    .containsEntry("qps_per_thread", 4L);
+        });
+        assertThat(matrix.runs()).filteredOn(r -> r.params().equals(Map.of("provider", "tcp", "iterations", 50L,
+                "qps_per_thread", 4L, "msg_size", 4096L, "threads", 2L))).extracting(Matrix.RunPoint::repeat)
+                .containsExactly(0, 1);
+    }
+
+    @Test
+    void listsEveryViolationAtOnce() {
+        List<Violation> violations = violationsOf("""
+                name: bad
+                colour: blue
+                base: {thread: 2, iterations: 0}
+                dimensions:
+                  msg_size: [64, -1, 0, "lots"]
+                  qps_per_thread: []
+                  provider: [tcp, carrier-pigeon]
+                repeats: 0
+                """);
+
+        assertThat(violations).extracting(Violation::field).containsExactlyInAnyOrder(
+                "colour", "repeats", "base.thread", "base.iterations", "dimensions.msg_size[1]",
+                "dimensions.msg_size[2]", "dimensions.msg_size[3]", "dimensions.qps_per_thread",
+                "dimensions.provider[1]");
+        assertThat(violations).filteredOn(v -> v.field().equals("base.thread")).first()
+                .extracting(Violation::message).asString().contains("unknown parameter 'thread'").contains("threads");
+        assertThat(violations).filteredOn(v -> v.field().equals("dimensions.msg_size[1]")).first()
+                .extracting(Violation::message).asString().contains("between 1 and 1073741824").contains("-1");
+        assertThat(violations).filteredOn(v -> v.field().equals("dimensions.qps_per_thread")).first()
+                .extracting(Violation::message).asString().contains("empty");
+    }
+
+    @Test
+    void refusesTenMillionPointsWithoutExpandingThem() {
+        List<Violation> violations = violationsOf("""
+                dimensions:
+                  msg_size: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+                  threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+                  qps_per_thread: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+                  tx_depth: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+                  iterations: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+                  warmup_cycles: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+                  repeats_are_separate: [1]
+                repeats: 10
+                """);
+
+        assertThat(violations).extracting(Violation::message)
+                .anySatisfy(m -> assertThat(m).contains("10,000,000 runs").contains("limit is 10,000"));
+        assertThat(violations).extracting(Violation::field).contains("dimensions.repeats_are_separate");
+    }
+
+    @Test
+    void requiresMessageSize() {
+        assertThat(violationsOf("base: {threads: 2}")).containsExactly(
+                new Violation("msg_size", "is required, in base or dimensions"));
+    }
+
+    @Test
+    void refusesParameterSetInBaseAndDimensions() {
+        assertThat(violationsOf("base: {msg_size: 64}\ndimensions: {msg_size: [128]}"))
+                .extracting(Violation::field).containsExactly("dimensions.msg_size");
+    }
+
+    @Test
+    void refusesMoreConnectionsThanARunMayOpen() {
+        assertThat(violationsOf("base: {msg_size: 64, qps_per_thread: 65536}\ndimensions: {threads: [1, 2]}"))
+                .extracting(Violation::message).containsExactly(
+                        "threads 2 x qps_per_thread 65536 = 131072 connections exceeds 65536 per run");
+    }
+
+    @Test
+    void reportsWhereYamlIsMalformed() {
+        assertThatThrownBy(() -> yaml("name: x\ndimensions: {msg_size: [64, 128\n"))
+                .isInstanceOfSatisfying(InvalidMatrixException.class, e -> assertThat(e.violations())
+                        .singleElement().extracting(Violation::message).asString()
+                        .startsWith("malformed YAML at line"));
+    }
+
+    @Test
+    void refusesOtherContentTypes() {
+        assertThatThrownBy(() -> reader.read("msg_size=64".getBytes(), MediaType.TEXT_PLAIN))
+                .isInstanceOfSatisfying(InvalidMatrixException.class, e -> assertThat(e.violations())
+                        .containsExactly(new Violation("Content-Type",
+                                "must be application/json or application/yaml, got text/plain")));
+    }
+}
