@@ -20,8 +20,8 @@ import tools.jackson.databind.ObjectMapper;
  */
 final class RunExecutor {
 
-    /** A frame goes out when it holds this many records ... */
-    static final int MAX_FRAME_RECORDS = 8192;
+    /** A frame goes out when it holds this many records (384 KiB) ... */
+    static final int MAX_FRAME_RECORDS = Math.min(8192, SampleFrame.MAX_RECORDS);
     /** ... or when its oldest record has waited this long. */
     static final long MAX_FRAME_DELAY_NS = Duration.ofMillis(100).toNanos();
 

@@ -26,6 +26,10 @@ public record SampleFrame(long runId, long seq, List<Sample> samples) {
     public static final int MAGIC = 0x53425051; // "QPBS" read little-endian
     public static final short VERSION = 1;
     public static final int HEADER_BYTES = 32;
+    /** The largest frame either side sends or accepts (the controller's WebSocket limit). */
+    public static final int MAX_BYTES = 1 << 20;
+    /** The most records one frame can carry. */
+    public static final int MAX_RECORDS = (MAX_BYTES - HEADER_BYTES) / Sample.BYTES;
 
     public SampleFrame {
         samples = List.copyOf(samples);

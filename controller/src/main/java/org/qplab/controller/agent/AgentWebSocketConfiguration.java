@@ -1,10 +1,15 @@
 package org.qplab.controller.agent;
 
 import java.util.Map;
+import org.qplab.protocol.SampleFrame;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.handler.SimpleUrlHandlerMapping;
+import org.springframework.web.reactive.socket.server.support.HandshakeWebSocketService;
+import org.springframework.web.reactive.socket.server.support.WebSocketHandlerAdapter;
+import org.springframework.web.reactive.socket.server.upgrade.ReactorNettyRequestUpgradeStrategy;
+import reactor.netty.http.server.WebsocketServerSpec;
 
 @Configuration(proxyBeanMethods = false)
 class AgentWebSocketConfiguration {
@@ -12,5 +17,12 @@ class AgentWebSocketConfiguration {
     @Bean
     HandlerMapping agentWebSocketMapping(AgentGateway gateway) {
         return new SimpleUrlHandlerMapping(Map.of("/agent", gateway), -1);
+    }
+
+    /** Sample frames are up to 1 MiB; Reactor Netty's default limit is 64 KiB. */
+    @Bean
+    WebSocketHandlerAdapter webSocketHandlerAdapter() {
+        var spec = WebsocketServerSpec.builder().maxFramePayloadLength(SampleFrame.MAX_BYTES);
+        return new WebSocketHandlerAdapter(new HandshakeWebSocketService(new ReactorNettyRequestUpgradeStrategy(spec)));
     }
 }
