@@ -4,6 +4,7 @@ import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -146,7 +147,15 @@ final class ControllerLink implements WebSocket.Listener {
     public void onOpen(WebSocket webSocket) {
         socket = webSocket;
         try {
-            webSocket.sendText(json.writeValueAsString(new AgentMessage.Hello(config.agentId(), config.token(), facts)), true)
+            long current = currentRun.getAsLong();
+            java.util.TreeSet<Long> known = new java.util.TreeSet<>();
+            outbox.keySet().forEach(k -> known.add(k.runId()));
+            if (current >= 0) {
+                known.add(current);
+            }
+            var hello = new AgentMessage.Hello(config.agentId(), config.token(), facts, current < 0 ? null : current,
+                    List.copyOf(known));
+            webSocket.sendText(json.writeValueAsString(hello), true)
                     .get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             webSocket.abort();

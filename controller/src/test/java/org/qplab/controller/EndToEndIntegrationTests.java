@@ -102,6 +102,31 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
     }
 
     @Test
+    void aRunLostWithAnEarlierAgentProcessIsFailedAndTheRestStillRuns() throws Exception {
+        Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"name\":\"restart\",\"base\":{\"iterations\":20},\"dimensions\":{\"msg_size\":[64,128]}}")
+                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        long experimentId = ((Number) created.get("id")).longValue();
+        // as if an earlier process of agent "restarter" had claimed the first run and then died
+        long lostRun = jdbc.sql("""
+                        UPDATE run SET status = 'RUNNING', agent_id = 'restarter', started_at = now()
+                        WHERE experiment_id = ? AND idx = 0 RETURNING id""").param(experimentId).query(Long.class).single();
+
+        Process agent = startAgent("restarter", TOKEN);
+        try {
+            Map<String, Object> ended = awaitExperimentEnd(experimentId);
+
+            assertThat(ended).containsEntry("status", "FAILED").containsEntry("runsDone", 2).containsEntry("runsFailed", 1);
+            assertThat(jdbc.sql("SELECT error FROM run WHERE id = ?").param(lostRun).query(String.class).single())
+                    .isEqualTo("agent restarter was restarted during the run; the samples it had sent are kept");
+            assertThat(jdbc.sql("SELECT status FROM run WHERE experiment_id = ? AND idx = 1").param(experimentId)
+                    .query(String.class).single()).isEqualTo("FINISHED");
+        } finally {
+            stop(agent);
+        }
+    }
+
+    @Test
     void anAgentWithAWrongTokenIsRefusedAndNotRegistered() throws Exception {
         Process agent = startAgent("impostor", "not-the-token");
         try {

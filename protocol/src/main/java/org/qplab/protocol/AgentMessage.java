@@ -2,6 +2,7 @@ package org.qplab.protocol;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -23,8 +24,14 @@ import java.util.Map;
 })
 public sealed interface AgentMessage {
 
-    /** Agent → controller, first frame: who it is, its token, and its host facts. */
-    record Hello(String agentId, String token, Map<String, Object> facts) implements AgentMessage {}
+    /**
+     * Agent → controller, first frame: who it is, its token, its host facts, the run it is executing
+     * (or null), and every run it still holds anything of (executing, or frames and ends not yet
+     * acknowledged). A run the controller thinks is running there but that is not in knownRuns was lost
+     * with an earlier agent process.
+     */
+    record Hello(String agentId, String token, Map<String, Object> facts, Long currentRun, List<Long> knownRuns)
+            implements AgentMessage {}
 
     /** Controller → agent: registration accepted. */
     record Welcome(String agentId) implements AgentMessage {}

@@ -3,6 +3,8 @@ package org.qplab.controller.agent;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.List;
+import java.util.Map;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.controller.ingest.SampleIngest;
@@ -117,18 +119,25 @@ public class AgentGateway implements WebSocketHandler {
         if (hello.agentId() == null || !hello.agentId().matches("[A-Za-z0-9._:-]{1,128}")) {
             return refuse(session, connection, "agent id must be 1-128 characters of A-Z a-z 0-9 . _ : -");
         }
-        connection.registeredAs(hello.agentId());
-        return jdbc.call(() -> {
-            agents.registered(hello.agentId(), hello.facts() == null ? java.util.Map.of() : hello.facts());
-            return agents.runningRun(hello.agentId());
-        }).doOnNext(running -> {
-            running.ifPresent(connection::busyWith);
+        String agentId = hello.agentId();
+        connection.registeredAs(agentId);
+        List<Long> known = hello.knownRuns() == null ? List.of() : hello.knownRuns();
+        return jdbc.run(() -> {
+            agents.registered(agentId, hello.facts() == null ? Map.of() : hello.facts());
+            for (long lost : agents.runningRuns(agentId)) {
+                if (!known.contains(lost)) {
+                    outcomes.failed(lost, agentId, "agent " + agentId + " was restarted during the run; "
+                            + "the samples it had sent are kept");
+                }
+            }
+        }).then(Mono.fromRunnable(() -> {
+            connection.busyWith(hello.currentRun());
             registry.register(connection).ifPresent(AgentConnection::close);
-            connection.send(new AgentMessage.Welcome(hello.agentId()));
-            log.info("agent {} registered from {}{}", hello.agentId(), connection.remote(),
-                    running.map(id -> ", still running run " + id).orElse(""));
+            connection.send(new AgentMessage.Welcome(agentId));
+            log.info("agent {} registered from {}{}", agentId, connection.remote(),
+                    hello.currentRun() == null ? "" : ", still running run " + hello.currentRun());
             scheduler.wake();
-        }).then();
+        }));
     }
 
     private Mono<Void> refuse(WebSocketSession session, AgentConnection connection, String reason) {

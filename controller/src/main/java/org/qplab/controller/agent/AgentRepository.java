@@ -3,7 +3,6 @@ package org.qplab.controller.agent;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 import tools.jackson.databind.ObjectMapper;
@@ -47,10 +46,10 @@ public class AgentRepository {
         jdbc.sql("UPDATE agent SET connected = false WHERE connected").update();
     }
 
-    /** The run an agent was running when it (re)connected, if any. */
-    public Optional<Long> runningRun(String id) {
-        return jdbc.sql("SELECT id FROM run WHERE agent_id = ? AND status = 'RUNNING' ORDER BY id LIMIT 1")
-                .param(id).query(Long.class).optional();
+    /** The runs the database says are running on this agent. */
+    public List<Long> runningRuns(String id) {
+        return jdbc.sql("SELECT id FROM run WHERE agent_id = ? AND status = 'RUNNING' ORDER BY id")
+                .param(id).query(Long.class).list();
     }
 
     @SuppressWarnings("unchecked")
