@@ -2,10 +2,10 @@ package org.qplab.agent;
 
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -19,9 +19,10 @@ import org.qplab.protocol.SampleFrame;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * The agent's WebSocket to the controller. Every sample frame and every run end goes through an
- * outbox and stays there until the controller acknowledges it, so a broken link loses nothing:
- * after a reconnect the outbox is replayed in order (the controller's ingest skips what it has).
+ * The agent's WebSocket to the controller. Sample frames and run ends go into an outbox, ordered by
+ * (run, seq) with a run's end last, and stay there until the controller acknowledges them. A sender
+ * thread streams the outbox in order; after a reconnect it starts again from the top, so a broken
+ * link loses nothing (the controller's ingest skips what it already has).
  */
 final class ControllerLink implements WebSocket.Listener {
 
@@ -43,19 +44,19 @@ final class ControllerLink implements WebSocket.Listener {
     private final Map<String, Object> facts;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final ConcurrentSkipListMap<OutKey, Object> outbox = new ConcurrentSkipListMap<>();
-    private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "qplab-heartbeat");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "qplab-heartbeat"));
     private final Object sendLock = new Object();
+    private final Object outboxSignal = new Object();
+    private final StringBuilder partial = new StringBuilder();
     private Consumer<AgentMessage> handler = m -> { };
     private LongSupplier currentRun = () -> -1;
 
     private volatile WebSocket socket;
     private volatile boolean registered;
     private volatile CompletableFuture<Integer> closed = new CompletableFuture<>();
-    private final StringBuilder partial = new StringBuilder();
+    /** Guarded by outboxSignal: the last outbox entry sent on this connection, and which connection. */
+    private OutKey lastSent;
+    private long connection;
 
     ControllerLink(AgentConfig config, ObjectMapper json, Map<String, Object> facts) {
         this.config = config;
@@ -72,6 +73,7 @@ final class ControllerLink implements WebSocket.Listener {
     int runForever() {
         long heartbeatMs = config.heartbeat().toMillis();
         heartbeats.scheduleAtFixedRate(this::heartbeat, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
+        daemon(this::streamOutbox, "qplab-sender").start();
         long backoffMs = 500;
         while (true) {
             try {
@@ -93,12 +95,16 @@ final class ControllerLink implements WebSocket.Listener {
         }
     }
 
+    /** Queues a frame; never blocks on the network. */
     void sendFrame(SampleFrame frame) {
-        OutKey key = new OutKey(frame.runId(), frame.seq());
-        outbox.put(key, frame);
-        if (registered) {
-            trySend(frame);
-        }
+        outbox.put(new OutKey(frame.runId(), frame.seq()), frame);
+        wakeSender();
+    }
+
+    /** RunFinished / RunFailed: queued after the run's frames, kept until the controller says RunRecorded. */
+    void sendRunEnd(long runId, AgentMessage end) {
+        outbox.put(new OutKey(runId, RUN_END), end);
+        wakeSender();
     }
 
     /** RunStarted and the like: sent if connected, not kept (the run's end says everything). */
@@ -108,30 +114,59 @@ final class ControllerLink implements WebSocket.Listener {
         }
     }
 
-    /** RunFinished / RunFailed: kept until the controller says RunRecorded. */
-    void sendRunEnd(long runId, AgentMessage end) {
-        outbox.put(new OutKey(runId, RUN_END), end);
-        if (registered) {
-            trySend(end);
+    /** Unacknowledged entries in the outbox (frames and run ends). */
+    int pending() {
+        return outbox.size();
+    }
+
+    private void wakeSender() {
+        synchronized (outboxSignal) {
+            outboxSignal.notifyAll();
         }
     }
 
-    private void trySend(Object item) {
+    private void streamOutbox() {
+        while (true) {
+            OutKey next;
+            long sentOn;
+            synchronized (outboxSignal) {
+                while (!registered || (next = lastSent == null ? firstKey() : outbox.higherKey(lastSent)) == null) {
+                    waitOn(outboxSignal);
+                }
+                sentOn = connection;
+            }
+            Object item = outbox.get(next);
+            boolean sent = item == null || trySend(item); // null: acknowledged meanwhile
+            synchronized (outboxSignal) {
+                if (sent && sentOn == connection) {
+                    lastSent = next;
+                }
+            }
+        }
+    }
+
+    private OutKey firstKey() {
+        return outbox.isEmpty() ? null : outbox.firstKey();
+    }
+
+    private boolean trySend(Object item) {
         synchronized (sendLock) {
             WebSocket ws = socket;
             if (ws == null) {
-                return;
+                return false;
             }
             try {
                 CompletableFuture<WebSocket> sent = item instanceof SampleFrame frame
                         ? ws.sendBinary(frame.encode(), true)
                         : ws.sendText(json.writeValueAsString(item), true);
                 sent.get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                return true;
             } catch (Exception e) {
                 Log.info("link to controller broke while sending (" + rootMessage(e) + "); will replay after reconnect");
                 ws.abort();
                 registered = false;
                 closed.complete(-1);
+                return false;
             }
         }
     }
@@ -146,20 +181,15 @@ final class ControllerLink implements WebSocket.Listener {
     @Override
     public void onOpen(WebSocket webSocket) {
         socket = webSocket;
-        try {
-            long current = currentRun.getAsLong();
-            java.util.TreeSet<Long> known = new java.util.TreeSet<>();
-            outbox.keySet().forEach(k -> known.add(k.runId()));
-            if (current >= 0) {
-                known.add(current);
-            }
-            var hello = new AgentMessage.Hello(config.agentId(), config.token(), facts, current < 0 ? null : current,
-                    List.copyOf(known));
-            webSocket.sendText(json.writeValueAsString(hello), true)
-                    .get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (Exception e) {
-            webSocket.abort();
-            closed.complete(-1);
+        long current = currentRun.getAsLong();
+        TreeSet<Long> known = new TreeSet<>();
+        outbox.keySet().forEach(k -> known.add(k.runId()));
+        if (current >= 0) {
+            known.add(current);
+        }
+        var hello = new AgentMessage.Hello(config.agentId(), config.token(), facts, current < 0 ? null : current,
+                List.copyOf(known));
+        if (!trySend(hello)) {
             return;
         }
         webSocket.request(1);
@@ -173,9 +203,14 @@ final class ControllerLink implements WebSocket.Listener {
             partial.setLength(0);
             AgentMessage message = json.readValue(text, AgentMessage.class);
             if (message instanceof AgentMessage.Welcome w) {
-                Log.info("registered with " + config.controller() + " as " + w.agentId());
-                registered = true;
-                replayOutbox();
+                Log.info("registered with " + config.controller() + " as " + w.agentId()
+                        + (outbox.isEmpty() ? "" : "; replaying " + outbox.size() + " unacknowledged frames and run ends"));
+                synchronized (outboxSignal) {
+                    connection++;
+                    lastSent = null;
+                    registered = true;
+                    outboxSignal.notifyAll();
+                }
             } else if (message instanceof AgentMessage.BatchAck ack) {
                 outbox.remove(new OutKey(ack.runId(), ack.seq()));
             } else if (message instanceof AgentMessage.RunRecorded r) {
@@ -186,19 +221,6 @@ final class ControllerLink implements WebSocket.Listener {
         }
         webSocket.request(1);
         return null;
-    }
-
-    private void replayOutbox() {
-        if (!outbox.isEmpty()) {
-            Log.info("replaying " + outbox.size() + " unacknowledged frames and run ends");
-        }
-        // Off the listener thread (acks must keep flowing), and under the send lock for the whole replay:
-        // a sender that queued behind it sends after it, so a run's end never overtakes its frames.
-        CompletableFuture.runAsync(() -> {
-            synchronized (sendLock) {
-                outbox.values().forEach(this::trySend);
-            }
-        });
     }
 
     @Override
@@ -222,12 +244,27 @@ final class ControllerLink implements WebSocket.Listener {
         closed.complete(-1);
     }
 
+    private static Thread daemon(Runnable body, String name) {
+        Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        return t;
+    }
+
     private static String rootMessage(Throwable t) {
         Throwable root = t;
         while (root.getCause() != null) {
             root = root.getCause();
         }
         return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+    }
+
+    private static void waitOn(Object monitor) {
+        try {
+            monitor.wait(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
     }
 
     private static void sleep(long ms) {

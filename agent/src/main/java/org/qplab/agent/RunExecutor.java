@@ -1,9 +1,9 @@
 package org.qplab.agent;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +24,8 @@ final class RunExecutor {
     static final int MAX_FRAME_RECORDS = Math.min(8192, SampleFrame.MAX_RECORDS);
     /** ... or when its oldest record has waited this long. */
     static final long MAX_FRAME_DELAY_NS = Duration.ofMillis(100).toNanos();
+    /** How often the rings are drained while a run goes. */
+    static final Duration DRAIN_INTERVAL = Duration.ofMillis(5);
 
     private final ControllerLink link;
     private final ObjectMapper json;
@@ -64,23 +66,27 @@ final class RunExecutor {
             current = session;
             session.start();
             link.sendNow(new AgentMessage.RunStarted(runId));
-            List<Sample> pending = new ArrayList<>();
+            // Drain as fast as the engine records: frames go to the link's outbox and are sent by its own
+            // thread, so a slow network or controller never stalls draining (and never overflows a ring).
+            byte[] frame = new byte[MAX_FRAME_RECORDS * Sample.BYTES];
+            int filled = 0;
             long oldest = 0;
             boolean ended = false;
             while (!ended) {
-                ended = session.awaitEnd(Duration.ofMillis(20));
-                int before = pending.size();
-                session.drain(pending, Integer.MAX_VALUE);
-                if (before == 0 && !pending.isEmpty()) {
-                    oldest = System.nanoTime();
-                }
-                while (pending.size() >= MAX_FRAME_RECORDS
-                        || (!pending.isEmpty() && (ended || System.nanoTime() - oldest >= MAX_FRAME_DELAY_NS))) {
-                    int n = Math.min(MAX_FRAME_RECORDS, pending.size());
-                    link.sendFrame(new SampleFrame(runId, seq++, pending.subList(0, n)));
-                    pending.subList(0, n).clear();
-                    oldest = System.nanoTime();
-                }
+                ended = session.awaitEnd(DRAIN_INTERVAL);
+                int n;
+                do {
+                    n = session.drainRaw(frame, filled * Sample.BYTES, MAX_FRAME_RECORDS - filled);
+                    if (filled == 0 && n > 0) {
+                        oldest = System.nanoTime();
+                    }
+                    filled += n;
+                    if (filled == MAX_FRAME_RECORDS
+                            || (filled > 0 && (ended || System.nanoTime() - oldest >= MAX_FRAME_DELAY_NS))) {
+                        link.sendFrame(new SampleFrame(runId, seq++, ByteBuffer.wrap(Arrays.copyOf(frame, filled * Sample.BYTES))));
+                        filled = 0;
+                    }
+                } while (n > 0);
             }
             Map<String, Object> summary = json.readValue(session.summaryJson(), Map.class);
             Object error = summary.get("error");

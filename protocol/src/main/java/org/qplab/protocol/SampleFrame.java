@@ -3,6 +3,7 @@ package org.qplab.protocol;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -19,9 +20,10 @@ import java.util.List;
  *  28     4  reserved (0)
  *  32   48n  records, the engine's qpb_sample layout
  * </pre>
- * Little-endian throughout, so records are copied from the engine's ring as they are.
+ * Little-endian throughout, so the engine's records travel as they are: the agent copies them
+ * from the ring in bulk and the controller reads them in place, with no object per record.
  */
-public record SampleFrame(long runId, long seq, List<Sample> samples) {
+public final class SampleFrame {
 
     public static final int MAGIC = 0x53425051; // "QPBS" read little-endian
     public static final short VERSION = 1;
@@ -31,19 +33,65 @@ public record SampleFrame(long runId, long seq, List<Sample> samples) {
     /** The most records one frame can carry. */
     public static final int MAX_RECORDS = (MAX_BYTES - HEADER_BYTES) / Sample.BYTES;
 
-    public SampleFrame {
-        samples = List.copyOf(samples);
+    private final long runId;
+    private final long seq;
+    private final ByteBuffer records;
+
+    /** records: count × 48 bytes in the engine's layout (little-endian); not copied. */
+    public SampleFrame(long runId, long seq, ByteBuffer records) {
+        if (records.remaining() % Sample.BYTES != 0) {
+            throw new IllegalArgumentException("records of " + records.remaining() + " bytes are not whole samples");
+        }
+        this.runId = runId;
+        this.seq = seq;
+        this.records = records.slice().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    public static SampleFrame of(long runId, long seq, List<Sample> samples) {
+        ByteBuffer records = ByteBuffer.allocate(samples.size() * Sample.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        for (Sample s : samples) {
+            records.putInt(s.thread()).putInt(s.errors()).putLong(s.cycle()).putLong(s.startNs())
+                    .putLong(s.endNs()).putLong(s.bytes()).putLong(s.messages());
+        }
+        return new SampleFrame(runId, seq, records.flip());
+    }
+
+    public long runId() {
+        return runId;
+    }
+
+    public long seq() {
+        return seq;
+    }
+
+    public int count() {
+        return records.remaining() / Sample.BYTES;
+    }
+
+    /** The records, little-endian, read-only; record i starts at i × 48. */
+    public ByteBuffer records() {
+        return records.asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    public Sample sample(int i) {
+        int at = i * Sample.BYTES;
+        return new Sample(records.getInt(at), records.getInt(at + 4), records.getLong(at + 8), records.getLong(at + 16),
+                records.getLong(at + 24), records.getLong(at + 32), records.getLong(at + 40));
+    }
+
+    public List<Sample> samples() {
+        List<Sample> samples = new ArrayList<>(count());
+        for (int i = 0; i < count(); i++) {
+            samples.add(sample(i));
+        }
+        return samples;
     }
 
     public ByteBuffer encode() {
-        ByteBuffer buf = ByteBuffer.allocate(HEADER_BYTES + Sample.BYTES * samples.size())
-                .order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer buf = ByteBuffer.allocate(HEADER_BYTES + records.remaining()).order(ByteOrder.LITTLE_ENDIAN);
         buf.putInt(MAGIC).putShort(VERSION).putShort((short) 0)
-                .putLong(runId).putLong(seq).putInt(samples.size()).putInt(0);
-        for (Sample s : samples) {
-            buf.putInt(s.thread()).putInt(s.errors()).putLong(s.cycle()).putLong(s.startNs())
-                    .putLong(s.endNs()).putLong(s.bytes()).putLong(s.messages());
-        }
+                .putLong(runId).putLong(seq).putInt(count()).putInt(0)
+                .put(records.duplicate());
         // Same bytes, big-endian view: the JDK's WebSocket client masks payloads with getLong() in the
         // buffer's own byte order, which scrambles every 8 bytes of a little-endian buffer.
         return buf.flip().order(ByteOrder.BIG_ENDIAN);
@@ -59,9 +107,10 @@ public record SampleFrame(long runId, long seq, List<Sample> samples) {
         short version = buf.getShort();
         buf.getShort();
         if (magic != MAGIC || version != VERSION) {
-            throw new IllegalArgumentException("not a qplab sample frame v" + VERSION
-                    + " (magic 0x" + Integer.toHexString(magic) + ", version " + version + ", first bytes "
-                    + java.util.HexFormat.of().formatHex(firstBytes(frame)) + ")");
+            byte[] head = new byte[Math.min(16, frame.remaining())];
+            frame.duplicate().get(head);
+            throw new IllegalArgumentException("not a qplab sample frame v" + VERSION + " (magic 0x"
+                    + Integer.toHexString(magic) + ", version " + version + ", first bytes " + HexFormat.of().formatHex(head) + ")");
         }
         long runId = buf.getLong();
         long seq = buf.getLong();
@@ -71,17 +120,6 @@ public record SampleFrame(long runId, long seq, List<Sample> samples) {
             throw new IllegalArgumentException("sample frame says " + count + " records but carries "
                     + buf.remaining() + " bytes of records");
         }
-        List<Sample> samples = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            samples.add(new Sample(buf.getInt(), buf.getInt(), buf.getLong(), buf.getLong(),
-                    buf.getLong(), buf.getLong(), buf.getLong()));
-        }
-        return new SampleFrame(runId, seq, samples);
-    }
-
-    private static byte[] firstBytes(ByteBuffer frame) {
-        byte[] head = new byte[Math.min(16, frame.remaining())];
-        frame.duplicate().get(head);
-        return head;
+        return new SampleFrame(runId, seq, buf);
     }
 }

@@ -14,7 +14,7 @@ class SampleFrameTests {
         var samples = List.of(
                 new Sample(0, 0, 0, 10, 2_000, 4096, 1),
                 new Sample(3, 2, 1L << 40, Long.MAX_VALUE - 1, Long.MAX_VALUE, 1L << 33, 1000));
-        ByteBuffer encoded = new SampleFrame(42, 7, samples).encode();
+        ByteBuffer encoded = SampleFrame.of(42, 7, samples).encode();
 
         assertThat(encoded.remaining()).isEqualTo(SampleFrame.HEADER_BYTES + 2 * Sample.BYTES);
         SampleFrame decoded = SampleFrame.decode(encoded);
@@ -25,7 +25,7 @@ class SampleFrameTests {
 
     @Test
     void encodesAsABigEndianViewSoTheJdkWebSocketMasksItIntact() {
-        ByteBuffer encoded = new SampleFrame(1, 0, List.of(new Sample(0, 0, 0, 1, 2, 3, 4))).encode();
+        ByteBuffer encoded = SampleFrame.of(1, 0, List.of(new Sample(0, 0, 0, 1, 2, 3, 4))).encode();
 
         assertThat(encoded.order()).isEqualTo(java.nio.ByteOrder.BIG_ENDIAN);
         assertThat(encoded.get(0)).isEqualTo((byte) 'Q');
@@ -34,7 +34,7 @@ class SampleFrameTests {
 
     @Test
     void refusesTruncatedFrame() {
-        ByteBuffer encoded = new SampleFrame(1, 0, List.of(new Sample(0, 0, 0, 1, 2, 3, 4))).encode();
+        ByteBuffer encoded = SampleFrame.of(1, 0, List.of(new Sample(0, 0, 0, 1, 2, 3, 4))).encode();
         ByteBuffer truncated = encoded.slice(0, encoded.remaining() - 8);
 
         assertThatThrownBy(() -> SampleFrame.decode(truncated))

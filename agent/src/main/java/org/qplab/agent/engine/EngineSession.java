@@ -83,6 +83,26 @@ public final class EngineSession implements AutoCloseable {
         return total;
     }
 
+    /**
+     * Copies up to max records from the engine's rings into dest at offset, as they are in native
+     * memory (the sample frame layout), and returns how many. The agent's hot path: no object per record.
+     */
+    public int drainRaw(byte[] dest, int offset, int max) {
+        int total = 0;
+        while (total < max) {
+            int n = lib.qpb_drain(handle, drainBuffer, Math.min(DRAIN_CHUNK, max - total));
+            if (n < 0) {
+                throw new EngineException("qpb_drain", -n, lastError());
+            }
+            drainBuffer.get(0, dest, offset + total * Sample.BYTES, n * Sample.BYTES);
+            total += n;
+            if (n < DRAIN_CHUNK) {
+                break;
+            }
+        }
+        return total;
+    }
+
     /** Waits up to timeout for the run to end; true once it has ended. */
     public boolean awaitEnd(Duration timeout) {
         int status = lib.qpb_wait(handle, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));

@@ -1,0 +1,59 @@
+package org.qplab.controller.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.protocol.Sample;
+import org.qplab.protocol.SampleFrame;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.http.MediaType;
+
+class SampleIngestIntegrationTests extends ControllerIntegrationTest {
+
+    @Autowired
+    private SampleIngest ingest;
+
+    @Test
+    void aReplayedFrameIsRecognisedAndStoresNothingTwice() throws Exception {
+        long runId = queuedRun();
+        SampleFrame frame = SampleFrame.of(runId, 0, List.of(
+                new Sample(0, 0, 0, 100, 250, 4096, 1),
+                new Sample(1, 2, 7, Long.MAX_VALUE - 10, Long.MAX_VALUE, 1L << 40, 3)));
+
+        assertThat(ingest.store(frame)).isTrue();
+        assertThat(ingest.store(frame)).as("replay").isFalse();
+        assertThat(ingest.store(SampleFrame.decode(frame.encode()))).as("replay off the wire").isFalse();
+
+        List<Map<String, Object>> rows = jdbc.sql("""
+                        SELECT thread, cycle, start_ns, end_ns, bytes, messages, errors FROM sample
+                        WHERE run_id = ? ORDER BY thread""").param(runId).query().listOfRows();
+        assertThat(rows).containsExactly(
+                Map.of("thread", 0, "cycle", 0L, "start_ns", 100L, "end_ns", 250L, "bytes", 4096L, "messages", 1L, "errors", 0),
+                Map.of("thread", 1, "cycle", 7L, "start_ns", Long.MAX_VALUE - 10, "end_ns", Long.MAX_VALUE,
+                        "bytes", 1L << 40, "messages", 3L, "errors", 2));
+        assertThat(jdbc.sql("SELECT rows FROM sample_batch WHERE run_id = ? AND seq = 0").param(runId)
+                .query(Integer.class).single()).isEqualTo(2);
+    }
+
+    @Test
+    void aFrameForAnUnknownRunIsRefusedAndLeavesNoRows() {
+        long before = count("sample");
+        SampleFrame orphan = SampleFrame.of(987_654_321L, 0, List.of(new Sample(0, 0, 0, 1, 2, 3, 4)));
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ingest.store(orphan))
+                .hasMessageContaining("sample_batch_run_id_fkey");
+        assertThat(count("sample")).isEqualTo(before);
+    }
+
+    private long queuedRun() {
+        Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"name\":\"ingest\",\"base\":{\"msg_size\":64,\"iterations\":1}}")
+                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        // hold it back from the scheduler: this test plays the agent
+        return jdbc.sql("UPDATE run SET status = 'RUNNING', agent_id = 'ingest-test' WHERE experiment_id = ? RETURNING id")
+                .param(((Number) created.get("id")).longValue()).query(Long.class).single();
+    }
+}
