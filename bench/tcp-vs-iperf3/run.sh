@@ -121,9 +121,11 @@ CPU=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     printf '%s\n' "${ROWS[@]}"
     echo
     echo "Notes: qplab adds a 16-byte cumulative ack per read from the receiver (its completion"
-    echo "signal) that iperf3 does not need. It also hands several small messages to one send()"
-    echo "(up to 128 KiB, like perftest's post list) where iperf3 writes one -l block per call,"
-    echo "so at small sizes the ratio measures syscall batching more than TCP itself."
+    echo "signal) that iperf3 does not need. It moves a quarter of its in-flight window per"
+    echo "send()/recv() (depth x size / 4, 128-512 KiB, at least one message), so messages below"
+    echo "512 KiB are batched several per call (like perftest's post list) where iperf3 writes one"
+    echo "-l block per call: at those sizes the ratio measures syscall batching as much as TCP."
+    echo "On 2 cores the 4 KiB case is bimodal (~19 or ~30 Gbit/s) with process placement."
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- machine: $(nproc) CPUs ($CPU), kernel $(uname -r)"
