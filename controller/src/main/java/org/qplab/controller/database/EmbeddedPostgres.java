@@ -4,10 +4,14 @@ import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +39,8 @@ public final class EmbeddedPostgres implements AutoCloseable {
     private final int port;
     private final boolean asNobody;
     private final boolean fsync;
+    private FileChannel lockFile;
+    private FileLock lock;
 
     private EmbeddedPostgres(Path installDir, Path dataDir, int port, boolean asNobody, boolean fsync) {
         this.installDir = installDir;
@@ -52,9 +58,15 @@ public final class EmbeddedPostgres implements AutoCloseable {
         Path installDir = (root ? base : userCacheHome().resolve("qplab")).resolve("postgres-bin");
         int port = config.port() != 0 ? config.port() : freePort();
         EmbeddedPostgres pg = new EmbeddedPostgres(installDir, dataDir.toAbsolutePath(), port, root, config.fsync());
-        pg.unpack();
-        pg.initIfNew();
-        pg.startServer();
+        pg.lockDataDir();
+        try {
+            pg.unpack();
+            pg.initIfNew();
+            pg.startServer();
+        } catch (IOException | RuntimeException e) {
+            pg.lockFile.close();
+            throw e;
+        }
         return pg;
     }
 
@@ -68,6 +80,22 @@ public final class EmbeddedPostgres implements AutoCloseable {
 
     public Path dataDir() {
         return dataDir;
+    }
+
+    /** One controller per data directory: held until close, released by the OS if the process dies. */
+    private void lockDataDir() throws IOException {
+        Path lockPath = Files.createDirectories(dataDir.getParent()).resolve(dataDir.getFileName() + ".lock");
+        lockFile = FileChannel.open(lockPath, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        try {
+            lock = lockFile.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null;
+        }
+        if (lock == null) {
+            lockFile.close();
+            throw new IOException("another qplab controller is using the embedded PostgreSQL in " + dataDir
+                    + " (lock " + lockPath + "): stop it, or give this one its own qplab.database.embedded.data-dir");
+        }
     }
 
     private void unpack() throws IOException {
@@ -139,7 +167,7 @@ public final class EmbeddedPostgres implements AutoCloseable {
     }
 
     private void startServer() throws IOException {
-        // A controller that was killed leaves its server running; this data directory is ours alone.
+        // A controller that was killed leaves its server running; we hold the lock, so it is an orphan.
         if (Files.exists(dataDir.resolve("postmaster.pid"))
                 && runQuietly(List.of(bin("pg_ctl"), "-D", dataDir.toString(), "status")) == 0) {
             log.info("Stopping a PostgreSQL server left running on {}", dataDir);
@@ -159,6 +187,12 @@ public final class EmbeddedPostgres implements AutoCloseable {
             log.info("Embedded PostgreSQL stopped");
         } catch (IOException e) {
             log.warn("Stopping embedded PostgreSQL failed: {}", e.getMessage());
+        } finally {
+            try {
+                lockFile.close(); // releases the lock
+            } catch (IOException e) {
+                log.warn("Releasing the data directory lock failed: {}", e.getMessage());
+            }
         }
     }
 

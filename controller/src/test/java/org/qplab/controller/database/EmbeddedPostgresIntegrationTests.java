@@ -1,6 +1,7 @@
 package org.qplab.controller.database;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,5 +32,20 @@ class EmbeddedPostgresIntegrationTests {
             assertThat(rs.getString(2)).startsWith("PostgreSQL 17.");
         }
         assertThat(Files.exists(dataDir.resolve("PG_VERSION"))).isTrue();
+    }
+
+    @Test
+    void refusesASecondControllerOnTheSameDataDirectoryAndLeavesTheFirstRunning() throws Exception {
+        var config = new DatabaseProperties.Embedded(TestDatabase.freshDataDir().toString(), 0, "qplab", false);
+
+        try (EmbeddedPostgres first = EmbeddedPostgres.start(config)) {
+            assertThatThrownBy(() -> EmbeddedPostgres.start(config))
+                    .isInstanceOf(java.io.IOException.class)
+                    .hasMessageContaining("another qplab controller is using the embedded PostgreSQL in " + config.dataDir());
+            try (Connection c = DriverManager.getConnection(first.jdbcUrl("postgres"), "postgres", "");
+                 ResultSet rs = c.createStatement().executeQuery("SELECT 1")) {
+                assertThat(rs.next()).as("first server still answers").isTrue();
+            }
+        }
     }
 }
