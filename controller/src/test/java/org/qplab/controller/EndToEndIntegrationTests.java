@@ -92,6 +92,18 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
                         .isBetween(median * 0.98, median * 1.02);
             }
 
+            long firstRun = (Long) runs.get(0).get("id");
+            http().get().uri("/api/runs/{id}/summary", firstRun).exchange().expectStatus().isOk()
+                    .expectBody().jsonPath("$.bytes").isEqualTo(runs.get(0).get("bytes"))
+                    .jsonPath("$.cycle_ns.median").exists();
+            List<Map<String, Object>> page = http().get().uri("/api/runs/{id}/samples?fromThread=0&fromCycle=10&limit=5", firstRun)
+                    .exchange().expectStatus().isOk().expectBody(JSON_ARRAY).returnResult().getResponseBody();
+            assertThat(page).extracting(p -> p.get("thread") + "/" + p.get("cycle"))
+                    .containsExactly("0/10", "0/11", "0/12", "0/13", "0/14");
+            assertThat(page).allSatisfy(p -> assertThat((Integer) p.get("bytes")).isEqualTo(64 * (int) qps));
+            http().get().uri("/api/runs/{id}/samples?limit=0", firstRun).exchange().expectStatus().isBadRequest()
+                    .expectBody().jsonPath("$.violations[0].field").isEqualTo("limit");
+
             List<?> curve = http().get().uri("/api/experiments/{id}/curve?x=msg_size&y=bw_avg_bps&series=threads", experimentId)
                     .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody()
                     .get("points") instanceof List<?> points ? points : List.of();

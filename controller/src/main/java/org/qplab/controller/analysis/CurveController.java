@@ -1,7 +1,9 @@
 package org.qplab.controller.analysis;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.experiment.Parameter;
@@ -33,12 +35,12 @@ class CurveController {
     Mono<Curve> curve(@PathVariable long id, @RequestParam(defaultValue = "msg_size") String x,
                       @RequestParam(defaultValue = "bw_avg_bps") String y,
                       @RequestParam(defaultValue = "threads") String series) {
-        var problems = new java.util.ArrayList<Violation>();
+        List<Violation> problems = new ArrayList<>();
         if (Parameter.byKey(x).filter(Parameter::numeric).isEmpty()) {
             problems.add(new Violation("x", "must be a numeric parameter (msg_size, threads, qps_per_thread, ...), got " + x));
         }
         if (!METRICS.containsKey(y)) {
-            problems.add(new Violation("y", "must be one of " + List.copyOf(new java.util.TreeSet<>(METRICS.keySet())) + ", got " + y));
+            problems.add(new Violation("y", "must be one of " + new TreeSet<>(METRICS.keySet()) + ", got " + y));
         }
         if (Parameter.byKey(series).isEmpty()) {
             problems.add(new Violation("series", "must be a parameter (" + Parameter.knownKeys() + "), got " + series));

@@ -3,11 +3,14 @@ package org.qplab.controller.experiment;
 import java.net.URI;
 import java.util.List;
 import org.qplab.controller.api.NotFound;
+import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.run.Run;
 import org.qplab.controller.run.RunRepository;
 import org.qplab.controller.schedule.Scheduler;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -68,15 +71,14 @@ class ExperimentController {
         });
     }
 
-    private static org.springframework.http.MediaType mediaType(String contentType) {
+    private static MediaType mediaType(String contentType) {
         if (contentType == null || contentType.isBlank()) {
             return null;
         }
         try {
-            return org.springframework.http.MediaType.parseMediaType(contentType);
-        } catch (org.springframework.http.InvalidMediaTypeException e) {
-            throw new InvalidMatrixException(List.of(new org.qplab.controller.api.Violation("Content-Type",
-                    "is not a media type: " + contentType)));
+            return MediaType.parseMediaType(contentType);
+        } catch (InvalidMediaTypeException e) {
+            throw new InvalidMatrixException(List.of(new Violation("Content-Type", "is not a media type: " + contentType)));
         }
     }
 }

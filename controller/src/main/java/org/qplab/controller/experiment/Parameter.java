@@ -2,11 +2,11 @@ package org.qplab.controller.experiment;
 
 import java.util.Arrays;
 import java.util.List;
-import org.qplab.controller.api.Violation;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.qplab.controller.api.Violation;
 import tools.jackson.databind.JsonNode;
 
 /**
