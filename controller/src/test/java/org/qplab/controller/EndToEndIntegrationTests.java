@@ -3,12 +3,7 @@ package org.qplab.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -22,11 +17,12 @@ import org.springframework.http.MediaType;
 class EndToEndIntegrationTests extends ControllerIntegrationTest {
 
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(3);
+    private AgentProcess agent;
 
     @Test
     void aSubmittedMatrixRunsOnAnAgentAndEveryCycleIsStored() throws Exception {
-        Process agent = startAgent("e2e-agent", TOKEN);
-        try {
+        try (AgentProcess agent = AgentProcess.start(port, "e2e-agent", TOKEN)) {
+            this.agent = agent;
             awaitAgentConnected("e2e-agent");
             long iterations = 6000; // 2 threads: 12,000 records, more than one full frame
             long qps = 3;
@@ -108,8 +104,6 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
                     .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody()
                     .get("points") instanceof List<?> points ? points : List.of();
             assertThat(curve).hasSize(6).allSatisfy(p -> assertThat(((Number) ((Map<?, ?>) p).get("y")).doubleValue()).isPositive());
-        } finally {
-            stop(agent);
         }
     }
 
@@ -124,8 +118,8 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
                         UPDATE run SET status = 'RUNNING', agent_id = 'restarter', started_at = now()
                         WHERE experiment_id = ? AND idx = 0 RETURNING id""").param(experimentId).query(Long.class).single();
 
-        Process agent = startAgent("restarter", TOKEN);
-        try {
+        try (AgentProcess agent = AgentProcess.start(port, "restarter", TOKEN)) {
+            this.agent = agent;
             Map<String, Object> ended = awaitExperimentEnd(experimentId);
 
             assertThat(ended).containsEntry("status", "FAILED").containsEntry("runsDone", 2).containsEntry("runsFailed", 1);
@@ -133,47 +127,22 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
                     .isEqualTo("agent restarter was restarted during the run; the samples it had sent are kept");
             assertThat(jdbc.sql("SELECT status FROM run WHERE experiment_id = ? AND idx = 1").param(experimentId)
                     .query(String.class).single()).isEqualTo("FINISHED");
-        } finally {
-            stop(agent);
         }
     }
 
     @Test
     void anAgentWithAWrongTokenIsRefusedAndNotRegistered() throws Exception {
-        Process agent = startAgent("impostor", "not-the-token");
-        try {
-            assertThat(agent.waitFor(60, TimeUnit.SECONDS)).as("agent exits by itself").isTrue();
-            assertThat(agent.exitValue()).isEqualTo(2);
-            assertThat(agentLog()).contains("the controller refused this agent: agent token refused");
+        try (AgentProcess agent = AgentProcess.start(port, "impostor", "not-the-token")) {
+            this.agent = agent;
+            assertThat(agent.process().waitFor(60, TimeUnit.SECONDS)).as("agent exits by itself").isTrue();
+            assertThat(agent.process().exitValue()).isEqualTo(2);
+            assertThat(agent.log()).contains("the controller refused this agent: agent token refused");
             assertThat(jdbc.sql("SELECT count(*) FROM agent WHERE id = 'impostor'").query(Long.class).single()).isZero();
-        } finally {
-            stop(agent);
         }
     }
 
-    private Process startAgent(String id, String token) throws IOException {
-        String jar = System.getProperty("qplab.test.agent-jar");
-        if (jar == null || !new File(jar).isFile()) {
-            fail("the agent jar is missing (" + jar + "): run the tests with ./mvnw verify, which packages the agent first");
-        }
-        Files.deleteIfExists(agentLogPath());
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar,
-                "--controller", "ws://127.0.0.1:" + port + "/agent", "--token", token, "--id", id,
-                "--heartbeat-seconds", "1"));
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(agentLogPath().toFile()).start();
-    }
-
-    private static Path agentLogPath() {
-        return Path.of("target", "e2e-agent.log");
-    }
-
-    private static String agentLog() {
-        try {
-            return Files.readString(agentLogPath());
-        } catch (IOException e) {
-            return "(no agent log: " + e.getMessage() + ")";
-        }
+    private String agentLog() {
+        return agent == null ? "(no agent)" : agent.log();
     }
 
     private void awaitAgentConnected(String id) throws InterruptedException {
@@ -201,12 +170,5 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
         }
         fail("experiment " + id + " did not end within " + RUN_TIMEOUT + ": " + experiment + "\nagent log:\n" + agentLog());
         return experiment;
-    }
-
-    private static void stop(Process process) throws InterruptedException {
-        process.destroy();
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
     }
 }

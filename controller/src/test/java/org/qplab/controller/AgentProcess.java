@@ -1,0 +1,55 @@
+package org.qplab.controller;
+
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A real agent process (the packaged jar, the real engine), as tests start it. */
+public final class AgentProcess implements AutoCloseable {
+
+    private final Process process;
+    private final Path log;
+
+    private AgentProcess(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    public static AgentProcess start(int controllerPort, String id, String token) throws IOException {
+        String jar = System.getProperty("qplab.test.agent-jar");
+        if (jar == null || !new File(jar).isFile()) {
+            fail("the agent jar is missing (" + jar + "): run the tests with ./mvnw verify, which packages the agent first");
+        }
+        Path log = Path.of("target", "agent-" + id + ".log");
+        Files.deleteIfExists(log);
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar,
+                "--controller", "ws://127.0.0.1:" + controllerPort + "/agent", "--token", token, "--id", id,
+                "--heartbeat-seconds", "1");
+        return new AgentProcess(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start(), log);
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    public String log() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "(no agent log: " + e.getMessage() + ")";
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}

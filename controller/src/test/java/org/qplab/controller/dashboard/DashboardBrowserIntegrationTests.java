@@ -1,0 +1,158 @@
+package org.qplab.controller.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.qplab.controller.AgentProcess;
+import org.qplab.controller.ControllerIntegrationTest;
+
+/**
+ * The dashboard in headless Chromium against a real controller and agent: what a user types,
+ * sees and what the charts draw, compared with the values stored in PostgreSQL. Screenshots of
+ * each page go to target/screenshots/.
+ */
+class DashboardBrowserIntegrationTests extends ControllerIntegrationTest {
+
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Path SCREENSHOTS = Path.of("target", "screenshots");
+
+    private ChromeDriver browser;
+
+    @BeforeEach
+    void openBrowser() throws IOException {
+        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+                "headless Chromium is not installed: apt-get install -y chromium chromium-driver (.ci/run does)");
+        ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments(
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--window-size=1400,1600", "--user-data-dir=" + Files.createTempDirectory("qplab-chromium"));
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).build();
+        browser = new ChromeDriver(service, options);
+        Files.createDirectories(SCREENSHOTS);
+    }
+
+    @AfterEach
+    void closeBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    @Test
+    void aMatrixSubmittedInThePageRunsToTheEndAndItsCurvesShowTheStoredValues() throws Exception {
+        try (AgentProcess agent = AgentProcess.start(port, "browser-agent", TOKEN)) {
+            browser.get("http://127.0.0.1:" + port + "/");
+            WebElement text = waitFor(By.id("matrix-text"));
+            text.clear();
+            text.sendKeys("""
+                    name: browser-test
+                    base: {provider: tcp, iterations: 200, qps_per_thread: 2}
+                    dimensions: {msg_size: [4K, 64K], threads: [1, 2]}
+                    """);
+            browser.findElement(By.cssSelector("#submit-matrix button")).click();
+            WebElement submitted = new WebDriverWait(browser, Duration.ofSeconds(20)).until(
+                    ExpectedConditions.presenceOfElementLocated(By.cssSelector("#submit-matrix a[href^='#/experiments/']")));
+            long id = Long.parseLong(submitted.getAttribute("href").replaceAll(".*/", ""));
+
+            WebElement row = new WebDriverWait(browser, Duration.ofSeconds(120)).until(driver -> {
+                WebElement r = driver.findElement(By.id("experiment-" + id));
+                return "FINISHED".equals(r.getAttribute("data-status")) ? r : null;
+            });
+            assertThat(row.getText()).contains("browser-test").contains("4 / 4 runs");
+            screenshot("experiments");
+
+            row.click();
+            new WebDriverWait(browser, Duration.ofSeconds(20)).until(driver ->
+                    ((JavascriptExecutor) driver).executeScript("return !!(window.qplabCharts && window.qplabCharts.bandwidthVsSize"
+                            + " && window.qplabCharts.throughputVsThreads)"));
+            screenshot("curves");
+
+            Map<String, Double> storedGbits = new HashMap<>();
+            jdbc.sql("""
+                    SELECT (r.params->>'threads') || ' ' || (r.params->>'msg_size') AS point, s.bw_avg_bps
+                    FROM run r JOIN run_summary s ON s.run_id = r.id WHERE r.experiment_id = ?""")
+                    .param(id).query((rs, i) -> storedGbits.put(rs.getString(1), rs.getDouble(2) * 8 / 1e9)).list();
+            assertThat(storedGbits).hasSize(4);
+
+            Map<String, List<List<Double>>> bandwidth = drawn("bandwidthVsSize");
+            assertThat(bandwidth).containsOnlyKeys("1 thread", "2 threads");
+            for (var series : bandwidth.entrySet()) {
+                String threads = series.getKey().split(" ")[0];
+                assertThat(series.getValue()).extracting(p -> p.get(0)).containsExactly(4096.0, 65536.0);
+                for (List<Double> point : series.getValue()) {
+                    double stored = storedGbits.get(threads + " " + point.get(0).longValue());
+                    assertThat(point.get(1)).as("%s at %s B", series.getKey(), point.get(0))
+                            .isCloseTo(stored, org.assertj.core.data.Offset.offset(stored * 1e-9));
+                }
+            }
+            Map<String, List<List<Double>>> throughput = drawn("throughputVsThreads");
+            assertThat(throughput).containsOnlyKeys("4 KiB", "64 KiB");
+            assertThat(throughput.get("64 KiB")).extracting(p -> p.get(0)).containsExactly(1.0, 2.0);
+            assertThat(throughput.get("64 KiB").get(1).get(1))
+                    .isCloseTo(storedGbits.get("2 65536"), org.assertj.core.data.Offset.offset(1e-9));
+            assertThat(browser.findElement(By.id("chart-bw-size")).getAttribute("aria-label")).isNotBlank();
+        }
+    }
+
+    @Test
+    void anInvalidMatrixShowsEveryViolationNextToTheBox() throws IOException {
+        long experiments = count("experiment");
+        browser.get("http://127.0.0.1:" + port + "/");
+        WebElement text = waitFor(By.id("matrix-text"));
+        text.clear();
+        text.sendKeys("base: {thread: 2}\ndimensions: {msg_size: [0, 64]}\n");
+        browser.findElement(By.cssSelector("#submit-matrix button")).click();
+
+        WebElement violations = new WebDriverWait(browser, Duration.ofSeconds(20))
+                .until(ExpectedConditions.visibilityOfElementLocated(By.id("violations")));
+        assertThat(violations.getText()).contains("base.thread").contains("unknown parameter 'thread'")
+                .contains("dimensions.msg_size[0]").contains("must be between 1 and 1073741824");
+        screenshot("violations");
+        assertThat(count("experiment")).isEqualTo(experiments);
+    }
+
+    /** The points a chart draws, by series label: [x, y] in the chart's units. */
+    @SuppressWarnings("unchecked")
+    private Map<String, List<List<Double>>> drawn(String chart) {
+        Object result = browser.executeScript("""
+                const out = {};
+                for (const d of window.qplabCharts[arguments[0]].data.datasets) {
+                  out[d.label] = d.data.map(p => [Number(p.x), Number(p.y)]);
+                }
+                return out;""", chart);
+        Map<String, List<List<Number>>> raw = (Map<String, List<List<Number>>>) result;
+        Map<String, List<List<Double>>> points = new HashMap<>();
+        raw.forEach((label, list) -> points.put(label,
+                list.stream().map(p -> p.stream().map(Number::doubleValue).toList()).toList()));
+        return points;
+    }
+
+    private WebElement waitFor(By locator) {
+        return new WebDriverWait(browser, Duration.ofSeconds(20)).until(ExpectedConditions.visibilityOfElementLocated(locator));
+    }
+
+    private void screenshot(String name) throws IOException {
+        Files.write(SCREENSHOTS.resolve(name + ".png"), ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
+    }
+}
