@@ -33,11 +33,12 @@ public class RunQueue {
     public Optional<Assignment> claimNext(String agentId) {
         return tx.execute(status -> {
             Optional<Assignment> claimed = jdbc.sql("""
-                            UPDATE run SET status = 'RUNNING', agent_id = ?, attempt = attempt + 1, started_at = now()
+                            UPDATE run SET status = 'RUNNING', agent_id = ?, attempt = attempt + 1, started_at = now(),
+                                host_facts = (SELECT facts FROM agent WHERE id = ?)
                             WHERE id = (SELECT id FROM run WHERE status = 'QUEUED' ORDER BY queued_at, id
                                         FOR UPDATE SKIP LOCKED LIMIT 1)
                             RETURNING id, experiment_id, params::text""")
-                    .param(agentId)
+                    .params(agentId, agentId)
                     .query((rs, i) -> new Assignment(rs.getLong(1), rs.getLong(2), toMap(rs.getString(3))))
                     .optional();
             claimed.ifPresent(a -> jdbc.sql("UPDATE experiment SET status = 'RUNNING' WHERE id = ? AND status = 'QUEUED'")

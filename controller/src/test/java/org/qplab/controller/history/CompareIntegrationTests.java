@@ -1,0 +1,113 @@
+package org.qplab.controller.history;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.ingest.RunOutcomes;
+import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.protocol.Sample;
+import org.qplab.protocol.SampleFrame;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.http.MediaType;
+
+/** The compare endpoint over runs whose cycles were stored through the real ingest path. */
+class CompareIntegrationTests extends ControllerIntegrationTest {
+
+    private static final int CYCLES = 5000;
+
+    @Autowired
+    private SampleIngest ingest;
+
+    @Autowired
+    private RunOutcomes outcomes;
+
+    @Test
+    void flagsAFivePercentSlowerCandidateAsARegressionAndNamesTheHostDifference() throws Exception {
+        long baseline = experiment("[4096]", 11, 1.0, "6.18.0");
+        long slower = experiment("[4096]", 12, 1.05, "6.19.0");
+
+        Map<String, Object> comparison = http().get().uri("/api/compare?baseline={a}&candidate={b}", baseline, slower)
+                .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+
+        List<Map<String, Object>> points = list(comparison.get("points"));
+        assertThat(points).hasSize(1);
+        Map<String, Object> point = points.get(0);
+        assertThat(point.get("verdict")).isEqualTo("regression");
+        assertThat(((Number) point.get("cycleMedianChangePercent")).doubleValue()).isCloseTo(5.0, within(1.5));
+        assertThat(((Number) point.get("bwChangePercent")).doubleValue()).isCloseTo(-4.8, within(1.5));
+        assertThat(((Number) point.get("pValue")).doubleValue()).isLessThan(0.001);
+        assertThat(list(comparison.get("hostMismatches"))).singleElement()
+                .satisfies(m -> assertThat(m).containsEntry("fact", "kernel")
+                        .containsEntry("baseline", List.of("6.18.0")).containsEntry("candidate", List.of("6.19.0")));
+    }
+
+    @Test
+    void findsNoChangeBetweenTwoDrawsOfTheSameDistributionAndListsUnpairedPoints() throws Exception {
+        long baseline = experiment("[4096]", 21, 1.0, "6.18.0");
+        long same = experiment("[4096, 65536]", 22, 1.0, "6.18.0");
+
+        Map<String, Object> comparison = http().get().uri("/api/compare?baseline={a}&candidate={b}", baseline, same)
+                .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+
+        assertThat(list(comparison.get("points"))).singleElement()
+                .satisfies(p -> assertThat(p.get("verdict")).isEqualTo("no change"));
+        assertThat(list(comparison.get("hostMismatches"))).isEmpty();
+        assertThat(list(comparison.get("baselineOnly"))).isEmpty();
+        assertThat(list(comparison.get("candidateOnly"))).singleElement()
+                .satisfies(params -> assertThat(params).containsEntry("msg_size", 65536));
+    }
+
+    @Test
+    void refusesABadConfidenceAndAnUnknownExperiment() {
+        http().get().uri("/api/compare?baseline=1&candidate=2&alpha=2").exchange().expectStatus().isBadRequest()
+                .expectBody().jsonPath("$.violations[0].field").isEqualTo("alpha");
+        http().get().uri("/api/compare?baseline=987654&candidate=987655").exchange().expectStatus().isNotFound()
+                .expectBody().jsonPath("$.error").isEqualTo("no experiment 987654");
+    }
+
+    /** An experiment whose runs an imitation agent ran: log-normal cycle times around 100 µs x scale. */
+    private long experiment(String sizes, long seed, double scale, String kernel) throws Exception {
+        Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"name\":\"compare\",\"base\":{\"iterations\":" + CYCLES + "},\"dimensions\":{\"msg_size\":" + sizes + "}}")
+                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        long experimentId = ((Number) created.get("id")).longValue();
+        List<Long> runs = jdbc.sql("""
+                        UPDATE run SET status = 'RUNNING', agent_id = 'compare-test', started_at = now(),
+                            host_facts = jsonb_build_object('kernel', ?::text, 'cpus', 2)
+                        WHERE experiment_id = ? RETURNING id""")
+                .params(kernel, experimentId).query(Long.class).list();
+        SplittableRandom random = new SplittableRandom(seed);
+        for (long runId : runs) {
+            long msgSize = jdbc.sql("SELECT (params->>'msg_size')::bigint FROM run WHERE id = ?").param(runId)
+                    .query(Long.class).single();
+            double[] durations = new double[CYCLES];
+            List<Sample> samples = new ArrayList<>();
+            for (int i = 0; i < CYCLES; i++) {
+                double gaussian = Math.sqrt(-2 * Math.log(1 - random.nextDouble())) * Math.cos(2 * Math.PI * random.nextDouble());
+                durations[i] = Math.round(scale * 100_000 * Math.exp(0.25 * gaussian));
+                samples.add(new Sample(0, 0, i, i * 1_000_000L, i * 1_000_000L + (long) durations[i], msgSize, 1));
+            }
+            ingest.store(SampleFrame.of(runId, 0, samples));
+            double seconds = Arrays.stream(durations).sum() / 1e9;
+            double[] sorted = durations.clone();
+            Arrays.sort(sorted);
+            outcomes.finished(runId, "compare-test", Map.of("cycles", CYCLES, "bytes", CYCLES * msgSize,
+                    "messages", CYCLES, "errors", 0, "dropped", 0, "duration_ns", (long) (seconds * 1e9),
+                    "bw_avg_bps", CYCLES * msgSize / seconds, "bw_peak_bps", CYCLES * msgSize / seconds,
+                    "msg_rate", CYCLES / seconds, "cycle_ns", Map.of("median", sorted[CYCLES / 2], "p99", sorted[CYCLES * 99 / 100])), 1);
+        }
+        return experimentId;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> list(Object value) {
+        return (List<Map<String, Object>>) value;
+    }
+}
