@@ -55,6 +55,19 @@ export function getCurve(experimentId, { x, y, series }) {
   return request('GET', `api/experiments/${encodeURIComponent(experimentId)}/curve?${query}`);
 }
 
+/** Cancels a queued or running experiment; 409 (ApiError) when it has already ended. */
+export function cancelExperiment(id) {
+  return request('POST', `api/experiments/${encodeURIComponent(id)}/cancel`);
+}
+
+/** Two experiments paired point by point; alpha and threshold (%) fall back to the server's defaults. */
+export function compareExperiments(baseline, candidate, { alpha, threshold } = {}) {
+  const query = new URLSearchParams({ baseline, candidate });
+  if (alpha !== undefined && alpha !== null && alpha !== '') query.set('alpha', alpha);
+  if (threshold !== undefined && threshold !== null && threshold !== '') query.set('threshold', threshold);
+  return request('GET', `api/compare?${query}`);
+}
+
 /** JSON if the text looks like JSON, YAML otherwise (JSON is valid YAML, but say what it is). */
 export function matrixContentType(text) {
   const start = text.trimStart()[0];

@@ -4,25 +4,7 @@ import { h, statusBadge } from './dom.js';
 import {
   bytesPerSecondToGbit, formatNumber, formatParam, messagesPerSecondToMillions, nanosToMicros,
 } from './format.js';
-
-const PREFERRED_ORDER = ['provider', 'transport', 'op', 'threads', 'qps_per_thread', 'msg_size'];
-
-function orderParams(names) {
-  const rank = (name) => {
-    const index = PREFERRED_ORDER.indexOf(name);
-    return index < 0 ? PREFERRED_ORDER.length : index;
-  };
-  return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-}
-
-function splitParams(runs) {
-  const names = orderParams(new Set(runs.flatMap((run) => Object.keys(run.params ?? {}))));
-  const key = (value) => JSON.stringify(value ?? null);
-  const varying = names.filter((name) => new Set(runs.map((run) => key(run.params?.[name]))).size > 1);
-  const fixed = names.filter((name) => !varying.includes(name))
-    .map((name) => [name, runs[0].params?.[name]]);
-  return { varying, fixed };
-}
+import { fixedParamsLine, splitParams } from './params.js';
 
 const num = (value, digits = 3) => h('td', { class: 'num' }, formatNumber(value, digits));
 
@@ -47,8 +29,7 @@ export function runsTable(runs) {
   if (sorted.length === 0) return h('p', { class: 'empty' }, 'No runs.');
   const { varying, fixed } = splitParams(sorted);
   return h('div', {},
-    fixed.length > 0 && h('p', { class: 'fixed-params' }, 'Every run: ',
-      fixed.map(([name, value], i) => [i > 0 ? ', ' : '', h('code', {}, `${name}=${formatParam(name, value)}`)])),
+    fixedParamsLine('Every run', fixed),
     h('div', { class: 'table-scroll' },
       h('table', { id: 'runs', class: 'grid' },
         h('thead', {}, h('tr', {},

@@ -15,6 +15,15 @@ dimensions:
 repeats: 2
 `;
 
+// A matrix handed over by "Clone matrix" on a curves page, shown by the next submit box.
+let pending = null;
+
+/** The next submit box starts with `matrix` (an object) as JSON, named "<name> (clone)". */
+export function cloneIntoNextSubmit(matrix, sourceId) {
+  const copy = { ...matrix, name: `${matrix.name ?? 'experiment'} (clone)` };
+  pending = { text: JSON.stringify(copy, null, 2), sourceId };
+}
+
 function violationItems(result) {
   if (result.violations.length === 0) return [h('li', {}, result.message)];
   return result.violations.map((v) => h('li', {},
@@ -23,8 +32,13 @@ function violationItems(result) {
 
 export function submitBox({ onSubmitted }) {
   const text = h('textarea', { id: 'matrix-text', spellcheck: 'false', rows: 14 });
-  text.value = EXAMPLE;
+  text.value = pending?.text ?? EXAMPLE;
   const outcome = h('p', { class: 'submit-outcome', role: 'status' });
+  if (pending) {
+    outcome.replaceChildren('Cloned from ', h('a', { href: `#/experiments/${pending.sourceId}` }, `#${pending.sourceId}`),
+      ': edit and submit.');
+    pending = null;
+  }
   const violations = h('ul', { id: 'violations', class: 'violations', hidden: true });
   const button = h('button', { type: 'submit' }, 'Submit');
 

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.qplab.agent.engine.EngineException;
@@ -32,6 +34,7 @@ final class RunExecutor {
     private final ExecutorService engineThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "qplab-engine"));
     private volatile long currentRunId = -1;
     private volatile EngineSession current;
+    private final Set<Long> cancelledBeforeStart = ConcurrentHashMap.newKeySet();
 
     RunExecutor(ControllerLink link, ObjectMapper json) {
         this.link = link;
@@ -50,6 +53,8 @@ final class RunExecutor {
             if (session != null && currentRunId == cancel.runId()) {
                 Log.info("run " + cancel.runId() + ": cancel requested");
                 session.stop();
+            } else {
+                cancelledBeforeStart.add(cancel.runId()); // assigned, waiting for the engine thread
             }
         } else {
             Log.info("ignoring unexpected message " + message.getClass().getSimpleName());
@@ -57,6 +62,11 @@ final class RunExecutor {
     }
 
     private void execute(long runId, Map<String, Object> params) {
+        if (cancelledBeforeStart.remove(runId)) {
+            Log.info("run " + runId + ": cancelled before it started");
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "cancelled before it started", 0));
+            return;
+        }
         Map<String, Object> spec = new LinkedHashMap<>(params);
         spec.putIfAbsent("role", "loopback");
         currentRunId = runId;

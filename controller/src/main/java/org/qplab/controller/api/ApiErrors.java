@@ -23,6 +23,11 @@ class ApiErrors {
                 "violations", List.of(new Violation("", String.valueOf(e.getReason())))));
     }
 
+    @ExceptionHandler(Conflict.class)
+    ResponseEntity<Map<String, Object>> conflict(Conflict e) {
+        return ResponseEntity.status(HttpStatus.CONFLICT).body(Map.of("error", e.getMessage()));
+    }
+
     @ExceptionHandler(NotFound.class)
     ResponseEntity<Map<String, Object>> notFound(NotFound e) {
         return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("error", e.getMessage()));

@@ -2,12 +2,14 @@ package org.qplab.controller.experiment;
 
 import java.net.URI;
 import java.util.List;
+import org.qplab.controller.agent.AgentRegistry;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.run.Run;
 import org.qplab.controller.run.RunRepository;
 import org.qplab.controller.schedule.Scheduler;
+import org.qplab.protocol.AgentMessage;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
@@ -22,7 +24,7 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.ObjectMapper;
 
-/** /api/experiments: submit a matrix (JSON or YAML), list experiments, one experiment, its runs. */
+/** /api/experiments: submit a matrix (JSON or YAML), list experiments, one experiment, its runs, cancel. */
 @RestController
 @RequestMapping("/api/experiments")
 class ExperimentController {
@@ -33,9 +35,11 @@ class ExperimentController {
     private final Scheduler scheduler;
     private final MatrixReader reader;
     private final MatrixExpander expander;
+    private final AgentRegistry agents;
 
     ExperimentController(Jdbc jdbc, ExperimentRepository experiments, RunRepository runs, Scheduler scheduler,
-                         ObjectMapper json, ExperimentProperties properties) {
+                         ObjectMapper json, ExperimentProperties properties, AgentRegistry agents) {
+        this.agents = agents;
         this.jdbc = jdbc;
         this.experiments = experiments;
         this.runs = runs;
@@ -61,6 +65,15 @@ class ExperimentController {
     @GetMapping("/{id}")
     Mono<Experiment> get(@PathVariable long id) {
         return jdbc.call(() -> experiments.find(id).orElseThrow(() -> new NotFound("no experiment " + id)));
+    }
+
+    /** Queued runs are dropped; running ones are stopped by their agents and keep what they measured. */
+    @PostMapping("/{id}/cancel")
+    Mono<Experiment> cancel(@PathVariable long id) {
+        return jdbc.call(() -> experiments.cancel(id).orElseThrow(() -> new NotFound("no experiment " + id)))
+                .doOnNext(running -> running.forEach(run -> agents.get(run.agentId())
+                        .ifPresent(agent -> agent.send(new AgentMessage.CancelRun(run.runId())))))
+                .then(jdbc.call(() -> experiments.find(id).orElseThrow()));
     }
 
     @GetMapping("/{id}/runs")

@@ -6,6 +6,7 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.qplab.controller.api.Conflict;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -49,6 +50,31 @@ public class ExperimentRepository {
             }
             template.batchUpdate("INSERT INTO run (experiment_id, idx, repeat, params) VALUES (?, ?, ?, CAST(? AS jsonb))", rows);
             return id;
+        });
+    }
+
+    /** A run that was under way when its experiment was cancelled. */
+    public record RunningRun(long runId, String agentId) {}
+
+    /**
+     * Cancels the experiment and its queued runs; returns the runs still running, whose agents must
+     * be told. Empty Optional when there is no such experiment; Conflict when it has already ended.
+     */
+    public Optional<List<RunningRun>> cancel(long id) {
+        return tx.execute(status -> {
+            Optional<String> state = jdbc.sql("SELECT status FROM experiment WHERE id = ? FOR UPDATE").param(id)
+                    .query(String.class).optional();
+            if (state.isEmpty()) {
+                return Optional.empty();
+            }
+            if (!List.of("QUEUED", "RUNNING").contains(state.get())) {
+                throw new Conflict("experiment " + id + " already ended (" + state.get() + ")");
+            }
+            jdbc.sql("UPDATE experiment SET status = 'CANCELLED', finished_at = now() WHERE id = ?").param(id).update();
+            jdbc.sql("UPDATE run SET status = 'CANCELLED', finished_at = now() WHERE experiment_id = ? AND status = 'QUEUED'")
+                    .param(id).update();
+            return Optional.of(jdbc.sql("SELECT id, agent_id FROM run WHERE experiment_id = ? AND status = 'RUNNING'")
+                    .param(id).query((rs, i) -> new RunningRun(rs.getLong(1), rs.getString(2))).list());
         });
     }
 

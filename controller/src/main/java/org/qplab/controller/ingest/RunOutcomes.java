@@ -47,6 +47,8 @@ public class RunOutcomes {
             if (stored != batches) {
                 end(runId, agentId, "FAILED", "the agent sent " + batches + " sample batches but " + stored
                         + " were stored");
+            } else if (Boolean.TRUE.equals(summary.get("stopped"))) {
+                end(runId, agentId, "CANCELLED", "stopped early on request; the cycles measured until then are kept");
             } else {
                 end(runId, agentId, "FINISHED", null);
             }
