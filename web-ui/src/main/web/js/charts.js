@@ -131,15 +131,18 @@ function tooltipLabel(unit) {
 
 /**
  * Config of one line chart. `series` is [{label, points: [{x, y, min, max, n}]}] with y
- * already in the unit the y axis shows; `xKind` is 'size' (log2 bytes) or 'count'.
+ * already in the unit the y axis shows; `xKind` is 'size' (log2 bytes) or 'count'. A series
+ * may carry `colorIndex` (of `colorCount`) to share its colour with another, and `dashed`.
  */
-function lineConfig({ series, xKind, xTitle, yTitle, unit }) {
+function lineConfig({ series, xKind, xTitle, yTitle, unit, colorCount = series.length }) {
   const xs = series.flatMap((s) => s.points.map((p) => p.x));
+  const anyDashed = series.some((s) => s.dashed);
   const datasets = series.map((s, index) => ({
     label: s.label,
     data: s.points,
-    borderColor: seriesColor(index, series.length),
-    backgroundColor: seriesColor(index, series.length),
+    borderColor: seriesColor(s.colorIndex ?? index, colorCount),
+    backgroundColor: seriesColor(s.colorIndex ?? index, colorCount),
+    borderDash: s.dashed ? [7, 4] : [],
     borderWidth: 2,
     pointRadius: 3,
     tension: 0,
@@ -164,7 +167,13 @@ function lineConfig({ series, xKind, xTitle, yTitle, unit }) {
         },
       },
       plugins: {
-        legend: { position: 'top', labels: { boxWidth: 14, boxHeight: 2 } },
+        // A flat box cannot show a dash; a short line in the series' own style can.
+        legend: {
+          position: 'top',
+          labels: anyDashed
+            ? { usePointStyle: true, pointStyle: 'line', pointStyleWidth: 28 }
+            : { boxWidth: 14, boxHeight: 2 },
+        },
         tooltip: {
           callbacks: {
             title: (items) => (items.length ? formatX(xKind, items[0].raw.x) : ''),

@@ -46,7 +46,8 @@ export function mountExperiments(container) {
   const picker = comparePicker();
   container.replaceChildren(h('div', { class: 'list-layout' },
     h('section', { class: 'card' }, h('h2', {}, 'Experiments'), table, empty),
-    h('div', { class: 'side' }, submit, picker.element)));
+    h('div', { class: 'side' }, submit,
+      h('section', { class: 'card compare-card' }, h('h2', {}, 'Compare'), picker.form))));
 
   loop = refreshLoop('experiments', async () => {
     const experiments = await listExperiments();

@@ -85,3 +85,21 @@ export function formatSeries(name, value) {
     default: return `${name} = ${formatParam(name, value)}`;
   }
 }
+
+/** p-values: 0.034, 0.5 — or 1.2e-30 once plain decimals would need too many zeros. */
+export function formatPValue(p) {
+  if (p === null || p === undefined || Number.isNaN(Number(p))) return '–';
+  const value = Number(p);
+  if (value === 0) return '0';
+  if (value >= 0.001) return String(Number(value.toPrecision(2)));
+  return value.toExponential(1).replace('e-0', 'e-').replace('.0e', 'e');
+}
+
+/** A relative change with its sign: +5.0 %, −4.8 %, 0.0 %. */
+export function formatChangePercent(percent) {
+  if (percent === null || percent === undefined || Number.isNaN(Number(percent))) return '–';
+  const value = Number(percent);
+  const text = Math.abs(value).toFixed(1);
+  if (text === '0.0') return '0.0 %';
+  return `${value > 0 ? '+' : '−'}${text} %`;
+}
