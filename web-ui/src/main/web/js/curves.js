@@ -46,7 +46,7 @@ const CURVES = [
 ];
 
 /** Curve points ({series, x, y, n, min, max}) → one series per value, y in display units. */
-function toSeries(curve, toUnit) {
+export function toSeries(curve, toUnit) {
   const bySeries = new Map();
   for (const point of curve.points ?? []) {
     if (!bySeries.has(point.series)) bySeries.set(point.series, []);
@@ -63,6 +63,7 @@ function toSeries(curve, toUnit) {
   return [...bySeries.entries()]
     .sort(([a], [b]) => compare(a, b))
     .map(([value, points]) => ({
+      value,
       label: formatSeries(curve.series, value),
       points: points.sort((a, b) => a.x - b.x),
     }));

@@ -15,7 +15,7 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
 
         assertThat(String.valueOf(document.get("openapi"))).startsWith("3.");
         assertThat(((Map<?, ?>) document.get("info")).get("title")).isEqualTo("qplab");
-        assertThat((Map<?, ?>) document.get("paths")).containsKeys(
+        assertThat(((Map<?, ?>) document.get("paths")).keySet().stream().map(String::valueOf).toList()).contains(
                 "/api/experiments", "/api/experiments/{id}", "/api/experiments/{id}/runs",
                 "/api/experiments/{id}/cancel", "/api/experiments/{id}/curve", "/api/runs/{id}",
                 "/api/runs/{id}/samples", "/api/runs/{id}/summary", "/api/compare", "/api/agents");
