@@ -26,7 +26,10 @@ export function drawCompareChart(card, [baselineCurve, candidateCurve]) {
   const sides = [['baseline', baselineCurve, false], ['candidate', candidateCurve, true]]
     .map(([side, curve, dashed]) => toSeries(curve, bytesPerSecondToGbit)
       .map((s) => ({ ...s, label: `${side} · ${s.label}`, dashed })));
-  const values = [...new Set(sides.flat().map((s) => JSON.stringify(s.value)))];
+  const byValue = (a, b) => (typeof a === 'number' && typeof b === 'number'
+    ? a - b : String(a).localeCompare(String(b)));
+  const values = [...new Set(sides.flat().map((s) => JSON.stringify(s.value)))]
+    .sort((a, b) => byValue(JSON.parse(a), JSON.parse(b)));
   const ordered = [...sides.flat()].sort((a, b) => values.indexOf(JSON.stringify(a.value))
     - values.indexOf(JSON.stringify(b.value)) || Number(a.dashed) - Number(b.dashed));
   const series = ordered.map((s) => ({ ...s, colorIndex: values.indexOf(JSON.stringify(s.value)) }));

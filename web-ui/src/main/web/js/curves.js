@@ -8,6 +8,9 @@ import {
 } from './format.js';
 import { refreshLoop } from './refresh.js';
 import { runsTable } from './runs.js';
+import { cancelButton } from './cancel.js';
+import { compareHash } from './compare-picker.js';
+import { cloneIntoNextSubmit } from './submit.js';
 
 const CURVES = [
   {
@@ -101,20 +104,44 @@ function summaryLine(experiment) {
     experiment.finishedAt && h('span', { class: 'time' }, `finished ${formatTime(experiment.finishedAt)}`));
 }
 
+/** Cancel while it runs, clone its matrix into the submit box, compare it with another. */
+function actionButtons(experiment, refresh) {
+  const clone = h('button', {
+    type: 'button',
+    id: 'clone-matrix',
+    disabled: !experiment.matrix,
+    title: 'Copy this matrix into the submit box of the experiments page',
+    onclick: () => {
+      cloneIntoNextSubmit(experiment.matrix, experiment.id);
+      window.location.hash = '#/';
+    },
+  }, 'Clone matrix');
+  return [
+    cancelButton(experiment, refresh),
+    clone,
+    h('a', { id: 'compare-with', class: 'button-link', href: compareHash({ candidate: experiment.id }) },
+      'Compare with…'),
+  ];
+}
+
 /** Renders experiment `id` into `container`; returns the function that tears it down. */
 export function mountCurves(container, id) {
   let mounted = true;
   const title = h('h2', {}, `Experiment #${id}`);
+  const actions = h('div', { class: 'header-actions' });
   const summary = h('div', {});
   const matrix = h('div', {});
   const runs = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   container.replaceChildren(h('section', { id: 'curves', class: 'experiment-view', dataset: { experimentId: id } },
     h('div', { class: 'card header' },
-      h('a', { href: '#/', class: 'back' }, '← Experiments'), title, summary, matrix),
+      h('a', { href: '#/', class: 'back' }, '← Experiments'),
+      h('div', { class: 'title-row' }, title, actions), summary, matrix),
     h('div', { class: 'charts' }, CURVES.map(chartCard)),
     h('section', { class: 'card' }, h('h2', {}, 'Runs'), runs)));
 
-  const loop = refreshLoop(`experiment-${id}`, async () => {
+  let loop = null;
+  const refresh = () => loop?.now();
+  loop = refreshLoop(`experiment-${id}`, async () => {
     const [experiment, runList] = await Promise.all([getExperiment(id), listRuns(id)]);
     const anyFinished = runList.some((run) => run.status === 'FINISHED');
     const curves = anyFinished
@@ -123,6 +150,7 @@ export function mountCurves(container, id) {
     if (!mounted) return false;
     title.replaceChildren(experiment.name, ' ', h('span', { class: 'muted' }, `#${experiment.id}`));
     summary.replaceChildren(summaryLine(experiment));
+    actions.replaceChildren(...actionButtons(experiment, refresh).filter(Boolean));
     if (experiment.matrix && !matrix.hasChildNodes()) {
       matrix.append(h('details', { class: 'matrix' }, h('summary', {}, 'Matrix'),
         h('pre', {}, JSON.stringify(experiment.matrix, null, 2))));

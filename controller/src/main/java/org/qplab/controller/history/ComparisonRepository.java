@@ -41,10 +41,13 @@ public class ComparisonRepository {
                 .list();
     }
 
-    /** Every cycle time (end - start, ns) of these runs. */
-    public double[] cycleTimes(List<Long> runIds) {
-        return jdbc.sql("SELECT end_ns - start_ns FROM sample WHERE run_id = ANY(?)")
+    /** The cycle times of these runs, pooled: their stored histograms merged (see V3__run_histogram.sql). */
+    public MannWhitney.Counts cycleTimes(List<Long> runIds) {
+        List<long[]> rows = jdbc.sql("""
+                        SELECT bucket, sum(count)::bigint FROM run_histogram WHERE run_id = ANY(?)
+                        GROUP BY bucket ORDER BY bucket""")
                 .param(runIds.toArray(Long[]::new))
-                .query((rs, i) -> rs.getDouble(1)).list().stream().mapToDouble(Double::doubleValue).toArray();
+                .query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)}).list();
+        return new MannWhitney.Counts(rows.stream().mapToLong(r -> r[0]).toArray(), rows.stream().mapToLong(r -> r[1]).toArray());
     }
 }

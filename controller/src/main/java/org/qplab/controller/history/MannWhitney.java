@@ -1,7 +1,5 @@
 package org.qplab.controller.history;
 
-import java.util.Arrays;
-
 /**
  * The Mann–Whitney U test (Wilcoxon rank-sum) of two samples, with the tie-corrected normal
  * approximation and continuity correction — what scipy's mannwhitneyu(method="asymptotic") gives.
@@ -20,39 +18,53 @@ public final class MannWhitney {
     private MannWhitney() {
     }
 
+    /** A sample as distinct values in ascending order and how often each occurs (a histogram). */
+    public record Counts(long[] values, long[] counts) {
+        public Counts {
+            if (values.length != counts.length) {
+                throw new IllegalArgumentException(values.length + " values but " + counts.length + " counts");
+            }
+        }
+
+        long total() {
+            long n = 0;
+            for (long c : counts) {
+                n += c;
+            }
+            return n;
+        }
+    }
+
     public static Result test(double[] first, double[] second) {
-        int n1 = first.length;
-        int n2 = second.length;
+        return test(counts(first), counts(second));
+    }
+
+    /**
+     * The test on two histograms: values in one bucket are ties. Linear in the number of buckets,
+     * so millions of cycles cost nothing once their histogram is stored.
+     */
+    public static Result test(Counts first, Counts second) {
+        long n1 = first.total();
+        long n2 = second.total();
         if (n1 == 0 || n2 == 0) {
             throw new IllegalArgumentException("both samples need values (got " + n1 + " and " + n2 + ")");
         }
-        double[] a = first.clone();
-        double[] b = second.clone();
-        Arrays.sort(a);
-        Arrays.sort(b);
-        // Walk both sorted samples together; every run of equal values shares its mean rank.
+        // Walk both value lists together; every run of equal values shares its mean rank.
         double rankSumA = 0;
         double tieTerm = 0;
+        long rank = 0;
         int i = 0;
         int j = 0;
-        long rank = 0;
-        while (i < n1 || j < n2) {
-            double v = i < n1 && (j >= n2 || a[i] <= b[j]) ? a[i] : b[j];
-            int inA = 0;
-            while (i < n1 && a[i] == v) {
-                i++;
-                inA++;
-            }
-            int inB = 0;
-            while (j < n2 && b[j] == v) {
-                j++;
-                inB++;
-            }
-            long t = inA + inB;
-            double meanRank = rank + (t + 1) / 2.0;
-            rankSumA += inA * meanRank;
-            tieTerm += (double) t * t * t - t;
-            rank += t;
+        long[] a = first.values();
+        long[] b = second.values();
+        while (i < a.length || j < b.length) {
+            long v = i < a.length && (j >= b.length || a[i] <= b[j]) ? a[i] : b[j];
+            long inA = i < a.length && a[i] == v ? first.counts()[i++] : 0;
+            long inB = j < b.length && b[j] == v ? second.counts()[j++] : 0;
+            double t = inA + inB;
+            rankSumA += inA * (rank + (t + 1) / 2);
+            tieTerm += t * t * t - t;
+            rank += inA + inB;
         }
         double n = (double) n1 + n2;
         double u = rankSumA - (double) n1 * (n1 + 1) / 2;
@@ -67,6 +79,29 @@ public final class MannWhitney {
         }
         double p = Math.min(1, erfc(Math.abs(z) / Math.sqrt(2)));
         return new Result(u, z, p, u / ((double) n1 * n2));
+    }
+
+    /** Exact values as a histogram (doubles compared by their bits' order, so any finite values work). */
+    private static Counts counts(double[] sample) {
+        double[] sorted = sample.clone();
+        java.util.Arrays.sort(sorted);
+        long[] values = new long[sorted.length];
+        long[] counts = new long[sorted.length];
+        int k = -1;
+        for (int i = 0; i < sorted.length; i++) {
+            if (i == 0 || sorted[i] != sorted[i - 1]) {
+                k++;
+                values[k] = orderedBits(sorted[i]);
+            }
+            counts[k]++;
+        }
+        return new Counts(java.util.Arrays.copyOf(values, k + 1), java.util.Arrays.copyOf(counts, k + 1));
+    }
+
+    /** A long whose order is the double's numeric order. */
+    private static long orderedBits(double v) {
+        long bits = Double.doubleToLongBits(v == 0 ? 0.0 : v);
+        return bits < 0 ? bits ^ Long.MAX_VALUE : bits;
     }
 
     /** Complementary error function, fractional error below 1.2e-7 everywhere (Numerical Recipes' erfcc). */

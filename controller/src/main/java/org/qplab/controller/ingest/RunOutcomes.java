@@ -27,7 +27,7 @@ public class RunOutcomes {
         this.json = json;
     }
 
-    /** The agent finished the run; stores the engine's summary. Blocking. */
+    /** The agent finished the run; stores the engine's summary and the run's cycle-time histogram. Blocking. */
     public void finished(long runId, String agentId, Map<String, Object> summary, long batches) {
         tx.executeWithoutResult(status -> {
             long stored = jdbc.sql("SELECT count(*) FROM sample_batch WHERE run_id = ?").param(runId)
@@ -44,6 +44,10 @@ public class RunOutcomes {
                             doubleOf(summary, "msg_rate"), doubleOf(cycleNs, "median"), doubleOf(cycleNs, "p99"),
                             batches)
                     .update();
+            jdbc.sql("""
+                    INSERT INTO run_histogram (run_id, bucket, count)
+                    SELECT ?, qplab_cycle_bucket(end_ns - start_ns), count(*) FROM sample WHERE run_id = ?
+                    GROUP BY 2 ON CONFLICT DO NOTHING""").params(runId, runId).update();
             if (stored != batches) {
                 end(runId, agentId, "FAILED", "the agent sent " + batches + " sample batches but " + stored
                         + " were stored");

@@ -65,6 +65,19 @@ class CompareIntegrationTests extends ControllerIntegrationTest {
     }
 
     @Test
+    void histogramBucketsAreMonotoneAndNarrowEverywhere() {
+        assertThat(jdbc.sql("""
+                SELECT bool_and(qplab_cycle_bucket(x) <= qplab_cycle_bucket(x + 1)) FROM generate_series(0::bigint, 200000) x""")
+                .query(Boolean.class).single()).as("monotone over 0..200000 ns").isTrue();
+        // around every power of two up to 2^40 ns (18 minutes): monotone, and a bucket spans <= 1/128 of its value
+        assertThat(jdbc.sql("""
+                SELECT bool_and(qplab_cycle_bucket(v) <= qplab_cycle_bucket(v + 1)
+                                AND qplab_cycle_bucket(v) < qplab_cycle_bucket(v + greatest(1, v / 128) + 1))
+                FROM generate_series(8, 40) k, generate_series(-3, 3) d, LATERAL (SELECT (1::bigint << k) + d AS v) x""")
+                .query(Boolean.class).single()).isTrue();
+    }
+
+    @Test
     void refusesABadConfidenceAndAnUnknownExperiment() {
         http().get().uri("/api/compare?baseline=1&candidate=2&alpha=2").exchange().expectStatus().isBadRequest()
                 .expectBody().jsonPath("$.violations[0].field").isEqualTo("alpha");
