@@ -130,6 +130,22 @@ function tooltipLabel(unit) {
 }
 
 /**
+ * Legend entries drawn as a short line in the dataset's own dash: a flat box cannot show a
+ * dash, and with point styles Chart.js takes the (undashed) point's style for the entry.
+ */
+const lineLegendLabels = {
+  usePointStyle: true,
+  pointStyle: 'line',
+  pointStyleWidth: 30,
+  generateLabels(chart) {
+    return window.Chart.defaults.plugins.legend.labels.generateLabels(chart).map((item) => {
+      const dataset = chart.data.datasets[item.datasetIndex];
+      return { ...item, lineDash: dataset.borderDash, lineWidth: dataset.borderWidth, strokeStyle: dataset.borderColor };
+    });
+  },
+};
+
+/**
  * Config of one line chart. `series` is [{label, points: [{x, y, min, max, n}]}] with y
  * already in the unit the y axis shows; `xKind` is 'size' (log2 bytes) or 'count'. A series
  * may carry `colorIndex` (of `colorCount`) to share its colour with another, and `dashed`.
@@ -167,13 +183,7 @@ function lineConfig({ series, xKind, xTitle, yTitle, unit, colorCount = series.l
         },
       },
       plugins: {
-        // A flat box cannot show a dash; a short line in the series' own style can.
-        legend: {
-          position: 'top',
-          labels: anyDashed
-            ? { usePointStyle: true, pointStyle: 'line', pointStyleWidth: 28 }
-            : { boxWidth: 14, boxHeight: 2 },
-        },
+        legend: { position: 'top', labels: anyDashed ? lineLegendLabels : { boxWidth: 14, boxHeight: 2 } },
         tooltip: {
           callbacks: {
             title: (items) => (items.length ? formatX(xKind, items[0].raw.x) : ''),

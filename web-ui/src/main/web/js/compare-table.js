@@ -3,7 +3,7 @@ import { h } from './dom.js';
 import {
   bytesPerSecondToGbit, formatChangePercent, formatNumber, formatParam, formatPValue, nanosToMicros,
 } from './format.js';
-import { fixedParamsLine, paramList, splitParams } from './params.js';
+import { fixedParamsLine, orderParams, paramList, splitParams } from './params.js';
 
 const VERDICT_CLASS = { regression: 'regression', improvement: 'improvement', 'no change': 'no-change' };
 
@@ -50,18 +50,25 @@ function verdictCounts(points) {
 }
 
 /** The parameters of an unpaired point, less those every paired point shares. */
-function unpairedItem(params, fixed) {
+function ownParams(params, fixed) {
   const shared = new Map(fixed.map(([name, value]) => [name, JSON.stringify(value ?? null)]));
-  const own = Object.entries(params)
-    .filter(([name, value]) => shared.get(name) !== JSON.stringify(value ?? null));
-  return h('li', {}, own.length > 0 ? paramList(own) : paramList(Object.entries(params)));
+  const all = orderParams(Object.keys(params)).map((name) => [name, params[name]]);
+  const own = all.filter(([name, value]) => shared.get(name) !== JSON.stringify(value ?? null));
+  return own.length > 0 ? own : all;
 }
 
 function unpairedList(title, id, list, fixed) {
   if (!list?.length) return null;
+  const rows = list.map((params) => ownParams(params, fixed)).sort((a, b) => {
+    for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
+      const order = compareValues(a[i][1], b[i][1]);
+      if (order !== 0) return order;
+    }
+    return a.length - b.length;
+  });
   return h('div', { class: 'unpaired', id },
     h('h3', {}, `${title} (${list.length})`),
-    h('ul', {}, list.map((params) => unpairedItem(params, fixed))));
+    h('ul', {}, rows.map((entries) => h('li', {}, paramList(entries)))));
 }
 
 /** The table #compare-table, one row per paired point, and the unpaired points below it. */
