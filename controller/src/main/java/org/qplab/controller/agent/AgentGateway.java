@@ -8,6 +8,7 @@ import java.util.Map;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.live.LiveRuns;
 import org.qplab.controller.schedule.Scheduler;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.SampleFrame;
@@ -40,10 +41,12 @@ public class AgentGateway implements WebSocketHandler {
     private final SampleIngest ingest;
     private final RunOutcomes outcomes;
     private final Scheduler scheduler;
+    private final LiveRuns live;
     private final byte[] token;
 
     public AgentGateway(ObjectMapper json, Jdbc jdbc, AgentRepository agents, AgentRegistry registry,
-                        SampleIngest ingest, RunOutcomes outcomes, Scheduler scheduler, AgentToken token) {
+                        SampleIngest ingest, RunOutcomes outcomes, Scheduler scheduler, LiveRuns live, AgentToken token) {
+        this.live = live;
         this.json = json;
         this.jdbc = jdbc;
         this.agents = agents;
@@ -91,7 +94,12 @@ public class AgentGateway implements WebSocketHandler {
         String agentId = connection.agentId();
         if (message instanceof SampleFrame frame) {
             return jdbc.call(() -> ingest.store(frame))
-                    .doOnNext(fresh -> connection.send(new AgentMessage.BatchAck(frame.runId(), frame.seq())))
+                    .doOnNext(fresh -> {
+                        connection.send(new AgentMessage.BatchAck(frame.runId(), frame.seq()));
+                        if (fresh) {
+                            live.stored(frame);
+                        }
+                    })
                     .then();
         }
         if (message instanceof AgentMessage.RunFinished end) {

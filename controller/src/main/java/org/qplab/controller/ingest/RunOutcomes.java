@@ -1,6 +1,7 @@
 package org.qplab.controller.ingest;
 
 import java.util.Map;
+import org.qplab.controller.live.LiveRuns;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -20,16 +21,18 @@ public class RunOutcomes {
     private final JdbcClient jdbc;
     private final TransactionTemplate tx;
     private final ObjectMapper json;
+    private final LiveRuns live;
 
-    public RunOutcomes(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json) {
+    public RunOutcomes(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json, LiveRuns live) {
         this.jdbc = jdbc;
         this.tx = tx;
         this.json = json;
+        this.live = live;
     }
 
     /** The agent finished the run; stores the engine's summary and the run's cycle-time histogram. Blocking. */
     public void finished(long runId, String agentId, Map<String, Object> summary, long batches) {
-        tx.executeWithoutResult(status -> {
+        String ended = tx.execute(status -> {
             long stored = jdbc.sql("SELECT count(*) FROM sample_batch WHERE run_id = ?").param(runId)
                     .query(Long.class).single();
             Map<?, ?> cycleNs = summary.get("cycle_ns") instanceof Map<?, ?> m ? m : Map.of();
@@ -49,29 +52,36 @@ public class RunOutcomes {
                     SELECT ?, qplab_cycle_bucket(end_ns - start_ns), count(*) FROM sample WHERE run_id = ?
                     GROUP BY 2 ON CONFLICT DO NOTHING""").params(runId, runId).update();
             if (stored != batches) {
-                end(runId, agentId, "FAILED", "the agent sent " + batches + " sample batches but " + stored
+                return end(runId, agentId, "FAILED", "the agent sent " + batches + " sample batches but " + stored
                         + " were stored");
             } else if (Boolean.TRUE.equals(summary.get("stopped"))) {
-                end(runId, agentId, "CANCELLED", "stopped early on request; the cycles measured until then are kept");
-            } else {
-                end(runId, agentId, "FINISHED", null);
+                return end(runId, agentId, "CANCELLED", "stopped early on request; the cycles measured until then are kept");
             }
+            return end(runId, agentId, "FINISHED", null);
         });
+        announce(runId, ended);
     }
 
     /** The run failed (engine error, lost agent); samples that arrived are kept. Blocking. */
     public void failed(long runId, String agentId, String error) {
-        tx.executeWithoutResult(status -> end(runId, agentId, "FAILED", error));
+        announce(runId, tx.execute(status -> end(runId, agentId, "FAILED", error)));
     }
 
-    private void end(long runId, String agentId, String status, String error) {
+    private void announce(long runId, String status) {
+        if (status != null) {
+            live.ended(runId, status);
+        }
+    }
+
+    /** Sets the run's end; returns the status set, or null when the run was not running there (a replay). */
+    private String end(long runId, String agentId, String status, String error) {
         Long experimentId = jdbc.sql("""
                         UPDATE run SET status = ?, error = ?, finished_at = now()
                         WHERE id = ? AND status = 'RUNNING' AND agent_id = ? RETURNING experiment_id""")
                 .params(status, error, runId, agentId).query(Long.class).optional().orElse(null);
         if (experimentId == null) {
             log.debug("run {} end from {} ignored: not running there (a replay)", runId, agentId);
-            return;
+            return null;
         }
         log.info("run {} {} on {}{}", runId, status, agentId, error == null ? "" : ": " + error);
         jdbc.sql("""
@@ -81,6 +91,7 @@ public class RunOutcomes {
                 WHERE e.id = ? AND e.status IN ('QUEUED', 'RUNNING')
                   AND NOT EXISTS (SELECT 1 FROM run WHERE experiment_id = e.id AND status IN ('QUEUED', 'RUNNING'))""")
                 .param(experimentId).update();
+        return status;
     }
 
     private static long longOf(Map<?, ?> map, String key) {
