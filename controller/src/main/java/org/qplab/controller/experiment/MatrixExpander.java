@@ -26,6 +26,13 @@ public final class MatrixExpander {
 
     private static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions", "repeats");
     private static final int MAX_REPEATS = 1000;
+    /**
+     * The engine's defaults of the parameters curves and comparisons group by, written into every
+     * run so that a run's parameters say what it did even where the matrix was silent.
+     */
+    static final Map<String, Object> EXPLICIT_DEFAULTS = Map.of(
+            Parameter.PROVIDER.key(), "tcp", Parameter.OP.key(), "send",
+            Parameter.THREADS.key(), 1L, Parameter.QPS_PER_THREAD.key(), 1L);
 
     private final ObjectMapper json;
     private final long maxRuns;
@@ -188,8 +195,7 @@ public final class MatrixExpander {
 
     private static List<Map<String, Object>> crossProduct(Map<String, Object> base, Map<String, List<Object>> dimensions) {
         List<Map<String, Object>> points = new ArrayList<>();
-        Map<String, Object> first = new LinkedHashMap<>();
-        first.put(Parameter.PROVIDER.key(), "tcp");
+        Map<String, Object> first = new LinkedHashMap<>(EXPLICIT_DEFAULTS);
         first.putAll(base);
         points.add(first);
         for (var dimension : dimensions.entrySet()) {

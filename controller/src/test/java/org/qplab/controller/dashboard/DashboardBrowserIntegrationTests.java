@@ -25,6 +25,10 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.qplab.controller.AgentProcess;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.StoredExperiments;
+import org.qplab.controller.ingest.RunOutcomes;
+import org.qplab.controller.ingest.SampleIngest;
+import org.springframework.beans.factory.annotation.Autowired;
 
 /**
  * The dashboard in headless Chromium against a real controller and agent: what a user types,
@@ -38,6 +42,12 @@ class DashboardBrowserIntegrationTests extends ControllerIntegrationTest {
     private static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
     private ChromeDriver browser;
+
+    @Autowired
+    private SampleIngest ingest;
+
+    @Autowired
+    private RunOutcomes outcomes;
 
     @BeforeEach
     void openBrowser() throws IOException {
@@ -112,6 +122,39 @@ class DashboardBrowserIntegrationTests extends ControllerIntegrationTest {
             assertThat(throughput.get("64 KiB").get(1).get(1))
                     .isCloseTo(storedGbits.get("2 65536"), org.assertj.core.data.Offset.offset(1e-9));
             assertThat(browser.findElement(By.id("chart-bw-size")).getAttribute("aria-label")).isNotBlank();
+        }
+    }
+
+    @Test
+    void theComparePageShowsTheRegressionTheHostDifferenceAndBothCurves() throws Exception {
+        StoredExperiments stored = new StoredExperiments(http(), jdbc, ingest, outcomes);
+        long baseline = stored.create("[4096, 65536]", 31, 1.0, "6.18.0");
+        long candidate = stored.create("[4096, 65536]", 32, 1.05, "6.19.0");
+
+        browser.get("http://127.0.0.1:" + port + "/#/compare?baseline=" + baseline + "&candidate=" + candidate);
+        List<WebElement> rows = new WebDriverWait(browser, Duration.ofSeconds(20)).until(driver -> {
+            List<WebElement> found = driver.findElements(By.cssSelector("#compare-table tbody tr"));
+            return found.size() == 2 ? found : null;
+        });
+        assertThat(rows).extracting(r -> r.getAttribute("data-verdict")).containsOnly("regression");
+        WebElement mismatches = browser.findElement(By.id("host-mismatches"));
+        assertThat(mismatches.isDisplayed()).isTrue();
+        assertThat(mismatches.getText()).contains("kernel").contains("6.18.0").contains("6.19.0");
+        new WebDriverWait(browser, Duration.ofSeconds(20)).until(driver -> ((JavascriptExecutor) driver)
+                .executeScript("return !!(window.qplabCharts && window.qplabCharts.compareBandwidth)"));
+        screenshot("compare");
+
+        Map<String, List<List<Double>>> overlay = drawn("compareBandwidth");
+        assertThat(overlay).containsOnlyKeys("baseline · 1 thread", "candidate · 1 thread");
+        for (var side : Map.of("baseline · 1 thread", baseline, "candidate · 1 thread", candidate).entrySet()) {
+            for (List<Double> point : overlay.get(side.getKey())) {
+                double storedGbits = jdbc.sql("""
+                                SELECT s.bw_avg_bps * 8 / 1e9 FROM run r JOIN run_summary s ON s.run_id = r.id
+                                WHERE r.experiment_id = ? AND (r.params->>'msg_size')::bigint = ?""")
+                        .params(side.getValue(), point.get(0).longValue()).query(Double.class).single();
+                assertThat(point.get(1)).as("%s at %s B", side.getKey(), point.get(0))
+                        .isCloseTo(storedGbits, org.assertj.core.data.Offset.offset(storedGbits * 1e-9));
+            }
         }
     }
 

@@ -3,24 +3,17 @@ package org.qplab.controller.history;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.StoredExperiments;
 import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.controller.ingest.SampleIngest;
-import org.qplab.protocol.Sample;
-import org.qplab.protocol.SampleFrame;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.http.MediaType;
 
 /** The compare endpoint over runs whose cycles were stored through the real ingest path. */
 class CompareIntegrationTests extends ControllerIntegrationTest {
-
-    private static final int CYCLES = 5000;
 
     @Autowired
     private SampleIngest ingest;
@@ -85,38 +78,8 @@ class CompareIntegrationTests extends ControllerIntegrationTest {
                 .expectBody().jsonPath("$.error").isEqualTo("no experiment 987654");
     }
 
-    /** An experiment whose runs an imitation agent ran: log-normal cycle times around 100 µs x scale. */
     private long experiment(String sizes, long seed, double scale, String kernel) throws Exception {
-        Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"name\":\"compare\",\"base\":{\"iterations\":" + CYCLES + "},\"dimensions\":{\"msg_size\":" + sizes + "}}")
-                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
-        long experimentId = ((Number) created.get("id")).longValue();
-        List<Long> runs = jdbc.sql("""
-                        UPDATE run SET status = 'RUNNING', agent_id = 'compare-test', started_at = now(),
-                            host_facts = jsonb_build_object('kernel', ?::text, 'cpus', 2)
-                        WHERE experiment_id = ? RETURNING id""")
-                .params(kernel, experimentId).query(Long.class).list();
-        SplittableRandom random = new SplittableRandom(seed);
-        for (long runId : runs) {
-            long msgSize = jdbc.sql("SELECT (params->>'msg_size')::bigint FROM run WHERE id = ?").param(runId)
-                    .query(Long.class).single();
-            double[] durations = new double[CYCLES];
-            List<Sample> samples = new ArrayList<>();
-            for (int i = 0; i < CYCLES; i++) {
-                double gaussian = Math.sqrt(-2 * Math.log(1 - random.nextDouble())) * Math.cos(2 * Math.PI * random.nextDouble());
-                durations[i] = Math.round(scale * 100_000 * Math.exp(0.25 * gaussian));
-                samples.add(new Sample(0, 0, i, i * 1_000_000L, i * 1_000_000L + (long) durations[i], msgSize, 1));
-            }
-            ingest.store(SampleFrame.of(runId, 0, samples));
-            double seconds = Arrays.stream(durations).sum() / 1e9;
-            double[] sorted = durations.clone();
-            Arrays.sort(sorted);
-            outcomes.finished(runId, "compare-test", Map.of("cycles", CYCLES, "bytes", CYCLES * msgSize,
-                    "messages", CYCLES, "errors", 0, "dropped", 0, "duration_ns", (long) (seconds * 1e9),
-                    "bw_avg_bps", CYCLES * msgSize / seconds, "bw_peak_bps", CYCLES * msgSize / seconds,
-                    "msg_rate", CYCLES / seconds, "cycle_ns", Map.of("median", sorted[CYCLES / 2], "p99", sorted[CYCLES * 99 / 100])), 1);
-        }
-        return experimentId;
+        return new StoredExperiments(http(), jdbc, ingest, outcomes).create(sizes, seed, scale, kernel);
     }
 
     @SuppressWarnings("unchecked")
