@@ -159,6 +159,25 @@ class DashboardBrowserIntegrationTests extends ControllerIntegrationTest {
     }
 
     @Test
+    void theCancelButtonCancelsAQueuedExperiment() {
+        Map<String, Object> created = http().post().uri("/api/experiments").contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+                .bodyValue("{\"name\":\"to-cancel\",\"base\":{\"msg_size\":64,\"duration_ms\":600000}}")
+                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        long id = ((Number) created.get("id")).longValue(); // no agent is connected: it stays queued
+
+        browser.get("http://127.0.0.1:" + port + "/");
+        WebElement cancel = waitFor(By.cssSelector("#experiment-" + id + " button.cancel"));
+        cancel.click();
+        new WebDriverWait(browser, Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent()).accept();
+
+        new WebDriverWait(browser, Duration.ofSeconds(20)).until(driver ->
+                "CANCELLED".equals(driver.findElement(By.id("experiment-" + id)).getAttribute("data-status")));
+        assertThat(browser.findElements(By.cssSelector("#experiment-" + id + " button.cancel"))).isEmpty();
+        assertThat(jdbc.sql("SELECT status FROM experiment WHERE id = ?").param(id).query(String.class).single())
+                .isEqualTo("CANCELLED");
+    }
+
+    @Test
     void anInvalidMatrixShowsEveryViolationNextToTheBox() throws IOException {
         long experiments = count("experiment");
         browser.get("http://127.0.0.1:" + port + "/");
