@@ -15,7 +15,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -81,19 +83,22 @@ class DashboardBrowserIntegrationTests extends ControllerIntegrationTest {
                     dimensions: {msg_size: [4K, 64K], threads: [1, 2]}
                     """);
             browser.findElement(By.cssSelector("#submit-matrix button")).click();
-            WebElement submitted = new WebDriverWait(browser, Duration.ofSeconds(20)).until(
+            WebElement submitted = waiting(Duration.ofSeconds(20)).until(
                     ExpectedConditions.presenceOfElementLocated(By.cssSelector("#submit-matrix a[href^='#/experiments/']")));
             long id = Long.parseLong(submitted.getAttribute("href").replaceAll(".*/", ""));
 
-            WebElement row = new WebDriverWait(browser, Duration.ofSeconds(120)).until(driver -> {
+            String row = waiting(Duration.ofSeconds(120)).until(driver -> {
                 WebElement r = driver.findElement(By.id("experiment-" + id));
-                return "FINISHED".equals(r.getAttribute("data-status")) ? r : null;
+                return "FINISHED".equals(r.getAttribute("data-status")) ? r.getText() : null;
             });
-            assertThat(row.getText()).contains("browser-test").contains("4 / 4 runs");
+            assertThat(row).contains("browser-test").contains("4 / 4 runs");
             screenshot("experiments");
 
-            row.click();
-            new WebDriverWait(browser, Duration.ofSeconds(20)).until(driver ->
+            waiting(Duration.ofSeconds(10)).until(driver -> {
+                driver.findElement(By.id("experiment-" + id)).click();
+                return true;
+            });
+            waiting(Duration.ofSeconds(20)).until(driver ->
                     ((JavascriptExecutor) driver).executeScript("return !!(window.qplabCharts && window.qplabCharts.bandwidthVsSize"
                             + " && window.qplabCharts.throughputVsThreads)"));
             screenshot("curves");
@@ -132,15 +137,18 @@ class DashboardBrowserIntegrationTests extends ControllerIntegrationTest {
         long candidate = stored.create("[4096, 65536]", 32, 1.05, "6.19.0");
 
         browser.get("http://127.0.0.1:" + port + "/#/compare?baseline=" + baseline + "&candidate=" + candidate);
-        List<WebElement> rows = new WebDriverWait(browser, Duration.ofSeconds(20)).until(driver -> {
-            List<WebElement> found = driver.findElements(By.cssSelector("#compare-table tbody tr"));
+        List<String> verdicts = waiting(Duration.ofSeconds(20)).until(driver -> {
+            List<String> found = driver.findElements(By.cssSelector("#compare-table tbody tr")).stream()
+                    .map(r -> r.getAttribute("data-verdict")).toList();
             return found.size() == 2 ? found : null;
         });
-        assertThat(rows).extracting(r -> r.getAttribute("data-verdict")).containsOnly("regression");
-        WebElement mismatches = browser.findElement(By.id("host-mismatches"));
-        assertThat(mismatches.isDisplayed()).isTrue();
-        assertThat(mismatches.getText()).contains("kernel").contains("6.18.0").contains("6.19.0");
-        new WebDriverWait(browser, Duration.ofSeconds(20)).until(driver -> ((JavascriptExecutor) driver)
+        assertThat(verdicts).containsOnly("regression");
+        String mismatches = waiting(Duration.ofSeconds(10)).until(driver -> {
+            WebElement box = driver.findElement(By.id("host-mismatches"));
+            return box.isDisplayed() ? box.getText() : null;
+        });
+        assertThat(mismatches).contains("kernel").contains("6.18.0").contains("6.19.0");
+        waiting(Duration.ofSeconds(20)).until(driver -> ((JavascriptExecutor) driver)
                 .executeScript("return !!(window.qplabCharts && window.qplabCharts.compareBandwidth)"));
         screenshot("compare");
 
@@ -166,11 +174,13 @@ class DashboardBrowserIntegrationTests extends ControllerIntegrationTest {
         long id = ((Number) created.get("id")).longValue(); // no agent is connected: it stays queued
 
         browser.get("http://127.0.0.1:" + port + "/");
-        WebElement cancel = waitFor(By.cssSelector("#experiment-" + id + " button.cancel"));
-        cancel.click();
-        new WebDriverWait(browser, Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent()).accept();
+        waiting(Duration.ofSeconds(20)).until(driver -> {
+            driver.findElement(By.cssSelector("#experiment-" + id + " button.cancel")).click();
+            return true;
+        });
+        waiting(Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent()).accept();
 
-        new WebDriverWait(browser, Duration.ofSeconds(20)).until(driver ->
+        waiting(Duration.ofSeconds(20)).until(driver ->
                 "CANCELLED".equals(driver.findElement(By.id("experiment-" + id)).getAttribute("data-status")));
         assertThat(browser.findElements(By.cssSelector("#experiment-" + id + " button.cancel"))).isEmpty();
         assertThat(jdbc.sql("SELECT status FROM experiment WHERE id = ?").param(id).query(String.class).single())
@@ -186,7 +196,7 @@ class DashboardBrowserIntegrationTests extends ControllerIntegrationTest {
         text.sendKeys("base: {thread: 2}\ndimensions: {msg_size: [0, 64]}\n");
         browser.findElement(By.cssSelector("#submit-matrix button")).click();
 
-        WebElement violations = new WebDriverWait(browser, Duration.ofSeconds(20))
+        WebElement violations = waiting(Duration.ofSeconds(20))
                 .until(ExpectedConditions.visibilityOfElementLocated(By.id("violations")));
         assertThat(violations.getText()).contains("base.thread").contains("unknown parameter 'thread'")
                 .contains("dimensions.msg_size[0]").contains("must be between 1 and 1073741824");
@@ -211,7 +221,14 @@ class DashboardBrowserIntegrationTests extends ControllerIntegrationTest {
     }
 
     private WebElement waitFor(By locator) {
-        return new WebDriverWait(browser, Duration.ofSeconds(20)).until(ExpectedConditions.visibilityOfElementLocated(locator));
+        return waiting(Duration.ofSeconds(20)).until(ExpectedConditions.visibilityOfElementLocated(locator));
+    }
+
+    /** The list page re-renders every 2 s: an element found a moment ago may be gone, so look again. */
+    private WebDriverWait waiting(Duration timeout) {
+        WebDriverWait wait = new WebDriverWait(browser, timeout);
+        wait.ignoring(StaleElementReferenceException.class).ignoring(NoSuchElementException.class);
+        return wait;
     }
 
     private void screenshot(String name) throws IOException {
