@@ -127,6 +127,22 @@ class DashboardBrowserIntegrationTests extends ControllerIntegrationTest {
             assertThat(throughput.get("64 KiB").get(1).get(1))
                     .isCloseTo(storedGbits.get("2 65536"), org.assertj.core.data.Offset.offset(1e-9));
             assertThat(browser.findElement(By.id("chart-bw-size")).getAttribute("aria-label")).isNotBlank();
+
+            // clone: the matrix lands in the submit box, renamed, and submits as a new experiment of the same runs
+            waitFor(By.id("clone-matrix")).click();
+            String cloned = waiting(Duration.ofSeconds(10)).until(driver -> {
+                String value = driver.findElement(By.id("matrix-text")).getAttribute("value");
+                return value.contains("(clone)") ? value : null;
+            });
+            assertThat(cloned).contains("\"name\": \"browser-test (clone)\"").contains("\"msg_size\"").contains("4K");
+            browser.findElement(By.cssSelector("#submit-matrix button")).click();
+            WebElement clone = waiting(Duration.ofSeconds(20)).until(
+                    ExpectedConditions.presenceOfElementLocated(By.cssSelector("#submit-matrix a[href^='#/experiments/']")));
+            long cloneId = Long.parseLong(clone.getAttribute("href").replaceAll(".*/", ""));
+            assertThat(jdbc.sql("SELECT count(*) FROM run WHERE experiment_id = ?").param(cloneId).query(Long.class).single())
+                    .isEqualTo(4);
+            waiting(Duration.ofSeconds(120)).until(driver ->
+                    "FINISHED".equals(driver.findElement(By.id("experiment-" + cloneId)).getAttribute("data-status")));
         }
     }
 
