@@ -78,6 +78,11 @@ public final class MatrixExpander {
         }
 
         List<Map<String, Object>> points = crossProduct(base, dimensions);
+        for (Map<String, Object> point : points) {
+            if ("verbs".equals(point.get(Parameter.PROVIDER.key()))) {
+                point.putIfAbsent(Parameter.TRANSPORT.key(), Parameter.TRANSPORT.verbsDefault());
+            }
+        }
         checkPoints(points, violations);
         if (!violations.isEmpty()) {
             throw new InvalidMatrixException(violations);
@@ -212,19 +217,78 @@ public final class MatrixExpander {
         return points;
     }
 
-    /** Limits that involve more than one parameter, checked on every expanded point. */
+    /** The largest path MTU any RDMA device has: a UD message must fit in one. */
+    static final long MAX_PATH_MTU = 4096;
+
+    /**
+     * Limits that involve more than one parameter, checked on every expanded point. These hold
+     * on every device; a device's own limits (max_inline_data, XRC support, its path MTU) are
+     * checked by the engine against the device before anything is created.
+     */
     private static void checkPoints(List<Map<String, Object>> points, List<Violation> violations) {
         Set<String> seen = new LinkedHashSet<>();
         for (Map<String, Object> point : points) {
-            long threads = ((Number) point.getOrDefault("threads", 1L)).longValue();
-            long qps = ((Number) point.getOrDefault("qps_per_thread", 1L)).longValue();
-            if (threads * qps > Parameter.MAX_CONNECTIONS_PER_RUN) {
-                String message = "threads " + threads + " x qps_per_thread " + qps + " = " + threads * qps
-                        + " connections exceeds " + Parameter.MAX_CONNECTIONS_PER_RUN + " per run";
-                if (seen.add(message)) {
-                    violations.add(new Violation("dimensions", message));
+            for (String problem : pointProblems(point)) {
+                if (seen.add(problem)) {
+                    violations.add(new Violation("dimensions", problem));
                 }
             }
         }
+    }
+
+    private static List<String> pointProblems(Map<String, Object> point) {
+        List<String> problems = new ArrayList<>();
+        String provider = (String) point.get("provider");
+        String op = (String) point.get("op");
+        long threads = number(point, Parameter.THREADS, 1);
+        long qps = number(point, Parameter.QPS_PER_THREAD, 1);
+        if ("tcp".equals(provider)) {
+            if (threads * qps > Parameter.MAX_CONNECTIONS_PER_RUN) {
+                problems.add("threads " + threads + " x qps_per_thread " + qps + " = " + threads * qps
+                        + " connections exceeds " + Parameter.MAX_CONNECTIONS_PER_RUN + " per tcp run");
+            }
+            if (!"send".equals(op)) {
+                problems.add("op " + op + " needs provider verbs (the tcp provider only sends)");
+            }
+            for (Parameter p : Parameter.values()) {
+                if (p.verbsOnly() && point.containsKey(p.key()) && !p.verbsDefault().equals(point.get(p.key()))) {
+                    problems.add(p.key() + " " + point.get(p.key()) + " applies to provider verbs only");
+                }
+            }
+            return problems;
+        }
+        if (point.containsKey(Parameter.TCP_NODELAY.key())) {
+            problems.add("tcp_nodelay applies to provider tcp only");
+        }
+        String transport = (String) point.getOrDefault("transport", "rc");
+        long size = number(point, Parameter.MSG_SIZE, 0);
+        if ("read".equals(op) && ("uc".equals(transport) || "ud".equals(transport))) {
+            problems.add("op read: transport " + transport + " has no RDMA read (use rc or xrc)");
+        }
+        if ("write".equals(op) && "ud".equals(transport)) {
+            problems.add("op write: transport ud has no RDMA write (use rc, uc or xrc)");
+        }
+        if ("ud".equals(transport) && size > MAX_PATH_MTU) {
+            problems.add("transport ud: message " + size + " B > the largest path MTU " + MAX_PATH_MTU
+                    + " B (a UD message is one packet)");
+        }
+        long mtu = number(point, Parameter.MTU, 0);
+        if ("ud".equals(transport) && mtu > 0 && size > mtu) {
+            problems.add("transport ud: message " + size + " B > mtu " + mtu + " B");
+        }
+        if ("read".equals(op) && number(point, Parameter.INLINE_SIZE, 0) > 0) {
+            problems.add("op read: inline_size applies to send and write only");
+        }
+        long signal = number(point, Parameter.SIGNAL_EVERY, 1);
+        long depth = number(point, Parameter.TX_DEPTH, 128);
+        if (signal > depth) {
+            problems.add("signal_every " + signal + " > tx_depth " + depth + " (a send queue would fill unsignaled)");
+        }
+        return problems;
+    }
+
+    private static long number(Map<String, Object> point, Parameter p, long otherwise) {
+        Object v = point.get(p.key());
+        return v instanceof Number n ? n.longValue() : otherwise;
     }
 }

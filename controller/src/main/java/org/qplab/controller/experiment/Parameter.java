@@ -14,8 +14,8 @@ import tools.jackson.databind.JsonNode;
  * each with its type and limits. role, bind and port are the controller's to choose.
  */
 public enum Parameter {
-    PROVIDER("provider", Kind.CHOICE, 0, 0, List.of("tcp")),
-    OP("op", Kind.CHOICE, 0, 0, List.of("send")),
+    PROVIDER("provider", Kind.CHOICE, 0, 0, List.of("tcp", "verbs")),
+    OP("op", Kind.CHOICE, 0, 0, List.of("send", "write", "read")),
     THREADS("threads", Kind.INT, 1, 1024, List.of()),
     QPS_PER_THREAD("qps_per_thread", Kind.INT, 1, 65536, List.of()),
     MSG_SIZE("msg_size", Kind.SIZE, 1, 1L << 30, List.of()),
@@ -25,9 +25,24 @@ public enum Parameter {
     TX_DEPTH("tx_depth", Kind.INT, 1, 4096, List.of()),
     RING_CAPACITY("ring_capacity", Kind.POWER_OF_TWO, 1024, 1L << 24, List.of()),
     VERIFY("verify", Kind.BOOL, 0, 0, List.of()),
-    TCP_NODELAY("tcp_nodelay", Kind.BOOL, 0, 0, List.of());
+    TCP_NODELAY("tcp_nodelay", Kind.BOOL, 0, 0, List.of()),
+    // The verbs provider's knobs (qpb.h); the tcp provider refuses them at anything but their default.
+    DEVICE("device", Kind.TEXT, 0, 64, List.of(), ""),
+    IB_PORT("ib_port", Kind.INT, 1, 255, List.of(), 1L),
+    GID_INDEX("gid_index", Kind.INT, -1, 255, List.of(), -1L),
+    TRANSPORT("transport", Kind.CHOICE, 0, 0, List.of("rc", "uc", "ud", "xrc"), "rc"),
+    SRQ("srq", Kind.CHOICE, 0, 0, List.of("none", "per_thread", "shared"), "none"),
+    INLINE_SIZE("inline_size", Kind.SIZE, 0, 65536, List.of(), 0L),
+    SIGNAL_EVERY("signal_every", Kind.INT, 1, 4096, List.of(), 1L),
+    POST_LIST("post_list", Kind.INT, 1, 4096, List.of(), 1L),
+    RX_DEPTH("rx_depth", Kind.INT, 1, 16384, List.of(), 512L),
+    CQ_MODE("cq_mode", Kind.CHOICE, 0, 0, List.of("per_qp", "per_thread", "shared"), "per_thread"),
+    MR_MODE("mr_mode", Kind.CHOICE, 0, 0, List.of("per_thread", "per_qp"), "per_thread"),
+    POLLING("polling", Kind.CHOICE, 0, 0, List.of("busy", "event"), "busy"),
+    LOCK_MODEL("lock_model", Kind.CHOICE, 0, 0, List.of("shared", "thread_domain"), "shared"),
+    MTU("mtu", Kind.CHOICE_INT, 0, 0, List.of("0", "256", "512", "1024", "2048", "4096"), 0L);
 
-    enum Kind { INT, SIZE, POWER_OF_TWO, BOOL, CHOICE }
+    enum Kind { INT, SIZE, POWER_OF_TWO, BOOL, CHOICE, CHOICE_INT, TEXT }
 
     /** Connections a run may open in all (each TCP connection costs two descriptors in loopback). */
     public static final long MAX_CONNECTIONS_PER_RUN = 65_536;
@@ -39,13 +54,32 @@ public enum Parameter {
     private final long min;
     private final long max;
     private final List<String> choices;
+    /** The engine's default for a verbs-only knob; null for parameters every provider takes. */
+    private final Object verbsDefault;
+
+    private static final Pattern DEVICE_NAME = Pattern.compile("[A-Za-z0-9_.-]*");
 
     Parameter(String key, Kind kind, long min, long max, List<String> choices) {
+        this(key, kind, min, max, choices, null);
+    }
+
+    Parameter(String key, Kind kind, long min, long max, List<String> choices, Object verbsDefault) {
         this.key = key;
         this.kind = kind;
         this.min = min;
         this.max = max;
         this.choices = choices;
+        this.verbsDefault = verbsDefault;
+    }
+
+    /** True for knobs only the verbs provider has. */
+    public boolean verbsOnly() {
+        return verbsDefault != null;
+    }
+
+    /** The engine's default of a verbs-only knob (the tcp provider accepts only this value). */
+    public Object verbsDefault() {
+        return verbsDefault;
     }
 
     public String key() {
@@ -62,7 +96,7 @@ public enum Parameter {
 
     /** True for parameters whose values are numbers (usable as a curve axis). */
     public boolean numeric() {
-        return kind == Kind.INT || kind == Kind.SIZE || kind == Kind.POWER_OF_TWO;
+        return kind == Kind.INT || kind == Kind.SIZE || kind == Kind.POWER_OF_TWO || kind == Kind.CHOICE_INT;
     }
 
     /**
@@ -83,6 +117,22 @@ public enum Parameter {
                     return value.stringValue();
                 }
                 violations.add(new Violation(field, "must be one of " + choices + ", got " + value));
+                return null;
+            }
+            case CHOICE_INT -> {
+                if (value.isIntegralNumber() && choices.contains(value.asString())) {
+                    return value.longValue();
+                }
+                violations.add(new Violation(field, "must be one of " + choices + ", got " + value));
+                return null;
+            }
+            case TEXT -> {
+                if (value.isString() && value.stringValue().length() <= max
+                        && DEVICE_NAME.matcher(value.stringValue()).matches()) {
+                    return value.stringValue();
+                }
+                violations.add(new Violation(field, "must be a device name (letters, digits, _ . -; at most "
+                        + max + " characters), got " + value));
                 return null;
             }
             default -> {

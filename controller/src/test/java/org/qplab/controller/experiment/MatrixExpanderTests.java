@@ -120,7 +120,7 @@ class MatrixExpanderTests {
     void refusesMoreConnectionsThanARunMayOpen() {
         assertThat(violationsOf("base: {msg_size: 64, qps_per_thread: 65536}\ndimensions: {threads: [1, 2]}"))
                 .extracting(Violation::message).containsExactly(
-                        "threads 2 x qps_per_thread 65536 = 131072 connections exceeds 65536 per run");
+                        "threads 2 x qps_per_thread 65536 = 131072 connections exceeds 65536 per tcp run");
     }
 
     @Test
@@ -137,5 +137,46 @@ class MatrixExpanderTests {
                 .isInstanceOfSatisfying(InvalidMatrixException.class, e -> assertThat(e.violations())
                         .containsExactly(new Violation("Content-Type",
                                 "must be application/json or application/yaml, got text/plain")));
+    }
+    @Test
+    void verbsRunsNameTheirTransportAndTakeTheVerbsKnobs() {
+        Matrix matrix = yaml("""
+                base: {provider: verbs, msg_size: 4K, srq: shared, inline_size: 0, mtu: 1024, polling: event}
+                dimensions: {op: [send, write, read]}
+                """);
+        assertThat(matrix.runs()).hasSize(3).allSatisfy(r -> assertThat(r.params())
+                .containsEntry("transport", "rc").containsEntry("srq", "shared").containsEntry("mtu", 1024L)
+                .containsEntry("polling", "event"));
+    }
+
+    @Test
+    void refusesCombinationsNoDeviceCanRunWithEveryReason() {
+        List<Violation> violations = violationsOf("""
+                base: {provider: verbs, msg_size: 8K, signal_every: 256, tx_depth: 64}
+                dimensions:
+                  transport: [rc, uc, ud]
+                  op: [send, write, read]
+                """);
+        assertThat(violations).extracting(Violation::message).containsExactlyInAnyOrder(
+                "op read: transport uc has no RDMA read (use rc or xrc)",
+                "op read: transport ud has no RDMA read (use rc or xrc)",
+                "op write: transport ud has no RDMA write (use rc, uc or xrc)",
+                "transport ud: message 8192 B > the largest path MTU 4096 B (a UD message is one packet)",
+                "signal_every 256 > tx_depth 64 (a send queue would fill unsignaled)");
+    }
+
+    @Test
+    void tcpRefusesVerbsKnobsAndOneSidedOps() {
+        List<Violation> violations = violationsOf("""
+                base: {msg_size: 64, transport: ud, srq: none}
+                dimensions: {op: [send, write]}
+                """);
+        assertThat(violations).extracting(Violation::message).containsExactlyInAnyOrder(
+                "transport ud applies to provider verbs only",
+                "op write needs provider verbs (the tcp provider only sends)");
+        assertThat(violationsOf("base: {provider: verbs, msg_size: 64, tcp_nodelay: false}"))
+                .extracting(Violation::message).containsExactly("tcp_nodelay applies to provider tcp only");
+        assertThat(violationsOf("base: {provider: verbs, msg_size: 64, mtu: 1000, device: 'rxe0;rm'}"))
+                .extracting(Violation::field).containsExactlyInAnyOrder("base.mtu", "base.device");
     }
 }
