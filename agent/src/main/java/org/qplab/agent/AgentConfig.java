@@ -10,16 +10,17 @@ import java.util.Map;
  *
  * @param controller WebSocket URL of the controller's agent gateway (--controller, QPLAB_CONTROLLER;
  *                   default ws://127.0.0.1:8080/agent)
- * @param token      the agent token the controller expects (--token, QPLAB_AGENT_TOKEN; required)
+ * @param token      the agent token the controller expects (--token, --token-file, QPLAB_AGENT_TOKEN; required)
  * @param agentId    this agent's name (--id, QPLAB_AGENT_ID; default the hostname)
  * @param heartbeat  heartbeat period (--heartbeat-seconds; default 5 s)
  */
 public record AgentConfig(URI controller, String token, String agentId, Duration heartbeat) {
 
     static final String USAGE = """
-            usage: java -jar qplab-agent.jar [--controller ws://HOST:PORT/agent] [--token TOKEN] [--id NAME]
+            usage: java -jar qplab-agent.jar [--controller ws://HOST:PORT/agent] [--token TOKEN | --token-file F] [--id NAME]
               --controller  controller's agent endpoint  (env QPLAB_CONTROLLER, default ws://127.0.0.1:8080/agent)
               --token       agent token                  (env QPLAB_AGENT_TOKEN, required)
+              --token-file  read the agent token from this file (keeps it out of the process list)
               --id          agent id                     (env QPLAB_AGENT_ID, default: hostname)
               --heartbeat-seconds N                      (default 5)
             """;
@@ -41,6 +42,7 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
             switch (flag) {
                 case "--controller" -> controller = value;
                 case "--token" -> token = value;
+                case "--token-file" -> token = readToken(value);
                 case "--id" -> id = value;
                 case "--heartbeat-seconds" -> heartbeat = Long.parseLong(value);
                 default -> throw new IllegalArgumentException("unknown flag " + flag + "\n" + USAGE);
@@ -55,5 +57,13 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
             throw new IllegalArgumentException("--controller must be a ws:// or wss:// URL, got " + controller);
         }
         return new AgentConfig(uri, token, id, Duration.ofSeconds(heartbeat));
+    }
+
+    private static String readToken(String file) {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of(file)).strip();
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("cannot read the token file " + file + ": " + e);
+        }
     }
 }

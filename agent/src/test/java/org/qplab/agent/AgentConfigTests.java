@@ -36,4 +36,14 @@ class AgentConfigTests {
         assertThatThrownBy(() -> AgentConfig.parse(new String[] {"--token", "t", "--controller", "http://c:8080"}, Map.of(), "h"))
                 .hasMessage("--controller must be a ws:// or wss:// URL, got http://c:8080");
     }
+
+    @Test
+    void readsTheTokenFromAFileWithoutItsNewline(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws java.io.IOException {
+        java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("agent.token"), "issued-token\n");
+        assertThat(AgentConfig.parse(new String[] {"--token-file", file.toString()}, Map.of(), "h").token())
+                .isEqualTo("issued-token");
+        assertThatThrownBy(() -> AgentConfig.parse(new String[] {"--token-file", dir.resolve("none").toString()}, Map.of(), "h"))
+                .hasMessageStartingWith("cannot read the token file");
+    }
 }

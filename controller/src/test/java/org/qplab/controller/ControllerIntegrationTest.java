@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
+import org.assertj.core.api.Assertions;
 import org.qplab.controller.database.TestDatabase;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -23,6 +25,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
         "qplab.database.embedded.port=0",
         "qplab.database.embedded.fsync=false",
         "qplab.schedule.tick=500ms",
+        // agents in network namespaces reach the controller through their veth's host side
+        "server.address=0.0.0.0",
 })
 public abstract class ControllerIntegrationTest {
 
@@ -31,10 +35,14 @@ public abstract class ControllerIntegrationTest {
 
     public static final String TOKEN = "integration-test-token";
     private static final Path DATA_DIR = TestDatabase.freshDataDir();
+    /** Where deploy tests put the controller's SSH key and known_hosts file. */
+    public static final Path SSH_DIR = Path.of("target", "ssh-test").toAbsolutePath();
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
         registry.add("qplab.database.embedded.data-dir", DATA_DIR::toString);
+        registry.add("qplab.deploy.private-key", () -> SSH_DIR.resolve("id_ed25519").toString());
+        registry.add("qplab.deploy.known-hosts", () -> SSH_DIR.resolve("known_hosts").toString());
     }
 
     @Value("${local.server.port}")
@@ -46,6 +54,23 @@ public abstract class ControllerIntegrationTest {
     protected WebTestClient http() {
         return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port)
                 .responseTimeout(Duration.ofSeconds(30)).build();
+    }
+
+    /** Polls the experiment until it is FINISHED or FAILED; fails with diagnostics after timeout. */
+    protected Map<String, Object> awaitExperimentEnd(long id, Duration timeout, Supplier<String> diagnostics)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Map<String, Object> experiment = Map.of();
+        while (System.nanoTime() < deadline) {
+            experiment = http().get().uri("/api/experiments/{id}", id).exchange().expectStatus().isOk()
+                    .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+            if (List.of("FINISHED", "FAILED").contains(experiment.get("status"))) {
+                return experiment;
+            }
+            Thread.sleep(250);
+        }
+        return Assertions.fail("experiment " + id + " did not end within " + timeout + ": " + experiment + "\n"
+                + diagnostics.get());
     }
 
     protected long count(String table) {

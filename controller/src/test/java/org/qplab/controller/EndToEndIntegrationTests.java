@@ -158,17 +158,6 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
     }
 
     private Map<String, Object> awaitExperimentEnd(long id) throws InterruptedException {
-        long deadline = System.nanoTime() + RUN_TIMEOUT.toNanos();
-        Map<String, Object> experiment = Map.of();
-        while (System.nanoTime() < deadline) {
-            experiment = http().get().uri("/api/experiments/{id}", id).exchange().expectStatus().isOk()
-                    .expectBody(JSON_OBJECT).returnResult().getResponseBody();
-            if (List.of("FINISHED", "FAILED").contains(experiment.get("status"))) {
-                return experiment;
-            }
-            Thread.sleep(250);
-        }
-        fail("experiment " + id + " did not end within " + RUN_TIMEOUT + ": " + experiment + "\nagent log:\n" + agentLog());
-        return experiment;
+        return awaitExperimentEnd(id, RUN_TIMEOUT, () -> "agent log:\n" + agentLog());
     }
 }

@@ -1,8 +1,6 @@
 package org.qplab.controller.agent;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.List;
 import java.util.Map;
 import org.qplab.controller.database.Jdbc;
@@ -42,7 +40,7 @@ public class AgentGateway implements WebSocketHandler {
     private final RunOutcomes outcomes;
     private final Scheduler scheduler;
     private final LiveRuns live;
-    private final byte[] token;
+    private final AgentToken token;
 
     public AgentGateway(ObjectMapper json, Jdbc jdbc, AgentRepository agents, AgentRegistry registry,
                         SampleIngest ingest, RunOutcomes outcomes, Scheduler scheduler, LiveRuns live, AgentToken token) {
@@ -54,7 +52,7 @@ public class AgentGateway implements WebSocketHandler {
         this.ingest = ingest;
         this.outcomes = outcomes;
         this.scheduler = scheduler;
-        this.token = token.value().getBytes(StandardCharsets.UTF_8);
+        this.token = token;
     }
 
     @Override
@@ -120,13 +118,15 @@ public class AgentGateway implements WebSocketHandler {
     }
 
     private Mono<Void> hello(AgentConnection connection, WebSocketSession session, AgentMessage.Hello hello) {
-        byte[] presented = hello.token() == null ? new byte[0] : hello.token().getBytes(StandardCharsets.UTF_8);
-        if (!MessageDigest.isEqual(presented, token)) {
-            return refuse(session, connection, "agent token refused for agent '" + hello.agentId() + "'");
-        }
         if (hello.agentId() == null || !hello.agentId().matches("[A-Za-z0-9._:-]{1,128}")) {
             return refuse(session, connection, "agent id must be 1-128 characters of A-Z a-z 0-9 . _ : -");
         }
+        return jdbc.call(() -> token.accepts(hello.agentId(), hello.token())).flatMap(accepted -> accepted
+                ? welcome(connection, hello)
+                : refuse(session, connection, "agent token refused for agent '" + hello.agentId() + "'"));
+    }
+
+    private Mono<Void> welcome(AgentConnection connection, AgentMessage.Hello hello) {
         String agentId = hello.agentId();
         connection.registeredAs(agentId);
         List<Long> known = hello.knownRuns() == null ? List.of() : hello.knownRuns();
