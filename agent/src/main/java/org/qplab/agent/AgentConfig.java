@@ -13,8 +13,11 @@ import java.util.Map;
  * @param token      the agent token the controller expects (--token, --token-file, QPLAB_AGENT_TOKEN; required)
  * @param agentId    this agent's name (--id, QPLAB_AGENT_ID; default the hostname)
  * @param heartbeat  heartbeat period (--heartbeat-seconds; default 5 s)
+ * @param dataAddress the IPv4 address the tcp provider's server side listens on in a pair run
+ *                   (--data-address, QPLAB_DATA_ADDRESS; default: the address this host reaches the
+ *                   controller from, i.e. the interface the route to the controller leaves by)
  */
-public record AgentConfig(URI controller, String token, String agentId, Duration heartbeat) {
+public record AgentConfig(URI controller, String token, String agentId, Duration heartbeat, String dataAddress) {
 
     static final String USAGE = """
             usage: java -jar qplab-agent.jar [--controller ws://HOST:PORT/agent] [--token TOKEN | --token-file F] [--id NAME]
@@ -23,12 +26,15 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
               --token-file  read the agent token from this file (keeps it out of the process list)
               --id          agent id                     (env QPLAB_AGENT_ID, default: hostname)
               --heartbeat-seconds N                      (default 5)
+              --data-address A  where a pair run's tcp server listens (env QPLAB_DATA_ADDRESS,
+                                default: the address the route to the controller leaves from)
             """;
 
     static AgentConfig parse(String[] args, Map<String, String> env, String hostname) {
         String controller = env.getOrDefault("QPLAB_CONTROLLER", "ws://127.0.0.1:8080/agent");
         String token = env.get("QPLAB_AGENT_TOKEN");
         String id = env.getOrDefault("QPLAB_AGENT_ID", hostname);
+        String dataAddress = env.get("QPLAB_DATA_ADDRESS");
         long heartbeat = 5;
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
@@ -45,6 +51,7 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
                 case "--token-file" -> token = readToken(value);
                 case "--id" -> id = value;
                 case "--heartbeat-seconds" -> heartbeat = Long.parseLong(value);
+                case "--data-address" -> dataAddress = value;
                 default -> throw new IllegalArgumentException("unknown flag " + flag + "\n" + USAGE);
             }
         }
@@ -56,7 +63,10 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
         if (!"ws".equals(uri.getScheme()) && !"wss".equals(uri.getScheme())) {
             throw new IllegalArgumentException("--controller must be a ws:// or wss:// URL, got " + controller);
         }
-        return new AgentConfig(uri, token, id, Duration.ofSeconds(heartbeat));
+        if (dataAddress != null && !dataAddress.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+            throw new IllegalArgumentException("--data-address must be an IPv4 address, got " + dataAddress);
+        }
+        return new AgentConfig(uri, token, id, Duration.ofSeconds(heartbeat), dataAddress);
     }
 
     private static String readToken(String file) {

@@ -1,5 +1,11 @@
 package org.qplab.agent;
 
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.URI;
+import java.util.Map;
 import org.qplab.agent.engine.Engine;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
@@ -23,10 +29,28 @@ public final class AgentMain {
             Log.info("native engine unavailable, runs will fail: " + Engine.unavailabilityCause());
         }
         ObjectMapper json = JsonMapper.builder().build();
-        ControllerLink link = new ControllerLink(config, json, HostFacts.collect(json));
-        RunExecutor executor = new RunExecutor(link, json);
+        Map<String, Object> facts = HostFacts.collect(json);
+        String dataAddress = config.dataAddress() != null ? config.dataAddress() : routeTo(config.controller());
+        facts.put("data_address", dataAddress);
+        ControllerLink link = new ControllerLink(config, json, facts);
+        RunExecutor executor = new RunExecutor(link, json, () -> dataAddress);
         link.onMessage(executor::handle, executor::currentRunId);
         Log.info("agent " + config.agentId() + " connecting to " + config.controller());
         System.exit(link.runForever());
+    }
+
+    /**
+     * The local address of the route to the controller (a connected UDP socket: nothing is sent).
+     * Falls back to 127.0.0.1, which suits a controller on this host.
+     */
+    static String routeTo(URI controller) {
+        try (DatagramSocket probe = new DatagramSocket()) {
+            int port = controller.getPort() > 0 ? controller.getPort() : 80;
+            probe.connect(InetAddress.getByName(controller.getHost()), port);
+            InetAddress local = probe.getLocalAddress();
+            return local instanceof Inet4Address && !local.isAnyLocalAddress() ? local.getHostAddress() : "127.0.0.1";
+        } catch (IOException e) {
+            return "127.0.0.1";
+        }
     }
 }

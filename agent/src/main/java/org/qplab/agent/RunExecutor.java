@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import org.qplab.agent.engine.EngineException;
 import org.qplab.agent.engine.EngineSession;
 import org.qplab.protocol.AgentMessage;
@@ -17,8 +18,9 @@ import org.qplab.protocol.SampleFrame;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * Runs assigned benchmarks one at a time on the agent's engine thread: drains the engine's rings
- * while the run goes, ships the records in numbered frames, then reports the summary.
+ * Runs benchmarks one at a time on the agent's engine thread: a loopback run when assigned, or one
+ * side of a pair run step by step (prepare, connect, start); drains the engine's rings while the run
+ * goes, ships the records in numbered frames, then reports the summary.
  */
 final class RunExecutor {
 
@@ -35,10 +37,16 @@ final class RunExecutor {
     private volatile long currentRunId = -1;
     private volatile EngineSession current;
     private final Set<Long> cancelledBeforeStart = ConcurrentHashMap.newKeySet();
+    /** The data address a tcp server side listens on (see {@link AgentConfig#dataAddress()}). */
+    private final Supplier<String> dataAddress;
+    /** A pair run's session between prepare and start; engine thread only. */
+    private EngineSession prepared;
+    private long preparedRunId = -1;
 
-    RunExecutor(ControllerLink link, ObjectMapper json) {
+    RunExecutor(ControllerLink link, ObjectMapper json, Supplier<String> dataAddress) {
         this.link = link;
         this.json = json;
+        this.dataAddress = dataAddress;
     }
 
     long currentRunId() {
@@ -48,16 +56,102 @@ final class RunExecutor {
     void handle(AgentMessage message) {
         if (message instanceof AgentMessage.AssignRun assign) {
             engineThread.execute(() -> execute(assign.runId(), assign.spec()));
+        } else if (message instanceof AgentMessage.PrepareRun prepare) {
+            engineThread.execute(() -> prepare(prepare.runId(), prepare.spec()));
+        } else if (message instanceof AgentMessage.ConnectRun connect) {
+            engineThread.execute(() -> connect(connect.runId(), connect.peerEndpoint()));
+        } else if (message instanceof AgentMessage.StartRun start) {
+            engineThread.execute(() -> startPrepared(start.runId()));
         } else if (message instanceof AgentMessage.CancelRun cancel) {
             EngineSession session = current;
             if (session != null && currentRunId == cancel.runId()) {
                 Log.info("run " + cancel.runId() + ": cancel requested");
                 session.stop();
             } else {
-                cancelledBeforeStart.add(cancel.runId()); // assigned, waiting for the engine thread
+                // assigned or prepared, waiting for the engine thread: dropped when it gets there
+                cancelledBeforeStart.add(cancel.runId());
+                engineThread.execute(() -> dropPrepared(cancel.runId()));
             }
         } else {
             Log.info("ignoring unexpected message " + message.getClass().getSimpleName());
+        }
+    }
+
+    /** One side of a pair run: create the session and report its endpoint. Engine thread. */
+    private void prepare(long runId, Map<String, Object> params) {
+        if (cancelledBeforeStart.remove(runId)) {
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "cancelled before it started", 0));
+            return;
+        }
+        closePrepared("a new run was prepared");
+        Map<String, Object> spec = new LinkedHashMap<>(params);
+        if ("server".equals(spec.get("role")) && "tcp".equals(spec.getOrDefault("provider", "tcp"))) {
+            spec.putIfAbsent("bind", dataAddress.get());
+        }
+        Log.info("run " + runId + ": preparing " + spec);
+        try {
+            EngineSession session = EngineSession.create(json.writeValueAsString(spec));
+            prepared = session;
+            preparedRunId = runId;
+            link.sendNow(new AgentMessage.Prepared(runId, session.localEndpoint()));
+        } catch (EngineException | IllegalStateException e) {
+            Log.info("run " + runId + ": prepare failed: " + e.getMessage());
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), 0));
+        }
+    }
+
+    /** Connects the prepared session to the peer (a server waits here for the client). Engine thread. */
+    private void connect(long runId, String peerEndpoint) {
+        EngineSession session = preparedFor(runId);
+        if (session == null) {
+            return;
+        }
+        try {
+            session.connect(peerEndpoint);
+            link.sendNow(new AgentMessage.Connected(runId));
+        } catch (EngineException | IllegalStateException e) {
+            Log.info("run " + runId + ": connect failed: " + e.getMessage());
+            closePrepared("connect failed");
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), 0));
+        }
+    }
+
+    private void startPrepared(long runId) {
+        EngineSession session = preparedFor(runId);
+        if (session == null) {
+            return;
+        }
+        prepared = null;
+        preparedRunId = -1;
+        try (session) {
+            run(runId, session);
+        }
+    }
+
+    private void dropPrepared(long runId) {
+        if (preparedRunId == runId && cancelledBeforeStart.remove(runId)) {
+            closePrepared("cancelled");
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "cancelled before it started", 0));
+        }
+    }
+
+    private EngineSession preparedFor(long runId) {
+        if (preparedRunId != runId || prepared == null) {
+            if (!cancelledBeforeStart.remove(runId)) {
+                link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "run " + runId + " is not prepared on this agent "
+                        + "(it was restarted, or the steps came out of order)", 0));
+            }
+            return null;
+        }
+        return prepared;
+    }
+
+    private void closePrepared(String why) {
+        if (prepared != null) {
+            Log.info("run " + preparedRunId + ": dropping its prepared session (" + why + ")");
+            prepared.close();
+            prepared = null;
+            preparedRunId = -1;
         }
     }
 
@@ -67,12 +161,23 @@ final class RunExecutor {
             link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "cancelled before it started", 0));
             return;
         }
+        closePrepared("a loopback run was assigned");
         Map<String, Object> spec = new LinkedHashMap<>(params);
         spec.putIfAbsent("role", "loopback");
-        currentRunId = runId;
-        long seq = 0;
         Log.info("run " + runId + ": starting " + spec);
         try (EngineSession session = EngineSession.create(json.writeValueAsString(spec))) {
+            run(runId, session);
+        } catch (EngineException | IllegalStateException e) {
+            Log.info("run " + runId + ": failed: " + e.getMessage());
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), 0));
+        }
+    }
+
+    /** Starts a created (and, for a pair, connected) session, streams its records, reports its end. */
+    private void run(long runId, EngineSession session) {
+        currentRunId = runId;
+        long seq = 0;
+        try {
             current = session;
             session.start();
             link.sendNow(new AgentMessage.RunStarted(runId));

@@ -15,12 +15,12 @@ class AgentConfigTests {
         AgentConfig fromEnv = AgentConfig.parse(new String[0],
                 Map.of("QPLAB_AGENT_TOKEN", "env-token", "QPLAB_CONTROLLER", "ws://10.0.0.1:9000/agent"), "host-a");
         assertThat(fromEnv).isEqualTo(new AgentConfig(URI.create("ws://10.0.0.1:9000/agent"), "env-token", "host-a",
-                Duration.ofSeconds(5)));
+                Duration.ofSeconds(5), null));
 
         AgentConfig fromFlags = AgentConfig.parse(new String[] {"--token", "flag-token", "--id", "b",
                 "--heartbeat-seconds", "2"}, Map.of("QPLAB_AGENT_TOKEN", "env-token"), "host-a");
         assertThat(fromFlags).isEqualTo(new AgentConfig(URI.create("ws://127.0.0.1:8080/agent"), "flag-token", "b",
-                Duration.ofSeconds(2)));
+                Duration.ofSeconds(2), null));
     }
 
     @Test

@@ -21,15 +21,20 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     public static AgentProcess start(int controllerPort, String id, String token) throws IOException {
+        return start(List.of(), "ws://127.0.0.1:" + controllerPort + "/agent", id, token);
+    }
+
+    /** An agent started through a command prefix (e.g. `ip netns exec NS`), reaching the controller at url. */
+    public static AgentProcess start(List<String> prefix, String url, String id, String token) throws IOException {
         String jar = System.getProperty("qplab.test.agent-jar");
         if (jar == null || !new File(jar).isFile()) {
             fail("the agent jar is missing (" + jar + "): run the tests with ./mvnw verify, which packages the agent first");
         }
         Path log = Path.of("target", "agent-" + id + ".log");
         Files.deleteIfExists(log);
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar,
-                "--controller", "ws://127.0.0.1:" + controllerPort + "/agent", "--token", token, "--id", id,
-                "--heartbeat-seconds", "1");
+        List<String> command = new java.util.ArrayList<>(prefix);
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar,
+                "--controller", url, "--token", token, "--id", id, "--heartbeat-seconds", "1"));
         return new AgentProcess(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start(), log);
     }
 

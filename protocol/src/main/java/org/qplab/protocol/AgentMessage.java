@@ -21,6 +21,11 @@ import java.util.Map;
         @JsonSubTypes.Type(value = AgentMessage.RunFailed.class, name = "run-failed"),
         @JsonSubTypes.Type(value = AgentMessage.BatchAck.class, name = "batch-ack"),
         @JsonSubTypes.Type(value = AgentMessage.RunRecorded.class, name = "run-recorded"),
+        @JsonSubTypes.Type(value = AgentMessage.PrepareRun.class, name = "prepare-run"),
+        @JsonSubTypes.Type(value = AgentMessage.Prepared.class, name = "prepared"),
+        @JsonSubTypes.Type(value = AgentMessage.ConnectRun.class, name = "connect-run"),
+        @JsonSubTypes.Type(value = AgentMessage.Connected.class, name = "connected"),
+        @JsonSubTypes.Type(value = AgentMessage.StartRun.class, name = "start-run"),
 })
 public sealed interface AgentMessage {
 
@@ -62,4 +67,25 @@ public sealed interface AgentMessage {
 
     /** Controller → agent: the run's end (finished or failed) is stored; the agent may forget the run. */
     record RunRecorded(long runId) implements AgentMessage {}
+
+    // A run across two hosts: prepare -> endpoint -> connect -> start, each step a barrier the controller
+    // waits at with a timeout; then run, collect (RunFinished/RunFailed from both) and teardown.
+
+    /**
+     * Controller → agent: create the engine session of one side of a pair run (spec's role is "client"
+     * or "server"); answer {@link Prepared} with the local endpoint, or {@link RunFailed}.
+     */
+    record PrepareRun(long runId, Map<String, Object> spec) implements AgentMessage {}
+
+    /** Agent → controller: the session exists; endpoint is the engine's blob for the peer. */
+    record Prepared(long runId, String endpoint) implements AgentMessage {}
+
+    /** Controller → agent: connect the prepared session to the peer's endpoint; answer {@link Connected}. */
+    record ConnectRun(long runId, String peerEndpoint) implements AgentMessage {}
+
+    /** Agent → controller: every connection of the run is up. */
+    record Connected(long runId) implements AgentMessage {}
+
+    /** Controller → agent: start the connected session (server first); answer {@link RunStarted}. */
+    record StartRun(long runId) implements AgentMessage {}
 }

@@ -7,6 +7,7 @@ import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.controller.ingest.SampleIngest;
 import org.qplab.controller.live.LiveRuns;
+import org.qplab.controller.schedule.PairRuns;
 import org.qplab.controller.schedule.Scheduler;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.SampleFrame;
@@ -41,9 +42,12 @@ public class AgentGateway implements WebSocketHandler {
     private final Scheduler scheduler;
     private final LiveRuns live;
     private final AgentToken token;
+    private final PairRuns pairs;
 
     public AgentGateway(ObjectMapper json, Jdbc jdbc, AgentRepository agents, AgentRegistry registry,
-                        SampleIngest ingest, RunOutcomes outcomes, Scheduler scheduler, LiveRuns live, AgentToken token) {
+                        SampleIngest ingest, RunOutcomes outcomes, Scheduler scheduler, LiveRuns live, AgentToken token,
+                        PairRuns pairs) {
+        this.pairs = pairs;
         this.live = live;
         this.json = json;
         this.jdbc = jdbc;
@@ -99,6 +103,11 @@ public class AgentGateway implements WebSocketHandler {
                         }
                     })
                     .then();
+        }
+        long stepRun = message instanceof AgentMessage step ? PairRuns.runId(step) : -1;
+        if (stepRun >= 0 && (pairs.owns(stepRun) || message instanceof AgentMessage.Prepared
+                || message instanceof AgentMessage.Connected)) {
+            return jdbc.run(() -> pairs.on(agentId, (AgentMessage) message));
         }
         if (message instanceof AgentMessage.RunFinished end) {
             return jdbc.run(() -> outcomes.finished(end.runId(), agentId, end.summary(), end.batches()))

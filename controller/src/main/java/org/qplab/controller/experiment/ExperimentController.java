@@ -71,8 +71,9 @@ class ExperimentController {
     @PostMapping("/{id}/cancel")
     Mono<Experiment> cancel(@PathVariable long id) {
         return jdbc.call(() -> experiments.cancel(id).orElseThrow(() -> new NotFound("no experiment " + id)))
-                .doOnNext(running -> running.forEach(run -> agents.get(run.agentId())
-                        .ifPresent(agent -> agent.send(new AgentMessage.CancelRun(run.runId())))))
+                .doOnNext(running -> running.forEach(run -> java.util.stream.Stream.of(run.agentId(), run.serverAgentId())
+                        .filter(java.util.Objects::nonNull).forEach(agentId -> agents.get(agentId)
+                                .ifPresent(agent -> agent.send(new AgentMessage.CancelRun(run.runId()))))))
                 .then(jdbc.call(() -> experiments.find(id).orElseThrow()));
     }
 

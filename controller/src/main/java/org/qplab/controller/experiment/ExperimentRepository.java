@@ -46,15 +46,18 @@ public class ExperimentRepository {
             List<Matrix.RunPoint> runs = matrix.runs();
             List<Object[]> rows = new java.util.ArrayList<>(runs.size());
             for (int i = 0; i < runs.size(); i++) {
-                rows.add(new Object[] {id, i, runs.get(i).repeat(), json.writeValueAsString(runs.get(i).params())});
+                Matrix.RunPoint run = runs.get(i);
+                rows.add(new Object[] {id, i, run.repeat(), json.writeValueAsString(run.params()), run.client(), run.server()});
             }
-            template.batchUpdate("INSERT INTO run (experiment_id, idx, repeat, params) VALUES (?, ?, ?, CAST(? AS jsonb))", rows);
+            template.batchUpdate("""
+                    INSERT INTO run (experiment_id, idx, repeat, params, want_client, want_server)
+                    VALUES (?, ?, ?, CAST(? AS jsonb), ?, ?)""", rows);
             return id;
         });
     }
 
     /** A run that was under way when its experiment was cancelled. */
-    public record RunningRun(long runId, String agentId) {}
+    public record RunningRun(long runId, String agentId, String serverAgentId) {}
 
     /**
      * Cancels the experiment and its queued runs; returns the runs still running, whose agents must
@@ -73,8 +76,8 @@ public class ExperimentRepository {
             jdbc.sql("UPDATE experiment SET status = 'CANCELLED', finished_at = now() WHERE id = ?").param(id).update();
             jdbc.sql("UPDATE run SET status = 'CANCELLED', finished_at = now() WHERE experiment_id = ? AND status = 'QUEUED'")
                     .param(id).update();
-            return Optional.of(jdbc.sql("SELECT id, agent_id FROM run WHERE experiment_id = ? AND status = 'RUNNING'")
-                    .param(id).query((rs, i) -> new RunningRun(rs.getLong(1), rs.getString(2))).list());
+            return Optional.of(jdbc.sql("SELECT id, agent_id, server_agent_id FROM run WHERE experiment_id = ? AND status = 'RUNNING'")
+                    .param(id).query((rs, i) -> new RunningRun(rs.getLong(1), rs.getString(2), rs.getString(3))).list());
         });
     }
 

@@ -8,10 +8,18 @@ import java.util.Map;
  *
  * @param name   the experiment's name
  * @param source the matrix as submitted, as a JSON-compatible tree (stored with the experiment)
- * @param runs   one entry per run: the parameters and the repeat index
+ * @param runs   one entry per run: the parameters, the repeat index and the hosts it must run on
  */
 public record Matrix(String name, Map<String, Object> source, List<RunPoint> runs) {
 
-    /** One run of the matrix: the engine parameters and which repeat of its point it is. */
-    public record RunPoint(Map<String, Object> params, int repeat) {}
+    /**
+     * One run of the matrix: the engine parameters, which repeat of its point it is, and where it runs:
+     * client and server null = loopback on any agent; only client = loopback on that host; both = a
+     * client/server pair across two hosts.
+     */
+    public record RunPoint(Map<String, Object> params, int repeat, String client, String server) {
+        public RunPoint(Map<String, Object> params, int repeat) {
+            this(params, repeat, null, null);
+        }
+    }
 }

@@ -24,7 +24,10 @@ import tools.jackson.databind.ObjectMapper;
  */
 public final class MatrixExpander {
 
-    private static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions", "repeats");
+    private static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions", "repeats", "hosts");
+    private static final String HOSTS_FORMS = "must be loopback (any agent), {loopback: [host, ...]}, "
+            + "{pairs: [[client, server], ...]} or {group: [host, ...]} (every pair of the group)";
+    private static final java.util.regex.Pattern HOST_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9._:-]{1,128}");
     private static final int MAX_REPEATS = 1000;
     /**
      * The engine's defaults of the parameters curves and comparisons group by, written into every
@@ -50,11 +53,12 @@ public final class MatrixExpander {
         }
         for (String key : root.propertyNames()) {
             if (!TOP_LEVEL.contains(key)) {
-                violations.add(new Violation(key, "unknown key; a matrix has name, description, base, dimensions, repeats"));
+                violations.add(new Violation(key, "unknown key; a matrix has name, description, base, dimensions, repeats, hosts"));
             }
         }
         String name = name(root.get("name"), violations);
         int repeats = repeats(root.get("repeats"), violations);
+        List<String[]> hosts = hosts(root.get("hosts"), violations);
         Map<String, Object> base = base(root.get("base"), violations);
         Map<String, List<Object>> dimensions = dimensions(root.get("dimensions"), base, violations);
 
@@ -64,7 +68,7 @@ public final class MatrixExpander {
             violations.add(new Violation("msg_size", "is required, in base or dimensions"));
         }
 
-        BigInteger total = BigInteger.valueOf(repeats);
+        BigInteger total = BigInteger.valueOf(repeats).multiply(BigInteger.valueOf(hosts.size()));
         for (List<Object> values : dimensions.values()) {
             total = total.multiply(BigInteger.valueOf(Math.max(1, values.size())));
         }
@@ -89,8 +93,10 @@ public final class MatrixExpander {
         }
         List<Matrix.RunPoint> runs = new ArrayList<>(points.size() * repeats);
         for (Map<String, Object> point : points) {
-            for (int r = 0; r < repeats; r++) {
-                runs.add(new Matrix.RunPoint(point, r));
+            for (String[] where : hosts) {
+                for (int r = 0; r < repeats; r++) {
+                    runs.add(new Matrix.RunPoint(point, r, where[0], where[1]));
+                }
             }
         }
         @SuppressWarnings("unchecked")
@@ -118,6 +124,78 @@ public final class MatrixExpander {
             return 1;
         }
         return node.intValue();
+    }
+
+    /** Where the runs go: each entry is {client, server}; {null, null} is loopback on any agent. */
+    private static List<String[]> hosts(JsonNode node, List<Violation> violations) {
+        List<String[]> where = new ArrayList<>();
+        if (node == null || node.isNull() || (node.isString() && node.stringValue().equals("loopback"))) {
+            where.add(new String[] {null, null});
+            return where;
+        }
+        if (!node.isObject() || node.size() != 1) {
+            violations.add(new Violation("hosts", HOSTS_FORMS));
+            where.add(new String[] {null, null});
+            return where;
+        }
+        String form = node.propertyNames().iterator().next();
+        JsonNode list = node.get(form);
+        String field = "hosts." + form;
+        if (!list.isArray() || list.isEmpty()) {
+            violations.add(new Violation(field, "must be a non-empty list"));
+        } else if (form.equals("loopback") || form.equals("group")) {
+            List<String> names = new ArrayList<>();
+            for (int i = 0; i < list.size(); i++) {
+                String name = hostName(list.get(i), field + "[" + i + "]", violations);
+                if (name != null && names.contains(name)) {
+                    violations.add(new Violation(field + "[" + i + "]", "lists " + name + " twice"));
+                } else if (name != null) {
+                    names.add(name);
+                }
+            }
+            if (form.equals("loopback")) {
+                names.forEach(n -> where.add(new String[] {n, null}));
+            } else if (names.size() < 2) {
+                violations.add(new Violation(field, "needs at least two hosts to make a pair"));
+            } else {
+                for (int a = 0; a < names.size(); a++) {
+                    for (int b = a + 1; b < names.size(); b++) {
+                        where.add(new String[] {names.get(a), names.get(b)});
+                    }
+                }
+            }
+        } else if (form.equals("pairs")) {
+            for (int i = 0; i < list.size(); i++) {
+                JsonNode pair = list.get(i);
+                String at = field + "[" + i + "]";
+                if (!pair.isArray() || pair.size() != 2) {
+                    violations.add(new Violation(at, "must be [client, server]"));
+                    continue;
+                }
+                String client = hostName(pair.get(0), at + "[0]", violations);
+                String server = hostName(pair.get(1), at + "[1]", violations);
+                if (client != null && client.equals(server)) {
+                    violations.add(new Violation(at, "client and server are both " + client
+                            + "; for one host use {loopback: [" + client + "]}"));
+                } else if (client != null && server != null) {
+                    where.add(new String[] {client, server});
+                }
+            }
+        } else {
+            violations.add(new Violation("hosts", HOSTS_FORMS + "; got " + form));
+        }
+        if (where.isEmpty()) {
+            where.add(new String[] {null, null});
+        }
+        return where;
+    }
+
+    private static String hostName(JsonNode node, String field, List<Violation> violations) {
+        if (node.isString() && HOST_NAME.matcher(node.stringValue()).matches()) {
+            return node.stringValue();
+        }
+        violations.add(new Violation(field, "must be a host (agent) name: 1-128 characters of A-Z a-z 0-9 . _ : -, got " + node));
+        return null;
     }
 
     private static Map<String, Object> base(JsonNode node, List<Violation> violations) {

@@ -29,16 +29,27 @@ public class RunQueue {
         this.json = json;
     }
 
-    /** Takes the oldest queued run for this agent; concurrent callers never take the same run. */
-    public Optional<Assignment> claimNext(String agentId) {
+    /** A queued run and where it must go (see {@link org.qplab.controller.experiment.Matrix.RunPoint}). */
+    public record Queued(long runId, String client, String server) {}
+
+    /** The oldest queued runs, in queue order. */
+    public List<Queued> queued(int limit) {
+        return jdbc.sql("SELECT id, want_client, want_server FROM run WHERE status = 'QUEUED' ORDER BY queued_at, id LIMIT ?")
+                .param(limit).query((rs, i) -> new Queued(rs.getLong(1), rs.getString(2), rs.getString(3))).list();
+    }
+
+    /**
+     * Marks a queued run RUNNING on agentId (and serverAgentId for a pair), with the host facts of the
+     * sending side; empty when the run is no longer queued (cancelled meanwhile).
+     */
+    public Optional<Assignment> claim(long runId, String agentId, String serverAgentId) {
         return tx.execute(status -> {
             Optional<Assignment> claimed = jdbc.sql("""
-                            UPDATE run SET status = 'RUNNING', agent_id = ?, attempt = attempt + 1, started_at = now(),
-                                host_facts = (SELECT facts FROM agent WHERE id = ?)
-                            WHERE id = (SELECT id FROM run WHERE status = 'QUEUED' ORDER BY queued_at, id
-                                        FOR UPDATE SKIP LOCKED LIMIT 1)
+                            UPDATE run SET status = 'RUNNING', agent_id = ?, server_agent_id = ?, attempt = attempt + 1,
+                                started_at = now(), host_facts = (SELECT facts FROM agent WHERE id = ?)
+                            WHERE id = ? AND status = 'QUEUED'
                             RETURNING id, experiment_id, params::text""")
-                    .params(agentId, agentId)
+                    .params(agentId, serverAgentId, agentId, runId)
                     .query((rs, i) -> new Assignment(rs.getLong(1), rs.getLong(2), toMap(rs.getString(3))))
                     .optional();
             claimed.ifPresent(a -> jdbc.sql("UPDATE experiment SET status = 'RUNNING' WHERE id = ? AND status = 'QUEUED'")
@@ -47,10 +58,16 @@ public class RunQueue {
         });
     }
 
+    /** Keeps the receiving side's own summary (or its error) of a pair run. */
+    public void serverEnded(long runId, String serverAgentId, Map<String, Object> summaryOrError) {
+        jdbc.sql("UPDATE run SET server_summary = CAST(? AS jsonb) WHERE id = ? AND server_agent_id = ?")
+                .params(json.writeValueAsString(summaryOrError), runId, serverAgentId).update();
+    }
+
     /** Puts a run that never reached its agent back in the queue. */
     public void requeue(long runId, String agentId) {
         jdbc.sql("""
-                UPDATE run SET status = 'QUEUED', agent_id = NULL, started_at = NULL
+                UPDATE run SET status = 'QUEUED', agent_id = NULL, server_agent_id = NULL, started_at = NULL
                 WHERE id = ? AND agent_id = ? AND status = 'RUNNING'""").params(runId, agentId).update();
     }
 

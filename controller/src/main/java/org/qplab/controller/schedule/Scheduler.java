@@ -1,5 +1,10 @@
 package org.qplab.controller.schedule;
 
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.qplab.controller.agent.AgentConnection;
 import org.qplab.controller.agent.AgentProperties;
@@ -14,7 +19,8 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * Hands queued runs to idle agents, one benchmark per agent at a time. Woken by every event that can
+ * Hands queued runs to idle agents, one benchmark per host at a time: loopback runs to one agent, pair
+ * runs to two at once (driven by {@link PairRuns}). Woken by every event that can
  * make work possible (a submission, an agent registering, a run ending) and every few seconds anyway;
  * one dispatch pass runs at a time.
  */
@@ -28,11 +34,15 @@ public class Scheduler {
     private final RunOutcomes outcomes;
     private final AgentRegistry registry;
     private final AgentProperties properties;
+    private final PairRuns pairs;
+    /** How many queued runs one dispatch pass looks at. */
+    static final int QUEUE_WINDOW = 1000;
     private final AtomicBoolean requested = new AtomicBoolean();
     private final AtomicBoolean dispatching = new AtomicBoolean();
 
     public Scheduler(Jdbc jdbc, RunQueue queue, RunOutcomes outcomes, @Lazy AgentRegistry registry,
-                     AgentProperties properties) {
+                     AgentProperties properties, PairRuns pairs) {
+        this.pairs = pairs;
         this.jdbc = jdbc;
         this.queue = queue;
         this.outcomes = outcomes;
@@ -51,20 +61,60 @@ public class Scheduler {
     @Scheduled(fixedDelayString = "${qplab.schedule.tick:2s}")
     void tick() {
         jdbc.run(this::failOrphans).subscribe(v -> { }, e -> log.warn("orphan sweep failed: {}", e.toString()));
+        jdbc.run(pairs::expire).subscribe(v -> { }, e -> log.warn("pair-run timeout sweep failed: {}", e.toString()));
         wake();
     }
 
     private void dispatchWhileRequested() {
         try {
             while (requested.getAndSet(false)) {
-                for (AgentConnection agent : registry.idle()) {
-                    queue.claimNext(agent.agentId()).ifPresent(run -> assign(agent, run));
-                }
+                dispatch();
             }
         } finally {
             dispatching.set(false);
             if (requested.get()) {
                 wake();
+            }
+        }
+    }
+
+    /**
+     * One pass over the queue in order. A run takes its agents when they are idle; when they are not,
+     * they are held for it, so that no later run takes them first: a pair waiting for a busy host is
+     * never starved by loopback runs behind it, and one pass never deadlocks (it waits for nothing).
+     */
+    private void dispatch() {
+        Map<String, AgentConnection> idle = new LinkedHashMap<>();
+        registry.idle().forEach(a -> idle.put(a.agentId(), a));
+        Set<String> held = new HashSet<>();
+        for (RunQueue.Queued run : idle.isEmpty() ? List.<RunQueue.Queued>of() : queue.queued(QUEUE_WINDOW)) {
+            if (idle.isEmpty()) {
+                break;
+            }
+            if (run.client() == null) {
+                idle.values().stream().filter(a -> !held.contains(a.agentId())).findFirst().ifPresent(agent -> {
+                    idle.remove(agent.agentId());
+                    queue.claim(run.runId(), agent.agentId(), null).ifPresent(a -> assign(agent, a));
+                });
+            } else if (run.server() == null) {
+                AgentConnection agent = held.contains(run.client()) ? null : idle.get(run.client());
+                if (agent != null) {
+                    idle.remove(agent.agentId());
+                    queue.claim(run.runId(), agent.agentId(), null).ifPresent(a -> assign(agent, a));
+                } else {
+                    held.add(run.client());
+                }
+            } else {
+                AgentConnection client = held.contains(run.client()) ? null : idle.get(run.client());
+                AgentConnection server = held.contains(run.server()) ? null : idle.get(run.server());
+                if (client != null && server != null) {
+                    idle.remove(client.agentId());
+                    idle.remove(server.agentId());
+                    queue.claim(run.runId(), client.agentId(), server.agentId()).ifPresent(a -> pairs.begin(a, client, server));
+                } else {
+                    held.add(run.client());
+                    held.add(run.server());
+                }
             }
         }
     }

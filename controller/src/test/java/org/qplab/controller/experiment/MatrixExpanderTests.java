@@ -179,4 +179,30 @@ class MatrixExpanderTests {
         assertThat(violationsOf("base: {provider: verbs, msg_size: 64, mtu: 1000, device: 'rxe0;rm'}"))
                 .extracting(Violation::field).containsExactlyInAnyOrder("base.mtu", "base.device");
     }
+    @Test
+    void hostsExpandToLoopbackPairsAndEveryPairOfAGroup() {
+        Matrix group = yaml("""
+                hosts: {group: [a, b, c]}
+                base: {msg_size: 64}
+                repeats: 2
+                """);
+        assertThat(group.runs()).extracting(r -> r.client() + "->" + r.server())
+                .containsExactly("a->b", "a->b", "a->c", "a->c", "b->c", "b->c");
+        assertThat(yaml("hosts: {pairs: [[x, y], [y, x]]}\nbase: {msg_size: 64}").runs())
+                .extracting(r -> r.client() + "->" + r.server()).containsExactly("x->y", "y->x");
+        assertThat(yaml("hosts: {loopback: [x, y]}\nbase: {msg_size: 64}").runs())
+                .extracting(r -> r.client() + "->" + r.server()).containsExactly("x->null", "y->null");
+        assertThat(yaml("hosts: loopback\nbase: {msg_size: 64}").runs())
+                .extracting(r -> r.client() + "->" + r.server()).containsExactly("null->null");
+    }
+
+    @Test
+    void refusesMalformedHostsWithTheField() {
+        assertThat(violationsOf("hosts: {pairs: [[a, a], [b], [c, 'd e']]}\nbase: {msg_size: 64}"))
+                .extracting(Violation::field).containsExactly("hosts.pairs[0]", "hosts.pairs[1]", "hosts.pairs[2][1]");
+        assertThat(violationsOf("hosts: {group: [a]}\nbase: {msg_size: 64}"))
+                .extracting(Violation::message).containsExactly("needs at least two hosts to make a pair");
+        assertThat(violationsOf("hosts: everywhere\nbase: {msg_size: 64}"))
+                .extracting(Violation::field).containsExactly("hosts");
+    }
 }
