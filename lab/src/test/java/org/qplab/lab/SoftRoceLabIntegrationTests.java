@@ -35,17 +35,15 @@ class SoftRoceLabIntegrationTests {
     @Test
     void everyVmHasAnActiveRoceV2DeviceOnItsLabAddress(SoftRoceLab lab) throws Exception {
         for (int vm = 1; vm <= lab.vmCount(); vm++) {
-            CommandResult devinfo = lab.ssh(vm, COMMAND_TIMEOUT, "ibv_devinfo -d rxe0");
-            assertThat(devinfo.succeeded()).as(devinfo.describe()).isTrue();
-            assertThat(devinfo.stdout()).contains("hca_id:\trxe0").contains("PORT_ACTIVE").contains("link_layer:\t\tEthernet");
-
-            CommandResult link = lab.ssh(vm, COMMAND_TIMEOUT, "rdma link show rxe0/1; ip -4 -br addr show eth1");
-            assertThat(link.stdout()).contains("state ACTIVE").contains("netdev eth1").contains(lab.rdmaAddress(vm) + "/24");
-
             int gid = lab.roceGidIndex(vm);
-            CommandResult gidEntry = lab.ssh(vm, COMMAND_TIMEOUT,
-                    "cat /sys/class/infiniband/rxe0/ports/1/gids/" + gid + " /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/" + gid);
-            assertThat(gidEntry.stdout()).contains(ipv4MappedGidSuffix(lab.rdmaAddress(vm))).contains("RoCE v2");
+            String port = "/sys/class/infiniband/rxe0/ports/1";
+            CommandResult device = lab.ssh(vm, COMMAND_TIMEOUT, "ibv_devinfo -d rxe0 && rdma link show rxe0/1"
+                    + " && ip -4 -br addr show eth1 && cat " + port + "/gids/" + gid + " " + port + "/gid_attrs/types/" + gid);
+
+            assertThat(device.succeeded()).as(device.describe()).isTrue();
+            assertThat(device.stdout()).contains("hca_id:\trxe0").contains("PORT_ACTIVE").contains("link_layer:\t\tEthernet")
+                    .contains("state ACTIVE").contains("netdev eth1").contains(lab.rdmaAddress(vm) + "/24")
+                    .contains(ipv4MappedGidSuffix(lab.rdmaAddress(vm))).contains("RoCE v2");
         }
     }
 
