@@ -60,9 +60,9 @@ typedef struct qpb_session qpb_session;
 
 /*
  * Spec JSON (unknown keys are rejected with their name):
- *   provider        "tcp" (v0)                                  required
+ *   provider        "tcp" | "verbs"                             required
  *   role            "loopback" | "client" | "server"            default "loopback"
- *   op              "send"                                      default "send"
+ *   op              "send" | "write" | "read" (verbs)           default "send"
  *   threads         1..1024                                     default 1
  *   qps_per_thread  1..65536 connections per thread             default 1
  *   msg_size        1..(1<<30) bytes                            required
@@ -70,16 +70,45 @@ typedef struct qpb_session qpb_session;
  *   duration_ms     run for this long instead of iterations     default 0 (off)
  *   warmup_cycles   cycles per thread run but not recorded      default 0
  *   tx_depth        cycles a thread may have in flight, 1..4096 default 128
+ *                   (verbs: the send queue depth of every QP)
  *   ring_capacity   records per thread ring, power of two       default 65536
  *   verify          check payload bytes on the receiver         default false
- *   tcp_nodelay     TCP_NODELAY on data sockets                 default true
+ *   tcp_nodelay     TCP_NODELAY on data sockets (tcp)           default true
  *   bind            address to listen on (server/loopback)      default "127.0.0.1"
+ *                   (verbs: the server's control socket)
  *   port            port to listen on, 0 = any                  default 0
+ * The verbs provider's knobs (tcp accepts them only at their default):
+ *   device          RDMA device; "" = the first with an ACTIVE port   default ""
+ *   ib_port         1..255                                      default 1
+ *   gid_index       -1 = chosen (RoCE v2 with an IPv4 address; the LID on
+ *                   InfiniBand), else 0..255                    default -1
+ *   transport       "rc" | "uc" | "ud" | "xrc"                  default "rc"
+ *   srq             "none" | "per_thread" | "shared" (op send; XRC sends
+ *                   always go through an SRQ: none means per_thread)  default "none"
+ *   inline_size     0..65536 bytes; messages up to it go inline default 0
+ *   signal_every    signal every Nth request of a QP (CQ moderation), and
+ *                   the last of a run; 1..tx_depth             default 1
+ *   post_list       cycles posted per ibv_post_send, 1..tx_depth default 1
+ *   rx_depth        receives posted per QP (capped at tx_depth), or per SRQ
+ *                                                               default 512
+ *   cq_mode         "per_qp" | "per_thread" | "shared"          default "per_thread"
+ *   mr_mode         "per_thread" | "per_qp"                     default "per_thread"
+ *   polling         "busy" | "event" (completion channel)       default "busy"
+ *   lock_model      "shared" | "thread_domain" (ibv_alloc_td + a parent
+ *                   domain per thread)                          default "shared"
+ *   mtu             0 = the port's active MTU, else 256..4096   default 0
+ * A verbs session is checked against its device before any verbs object
+ * exists: every limit it exceeds is refused at once with QPB_EUNSUPPORTED,
+ * naming the limit and the device ("inline_size 512 B > max_inline_data
+ * 400 B on rxe0"). libibverbs.so.1 is loaded at run time, so the library
+ * loads on hosts without rdma-core (verbs then says why it cannot run).
  */
 qpb_session *qpb_session_create(const char *spec_json, char *err, uint32_t err_len);
 
 /* Endpoint blob of this side, JSON (for tcp: {"provider":"tcp","host":..,"port":..,
- * "threads":..,"qps_per_thread":..}). Server/loopback listen here. */
+ * "threads":..,"qps_per_thread":..}; for verbs also the QP numbers, PSNs, GID
+ * or LID and memory keys, see qpb_verbs_conn.c). Server/loopback listen here.
+ * A verbs blob grows with the number of QPs (about 40 bytes each). */
 int32_t qpb_local_endpoint(qpb_session *s, char *buf, uint32_t buf_len);
 
 /* Connect to the peer described by its endpoint blob (client side connects,
@@ -103,7 +132,9 @@ int32_t qpb_wait(qpb_session *s, int32_t timeout_ms);
  * cycle; the summary then says "stopped":true. */
 int32_t qpb_stop(qpb_session *s);
 
-/* Summary JSON of an ended run (perftest's definitions, see README):
+/* Summary JSON of an ended run (perftest's definitions, see README; verbs
+ * adds its knobs, the device, path_mtu and "peer": what the receiving side
+ * got, {"messages","bytes","errors","short_connections","missing"}):
  * {"provider","role","op","threads","qps_per_thread","msg_size",
  *  "iterations","cycles","messages","bytes","errors","dropped","stopped",
  *  "duration_ns","bw_avg_bps","bw_peak_bps","msg_rate",
@@ -122,8 +153,19 @@ const char *qpb_last_error(qpb_session *s);
 /* Stops the run if needed, joins threads, frees everything. NULL is a no-op. */
 void qpb_session_destroy(qpb_session *s);
 
-/* {"abi":1,"version":"0.1.0","providers":["tcp"]} */
+/* {"abi":1,"version":"0.1.0","providers":["tcp","verbs"]}, or with only
+ * "tcp" and "verbs_unavailable":"why" where libibverbs cannot be loaded. */
 int32_t qpb_engine_info(char *buf, uint32_t buf_len);
+
+/* The RDMA devices of this host and their limits, ibv_devinfo-like:
+ * {"devices":[{"name","fw_ver","node_guid","vendor_id","vendor_part_id",
+ *   "hw_ver","max_qp","max_qp_wr","max_sge","max_cq","max_cqe","max_mr",
+ *   "max_mr_size","max_pd","max_srq","max_srq_wr","max_qp_rd_atom",
+ *   "max_qp_init_rd_atom","max_ah","max_inline_data","xrc","thread_domain",
+ *   "device_cap_flags","ports":[{"port","state","link_layer","max_mtu",
+ *   "active_mtu","lid","gids":[{"index","gid","type"}]}]}],
+ *  "unavailable":"why"}   (the last key only when there is no device) */
+int32_t qpb_devices(char *buf, uint32_t buf_len);
 
 /* {"size":48,"thread":0,"errors":4,"cycle":8,"start_ns":16,"end_ns":24,
  *  "bytes":32,"messages":40} — for the binding's layout test. */

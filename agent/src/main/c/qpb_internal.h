@@ -34,11 +34,30 @@
 #define QPB_MAX_DURATION_MS (24ull * 3600 * 1000)
 
 typedef enum qpb_role { QPB_ROLE_LOOPBACK, QPB_ROLE_CLIENT, QPB_ROLE_SERVER } qpb_role;
+typedef enum qpb_provider_kind { QPB_PROVIDER_TCP, QPB_PROVIDER_VERBS } qpb_provider_kind;
+typedef enum qpb_op { QPB_OP_SEND, QPB_OP_WRITE, QPB_OP_READ } qpb_op;
+typedef enum qpb_transport { QPB_TR_RC, QPB_TR_UC, QPB_TR_UD, QPB_TR_XRC } qpb_transport;
+typedef enum qpb_srq_mode { QPB_SRQ_NONE, QPB_SRQ_PER_THREAD, QPB_SRQ_SHARED } qpb_srq_mode;
+typedef enum qpb_cq_mode { QPB_CQ_PER_QP, QPB_CQ_PER_THREAD, QPB_CQ_SHARED } qpb_cq_mode;
+typedef enum qpb_mr_mode { QPB_MR_PER_THREAD, QPB_MR_PER_QP } qpb_mr_mode;
+typedef enum qpb_polling { QPB_POLL_BUSY, QPB_POLL_EVENT } qpb_polling;
+typedef enum qpb_lock_model { QPB_LOCK_SHARED, QPB_LOCK_THREAD_DOMAIN } qpb_lock_model;
+
+/* Names of the enum values above, as the spec spells them. */
+extern const char *const QPB_OP_NAMES[];
+extern const char *const QPB_TRANSPORT_NAMES[];
+extern const char *const QPB_SRQ_NAMES[];
+extern const char *const QPB_CQ_NAMES[];
+extern const char *const QPB_MR_NAMES[];
+extern const char *const QPB_POLLING_NAMES[];
+extern const char *const QPB_LOCK_NAMES[];
 
 typedef struct qpb_spec {
     char provider[16];
+    qpb_provider_kind provider_kind;
     qpb_role role;
     char op[16];
+    qpb_op op_kind;
     uint32_t threads;
     uint32_t qps_per_thread;
     uint64_t msg_size;
@@ -51,6 +70,21 @@ typedef struct qpb_spec {
     bool tcp_nodelay;
     char bind[64];
     uint32_t port;
+    /* verbs provider */
+    char device[64]; /* "" = the first device with an active port */
+    uint32_t ib_port;
+    int32_t gid_index; /* -1 = chosen: RoCE v2 with an IPv4 address, else the LID on InfiniBand */
+    qpb_transport transport;
+    qpb_srq_mode srq;
+    uint32_t inline_size;
+    uint32_t signal_every;
+    uint32_t post_list;
+    uint32_t rx_depth;
+    qpb_cq_mode cq_mode;
+    qpb_mr_mode mr_mode;
+    qpb_polling polling;
+    qpb_lock_model lock_model;
+    uint32_t mtu; /* bytes; 0 = the port's active MTU */
 } qpb_spec;
 
 const char *qpb_role_name(qpb_role role);
@@ -59,7 +93,24 @@ const char *qpb_role_name(qpb_role role);
  * by "; ", and the status says EINVAL or EUNSUPPORTED. */
 qpb_status qpb_spec_parse(const char *json, qpb_spec *out, char *err, uint32_t err_len);
 
-typedef struct qpb_tcp qpb_tcp; /* provider state, qpb_tcp.c */
+typedef struct qpb_tcp qpb_tcp;     /* provider state, qpb_tcp*.c */
+typedef struct qpb_verbs qpb_verbs; /* provider state, qpb_verbs*.c */
+typedef struct qpb_jw qpb_jw;
+
+/* What a provider does; the session (qpb_session.c) does everything else. */
+typedef struct qpb_provider {
+    qpb_status (*create)(qpb_session *s);
+    qpb_status (*local_endpoint)(qpb_session *s, char *buf, uint32_t buf_len);
+    /* peer_json NULL: loopback, connect the session's two ends to each other */
+    qpb_status (*connect)(qpb_session *s, const char *peer_json);
+    void (*run_sender)(qpb_session *s, uint32_t thread);
+    void (*run_receiver)(qpb_session *s, uint32_t thread);
+    void (*summary)(qpb_session *s, qpb_jw *w); /* extra keys; may be NULL */
+    void (*destroy)(qpb_session *s);
+} qpb_provider;
+
+extern const qpb_provider qpb_tcp_provider;
+extern const qpb_provider qpb_verbs_provider;
 
 enum qpb_state { QPB_ST_CREATED, QPB_ST_CONNECTED, QPB_ST_RUNNING, QPB_ST_ENDED };
 
@@ -90,7 +141,9 @@ struct qpb_session {
     qpb_receiver_out *receivers; /* spec.threads, NULL on the client */
     uint32_t drain_next;         /* round-robin start of qpb_drain */
 
+    const qpb_provider *provider;
     qpb_tcp *tcp;
+    qpb_verbs *verbs;
 
     atomic_int stop;  /* cancel: finish in-flight cycles, post no more */
     atomic_int abort; /* leave now: an error or destroy */
@@ -126,12 +179,8 @@ void qpb_run_fail(qpb_session *s, qpb_status status, const char *fmt, ...)
 void qpb_record_cycle(qpb_session *s, uint32_t thread, const qpb_sample *sample);
 
 /* --- tcp provider (qpb_tcp.c, qpb_tcp_run.c) --- */
-qpb_status qpb_tcp_create(qpb_session *s);
-qpb_status qpb_tcp_local_endpoint(qpb_session *s, char *buf, uint32_t buf_len);
-qpb_status qpb_tcp_connect(qpb_session *s, const char *peer_json);
 /* Worker bodies; index i of 0..threads-1. */
 void qpb_tcp_run_sender(qpb_session *s, uint32_t thread);
 void qpb_tcp_run_receiver(qpb_session *s, uint32_t thread);
-void qpb_tcp_destroy(qpb_session *s);
 
 #endif /* QPB_INTERNAL_H */

@@ -42,13 +42,17 @@ static int hex_digit(char c)
     return -1;
 }
 
-/* Reads a string into out (UTF-8; \u escapes of the BMP are encoded). */
-static bool read_string(reader *r, char *out, size_t cap, const char *what)
+/* Reads a string into out (UTF-8; \u escapes of the BMP are encoded). A
+ * string that does not fit fails unless truncated is given: then out keeps
+ * what fits and *truncated says so. */
+static bool read_string(reader *r, char *out, size_t cap, const char *what, bool *truncated)
 {
     if (*r->p != '"')
         return fail(r, what);
     r->p++;
     size_t n = 0;
+    if (truncated != NULL)
+        *truncated = false;
     for (;;) {
         unsigned char c = (unsigned char)*r->p;
         char buf[4];
@@ -99,6 +103,10 @@ static bool read_string(reader *r, char *out, size_t cap, const char *what)
                 r->p--;
                 return fail(r, "bad escape in string");
             }
+        }
+        if (truncated != NULL && (*truncated || n + len >= cap)) {
+            *truncated = true;
+            continue;
         }
         if (n + len >= cap) {
             char msg[96];
@@ -191,7 +199,7 @@ bool qpb_json_parse_flat(const char *text, qpb_json_object *out, char *err, size
             qpb_json_field *f = &out->fields[out->n];
             memset(f, 0, sizeof(*f));
             skip_ws(&r);
-            if (!read_string(&r, f->key, sizeof f->key, "key string expected"))
+            if (!read_string(&r, f->key, sizeof f->key, "key string expected", NULL))
                 return false;
             if (qpb_json_get(out, f->key) != NULL) {
                 snprintf(err, err_len, "invalid JSON: duplicate key \"%s\"", f->key);
@@ -205,8 +213,10 @@ bool qpb_json_parse_flat(const char *text, qpb_json_object *out, char *err, size
             char c = *r.p;
             if (c == '"') {
                 f->type = QPB_JSON_STRING;
-                if (!read_string(&r, f->str, sizeof f->str, "string expected"))
+                f->raw = r.p + 1;
+                if (!read_string(&r, f->str, sizeof f->str, "string expected", &f->long_str))
                     return false;
+                f->raw_len = (size_t)(r.p - 1 - f->raw);
             } else if (c == '-' || (c >= '0' && c <= '9')) {
                 if (!read_number(&r, f))
                     return false;

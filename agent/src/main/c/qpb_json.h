@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define QPB_JSON_MAX_FIELDS 32
+#define QPB_JSON_MAX_FIELDS 64
 #define QPB_JSON_MAX_KEY 64
 #define QPB_JSON_MAX_STR 256
 
@@ -19,7 +19,10 @@ typedef enum qpb_json_type { QPB_JSON_STRING, QPB_JSON_NUMBER, QPB_JSON_BOOL } q
 typedef struct qpb_json_field {
     char key[QPB_JSON_MAX_KEY];
     qpb_json_type type;
-    char str[QPB_JSON_MAX_STR]; /* QPB_JSON_STRING */
+    char str[QPB_JSON_MAX_STR]; /* QPB_JSON_STRING, decoded; cut short when long_str */
+    bool long_str;              /* the string did not fit in str: read it from raw */
+    const char *raw;            /* QPB_JSON_STRING: its text as written (escapes not */
+    size_t raw_len;             /* decoded), pointing into the parsed text */
     double num;                 /* QPB_JSON_NUMBER */
     bool is_int;                /* the number had no fraction/exponent and fits int64 */
     int64_t i64;
@@ -32,7 +35,10 @@ typedef struct qpb_json_object {
 } qpb_json_object;
 
 /* Parses text as one flat object. Rejects nesting, null, duplicate keys,
- * trailing garbage. On failure returns false and err says where and why. */
+ * trailing garbage. On failure returns false and err says where and why.
+ * A string value longer than QPB_JSON_MAX_STR - 1 bytes is accepted with
+ * long_str set (endpoint blobs carry long hex strings); raw stays valid as
+ * long as text does. */
 bool qpb_json_parse_flat(const char *text, qpb_json_object *out, char *err, size_t err_len);
 const qpb_json_field *qpb_json_get(const qpb_json_object *o, const char *key);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpb_ibv.h"
 #include "qpb_internal.h"
 #include "qpb_json.h"
 
@@ -111,7 +112,8 @@ QPB_EXPORT qpb_session *qpb_session_create(const char *spec_json, char *err, uin
         qpb_session_destroy(s);
         return NULL;
     }
-    if (qpb_tcp_create(s) != QPB_OK) {
+    s->provider = s->spec.provider_kind == QPB_PROVIDER_VERBS ? &qpb_verbs_provider : &qpb_tcp_provider;
+    if (s->provider->create(s) != QPB_OK) {
         snprintf(err, err_len, "%s", s->err);
         qpb_session_destroy(s);
         return NULL;
@@ -125,7 +127,7 @@ QPB_EXPORT int32_t qpb_local_endpoint(qpb_session *s, char *buf, uint32_t buf_le
         return QPB_EINVAL;
     if (buf == NULL)
         return qpb_fail(s, QPB_EINVAL, "qpb_local_endpoint: buf is NULL");
-    return qpb_tcp_local_endpoint(s, buf, buf_len);
+    return s->provider->local_endpoint(s, buf, buf_len);
 }
 
 QPB_EXPORT int32_t qpb_connect(qpb_session *s, const char *peer_endpoint_json)
@@ -134,7 +136,12 @@ QPB_EXPORT int32_t qpb_connect(qpb_session *s, const char *peer_endpoint_json)
         return QPB_EINVAL;
     if (s->state != QPB_ST_CREATED)
         return qpb_fail(s, QPB_ESTATE, "qpb_connect: the session is already connected or running");
-    qpb_status st = qpb_tcp_connect(s, peer_endpoint_json);
+    if (s->spec.role == QPB_ROLE_LOOPBACK)
+        return qpb_fail(s, QPB_ESTATE, "qpb_connect: a loopback session connects itself in qpb_start");
+    if (peer_endpoint_json == NULL)
+        return qpb_fail(s, QPB_EINVAL, "qpb_connect: the peer endpoint is NULL (role %s needs the peer's blob)",
+                        qpb_role_name(s->spec.role));
+    qpb_status st = s->provider->connect(s, peer_endpoint_json);
     if (st == QPB_OK)
         s->state = QPB_ST_CONNECTED;
     return st;
@@ -151,9 +158,9 @@ static void *worker_main(void *p)
     worker_arg a = *(worker_arg *)p;
     free(p);
     if (a.sender)
-        qpb_tcp_run_sender(a.s, a.index);
+        a.s->provider->run_sender(a.s, a.index);
     else
-        qpb_tcp_run_receiver(a.s, a.index);
+        a.s->provider->run_receiver(a.s, a.index);
     pthread_mutex_lock(&a.s->lock);
     if (--a.s->live == 0)
         pthread_cond_broadcast(&a.s->ended);
@@ -175,7 +182,7 @@ QPB_EXPORT int32_t qpb_start(qpb_session *s)
     if (s == NULL)
         return QPB_EINVAL;
     if (s->state == QPB_ST_CREATED && s->spec.role == QPB_ROLE_LOOPBACK) {
-        qpb_status st = qpb_tcp_connect(s, NULL);
+        qpb_status st = s->provider->connect(s, NULL);
         if (st != QPB_OK)
             return st;
         s->state = QPB_ST_CONNECTED;
@@ -297,7 +304,8 @@ QPB_EXPORT void qpb_session_destroy(qpb_session *s)
         atomic_store(&s->abort, 1);
         join_all(s);
     }
-    qpb_tcp_destroy(s);
+    if (s->provider != NULL)
+        s->provider->destroy(s);
     free_outputs(s);
     free(s->threads);
     pthread_cond_destroy(&s->ended);
@@ -309,9 +317,27 @@ QPB_EXPORT int32_t qpb_engine_info(char *buf, uint32_t buf_len)
 {
     if (buf == NULL)
         return QPB_EINVAL;
-    int n = snprintf(buf, buf_len, "{\"abi\":%d,\"version\":\"%s\",\"providers\":[\"tcp\"]}", QPB_ABI_VERSION,
-                     QPB_VERSION);
-    return n >= 0 && (uint32_t)n < buf_len ? QPB_OK : QPB_ENOSPC;
+    char why[384] = "";
+    bool verbs = qpb_ibv_get(why, sizeof why) != NULL;
+    qpb_jw w;
+    qpb_jw_init(&w, buf, buf_len);
+    qpb_jw_obj_begin(&w);
+    qpb_jw_key(&w, "abi");
+    qpb_jw_u64(&w, QPB_ABI_VERSION);
+    qpb_jw_key(&w, "version");
+    qpb_jw_str(&w, QPB_VERSION);
+    qpb_jw_key(&w, "providers");
+    qpb_jw_arr_begin(&w);
+    qpb_jw_str(&w, "tcp");
+    if (verbs)
+        qpb_jw_str(&w, "verbs");
+    qpb_jw_arr_end(&w);
+    if (!verbs) {
+        qpb_jw_key(&w, "verbs_unavailable");
+        qpb_jw_str(&w, why);
+    }
+    qpb_jw_obj_end(&w);
+    return qpb_jw_ok(&w) ? QPB_OK : QPB_ENOSPC;
 }
 
 QPB_EXPORT int32_t qpb_sample_layout(char *buf, uint32_t buf_len)

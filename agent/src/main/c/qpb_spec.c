@@ -2,6 +2,11 @@
  * qpb_spec.c — the run spec: defaults, parsing, and validation that lists
  * every violation at once (a user fixing a matrix wants all of them, not one
  * per round trip), each with the key's name and its limit.
+ *
+ * Two kinds of violation: EINVAL for a spec that no engine could run (a bad
+ * value, op read over UD), EUNSUPPORTED for one that this provider cannot run
+ * (op write over tcp). Limits of one device (max_inline_data, XRC, its MTU)
+ * are checked later, against the device itself (qpb_check.c).
  */
 #include <arpa/inet.h>
 #include <stdarg.h>
@@ -10,6 +15,16 @@
 
 #include "qpb_internal.h"
 #include "qpb_json.h"
+
+const char *const QPB_OP_NAMES[] = {"send", "write", "read", NULL};
+const char *const QPB_TRANSPORT_NAMES[] = {"rc", "uc", "ud", "xrc", NULL};
+const char *const QPB_SRQ_NAMES[] = {"none", "per_thread", "shared", NULL};
+const char *const QPB_CQ_NAMES[] = {"per_qp", "per_thread", "shared", NULL};
+const char *const QPB_MR_NAMES[] = {"per_thread", "per_qp", NULL};
+const char *const QPB_POLLING_NAMES[] = {"busy", "event", NULL};
+const char *const QPB_LOCK_NAMES[] = {"shared", "thread_domain", NULL};
+static const char *const PROVIDER_NAMES[] = {"tcp", "verbs", NULL};
+static const char *const ROLE_NAMES[] = {"loopback", "client", "server", NULL};
 
 typedef struct violations {
     char *buf;
@@ -42,37 +57,65 @@ static void add(violations *v, bool unsupported, const char *fmt, ...)
 
 const char *qpb_role_name(qpb_role role)
 {
-    switch (role) {
-    case QPB_ROLE_CLIENT: return "client";
-    case QPB_ROLE_SERVER: return "server";
-    default: return "loopback";
-    }
+    return ROLE_NAMES[role];
 }
 
-enum kind { K_STRING, K_UINT, K_BOOL };
+enum kind { K_STRING, K_UINT, K_INT, K_BOOL, K_CHOICE };
 
+/* One spec key. Offsets place the parsed value in qpb_spec; verbs_only keys
+ * belong to the verbs provider (tcp accepts them only at their default). */
 typedef struct key_def {
     const char *name;
     enum kind kind;
-    uint64_t min, max; /* K_UINT */
+    int64_t min, max;            /* K_UINT, K_INT */
+    const char *const *choices;  /* K_CHOICE: the enum's names */
+    size_t offset;               /* of the uint32/uint64/int32/bool/enum field */
+    uint8_t width;               /* bytes of an integer field */
+    bool verbs_only;
 } key_def;
 
+#define AT(field) offsetof(qpb_spec, field), (uint8_t)sizeof(((qpb_spec *)0)->field)
+
 static const key_def KEYS[] = {
-    {"provider", K_STRING, 0, 0},
-    {"role", K_STRING, 0, 0},
-    {"op", K_STRING, 0, 0},
-    {"threads", K_UINT, 1, QPB_MAX_THREADS},
-    {"qps_per_thread", K_UINT, 1, QPB_MAX_QPS},
-    {"msg_size", K_UINT, 1, QPB_MAX_MSG_SIZE},
-    {"iterations", K_UINT, 0, 1ull << 40},
-    {"duration_ms", K_UINT, 0, QPB_MAX_DURATION_MS},
-    {"warmup_cycles", K_UINT, 0, 1ull << 40},
-    {"tx_depth", K_UINT, 1, QPB_MAX_DEPTH},
-    {"ring_capacity", K_UINT, 1, QPB_MAX_RING},
-    {"verify", K_BOOL, 0, 0},
-    {"tcp_nodelay", K_BOOL, 0, 0},
-    {"bind", K_STRING, 0, 0},
-    {"port", K_UINT, 0, 65535},
+    {"provider", K_CHOICE, 0, 0, PROVIDER_NAMES, AT(provider_kind), false},
+    {"role", K_CHOICE, 0, 0, ROLE_NAMES, AT(role), false},
+    {"op", K_CHOICE, 0, 0, QPB_OP_NAMES, AT(op_kind), false},
+    {"threads", K_UINT, 1, QPB_MAX_THREADS, NULL, AT(threads), false},
+    {"qps_per_thread", K_UINT, 1, QPB_MAX_QPS, NULL, AT(qps_per_thread), false},
+    {"msg_size", K_UINT, 1, (int64_t)QPB_MAX_MSG_SIZE, NULL, AT(msg_size), false},
+    {"iterations", K_UINT, 0, 1ll << 40, NULL, AT(iterations), false},
+    {"duration_ms", K_UINT, 0, (int64_t)QPB_MAX_DURATION_MS, NULL, AT(duration_ms), false},
+    {"warmup_cycles", K_UINT, 0, 1ll << 40, NULL, AT(warmup_cycles), false},
+    {"tx_depth", K_UINT, 1, QPB_MAX_DEPTH, NULL, AT(tx_depth), false},
+    {"ring_capacity", K_UINT, 1, QPB_MAX_RING, NULL, AT(ring_capacity), false},
+    {"verify", K_BOOL, 0, 0, NULL, AT(verify), false},
+    {"tcp_nodelay", K_BOOL, 0, 0, NULL, AT(tcp_nodelay), false},
+    {"bind", K_STRING, 0, 0, NULL, 0, 0, false},
+    {"port", K_UINT, 0, 65535, NULL, AT(port), false},
+    {"device", K_STRING, 0, 0, NULL, 0, 0, true},
+    {"ib_port", K_UINT, 1, 255, NULL, AT(ib_port), true},
+    {"gid_index", K_INT, -1, 255, NULL, AT(gid_index), true},
+    {"transport", K_CHOICE, 0, 0, QPB_TRANSPORT_NAMES, AT(transport), true},
+    {"srq", K_CHOICE, 0, 0, QPB_SRQ_NAMES, AT(srq), true},
+    {"inline_size", K_UINT, 0, 65536, NULL, AT(inline_size), true},
+    {"signal_every", K_UINT, 1, QPB_MAX_DEPTH, NULL, AT(signal_every), true},
+    {"post_list", K_UINT, 1, QPB_MAX_DEPTH, NULL, AT(post_list), true},
+    {"rx_depth", K_UINT, 1, 16384, NULL, AT(rx_depth), true},
+    {"cq_mode", K_CHOICE, 0, 0, QPB_CQ_NAMES, AT(cq_mode), true},
+    {"mr_mode", K_CHOICE, 0, 0, QPB_MR_NAMES, AT(mr_mode), true},
+    {"polling", K_CHOICE, 0, 0, QPB_POLLING_NAMES, AT(polling), true},
+    {"lock_model", K_CHOICE, 0, 0, QPB_LOCK_NAMES, AT(lock_model), true},
+    {"mtu", K_UINT, 0, 4096, NULL, AT(mtu), true},
+};
+
+static const qpb_spec DEFAULTS = {
+    .provider = "", .provider_kind = QPB_PROVIDER_TCP, .role = QPB_ROLE_LOOPBACK, .op = "send",
+    .op_kind = QPB_OP_SEND, .threads = 1, .qps_per_thread = 1, .msg_size = 0, .iterations = 1000,
+    .duration_ms = 0, .warmup_cycles = 0, .tx_depth = 128, .ring_capacity = 65536, .verify = false,
+    .tcp_nodelay = true, .bind = "127.0.0.1", .port = 0, .device = "", .ib_port = 1, .gid_index = -1,
+    .transport = QPB_TR_RC, .srq = QPB_SRQ_NONE, .inline_size = 0, .signal_every = 1, .post_list = 1,
+    .rx_depth = 512, .cq_mode = QPB_CQ_PER_THREAD, .mr_mode = QPB_MR_PER_THREAD, .polling = QPB_POLL_BUSY,
+    .lock_model = QPB_LOCK_SHARED, .mtu = 0,
 };
 
 static const key_def *find_key(const char *name)
@@ -83,17 +126,68 @@ static const key_def *find_key(const char *name)
     return NULL;
 }
 
-static void set_uint(qpb_spec *s, const char *name, uint64_t v)
+static void store(qpb_spec *s, const key_def *k, int64_t v)
 {
-    if (!strcmp(name, "threads")) s->threads = (uint32_t)v;
-    else if (!strcmp(name, "qps_per_thread")) s->qps_per_thread = (uint32_t)v;
-    else if (!strcmp(name, "msg_size")) s->msg_size = v;
-    else if (!strcmp(name, "iterations")) s->iterations = v;
-    else if (!strcmp(name, "duration_ms")) s->duration_ms = v;
-    else if (!strcmp(name, "warmup_cycles")) s->warmup_cycles = v;
-    else if (!strcmp(name, "tx_depth")) s->tx_depth = (uint32_t)v;
-    else if (!strcmp(name, "ring_capacity")) s->ring_capacity = (uint32_t)v;
-    else if (!strcmp(name, "port")) s->port = (uint32_t)v;
+    char *at = (char *)s + k->offset;
+    switch (k->width) {
+    case 1: *(bool *)at = v != 0; break;
+    case 4: {
+        uint32_t u = (uint32_t)v;
+        memcpy(at, &u, 4);
+        break;
+    }
+    default: {
+        uint64_t u = (uint64_t)v;
+        memcpy(at, &u, 8);
+        break;
+    }
+    }
+}
+
+static int64_t load(const qpb_spec *s, const key_def *k)
+{
+    const char *at = (const char *)s + k->offset;
+    if (k->width == 1)
+        return *(const bool *)at;
+    if (k->width == 4) {
+        uint32_t u;
+        memcpy(&u, at, 4);
+        return k->kind == K_INT ? (int32_t)u : (int64_t)u;
+    }
+    uint64_t u;
+    memcpy(&u, at, 8);
+    return (int64_t)u;
+}
+
+static void choices_text(const char *const *names, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; names[i] != NULL && n < len; i++)
+        n += (size_t)snprintf(out + n, len - n, "%s\"%s\"", i == 0 ? "" : names[i + 1] ? ", " : " or ", names[i]);
+}
+
+static void check_string(const qpb_json_field *f, const key_def *k, qpb_spec *s, violations *v)
+{
+    if (!strcmp(k->name, "device")) {
+        size_t n = strlen(f->str);
+        bool ok = n < sizeof s->device && !f->long_str;
+        for (size_t i = 0; ok && i < n; i++) {
+            char c = f->str[i];
+            ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+                 c == '.';
+        }
+        if (!ok)
+            add(v, false, "device must be a device name like \"mlx5_0\" or \"rxe0\" (got \"%.64s\")", f->str);
+        else
+            snprintf(s->device, sizeof s->device, "%s", f->str);
+        return;
+    }
+    struct in_addr a;
+    if (f->long_str || strlen(f->str) >= sizeof s->bind || inet_pton(AF_INET, f->str, &a) != 1)
+        add(v, false, "bind must be an IPv4 address like \"127.0.0.1\" (got \"%.64s\")", f->str);
+    else
+        snprintf(s->bind, sizeof s->bind, "%s", f->str);
 }
 
 static void check_field(const qpb_json_field *f, qpb_spec *s, violations *v)
@@ -107,67 +201,93 @@ static void check_field(const qpb_json_field *f, qpb_spec *s, violations *v)
     case K_BOOL:
         if (f->type != QPB_JSON_BOOL)
             add(v, false, "%s must be true or false", k->name);
-        else if (!strcmp(k->name, "verify"))
-            s->verify = f->b;
         else
-            s->tcp_nodelay = f->b;
+            store(s, k, f->b);
         return;
     case K_STRING:
-        if (f->type != QPB_JSON_STRING) {
+        if (f->type != QPB_JSON_STRING)
             add(v, false, "%s must be a string", k->name);
-            return;
-        }
-        if (!strcmp(k->name, "provider")) {
-            snprintf(s->provider, sizeof s->provider, "%s", f->str);
-            if (!strcmp(f->str, "verbs"))
-                add(v, true, "provider \"verbs\" is not built into this engine (v0 has \"tcp\")");
-            else if (strcmp(f->str, "tcp") != 0)
-                add(v, false, "provider must be \"tcp\" or \"verbs\" (got \"%s\")", f->str);
-        } else if (!strcmp(k->name, "role")) {
-            if (!strcmp(f->str, "loopback")) s->role = QPB_ROLE_LOOPBACK;
-            else if (!strcmp(f->str, "client")) s->role = QPB_ROLE_CLIENT;
-            else if (!strcmp(f->str, "server")) s->role = QPB_ROLE_SERVER;
-            else add(v, false, "role must be \"loopback\", \"client\" or \"server\" (got \"%s\")", f->str);
-        } else if (!strcmp(k->name, "op")) {
-            snprintf(s->op, sizeof s->op, "%s", f->str);
-            if (!strcmp(f->str, "write") || !strcmp(f->str, "read"))
-                add(v, true, "op \"%s\" is not supported by provider tcp (only \"send\")", f->str);
-            else if (strcmp(f->str, "send") != 0)
-                add(v, false, "op must be \"send\", \"write\" or \"read\" (got \"%s\")", f->str);
-        } else {
-            struct in_addr a;
-            if (strlen(f->str) >= sizeof s->bind || inet_pton(AF_INET, f->str, &a) != 1)
-                add(v, false, "bind must be an IPv4 address like \"127.0.0.1\" (got \"%s\")", f->str);
-            else
-                snprintf(s->bind, sizeof s->bind, "%s", f->str);
-        }
+        else
+            check_string(f, k, s, v);
         return;
-    case K_UINT:
-        if (f->type != QPB_JSON_NUMBER || !f->is_int) {
-            add(v, false, "%s must be an integer in %llu..%llu", k->name, (unsigned long long)k->min,
-                (unsigned long long)k->max);
-        } else if (f->i64 < 0 || (uint64_t)f->i64 < k->min || (uint64_t)f->i64 > k->max) {
-            add(v, false, "%s must be in %llu..%llu (got %lld)", k->name, (unsigned long long)k->min,
-                (unsigned long long)k->max, (long long)f->i64);
-        } else {
-            set_uint(s, k->name, (uint64_t)f->i64);
+    case K_CHOICE: {
+        for (int i = 0; f->type == QPB_JSON_STRING && k->choices[i] != NULL; i++) {
+            if (!strcmp(f->str, k->choices[i])) {
+                store(s, k, i);
+                return;
+            }
         }
+        char names[160];
+        choices_text(k->choices, names, sizeof names);
+        if (f->type != QPB_JSON_STRING)
+            add(v, false, "%s must be %s", k->name, names);
+        else
+            add(v, false, "%s must be %s (got \"%.64s\")", k->name, names, f->str);
+        return;
+    }
+    case K_UINT:
+    case K_INT:
+        if (f->type != QPB_JSON_NUMBER || !f->is_int)
+            add(v, false, "%s must be an integer in %lld..%lld", k->name, (long long)k->min, (long long)k->max);
+        else if (f->i64 < k->min || f->i64 > k->max)
+            add(v, false, "%s must be in %lld..%lld (got %lld)", k->name, (long long)k->min, (long long)k->max,
+                (long long)f->i64);
+        else
+            store(s, k, f->i64);
         return;
     }
 }
 
+/* Rules between keys that hold whatever the device. */
+static void check_combinations(const qpb_json_object *o, qpb_spec *s, violations *v)
+{
+    if (s->provider_kind == QPB_PROVIDER_TCP) {
+        if (s->op_kind != QPB_OP_SEND)
+            add(v, true, "op \"%s\" is not supported by provider tcp (only \"send\")", QPB_OP_NAMES[s->op_kind]);
+        for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
+            const key_def *k = &KEYS[i];
+            bool set = qpb_json_get(o, k->name) != NULL;
+            bool changed = k->kind == K_STRING ? strcmp(s->device, DEFAULTS.device) != 0
+                                               : load(s, k) != load(&DEFAULTS, k);
+            if (k->verbs_only && set && changed)
+                add(v, true, "%s applies to provider verbs only", k->name);
+        }
+        return;
+    }
+    if (qpb_json_get(o, "tcp_nodelay") != NULL)
+        add(v, false, "tcp_nodelay applies to provider tcp only");
+    const char *tr = QPB_TRANSPORT_NAMES[s->transport], *op = QPB_OP_NAMES[s->op_kind];
+    if (s->op_kind == QPB_OP_READ && (s->transport == QPB_TR_UC || s->transport == QPB_TR_UD))
+        add(v, false, "op read: transport %s has no RDMA read (use rc or xrc)", tr);
+    if (s->op_kind == QPB_OP_WRITE && s->transport == QPB_TR_UD)
+        add(v, false, "op write: transport ud has no RDMA write (use rc, uc or xrc)");
+    if (s->transport == QPB_TR_UD && s->msg_size > 4096)
+        add(v, false, "transport ud: message %llu B > 4096 B, the largest path MTU (a UD message is one packet)",
+            (unsigned long long)s->msg_size);
+    if (s->transport == QPB_TR_UD && s->mtu > 0 && s->msg_size > s->mtu)
+        add(v, false, "transport ud: message %llu B > mtu %u B", (unsigned long long)s->msg_size, s->mtu);
+    if (s->srq != QPB_SRQ_NONE && s->op_kind != QPB_OP_SEND)
+        add(v, false, "srq %s: only op send consumes receive requests (got op %s)", QPB_SRQ_NAMES[s->srq], op);
+    if (s->transport == QPB_TR_XRC && s->srq == QPB_SRQ_NONE && s->op_kind == QPB_OP_SEND)
+        s->srq = QPB_SRQ_PER_THREAD; /* XRC receives only through an XRC SRQ */
+    if (s->op_kind == QPB_OP_READ && s->inline_size > 0)
+        add(v, false, "op read: inline_size applies to send and write only");
+    if (s->signal_every > s->tx_depth)
+        add(v, false, "signal_every %u > tx_depth %u (the send queue would fill with unsignaled requests)",
+            s->signal_every, s->tx_depth);
+    if (s->post_list > s->tx_depth)
+        add(v, false, "post_list %u > tx_depth %u (one post would not fit in the send queue)", s->post_list,
+            s->tx_depth);
+    if (s->mtu != 0 && s->mtu != 256 && s->mtu != 512 && s->mtu != 1024 && s->mtu != 2048 && s->mtu != 4096)
+        add(v, false, "mtu must be 0 (the port's active MTU), 256, 512, 1024, 2048 or 4096 (got %u)", s->mtu);
+}
+
 qpb_status qpb_spec_parse(const char *json, qpb_spec *s, char *err, uint32_t err_len)
 {
-    static const qpb_spec defaults = {
-        .provider = "", .role = QPB_ROLE_LOOPBACK, .op = "send", .threads = 1,
-        .qps_per_thread = 1, .msg_size = 0, .iterations = 1000, .duration_ms = 0,
-        .warmup_cycles = 0, .tx_depth = 128, .ring_capacity = 65536, .verify = false,
-        .tcp_nodelay = true, .bind = "127.0.0.1", .port = 0,
-    };
     violations v = {err, err_len, 0, 0, true};
     if (err_len > 0)
         err[0] = '\0';
-    *s = defaults;
+    *s = DEFAULTS;
 
     qpb_json_object o;
     char perr[160];
@@ -178,13 +298,16 @@ qpb_status qpb_spec_parse(const char *json, qpb_spec *s, char *err, uint32_t err
     for (uint32_t i = 0; i < o.n; i++)
         check_field(&o.fields[i], s, &v);
     if (qpb_json_get(&o, "provider") == NULL)
-        add(&v, false, "provider is required (\"tcp\")");
+        add(&v, false, "provider is required (\"tcp\" or \"verbs\")");
     if (qpb_json_get(&o, "msg_size") == NULL)
         add(&v, false, "msg_size is required (1..%llu bytes)", (unsigned long long)QPB_MAX_MSG_SIZE);
     if (s->iterations == 0 && s->duration_ms == 0 && qpb_json_get(&o, "iterations") != NULL)
         add(&v, false, "iterations must be > 0 unless duration_ms is set");
     if (s->ring_capacity & (s->ring_capacity - 1))
         add(&v, false, "ring_capacity must be a power of two (got %u)", s->ring_capacity);
+    check_combinations(&o, s, &v);
+    snprintf(s->provider, sizeof s->provider, "%s", PROVIDER_NAMES[s->provider_kind]);
+    snprintf(s->op, sizeof s->op, "%s", QPB_OP_NAMES[s->op_kind]);
     if (v.count == 0)
         return QPB_OK;
     return v.unsupported_only ? QPB_EUNSUPPORTED : QPB_EINVAL;

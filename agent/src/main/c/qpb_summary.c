@@ -141,6 +141,8 @@ static void put_head(qpb_session *s, qpb_jw *w)
         qpb_jw_null(w);
     else
         qpb_jw_str(w, s->run_err);
+    if (s->provider->summary != NULL)
+        s->provider->summary(s, w);
 }
 
 /* iterations: the requested cycles per thread, or in duration mode the

@@ -45,7 +45,7 @@ static int set_nonblocking(int fd, bool on)
     return fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
 }
 
-qpb_status qpb_tcp_create(qpb_session *s)
+static qpb_status qpb_tcp_create(qpb_session *s)
 {
     const qpb_spec *sp = &s->spec;
     qpb_tcp *t = calloc(1, sizeof(*t));
@@ -102,7 +102,7 @@ qpb_status qpb_tcp_create(qpb_session *s)
     return QPB_OK;
 }
 
-qpb_status qpb_tcp_local_endpoint(qpb_session *s, char *buf, uint32_t buf_len)
+static qpb_status qpb_tcp_local_endpoint(qpb_session *s, char *buf, uint32_t buf_len)
 {
     const qpb_spec *sp = &s->spec;
     qpb_jw w;
@@ -335,7 +335,7 @@ static qpb_status connect_all(qpb_session *s, const struct sockaddr_in *to, bool
     return finish(s);
 }
 
-qpb_status qpb_tcp_connect(qpb_session *s, const char *peer_json)
+static qpb_status qpb_tcp_connect(qpb_session *s, const char *peer_json)
 {
     qpb_tcp *t = s->tcp;
     qpb_json_object o;
@@ -371,7 +371,7 @@ qpb_status qpb_tcp_connect(qpb_session *s, const char *peer_json)
     return connect_all(s, &to, false);
 }
 
-void qpb_tcp_destroy(qpb_session *s)
+static void qpb_tcp_destroy(qpb_session *s)
 {
     qpb_tcp *t = s->tcp;
     if (t == NULL)
@@ -389,3 +389,13 @@ void qpb_tcp_destroy(qpb_session *s)
     free(t);
     s->tcp = NULL;
 }
+
+const qpb_provider qpb_tcp_provider = {
+    .create = qpb_tcp_create,
+    .local_endpoint = qpb_tcp_local_endpoint,
+    .connect = qpb_tcp_connect,
+    .run_sender = qpb_tcp_run_sender,
+    .run_receiver = qpb_tcp_run_receiver,
+    .summary = NULL,
+    .destroy = qpb_tcp_destroy,
+};

@@ -36,6 +36,10 @@ typedef struct options {
     unsigned qps, threads, depth, port;
     int verify, server, gbits;
     const char *json_path, *provider, *bind, *host;
+    /* verbs */
+    const char *device, *op, *transport, *srq, *cq_mode, *mr_mode, *lock_model;
+    int ib_port, gid_index, events;
+    unsigned rx_depth, inline_size, signal_every, post_list, mtu;
 } options;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -75,7 +79,26 @@ static void usage(void)
          "      --bind=ADDR        address to listen on (server default 0.0.0.0, loopback 127.0.0.1)\n"
          "      --verify           fill and check a payload pattern; mismatches count as errors\n"
          "      --json=FILE        write a JSON array with the summary of every size\n"
-         "      --provider=NAME    engine provider (default tcp)\n"
+         "      --provider=NAME    engine provider: tcp (default) or verbs\n"
+         "      --devices          print this host's RDMA devices and their limits (JSON) and exit\n"
+         "\n"
+         "verbs provider (perftest's flags where it has them):\n"
+         "      --op=OP            send (default), write or read\n"
+         "  -d, --ib-dev=DEV       RDMA device (default: the first with an active port)\n"
+         "  -i, --ib-port=PORT     device port (default 1)\n"
+         "  -x, --gid-index=N      GID index (default: RoCE v2 with an IPv4 address; LID on InfiniBand)\n"
+         "  -c, --connection=TYPE  RC (default), UC, UD or XRC\n"
+         "  -r, --rx-depth=N       receives posted per QP, or per SRQ (default 512)\n"
+         "  -I, --inline_size=N    send messages up to N bytes inline (default 0)\n"
+         "  -Q, --cq-mod=N         signal every Nth request (default 1; perftest's default is 100)\n"
+         "  -l, --post_list=N      cycles posted per ibv_post_send (default 1)\n"
+         "      --use_srq          one SRQ per thread (--srq=shared: one for all threads)\n"
+         "  -e, --events           sleep on a completion channel instead of busy polling\n"
+         "  -m, --mtu=BYTES        path MTU 256..4096 (default: the port's active MTU)\n"
+         "      --cq-mode=MODE     per_qp, per_thread (default) or shared CQs\n"
+         "      --mr-mode=MODE     per_thread (default) or per_qp memory regions\n"
+         "      --lock-model=MODE  shared (default) or thread_domain (ibv_alloc_td per thread)\n"
+         "  -F                     accepted for perftest compatibility (no CPU frequency check here)\n"
          "      --report_gbits     report bandwidth in Gb/sec instead of MB/sec\n"
          "      --server           be the receiving side and wait for a client\n"
          "  -h, --help             this text\n"
@@ -110,6 +133,15 @@ static unsigned long parse_uint(const char *s, const char *what)
     return v;
 }
 
+static char *lower(const char *s)
+{
+    char *out = strdup(s);
+    for (char *p = out; *p; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
+    return out;
+}
+
 static void parse_args(int argc, char **argv, options *o)
 {
     static const struct option longs[] = {
@@ -120,11 +152,23 @@ static void parse_args(int argc, char **argv, options *o)
         {"port", required_argument, 0, 'p'}, {"bind", required_argument, 0, 'B'},
         {"verify", no_argument, 0, 'V'}, {"json", required_argument, 0, 'J'},
         {"provider", required_argument, 0, 'P'}, {"report_gbits", no_argument, 0, 'G'},
-        {"server", no_argument, 0, 'R'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+        {"server", no_argument, 0, 'R'}, {"help", no_argument, 0, 'h'}, {"op", required_argument, 0, 'O'},
+        {"ib-dev", required_argument, 0, 'd'}, {"ib-port", required_argument, 0, 'i'},
+        {"gid-index", required_argument, 0, 'x'}, {"connection", required_argument, 0, 'c'},
+        {"rx-depth", required_argument, 0, 'r'}, {"inline_size", required_argument, 0, 'I'},
+        {"cq-mod", required_argument, 0, 'Q'}, {"post_list", required_argument, 0, 'l'},
+        {"use_srq", no_argument, 0, 'U'}, {"srq", required_argument, 0, 'u'}, {"events", no_argument, 0, 'e'},
+        {"mtu", required_argument, 0, 'm'}, {"cq-mode", required_argument, 0, 'C'},
+        {"mr-mode", required_argument, 0, 'M'}, {"lock-model", required_argument, 0, 'L'},
+        {"out_json", no_argument, 0, 'j'}, {"out_json_file", required_argument, 0, 'J'},
+        {"devices", no_argument, 0, 'v'}, {0, 0, 0, 0},
     };
-    *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp"};
+    *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp",
+                   .device = "", .op = "send", .transport = "rc", .srq = "none", .cq_mode = "per_thread",
+                   .mr_mode = "per_thread", .lock_model = "shared", .ib_port = 1, .gid_index = -1, .rx_depth = 512,
+                   .signal_every = 1, .post_list = 1};
     int c;
-    while ((c = getopt_long(argc, argv, "s:an:D:q:t:p:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:an:D:q:t:p:hd:i:x:c:r:I:Q:l:em:F", longs, NULL)) != -1) {
         switch (c) {
         case 's': o->n_sizes = 1, o->sizes[0] = parse_size(optarg); break;
         case 'a':
@@ -156,6 +200,30 @@ static void parse_args(int argc, char **argv, options *o)
         case 'P': o->provider = optarg; break;
         case 'G': o->gbits = 1; break;
         case 'R': o->server = 1; break;
+        case 'O': o->op = optarg; break;
+        case 'd': o->device = optarg; break;
+        case 'i': o->ib_port = (int)parse_uint(optarg, "ib port"); break;
+        case 'x': o->gid_index = (int)parse_uint(optarg, "gid index"); break;
+        case 'c': o->transport = lower(optarg); break;
+        case 'r': o->rx_depth = (unsigned)parse_uint(optarg, "rx depth"); break;
+        case 'I': o->inline_size = (unsigned)parse_uint(optarg, "inline size"); break;
+        case 'Q': o->signal_every = (unsigned)parse_uint(optarg, "cq moderation"); break;
+        case 'l': o->post_list = (unsigned)parse_uint(optarg, "post list"); break;
+        case 'U': o->srq = "per_thread"; break;
+        case 'u': o->srq = optarg; break;
+        case 'e': o->events = 1; break;
+        case 'm': o->mtu = (unsigned)parse_uint(optarg, "mtu"); break;
+        case 'C': o->cq_mode = optarg; break;
+        case 'M': o->mr_mode = optarg; break;
+        case 'L': o->lock_model = optarg; break;
+        case 'j': o->json_path = "perftest_out.json"; break;
+        case 'F': break;
+        case 'v': {
+            static char inv[1 << 20];
+            int32_t rc = qpb_devices(inv, sizeof inv);
+            puts(rc == QPB_OK ? inv : "{\"devices\":[],\"unavailable\":\"inventory larger than 1 MiB\"}");
+            exit(rc == QPB_OK ? 0 : 1);
+        }
         case 'h': usage(); exit(0);
         default: fputs("Try 'qpbench --help'.\n", stderr); exit(1);
         }
@@ -175,23 +243,76 @@ static void parse_args(int argc, char **argv, options *o)
 static void spec_for(const options *o, uint64_t size, const char *role, char *buf, size_t len)
 {
     const char *bind = o->bind ? o->bind : strcmp(role, "server") == 0 ? "0.0.0.0" : "127.0.0.1";
-    snprintf(buf, len,
+    int n = snprintf(buf, len,
              "{\"provider\":\"%s\",\"role\":\"%s\",\"threads\":%u,\"qps_per_thread\":%u,\"msg_size\":%llu,"
              "\"iterations\":%llu,\"duration_ms\":%llu,\"warmup_cycles\":%llu,\"tx_depth\":%u,\"verify\":%s,"
-             "\"bind\":\"%s\",\"ring_capacity\":4096}",
+             "\"bind\":\"%s\",\"ring_capacity\":4096",
              o->provider, role, o->threads, o->qps, (unsigned long long)size,
              (unsigned long long)(o->duration_s > 0 ? 1 : o->iterations),
              (unsigned long long)(o->duration_s * 1000.0), (unsigned long long)o->warmup, o->depth,
              o->verify ? "true" : "false", bind);
+    if (strcmp(o->provider, "verbs") == 0)
+        n += snprintf(buf + n, len - (size_t)n,
+                      ",\"op\":\"%s\",\"device\":\"%s\",\"ib_port\":%d,\"gid_index\":%d,\"transport\":\"%s\","
+                      "\"srq\":\"%s\",\"inline_size\":%u,\"signal_every\":%u,\"post_list\":%u,\"rx_depth\":%u,"
+                      "\"cq_mode\":\"%s\",\"mr_mode\":\"%s\",\"polling\":\"%s\",\"lock_model\":\"%s\",\"mtu\":%u",
+                      o->op, o->device, o->ib_port, o->gid_index, o->transport, o->srq, o->inline_size,
+                      o->signal_every, o->post_list, o->rx_depth, o->cq_mode, o->mr_mode,
+                      o->events ? "event" : "busy", o->lock_model, o->mtu);
+    else if (strcmp(o->op, "send") != 0)
+        n += snprintf(buf + n, len - (size_t)n, ",\"op\":\"%s\"", o->op);
+    snprintf(buf + n, len - (size_t)n, "}");
 }
 
-static void print_header(const options *o, const char *role)
+/* The string value of key in a summary ("" when absent). */
+static const char *str_of(const char *json, const char *key, char *out, size_t len)
 {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":\"", key);
+    const char *p = strstr(json, pat);
+    out[0] = '\0';
+    if (p != NULL) {
+        p += strlen(pat);
+        size_t n = 0;
+        while (p[n] && p[n] != '"' && n + 1 < len)
+            n++;
+        memcpy(out, p, n);
+        out[n] = '\0';
+    }
+    return out;
+}
+
+static double num_after(const char *json, const char *anchor, const char *key);
+
+/* perftest's header, once the first run said what it ran on. */
+static void print_header(const options *o, const char *role, const char *sum)
+{
+    static const char *titles[][2] = {{"send", "Send"}, {"write", "RDMA_Write"}, {"read", "RDMA_Read"}};
+    const char *title = "Send";
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(o->op, titles[i][0]))
+            title = titles[i][1];
+    char v[64];
     printf(LINE);
-    printf("                    Send BW Test (qpbench, provider %s)\n", o->provider);
+    printf("                    %s BW Test (qpbench, provider %s)\n", title, o->provider);
     printf(" Role            : %s\n", role);
     printf(" Threads         : %-8u Connections per thread : %u\n", o->threads, o->qps);
     printf(" TX depth        : %-8u Warm-up cycles         : %llu\n", o->depth, (unsigned long long)o->warmup);
+    if (!strcmp(o->provider, "verbs")) {
+        char t[16];
+        snprintf(t, sizeof t, "%s", o->transport);
+        for (char *p = t; *p; p++)
+            *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
+        printf(" Device          : %s\n", str_of(sum, "device", v, sizeof v));
+        printf(" Connection type : %-8s Using SRQ              : %s\n", t, strcmp(o->srq, "none") ? o->srq : "OFF");
+        printf(" RX depth        : %-8u CQ Moderation          : %u\n", o->rx_depth, o->signal_every);
+        printf(" Post List       : %-8u Max inline data        : %u[B]\n", o->post_list, o->inline_size);
+        printf(" Mtu             : %.0f[B]\n", num_after(sum, NULL, "path_mtu"));
+        printf(" Link type       : %s\n", str_of(sum, "link_layer", v, sizeof v));
+        printf(" GID index       : %.0f\n", num_after(sum, NULL, "gid_index"));
+        printf(" CQ mode         : %-8s Polling                : %s\n", o->cq_mode, o->events ? "event" : "busy");
+        printf(" Lock model      : %s\n", o->lock_model);
+    }
     if (o->duration_s > 0)
         printf(" Duration        : %.3g s\n", o->duration_s);
     printf(" Verify          : %s\n", o->verify ? "on" : "off");
@@ -259,9 +380,18 @@ static void run_to_end(qpb_session *s)
 
 static void ctl_send(int fd, const char *msg)
 {
-    uint32_t len = htonl((uint32_t)strlen(msg));
-    if (send(fd, &len, 4, MSG_NOSIGNAL) != 4 || send(fd, msg, strlen(msg), MSG_NOSIGNAL) != (ssize_t)strlen(msg))
+    size_t n = strlen(msg), done = 0;
+    uint32_t len = htonl((uint32_t)n);
+    if (send(fd, &len, 4, MSG_NOSIGNAL) != 4)
         die("control connection: send: %s", strerror(errno));
+    while (done < n) {
+        ssize_t k = send(fd, msg + done, n - done, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            die("control connection: send: %s", strerror(errno));
+        done += (size_t)k;
+    }
 }
 
 static char *ctl_recv(int fd)
@@ -270,7 +400,7 @@ static char *ctl_recv(int fd)
     if (recv(fd, &len, 4, MSG_WAITALL) != 4)
         die("control connection: the peer closed it (are both sides given the same sizes?)");
     len = ntohl(len);
-    if (len > (1u << 24))
+    if (len > (1u << 28))
         die("control connection: message of %u bytes: not a qpbench peer", len);
     char *m = malloc(len + 1);
     if (m == NULL || (len > 0 && recv(fd, m, len, MSG_WAITALL) != (ssize_t)len))
@@ -309,54 +439,55 @@ static int ctl_open(const options *o)
 }
 
 /* A server listening on 0.0.0.0 advertises that; the client means HOST. */
-static void fix_host(char *blob, size_t len, const char *host)
+static char *fix_host(char *blob, const char *host)
 {
-    qpb_json_object obj;
-    char err[160];
-    if (!qpb_json_parse_flat(blob, &obj, err, sizeof err))
-        die("server endpoint: %s", err);
-    qpb_jw w;
-    char *out = malloc(len);
-    qpb_jw_init(&w, out, len);
-    qpb_jw_obj_begin(&w);
-    for (uint32_t i = 0; i < obj.n; i++) {
-        const qpb_json_field *f = &obj.fields[i];
-        qpb_jw_key(&w, f->key);
-        if (f->type == QPB_JSON_STRING)
-            qpb_jw_str(&w, strcmp(f->key, "host") == 0 && strcmp(f->str, "0.0.0.0") == 0 ? host : f->str);
-        else if (f->type == QPB_JSON_BOOL)
-            qpb_jw_bool(&w, f->b);
-        else
-            qpb_jw_i64(&w, f->i64);
+    const char *any = "\"host\":\"0.0.0.0\"";
+    char *at = strstr(blob, any);
+    if (at == NULL)
+        return blob;
+    size_t head = (size_t)(at - blob), tail = strlen(at + strlen(any));
+    char *out = malloc(head + tail + strlen(host) + 16);
+    if (out == NULL)
+        die("out of memory");
+    sprintf(out, "%.*s\"host\":\"%s\"%s", (int)head, blob, host, at + strlen(any));
+    free(blob);
+    return out;
+}
+
+/* The session's endpoint blob, however long (a verbs blob grows with its QPs). */
+static char *endpoint_of(qpb_session *s)
+{
+    for (uint32_t len = 4096;; len *= 4) {
+        char *buf = malloc(len);
+        if (buf == NULL)
+            die("out of memory for the endpoint");
+        int32_t rc = qpb_local_endpoint(s, buf, len);
+        if (rc == QPB_OK)
+            return buf;
+        free(buf);
+        if (rc != QPB_ENOSPC || len > (1u << 28))
+            die("endpoint: %s", qpb_last_error(s));
     }
-    qpb_jw_obj_end(&w);
-    if (qpb_jw_ok(&w))
-        snprintf(blob, len, "%s", out);
-    free(out);
 }
 
 static void run_size(const options *o, uint64_t size, int ctl, char *sum, uint32_t sum_len)
 {
     const char *role = o->server ? "server" : o->host ? "client" : "loopback";
-    char spec[1024], err[1024], blob[1024];
+    char spec[2048], err[2048];
     spec_for(o, size, role, spec, sizeof spec);
     qpb_session *s = qpb_session_create(spec, err, sizeof err);
     if (s == NULL)
         die("%s", err);
     if (ctl >= 0) {
-        check(s, qpb_local_endpoint(s, blob, sizeof blob), "endpoint");
-        char *peer;
+        char *blob = endpoint_of(s), *peer;
         if (o->server) {
             ctl_send(ctl, blob);
             peer = ctl_recv(ctl);
         } else {
-            peer = ctl_recv(ctl);
+            peer = fix_host(ctl_recv(ctl), o->host);
             ctl_send(ctl, blob);
-            snprintf(blob, sizeof blob, "%s", peer);
-            fix_host(blob, sizeof blob, o->host);
-            free(peer);
-            peer = strdup(blob);
         }
+        free(blob);
         check(s, qpb_connect(s, peer), "connect");
         free(peer);
     }
@@ -383,9 +514,10 @@ int main(int argc, char **argv)
     char *sum = malloc(sum_len);
     size_t all_len = (size_t)sum_len * (size_t)o.n_sizes + 16, used = 0;
     char *all = o.json_path ? malloc(all_len) : NULL;
-    print_header(&o, role);
     for (int i = 0; i < o.n_sizes; i++) {
         run_size(&o, o.sizes[i], ctl, sum, sum_len);
+        if (i == 0)
+            print_header(&o, role, sum);
         print_result(&o, sum);
         if (all != NULL) {
             used += (size_t)snprintf(all + used, all_len - used, "%s%s", i ? ",\n" : "[", sum);

@@ -77,14 +77,97 @@ static void rejects_bad_provider_role_and_required_keys(void)
     char err[512];
     CHECK(qpb_spec_parse("{\"provider\":\"udp\",\"msg_size\":8}", &s, err, sizeof err) == QPB_EINVAL);
     CHECKF(strstr(err, "provider must be \"tcp\" or \"verbs\" (got \"udp\")") != NULL, "%s", err);
-    CHECK(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":8}", &s, err, sizeof err) == QPB_EUNSUPPORTED);
-    CHECKF(strstr(err, "verbs") != NULL, "%s", err);
+    CHECKF(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":8}", &s, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(s.provider_kind == QPB_PROVIDER_VERBS && s.transport == QPB_TR_RC && s.gid_index == -1);
     CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":8,\"op\":\"write\"}", &s, err, sizeof err) ==
           QPB_EUNSUPPORTED);
     CHECK(qpb_spec_parse("{\"role\":\"client\",\"bind\":\"localhost\"}", &s, err, sizeof err) == QPB_EINVAL);
     CHECKF(strstr(err, "provider is required") && strstr(err, "msg_size is required") &&
                strstr(err, "bind must be an IPv4 address"),
            "%s", err);
+}
+
+static void parses_verbs_knobs(void)
+{
+    qpb_spec s;
+    char err[1024];
+    const char *j = "{\"provider\":\"verbs\",\"msg_size\":4096,\"op\":\"write\",\"device\":\"mlx5_0\","
+                    "\"ib_port\":2,\"gid_index\":3,\"transport\":\"uc\",\"inline_size\":64,\"signal_every\":16,"
+                    "\"post_list\":4,\"rx_depth\":256,\"cq_mode\":\"shared\",\"mr_mode\":\"per_qp\","
+                    "\"polling\":\"event\",\"lock_model\":\"thread_domain\",\"mtu\":2048}";
+    CHECKF(qpb_spec_parse(j, &s, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(s.op_kind == QPB_OP_WRITE && !strcmp(s.op, "write") && !strcmp(s.device, "mlx5_0") && s.ib_port == 2);
+    CHECK(s.gid_index == 3 && s.transport == QPB_TR_UC && s.inline_size == 64 && s.signal_every == 16);
+    CHECK(s.post_list == 4 && s.rx_depth == 256 && s.cq_mode == QPB_CQ_SHARED && s.mr_mode == QPB_MR_PER_QP);
+    CHECK(s.polling == QPB_POLL_EVENT && s.lock_model == QPB_LOCK_THREAD_DOMAIN && s.mtu == 2048);
+}
+
+static void rejects_combinations_no_device_can_run(void)
+{
+    qpb_spec s;
+    char err[2048];
+    const char *j = "{\"provider\":\"verbs\",\"msg_size\":8192,\"op\":\"read\",\"transport\":\"ud\","
+                    "\"srq\":\"shared\",\"inline_size\":16,\"signal_every\":200,\"post_list\":300,\"mtu\":1000,"
+                    "\"tcp_nodelay\":false,\"gid_index\":-2,\"cq_mode\":\"global\"}";
+    CHECK(qpb_spec_parse(j, &s, err, sizeof err) == QPB_EINVAL);
+    const char *want[] = {
+        "op read: transport ud has no RDMA read (use rc or xrc)",
+        "transport ud: message 8192 B > 4096 B, the largest path MTU",
+        "srq shared: only op send consumes receive requests (got op read)",
+        "op read: inline_size applies to send and write only",
+        "signal_every 200 > tx_depth 128",
+        "post_list 300 > tx_depth 128",
+        "mtu must be 0 (the port's active MTU), 256, 512, 1024, 2048 or 4096 (got 1000)",
+        "tcp_nodelay applies to provider tcp only",
+        "gid_index must be in -1..255 (got -2)",
+        "cq_mode must be \"per_qp\", \"per_thread\" or \"shared\" (got \"global\")",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECKF(strstr(err, want[i]) != NULL, "missing \"%s\" in: %s", want[i], err);
+    CHECK(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":64,\"op\":\"write\",\"transport\":\"ud\"}", &s,
+                         err, sizeof err) == QPB_EINVAL);
+    CHECKF(strstr(err, "op write: transport ud has no RDMA write") != NULL, "%s", err);
+    /* XRC receives only through an XRC SRQ */
+    CHECK(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":64,\"transport\":\"xrc\"}", &s, err, sizeof err) ==
+          QPB_OK);
+    CHECK(s.srq == QPB_SRQ_PER_THREAD);
+}
+
+static void tcp_refuses_verbs_knobs_but_accepts_their_defaults(void)
+{
+    qpb_spec s;
+    char err[1024];
+    CHECKF(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":64,\"transport\":\"rc\",\"cq_mode\":\"per_thread\","
+                          "\"gid_index\":-1,\"device\":\"\"}",
+                          &s, err, sizeof err) == QPB_OK,
+           "%s", err);
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":64,\"transport\":\"ud\",\"inline_size\":8,"
+                         "\"device\":\"rxe0\",\"op\":\"read\"}",
+                         &s, err, sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "transport applies to provider verbs only") && strstr(err, "inline_size applies to provider "
+                                                                            "verbs only") &&
+               strstr(err, "device applies to provider verbs only") &&
+               strstr(err, "op \"read\" is not supported by provider tcp"),
+           "%s", err);
+}
+
+static void json_keeps_long_strings_raw(void)
+{
+    static char text[4096];
+    char hex[2001];
+    for (int i = 0; i < 2000; i++)
+        hex[i] = "0123456789abcdef"[i % 16];
+    hex[2000] = '\0';
+    snprintf(text, sizeof text, "{\"qpn\":\"%s\",\"n\":1}", hex);
+    qpb_json_object o;
+    char err[160];
+    CHECK(qpb_json_parse_flat(text, &o, err, sizeof err));
+    const qpb_json_field *f = qpb_json_get(&o, "qpn");
+    CHECK(f != NULL && f->long_str && f->raw_len == 2000 && !memcmp(f->raw, hex, 2000));
+    CHECK(strlen(f->str) == QPB_JSON_MAX_STR - 1 && qpb_json_get(&o, "n")->i64 == 1);
+    qpb_spec s;
+    snprintf(text, sizeof text, "{\"provider\":\"verbs\",\"msg_size\":1,\"device\":\"%s\"}", hex);
+    CHECK(qpb_spec_parse(text, &s, err, sizeof err) == QPB_EINVAL);
 }
 
 static void json_reader_is_strict(void)
@@ -144,9 +227,13 @@ static void json_builder_escapes_and_measures(void)
 
 static void engine_info_and_sample_layout(void)
 {
-    char buf[256];
+    char buf[1024];
     CHECK(qpb_engine_info(buf, sizeof buf) == QPB_OK);
-    CHECKF(!strcmp(buf, "{\"abi\":1,\"version\":\"0.1.0\",\"providers\":[\"tcp\"]}"), "%s", buf);
+    /* verbs is listed where libibverbs loads, else the reason is */
+    const char *head = "{\"abi\":1,\"version\":\"0.1.0\",\"providers\":[\"tcp\"";
+    CHECKF(!strncmp(buf, head, strlen(head)), "%s", buf);
+    CHECKF(strstr(buf, "\"verbs\"") != NULL || strstr(buf, "\"verbs_unavailable\":\"provider verbs needs") != NULL,
+           "%s", buf);
     CHECK(qpb_sample_layout(buf, sizeof buf) == QPB_OK);
     CHECKF(!strcmp(buf, "{\"size\":48,\"thread\":0,\"errors\":4,\"cycle\":8,\"start_ns\":16,\"end_ns\":24,"
                         "\"bytes\":32,\"messages\":40}"),
@@ -160,6 +247,10 @@ const qpb_test_case qpb_spec_tests[] = {
     {"spec lists every violation with name and limit", lists_every_violation_with_name_and_limit},
     {"spec rejects negative size and non-integers", rejects_negative_size_and_non_integers},
     {"spec rejects bad provider, role and missing keys", rejects_bad_provider_role_and_required_keys},
+    {"spec parses the verbs knobs", parses_verbs_knobs},
+    {"spec rejects combinations no device can run", rejects_combinations_no_device_can_run},
+    {"spec: tcp refuses verbs knobs but accepts their defaults", tcp_refuses_verbs_knobs_but_accepts_their_defaults},
+    {"json keeps long strings raw", json_keeps_long_strings_raw},
     {"json reader is strict", json_reader_is_strict},
     {"json builder escapes and measures", json_builder_escapes_and_measures},
     {"engine info and sample layout", engine_info_and_sample_layout},

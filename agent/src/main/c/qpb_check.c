@@ -1,0 +1,214 @@
+/*
+ * qpb_check.c — a run spec against a device's limits (see qpb_caps.h). Pure:
+ * no verbs call, so every refusal is tested on fixtures without a device.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qpb_caps.h"
+
+/* Receive buffers of UD messages start with the 40-byte GRH. */
+#define UD_GRH 40u
+#define MAX_RD_ATOMIC 16u
+
+typedef struct refusals {
+    char *buf;
+    uint32_t cap, len, count;
+} refusals;
+
+static void refuse(refusals *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void refuse(refusals *r, const char *fmt, ...)
+{
+    r->count++;
+    if (r->cap == 0 || r->len + 3 >= r->cap)
+        return;
+    if (r->len > 0) {
+        memcpy(r->buf + r->len, "; ", 3);
+        r->len += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(r->buf + r->len, r->cap - r->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        r->len = r->len + (uint32_t)n < r->cap ? r->len + (uint32_t)n : r->cap - 1;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+static void human_bytes(uint64_t b, char *out, size_t len)
+{
+    if (b >= (1ull << 30))
+        snprintf(out, len, "%.1f GiB", (double)b / (double)(1ull << 30));
+    else if (b >= (1ull << 20))
+        snprintf(out, len, "%.1f MiB", (double)b / (double)(1ull << 20));
+    else
+        snprintf(out, len, "%llu KiB", (unsigned long long)(b >> 10));
+}
+
+int32_t qpb_pick_gid(const qpb_port_caps *port)
+{
+    if (!port->ethernet)
+        return -1;
+    const qpb_gid_type order[] = {QPB_GID_ROCE_V2, QPB_GID_ROCE_V2, QPB_GID_ROCE_V1};
+    for (int pass = 0; pass < 3; pass++)
+        for (uint32_t i = 0; i < port->n_gids; i++)
+            if (port->gids[i].type == order[pass] && (pass != 0 || port->gids[i].ipv4))
+                return (int32_t)port->gids[i].index;
+    return -1;
+}
+
+static void plan_port(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, refusals *r)
+{
+    if (sp->ib_port < 1 || sp->ib_port > c->n_ports) {
+        refuse(r, "ib_port %u: %s has port%s 1..%u", sp->ib_port, c->name, c->n_ports == 1 ? "" : "s", c->n_ports);
+        return;
+    }
+    const qpb_port_caps *pc = &c->ports[sp->ib_port - 1];
+    p->port = pc;
+    if (!pc->active)
+        refuse(r, "%s port %u is %s, not ACTIVE (check the link: ibv_devinfo -d %s)", c->name, pc->port, pc->state,
+               c->name);
+    if (sp->gid_index >= 0) {
+        bool found = false;
+        for (uint32_t i = 0; i < pc->n_gids; i++)
+            found = found || pc->gids[i].index == (uint32_t)sp->gid_index;
+        if (!found) {
+            char list[96] = "";
+            size_t n = 0;
+            for (uint32_t i = 0; i < pc->n_gids && n < sizeof list; i++)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%u", i ? ", " : "", pc->gids[i].index);
+            refuse(r, "gid_index %d: %s port %u has no GID at that index (GIDs at %s)", sp->gid_index, c->name,
+                   pc->port, pc->n_gids ? list : "none");
+        }
+        p->gid_index = sp->gid_index;
+    } else {
+        p->gid_index = qpb_pick_gid(pc);
+        if (pc->ethernet && p->gid_index < 0)
+            refuse(r, "%s port %u is Ethernet (RoCE) but has no RoCE GID: give its netdev an IP address", c->name,
+                   pc->port);
+    }
+    if (sp->mtu > pc->active_mtu)
+        refuse(r, "mtu %u B > active MTU %u B of %s port %u", sp->mtu, pc->active_mtu, c->name, pc->port);
+    p->path_mtu = sp->mtu > 0 && sp->mtu < pc->active_mtu ? sp->mtu : pc->active_mtu;
+    if (sp->transport == QPB_TR_UD && sp->msg_size > p->path_mtu)
+        refuse(r, "transport ud: message %llu B > path MTU %u B of %s port %u (a UD message is one packet)",
+               (unsigned long long)sp->msg_size, p->path_mtu, c->name, pc->port);
+}
+
+/* Queue, CQ and SRQ sizes of both sides. */
+static void plan_queues(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, refusals *r)
+{
+    uint32_t t = sp->threads, q = sp->qps_per_thread;
+    bool sends = sp->role != QPB_ROLE_SERVER, receives = sp->role != QPB_ROLE_CLIENT;
+    bool recvs = sp->op_kind == QPB_OP_SEND;
+    uint64_t signaled = (sp->tx_depth + sp->signal_every - 1) / sp->signal_every + 1;
+    uint64_t per_cq_qps = sp->cq_mode == QPB_CQ_PER_QP ? 1 : sp->cq_mode == QPB_CQ_PER_THREAD ? q : (uint64_t)t * q;
+    uint32_t cqs = sp->cq_mode == QPB_CQ_PER_QP ? p->qps : sp->cq_mode == QPB_CQ_PER_THREAD ? t : 1;
+    const char *cqm = QPB_CQ_NAMES[sp->cq_mode];
+
+    if (sp->tx_depth > c->max_qp_wr)
+        refuse(r, "tx_depth %u > max_qp_wr %u on %s", sp->tx_depth, c->max_qp_wr, c->name);
+    if (sends) {
+        uint64_t need = per_cq_qps * signaled;
+        p->send_cqe = (uint32_t)(need > UINT32_MAX ? UINT32_MAX : need);
+        p->n_send_cq = cqs;
+        if (need > c->max_cqe)
+            refuse(r, "cq_mode %s: a send CQ needs %llu entries (%llu QPs x %llu signaled requests in flight: "
+                      "tx_depth %u / signal_every %u + 1) > max_cqe %u on %s; lower tx_depth, raise signal_every "
+                      "or use cq_mode per_qp",
+                   cqm, (unsigned long long)need, (unsigned long long)per_cq_qps, (unsigned long long)signaled,
+                   sp->tx_depth, sp->signal_every, c->max_cqe, c->name);
+    }
+    if (receives) {
+        uint64_t need = 1;
+        if (recvs && sp->srq == QPB_SRQ_NONE) {
+            p->recv_per_qp = sp->rx_depth < sp->tx_depth ? sp->rx_depth : sp->tx_depth;
+            if (p->recv_per_qp > c->max_qp_wr)
+                refuse(r, "rx_depth %u > max_qp_wr %u on %s", p->recv_per_qp, c->max_qp_wr, c->name);
+            need = per_cq_qps * p->recv_per_qp;
+        } else if (recvs) {
+            p->n_srq = sp->srq == QPB_SRQ_SHARED ? 1 : t;
+            p->srq_depth = sp->rx_depth;
+            if (c->max_srq < p->n_srq)
+                refuse(r, "srq %s: %u SRQs > max_srq %u on %s", QPB_SRQ_NAMES[sp->srq], p->n_srq, c->max_srq, c->name);
+            if (sp->rx_depth > c->max_srq_wr)
+                refuse(r, "srq %s: rx_depth %u > max_srq_wr %u on %s", QPB_SRQ_NAMES[sp->srq], sp->rx_depth,
+                       c->max_srq_wr, c->name);
+            /* An SRQ's receives may all be consumed by the QPs of one CQ. */
+            uint64_t srqs_per_cq = sp->srq == QPB_SRQ_SHARED || sp->cq_mode != QPB_CQ_SHARED ? 1 : t;
+            need = srqs_per_cq * p->srq_depth;
+        }
+        p->recv_cqe = (uint32_t)(need > UINT32_MAX ? UINT32_MAX : need);
+        p->n_recv_cq = cqs;
+        if (need > c->max_cqe)
+            refuse(r, "cq_mode %s: a receive CQ needs %llu entries (receives posted per QP x QPs per CQ) > max_cqe "
+                      "%u on %s; lower rx_depth or tx_depth, use srq or cq_mode per_qp",
+                   cqm, (unsigned long long)need, c->max_cqe, c->name);
+    }
+    uint64_t all_cqs = (uint64_t)p->n_send_cq + p->n_recv_cq;
+    if (all_cqs > c->max_cq)
+        refuse(r, "cq_mode %s: %llu CQs > max_cq %u on %s", cqm, (unsigned long long)all_cqs, c->max_cq, c->name);
+}
+
+static void plan_memory(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, refusals *r)
+{
+    uint64_t payload = sp->msg_size + (sp->transport == QPB_TR_UD ? UD_GRH : 0);
+    p->slot = align_up(payload, payload >= 4096 ? 4096 : 64);
+    uint64_t bytes = (uint64_t)p->qps * p->slot * p->sides + (uint64_t)p->n_srq * p->srq_depth * p->slot;
+    p->registered = align_up(bytes, 4096);
+    uint32_t regions = sp->mr_mode == QPB_MR_PER_QP ? p->qps : sp->threads;
+    p->n_mr = regions * p->sides + p->n_srq;
+    if (sp->msg_size > c->max_mr_size)
+        refuse(r, "msg_size %llu B > max_mr_size %llu B on %s", (unsigned long long)sp->msg_size,
+               (unsigned long long)c->max_mr_size, c->name);
+    if (p->n_mr > c->max_mr)
+        refuse(r, "mr_mode %s: %u memory regions > max_mr %u on %s", QPB_MR_NAMES[sp->mr_mode], p->n_mr, c->max_mr,
+               c->name);
+    if (p->registered > c->memlock_limit) {
+        char need[32], have[32];
+        human_bytes(p->registered, need, sizeof need);
+        human_bytes(c->memlock_limit, have, sizeof have);
+        refuse(r, "registered memory %s (%u QPs x %llu B%s) > RLIMIT_MEMLOCK %s: raise it (ulimit -l unlimited; "
+                  "in a container, --ulimit memlock=-1)",
+               need, p->qps * p->sides, (unsigned long long)p->slot, p->n_srq ? " + SRQ buffers" : "", have);
+    }
+}
+
+qpb_status qpb_plan_run(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, char *err, uint32_t err_len)
+{
+    refusals r = {err, err_len, 0, 0};
+    if (err_len > 0)
+        err[0] = '\0';
+    memset(p, 0, sizeof(*p));
+    p->sides = sp->role == QPB_ROLE_LOOPBACK ? 2 : 1;
+    p->qps = sp->threads * sp->qps_per_thread;
+
+    if (sp->transport == QPB_TR_XRC && !(c->device_cap_flags & QPB_DEVICE_XRC))
+        refuse(&r, "transport xrc: %s does not report IBV_DEVICE_XRC (device_cap_flags 0x%llx)", c->name,
+               (unsigned long long)c->device_cap_flags);
+    if (sp->lock_model == QPB_LOCK_THREAD_DOMAIN && !c->thread_domain)
+        refuse(&r, "lock_model thread_domain: %s has no thread domains (%s)", c->name,
+               c->thread_domain_error[0] ? c->thread_domain_error : "ibv_alloc_td failed");
+    plan_port(sp, c, p, &r);
+    uint64_t all_qps = (uint64_t)p->qps * p->sides;
+    if (all_qps > c->max_qp)
+        refuse(&r, "%u threads x %u qps_per_thread = %llu QPs%s > max_qp %u on %s", sp->threads, sp->qps_per_thread,
+               (unsigned long long)all_qps, p->sides == 2 ? " (both ends in loopback)" : "", c->max_qp, c->name);
+    if (sp->inline_size > c->max_inline_data)
+        refuse(&r, "inline_size %u B > max_inline_data %u B on %s", sp->inline_size, c->max_inline_data, c->name);
+    if (sp->op_kind == QPB_OP_READ) {
+        uint32_t rd = c->max_qp_init_rd_atom < c->max_qp_rd_atom ? c->max_qp_init_rd_atom : c->max_qp_rd_atom;
+        p->rd_atomic = rd < MAX_RD_ATOMIC ? rd : MAX_RD_ATOMIC;
+        if (p->rd_atomic == 0)
+            refuse(&r, "op read: %s allows no RDMA read in flight (max_qp_rd_atom %u, max_qp_init_rd_atom %u)", c->name,
+                   c->max_qp_rd_atom, c->max_qp_init_rd_atom);
+    }
+    plan_queues(sp, c, p, &r);
+    plan_memory(sp, c, p, &r);
+    return r.count == 0 ? QPB_OK : QPB_EUNSUPPORTED;
+}

@@ -1,0 +1,169 @@
+/*
+ * qpb_verbs.h — state shared by the verbs provider's files:
+ *   qpb_verbs.c       resources: PD, thread domains, MRs, CQs, SRQs, XRC, QPs
+ *   qpb_verbs_conn.c  endpoint blobs, QP state transitions, the control socket
+ *   qpb_verbs_run.c   the data path: senders and receivers
+ *
+ * A run has a sending side (client, or the first half of a loopback run) and
+ * a receiving side (server, or the second half). Connection i of thread t on
+ * one side is paired with connection i of thread t on the other. A cycle of
+ * sending thread t posts message k (its cycle index) on each of its QPs; the
+ * cycle ends when a completion covering message k was polled on every one of
+ * them. With signal_every N only every Nth request of a QP is signaled (and
+ * the last of a run); a signaled completion covers the earlier requests.
+ *
+ * The end of a run: when its last sender thread is done, the sending side
+ * tells the receiving side how many messages it posted on every connection
+ * (over the control socket, or in memory in loopback); the receivers finish
+ * reaping up to those counts (reliable transports) or until nothing arrives
+ * for a grace period (UC, UD), and answer with what they received, which the
+ * summary reports as "peer".
+ */
+#ifndef QPB_VERBS_H
+#define QPB_VERBS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "qpb_caps.h"
+#include "qpb_ibv.h"
+#include "qpb_internal.h"
+
+#define QPB_VERBS_QKEY 0x11111111u
+#define QPB_VERBS_UD_GRH 40u
+#define QPB_VERBS_POLL_BATCH 64
+
+/* One in-flight cycle of a sending thread. end_ns != 0 once it completed;
+ * written by whichever thread polled the last completion (shared CQs). */
+typedef struct qpb_vcycle {
+    uint64_t start_ns;
+    _Atomic uint64_t end_ns;
+    atomic_uint remaining; /* QPs whose completion has not covered the cycle */
+    atomic_uint errors;
+} qpb_vcycle;
+
+/* One connection end: a QP and its buffer slot. */
+typedef struct qpb_vconn {
+    struct ibv_qp *qp;
+    struct ibv_cq *cq;       /* where its completions arrive */
+    uint32_t index;          /* thread * qps_per_thread + i */
+    uint32_t thread;
+    uint32_t qpn, psn;
+    uint8_t *buf;            /* its slot */
+    uint32_t lkey;
+    uint32_t remote_qpn, remote_psn, remote_srqn;
+    uint64_t remote_addr;
+    uint32_t rkey;
+    /* sending side; posted and last_signaled belong to the owning thread,
+     * completed to whoever polls its CQ (one poller at a time) */
+    uint64_t posted;
+    uint64_t last_signaled;  /* messages up to this one are signaled (count, not index) */
+    uint64_t completed;
+    /* receiving side */
+    atomic_ullong received;
+    atomic_ullong received_bytes;
+    atomic_ullong bad;
+} qpb_vconn;
+
+/* What one thread of one side owns. */
+typedef struct qpb_vthread {
+    struct ibv_td *td;
+    struct ibv_pd *pd;                  /* a parent domain with td, or the session's PD */
+    struct ibv_comp_channel *channel;   /* event polling */
+    struct ibv_cq *cq;                  /* cq_mode per_thread */
+    uint8_t *buf;                       /* qps_per_thread slots */
+    struct ibv_mr *mr;                  /* mr_mode per_thread */
+    struct ibv_mr **qp_mrs;             /* mr_mode per_qp */
+    struct ibv_srq *srq;                /* srq per_thread (or the side's shared one) */
+    uint32_t srqn;
+    qpb_vconn *conns;                   /* qps_per_thread */
+    qpb_vcycle *cycles;                 /* tx_depth, sending side */
+    uint64_t admitted, done;            /* sending side: cycles posted / completed */
+    unsigned cq_events;                 /* unacknowledged CQ events */
+} qpb_vthread;
+
+/* A pool of receive slots behind one SRQ. */
+typedef struct qpb_vsrq {
+    struct ibv_srq *srq;
+    uint32_t srqn;
+    uint8_t *buf;
+    struct ibv_mr *mr;
+    uint32_t depth;
+} qpb_vsrq;
+
+typedef struct qpb_vside {
+    bool sending;
+    qpb_vthread *threads;
+    qpb_vconn *conns;                   /* threads * qps_per_thread, by index */
+    struct ibv_cq *shared_cq;           /* cq_mode shared */
+    struct ibv_comp_channel *shared_channel;
+    pthread_mutex_t shared_cq_lock;
+    bool shared_cq_lock_init;
+    qpb_vsrq *srqs;                     /* n_srq */
+    struct ibv_ah *ah;                  /* UD: the peer's port */
+    uint32_t *qpn_keys, *qpn_values;    /* qp_num -> conn index (open addressing) */
+    uint32_t qpn_mask;
+} qpb_vside;
+
+/* The peer as its endpoint blob describes it. */
+typedef struct qpb_vpeer {
+    uint32_t threads, qps_per_thread;
+    uint64_t slot;
+    uint32_t lid, mtu;
+    uint8_t gid[16];
+    bool mr_per_qp;
+    char host[64];
+    uint32_t port;
+} qpb_vpeer;
+
+/* The receiving side's answer at the end of a run. */
+typedef struct qpb_vresult {
+    uint64_t messages, bytes, errors;
+    uint64_t short_conns; /* connections that received fewer messages than were posted */
+    uint64_t missing;     /* messages posted but not received */
+} qpb_vresult;
+
+struct qpb_verbs {
+    const qpb_ibv *v;
+    struct ibv_context *ctx;
+    qpb_dev_caps caps;
+    qpb_plan plan;
+    struct ibv_pd *pd;
+    struct ibv_xrcd *xrcd;
+    qpb_vside *tx, *rx;
+    union ibv_gid gid;
+    uint32_t lid;
+    /* control socket (client/server) */
+    int listen_fd, ctl_fd;
+    char host[64];
+    uint16_t port;
+    /* end of run */
+    atomic_uint senders_left, receivers_left;
+    atomic_int fin;        /* expected[] is filled: the sending side is done */
+    uint64_t *expected;    /* per connection: messages the sending side posted */
+    qpb_vresult result;    /* receiving side's totals; on a client, the server's answer */
+    bool have_result;
+};
+
+/* qpb_verbs.c */
+qpb_status qpb_verbs_side_create(qpb_session *s, qpb_vside **out, bool sending);
+void qpb_verbs_side_destroy(qpb_session *s, qpb_vside *side);
+int32_t qpb_verbs_conn_of_qpn(const qpb_vside *side, uint32_t qpn); /* -1 when unknown */
+uint8_t qpb_verbs_pattern(uint32_t conn, uint64_t offset);
+qpb_status qpb_verbs_post_recv(qpb_session *s, qpb_vside *side, qpb_vconn *c, uint64_t wr_id, uint8_t *buf,
+                               uint32_t lkey, qpb_vsrq *srq);
+
+/* qpb_verbs_conn.c */
+qpb_status qpb_verbs_endpoint(qpb_session *s, char *buf, uint32_t buf_len);
+qpb_status qpb_verbs_connect_peer(qpb_session *s, const char *peer_json);
+qpb_status qpb_verbs_connect_loopback(qpb_session *s);
+/* Control messages; false on failure (the run failed with the reason). */
+bool qpb_verbs_send_fin(qpb_session *s);
+bool qpb_verbs_read_fin(qpb_session *s, int timeout_ms, bool *got);
+bool qpb_verbs_send_result(qpb_session *s);
+
+/* qpb_verbs_run.c */
+void qpb_verbs_run_sender(qpb_session *s, uint32_t thread);
+void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread);
+
+#endif /* QPB_VERBS_H */

@@ -1,0 +1,519 @@
+/*
+ * qpb_verbs_run.c — the verbs data path (the model is in qpb_verbs.h).
+ *
+ * Sender: admits up to post_list cycles at once while fewer than tx_depth are
+ * in flight, posts them as one chain of requests per QP (one ibv_post_send
+ * per QP, like perftest's post list), and polls its CQs; a completion of
+ * message m on a QP covers every earlier message of that QP, so it counts
+ * down the cycles up to m. Cycles are recorded in order as they complete.
+ * Receiver (op send): reaps receive completions, checks the payload when
+ * verify is on, and posts each receive again.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "qpb_verbs.h"
+
+#define STOP_GRACE_NS (5ull * 1000000000ull)
+#define FIN_CHECK_NS 1000000ull           /* how often a receiver looks for the end of run */
+#define UNRELIABLE_GRACE_NS 1000000000ull /* UC/UD: end once nothing arrived for this long */
+#define RELIABLE_GRACE_NS 10000000000ull  /* RC/XRC: posted messages must all arrive within this */
+#define EVENT_WAIT_MS 10
+
+typedef struct vsender {
+    qpb_session *s;
+    qpb_verbs *vb;
+    qpb_vside *side;
+    qpb_vthread *th;
+    uint32_t thread, q, depth, signal, post_list;
+    uint64_t msz, warmup, total;
+    bool use_inline, verify_read;
+    enum ibv_wr_opcode opcode;
+    struct ibv_send_wr *wrs; /* post_list requests, reused for every QP */
+    struct ibv_sge *sges;
+    struct ibv_wc wc[QPB_VERBS_POLL_BATCH];
+} vsender;
+
+static const char *wc_status(qpb_verbs *vb, enum ibv_wc_status st)
+{
+    return vb->v->wc_status_str(st);
+}
+
+/* ---- completions of the sending side (any thread may process any QP's
+ * completions on a shared CQ; one poller at a time) ---- */
+
+static void sender_completion(qpb_session *s, qpb_vside *side, const struct ibv_wc *wc, uint64_t now)
+{
+    qpb_verbs *vb = s->verbs;
+    uint32_t index = (uint32_t)(wc->wr_id >> 32);
+    qpb_vconn *c = &side->conns[index];
+    qpb_vthread *owner = &side->threads[c->thread];
+    uint32_t depth = s->spec.tx_depth;
+    uint64_t m = c->completed + (uint32_t)((uint32_t)wc->wr_id - (uint32_t)c->completed);
+    if (wc->status != IBV_WC_SUCCESS) {
+        atomic_fetch_add(&owner->cycles[m % depth].errors, 1);
+        qpb_run_fail(s, QPB_ERUN,
+                     "completion error on QP %u of thread %u (message %llu, %s %s): %s (wc status %d, vendor_err "
+                     "0x%x)%s",
+                     index % s->spec.qps_per_thread, c->thread, (unsigned long long)m, QPB_TRANSPORT_NAMES[s->spec.transport],
+                     QPB_OP_NAMES[s->spec.op_kind], wc_status(vb, wc->status), wc->status, wc->vendor_err,
+                     wc->status == IBV_WC_RETRY_EXC_ERR || wc->status == IBV_WC_RNR_RETRY_EXC_ERR
+                         ? ": the peer stopped answering"
+                         : "");
+        return;
+    }
+    if (s->spec.verify && s->spec.op_kind == QPB_OP_READ) {
+        for (uint64_t o = 0; o < s->spec.msg_size; o++) {
+            if (c->buf[o] != qpb_verbs_pattern(index, o)) {
+                atomic_fetch_add(&owner->cycles[m % depth].errors, 1);
+                break;
+            }
+        }
+    }
+    for (uint64_t k = c->completed; k <= m; k++) {
+        qpb_vcycle *cy = &owner->cycles[k % depth];
+        if (atomic_fetch_sub_explicit(&cy->remaining, 1, memory_order_acq_rel) == 1)
+            atomic_store_explicit(&cy->end_ns, now ? now : 1, memory_order_release);
+    }
+    c->completed = m + 1;
+}
+
+/* Polls one CQ; returns completions processed, -1 when ibv_poll_cq failed. */
+static int poll_one(qpb_session *s, qpb_vside *side, struct ibv_cq *cq, struct ibv_wc *wc,
+                    void (*on)(qpb_session *, qpb_vside *, const struct ibv_wc *, uint64_t))
+{
+    int n = ibv_poll_cq(cq, QPB_VERBS_POLL_BATCH, wc);
+    if (n < 0) {
+        qpb_run_fail(s, QPB_ESYS, "ibv_poll_cq on %s: failed (%d)", s->verbs->caps.name, n);
+        return -1;
+    }
+    if (n == 0)
+        return 0;
+    uint64_t now = qpb_now_ns(s);
+    for (int i = 0; i < n; i++)
+        on(s, side, &wc[i], now);
+    return n;
+}
+
+/* Polls every CQ a thread reads from. */
+static int poll_thread(qpb_session *s, qpb_vside *side, qpb_vthread *th, struct ibv_wc *wc,
+                       void (*on)(qpb_session *, qpb_vside *, const struct ibv_wc *, uint64_t))
+{
+    const qpb_spec *sp = &s->spec;
+    if (sp->cq_mode == QPB_CQ_PER_THREAD)
+        return poll_one(s, side, th->cq, wc, on);
+    if (sp->cq_mode == QPB_CQ_SHARED) {
+        if (pthread_mutex_trylock(&side->shared_cq_lock) != 0)
+            return 0;
+        int n = poll_one(s, side, side->shared_cq, wc, on);
+        pthread_mutex_unlock(&side->shared_cq_lock);
+        return n;
+    }
+    int total = 0;
+    for (uint32_t i = 0; i < sp->qps_per_thread; i++) {
+        int n = poll_one(s, side, th->conns[i].cq, wc, on);
+        if (n < 0)
+            return -1;
+        total += n;
+    }
+    return total;
+}
+
+/* Event polling: arm the thread's CQs and sleep until one has a completion
+ * (or EVENT_WAIT_MS passed). Completions that raced the arming are found by
+ * the next poll. */
+static bool wait_event(qpb_session *s, qpb_vside *side, qpb_vthread *th)
+{
+    const qpb_spec *sp = &s->spec;
+    const qpb_ibv *v = s->verbs->v;
+    struct ibv_comp_channel *ch = sp->cq_mode == QPB_CQ_SHARED ? side->shared_channel : th->channel;
+    if (sp->cq_mode == QPB_CQ_SHARED && pthread_mutex_trylock(&side->shared_cq_lock) != 0) {
+        sched_yield();
+        return true;
+    }
+    struct pollfd p = {.fd = ch->fd, .events = POLLIN};
+    bool ok = true;
+    if (poll(&p, 1, EVENT_WAIT_MS) > 0) {
+        struct ibv_cq *cq;
+        void *ctx;
+        while (v->get_cq_event(ch, &cq, &ctx) == 0) {
+            v->ack_cq_events(cq, 1);
+            if (ibv_req_notify_cq(cq, 0) != 0) {
+                qpb_run_fail(s, QPB_ESYS, "ibv_req_notify_cq on %s failed", s->verbs->caps.name);
+                ok = false;
+                break;
+            }
+        }
+    }
+    if (sp->cq_mode == QPB_CQ_SHARED)
+        pthread_mutex_unlock(&side->shared_cq_lock);
+    return ok;
+}
+
+/* ---- sender ---- */
+
+static bool signaled(const vsender *x, const qpb_vconn *c, uint64_t k, uint64_t msg, bool flush)
+{
+    (void)c;
+    return flush || (msg + 1) % x->signal == 0 || k + 1 == x->total;
+}
+
+/* Posts cycles [first, first + n) on every QP of the thread. */
+static bool post_cycles(vsender *x, uint64_t first, uint32_t n, bool flush)
+{
+    uint64_t now = qpb_now_ns(x->s);
+    for (uint32_t k = 0; k < n; k++) {
+        qpb_vcycle *cy = &x->th->cycles[(first + k) % x->depth];
+        cy->start_ns = now;
+        atomic_store_explicit(&cy->errors, 0, memory_order_relaxed);
+        atomic_store_explicit(&cy->end_ns, 0, memory_order_relaxed);
+        atomic_store_explicit(&cy->remaining, x->q, memory_order_release);
+    }
+    for (uint32_t i = 0; i < x->q; i++) {
+        qpb_vconn *c = &x->th->conns[i];
+        for (uint32_t k = 0; k < n; k++) {
+            struct ibv_send_wr *wr = &x->wrs[k];
+            uint64_t msg = c->posted + k;
+            x->sges[k] = (struct ibv_sge){.addr = (uintptr_t)c->buf, .length = (uint32_t)x->msz, .lkey = c->lkey};
+            wr->wr_id = (uint64_t)c->index << 32 | (uint32_t)msg;
+            wr->next = k + 1 < n ? &x->wrs[k + 1] : NULL;
+            wr->send_flags = x->use_inline ? IBV_SEND_INLINE : 0;
+            if (signaled(x, c, first + k, msg, flush))
+                wr->send_flags |= IBV_SEND_SIGNALED;
+            if (x->s->spec.transport == QPB_TR_UD) {
+                wr->wr.ud.ah = x->side->ah;
+                wr->wr.ud.remote_qpn = c->remote_qpn;
+                wr->wr.ud.remote_qkey = QPB_VERBS_QKEY;
+            } else if (x->opcode != IBV_WR_SEND) {
+                wr->wr.rdma.remote_addr = c->remote_addr;
+                wr->wr.rdma.rkey = c->rkey;
+            }
+            if (x->s->spec.transport == QPB_TR_XRC)
+                wr->qp_type.xrc.remote_srqn = c->remote_srqn;
+        }
+        struct ibv_send_wr *bad = NULL;
+        int rc = ibv_post_send(c->qp, x->wrs, &bad);
+        if (rc != 0) {
+            qpb_run_fail(x->s, QPB_ESYS,
+                         "ibv_post_send on QP %u of thread %u (%u requests, message %llu) on %s: %s (errno %d)", i,
+                         x->thread, n, (unsigned long long)c->posted, x->vb->caps.name, strerror(rc), rc);
+            return false;
+        }
+        for (uint32_t k = 0; k < n; k++)
+            if (x->wrs[k].send_flags & IBV_SEND_SIGNALED)
+                c->last_signaled = c->posted + k + 1;
+        c->posted += n;
+    }
+    x->th->admitted += n;
+    return true;
+}
+
+static void record_done(vsender *x)
+{
+    qpb_vthread *th = x->th;
+    while (th->done < th->admitted) {
+        qpb_vcycle *cy = &th->cycles[th->done % x->depth];
+        uint64_t end = atomic_load_explicit(&cy->end_ns, memory_order_acquire);
+        if (end == 0)
+            break;
+        if (th->done >= x->warmup) {
+            qpb_sample smp = {
+                .thread = x->thread, .errors = atomic_load_explicit(&cy->errors, memory_order_relaxed),
+                .cycle = th->done - x->warmup, .start_ns = cy->start_ns, .end_ns = end,
+                .bytes = x->msz * x->q, .messages = x->q,
+            };
+            qpb_record_cycle(x->s, x->thread, &smp);
+        }
+        th->done++;
+    }
+}
+
+static bool needs_flush(const vsender *x)
+{
+    for (uint32_t i = 0; i < x->q; i++)
+        if (x->th->conns[i].last_signaled < x->th->conns[i].posted)
+            return true;
+    return false;
+}
+
+static bool sender_loop(vsender *x)
+{
+    qpb_session *s = x->s;
+    qpb_vthread *th = x->th;
+    uint64_t deadline = UINT64_MAX, stop_by = UINT64_MAX;
+    bool flushed = false;
+    for (;;) {
+        if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+            return false;
+        uint64_t now = qpb_now_ns(s);
+        if (stop_by == UINT64_MAX && atomic_load_explicit(&s->stop, memory_order_relaxed))
+            stop_by = now + STOP_GRACE_NS;
+        if (now > stop_by) {
+            qpb_run_fail(s, QPB_ERUN, "thread %u: %llu cycles still in flight 5 s after qpb_stop", x->thread,
+                         (unsigned long long)(th->admitted - th->done));
+            return false;
+        }
+        bool closing = stop_by != UINT64_MAX || now >= deadline;
+        uint64_t in_flight = th->admitted - th->done;
+        bool posted = false;
+        if (!closing && th->admitted < x->total && in_flight + x->post_list <= x->depth) {
+            uint64_t left = x->total - th->admitted;
+            uint32_t n = left < x->post_list ? (uint32_t)left : x->post_list;
+            if (th->admitted <= x->warmup && th->admitted + n > x->warmup && s->spec.duration_ms > 0)
+                deadline = now + s->spec.duration_ms * 1000000ull;
+            if (!post_cycles(x, th->admitted, n, false))
+                return false;
+            posted = true;
+        } else if (closing && !flushed && in_flight < x->depth) {
+            /* the last request of every QP must be signaled, or its cycles never complete */
+            flushed = true;
+            if (needs_flush(x) && !post_cycles(x, th->admitted, 1, true))
+                return false;
+            posted = true;
+        }
+        int got = poll_thread(s, x->side, th, x->wc, sender_completion);
+        if (got < 0)
+            return false;
+        record_done(x);
+        if (th->done == th->admitted && (th->admitted == x->total || (closing && flushed)))
+            return true;
+        if (got == 0 && !posted && s->spec.polling == QPB_POLL_EVENT && !wait_event(s, x->side, th))
+            return false;
+    }
+}
+
+static void finish_sending(qpb_session *s, bool ok)
+{
+    qpb_verbs *vb = s->verbs;
+    if (atomic_fetch_sub(&vb->senders_left, 1) != 1)
+        return;
+    if (s->spec.role == QPB_ROLE_LOOPBACK) {
+        for (uint32_t i = 0; i < vb->plan.qps; i++)
+            vb->expected[i] = vb->tx->conns[i].posted;
+        atomic_store_explicit(&vb->fin, 1, memory_order_release);
+    } else if (ok && !atomic_load(&s->abort)) {
+        qpb_verbs_send_fin(s);
+    } else {
+        shutdown(vb->ctl_fd, SHUT_RDWR); /* the server learns that the run is over */
+    }
+}
+
+void qpb_verbs_run_sender(qpb_session *s, uint32_t thread)
+{
+    const qpb_spec *sp = &s->spec;
+    qpb_verbs *vb = s->verbs;
+    vsender x = {
+        .s = s, .vb = vb, .side = vb->tx, .th = &vb->tx->threads[thread], .thread = thread,
+        .q = sp->qps_per_thread, .depth = sp->tx_depth, .signal = sp->signal_every, .post_list = sp->post_list,
+        .msz = sp->msg_size, .warmup = sp->warmup_cycles,
+        .total = sp->duration_ms > 0 ? UINT64_MAX : sp->warmup_cycles + sp->iterations,
+        .use_inline = sp->op_kind != QPB_OP_READ && sp->msg_size <= sp->inline_size,
+        .opcode = sp->op_kind == QPB_OP_SEND ? IBV_WR_SEND : sp->op_kind == QPB_OP_WRITE ? IBV_WR_RDMA_WRITE
+                                                                                         : IBV_WR_RDMA_READ,
+    };
+    x.wrs = calloc(x.post_list, sizeof(struct ibv_send_wr));
+    x.sges = calloc(x.post_list, sizeof(struct ibv_sge));
+    bool ok = false;
+    if (x.wrs == NULL || x.sges == NULL) {
+        qpb_run_fail(s, QPB_ESYS, "out of memory for %u work requests", x.post_list);
+    } else {
+        for (uint32_t k = 0; k < x.post_list; k++) {
+            x.wrs[k].sg_list = &x.sges[k];
+            x.wrs[k].num_sge = 1;
+            x.wrs[k].opcode = x.opcode;
+        }
+        ok = sender_loop(&x);
+    }
+    free(x.wrs);
+    free(x.sges);
+    finish_sending(s, ok);
+}
+
+/* ---- receiver ---- */
+
+static void receiver_completion(qpb_session *s, qpb_vside *side, const struct ibv_wc *wc, uint64_t now)
+{
+    qpb_verbs *vb = s->verbs;
+    const qpb_spec *sp = &s->spec;
+    if (wc->status != IBV_WC_SUCCESS) {
+        if (wc->status != IBV_WC_WR_FLUSH_ERR || !atomic_load(&s->stop))
+            qpb_run_fail(s, QPB_ERUN, "receive completion error (QPN 0x%06x) on %s: %s (wc status %d, vendor_err 0x%x)",
+                         wc->qp_num, vb->caps.name, wc_status(vb, wc->status), wc->status, wc->vendor_err);
+        return;
+    }
+    qpb_vsrq *srq = NULL;
+    qpb_vconn *c;
+    uint8_t *buf;
+    if (side->srqs != NULL) {
+        int32_t index = qpb_verbs_conn_of_qpn(side, wc->qp_num);
+        if (index < 0) {
+            qpb_run_fail(s, QPB_ERUN, "receive completion for unknown QPN 0x%06x on %s", wc->qp_num, vb->caps.name);
+            return;
+        }
+        c = &side->conns[index];
+        srq = &side->srqs[sp->srq == QPB_SRQ_SHARED ? 0 : c->thread];
+        buf = srq->buf + wc->wr_id * vb->plan.slot;
+    } else {
+        c = &side->conns[wc->wr_id];
+        buf = c->buf;
+    }
+    uint32_t skip = sp->transport == QPB_TR_UD ? QPB_VERBS_UD_GRH : 0;
+    uint64_t bytes = wc->byte_len >= skip ? wc->byte_len - skip : 0;
+    bool bad = bytes != sp->msg_size;
+    for (uint64_t o = 0; sp->verify && !bad && o < sp->msg_size; o++)
+        bad = buf[skip + o] != qpb_verbs_pattern(c->index, o);
+    atomic_fetch_add_explicit(&c->received, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->received_bytes, bytes, memory_order_relaxed);
+    if (bad)
+        atomic_fetch_add_explicit(&c->bad, 1, memory_order_relaxed);
+    qpb_receiver_out *out = s->receivers != NULL ? &s->receivers[c->thread] : NULL;
+    if (out != NULL) { /* the owner's CQ, or a shared one under its lock: one writer */
+        if (out->bytes == 0)
+            out->first_ns = now;
+        out->last_ns = now;
+        out->bytes += bytes;
+        out->messages++;
+        out->errors += bad;
+    }
+    if (srq != NULL)
+        qpb_verbs_post_recv(s, side, c, wc->wr_id, buf, srq->mr->lkey, srq);
+    else
+        qpb_verbs_post_recv(s, side, c, c->index, c->buf, c->lkey, NULL);
+}
+
+/* Whether the thread's connections got what was posted to them; *progress
+ * is the number received so far (to see when UC/UD stop moving). */
+static bool all_arrived(qpb_session *s, qpb_vthread *th, uint64_t *progress)
+{
+    bool all = true;
+    *progress = 0;
+    for (uint32_t i = 0; i < s->spec.qps_per_thread; i++) {
+        uint64_t got = atomic_load_explicit(&th->conns[i].received, memory_order_relaxed);
+        *progress += got;
+        all = all && got >= s->verbs->expected[th->conns[i].index];
+    }
+    return all;
+}
+
+/* Receiving thread 0 of a server looks for the client's end of run. */
+static bool check_fin(qpb_session *s, uint32_t thread, int timeout_ms)
+{
+    qpb_verbs *vb = s->verbs;
+    if (s->spec.role != QPB_ROLE_SERVER || thread != 0 || atomic_load(&vb->fin))
+        return true;
+    bool got = false;
+    if (!qpb_verbs_read_fin(s, timeout_ms, &got))
+        return false;
+    if (got)
+        atomic_store_explicit(&vb->fin, 1, memory_order_release);
+    return true;
+}
+
+static void receive_loop(qpb_session *s, uint32_t thread)
+{
+    const qpb_spec *sp = &s->spec;
+    qpb_verbs *vb = s->verbs;
+    qpb_vthread *th = &vb->rx->threads[thread];
+    struct ibv_wc wc[QPB_VERBS_POLL_BATCH];
+    bool reliable = sp->transport == QPB_TR_RC || sp->transport == QPB_TR_XRC;
+    uint64_t next_check = 0, fin_at = 0, last_progress = 0, progress = 0, last_move = 0;
+    for (;;) {
+        if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+            return;
+        if (sp->role == QPB_ROLE_SERVER && atomic_load_explicit(&s->stop, memory_order_relaxed))
+            return;
+        int got = poll_thread(s, vb->rx, th, wc, receiver_completion);
+        if (got < 0)
+            return;
+        if (got > 0)
+            continue;
+        uint64_t now = qpb_now_ns(s);
+        if (now < next_check) {
+            if (sp->polling == QPB_POLL_EVENT && !wait_event(s, vb->rx, th))
+                return;
+            continue;
+        }
+        next_check = now + FIN_CHECK_NS;
+        if (!check_fin(s, thread, 0))
+            return;
+        if (!atomic_load_explicit(&vb->fin, memory_order_acquire))
+            continue;
+        if (fin_at == 0)
+            fin_at = last_move = now;
+        if (all_arrived(s, th, &progress))
+            return;
+        if (progress != last_progress) {
+            last_progress = progress;
+            last_move = now;
+        }
+        if (now - (reliable ? fin_at : last_move) > (reliable ? RELIABLE_GRACE_NS : UNRELIABLE_GRACE_NS))
+            return; /* what is missing is counted in the result */
+    }
+}
+
+/* op write/read: the receiving side only waits for the end of the run. */
+static void passive_wait(qpb_session *s, uint32_t thread)
+{
+    qpb_verbs *vb = s->verbs;
+    if (s->spec.role == QPB_ROLE_SERVER && thread != 0)
+        return;
+    while (!atomic_load_explicit(&vb->fin, memory_order_acquire)) {
+        if (atomic_load(&s->abort) || (s->spec.role == QPB_ROLE_SERVER && atomic_load(&s->stop)))
+            return;
+        if (s->spec.role == QPB_ROLE_SERVER) {
+            if (!check_fin(s, thread, 100))
+                return;
+        } else {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+static void finish_receiving(qpb_session *s)
+{
+    qpb_verbs *vb = s->verbs;
+    const qpb_spec *sp = &s->spec;
+    if (atomic_fetch_sub(&vb->receivers_left, 1) != 1)
+        return;
+    qpb_vresult r = {0};
+    bool fin = atomic_load_explicit(&vb->fin, memory_order_acquire);
+    for (uint32_t i = 0; i < vb->plan.qps; i++) {
+        qpb_vconn *c = &vb->rx->conns[i];
+        uint64_t got = atomic_load(&c->received);
+        r.messages += got;
+        r.bytes += atomic_load(&c->received_bytes);
+        r.errors += atomic_load(&c->bad);
+        if (sp->op_kind == QPB_OP_SEND && fin && got < vb->expected[i]) {
+            r.short_conns++;
+            r.missing += vb->expected[i] - got;
+        }
+        /* A verified write leaves the sender's pattern in the target slot. */
+        bool written = sp->op_kind == QPB_OP_WRITE && fin && vb->expected[i] > 0;
+        for (uint64_t o = 0; sp->verify && written && o < sp->msg_size; o++) {
+            if (c->buf[o] != qpb_verbs_pattern(c->index, o)) {
+                r.errors++;
+                break;
+            }
+        }
+    }
+    vb->result = r;
+    vb->have_result = fin;
+    if (sp->role == QPB_ROLE_SERVER && fin && !atomic_load(&s->abort))
+        qpb_verbs_send_result(s);
+}
+
+void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread)
+{
+    if (s->spec.op_kind == QPB_OP_SEND)
+        receive_loop(s, thread);
+    else
+        passive_wait(s, thread);
+    finish_receiving(s);
+}

@@ -1,0 +1,171 @@
+/*
+ * test_check.c — the verbs capability check on device fixtures: rxe0 as the
+ * Soft-RoCE lab reports it (qpbench --devices in a lab VM) and a ConnectX-6
+ * class device with XRC and thread domains. Every refusal names the limit and
+ * the device; several at once are all listed.
+ */
+#include "qpb_caps.h"
+#include "qpb_test.h"
+
+static qpb_dev_caps rxe0(void)
+{
+    qpb_dev_caps c = {
+        .name = "rxe0", .fw_ver = "0.0.0", .device_cap_flags = 0x1223c76, .max_mr_size = UINT64_MAX,
+        .max_qp = 1048560, .max_qp_wr = 1048576, .max_sge = 32, .max_cq = 1048576, .max_cqe = 32767,
+        .max_mr = 524287, .max_pd = 1048576, .max_srq = 917503, .max_srq_wr = 1048576, .max_qp_rd_atom = 128,
+        .max_qp_init_rd_atom = 128, .max_ah = 32767, .max_inline_data = 512, .thread_domain = false,
+        .thread_domain_error = "ibv_alloc_td: Operation not supported (errno 95)", .phys_port_cnt = 1, .n_ports = 1,
+        .memlock_limit = UINT64_MAX,
+    };
+    qpb_port_caps *p = &c.ports[0];
+    *p = (qpb_port_caps){.port = 1, .state = "ACTIVE", .active = true, .ethernet = true, .max_mtu = 4096,
+                         .active_mtu = 1024, .lid = 0, .n_gids = 2};
+    p->gids[0] = (qpb_gid_caps){.index = 0, .raw = {0xfe, 0x80}, .type = QPB_GID_ROCE_V2, .ipv4 = false};
+    p->gids[1] = (qpb_gid_caps){.index = 1, .raw = {[10] = 0xff, [11] = 0xff, 198, 18, 0, 11}, .type = QPB_GID_ROCE_V2,
+                                .ipv4 = true};
+    return c;
+}
+
+static qpb_dev_caps cx6(void)
+{
+    qpb_dev_caps c = rxe0();
+    snprintf(c.name, sizeof c.name, "mlx5_0");
+    c.device_cap_flags |= QPB_DEVICE_XRC;
+    c.max_qp = 131072, c.max_qp_wr = 32768, c.max_cqe = 4194303, c.max_srq_wr = 32767, c.max_qp_rd_atom = 16;
+    c.max_qp_init_rd_atom = 16, c.max_inline_data = 220, c.thread_domain = true;
+    c.ports[0] = (qpb_port_caps){.port = 1, .state = "ACTIVE", .active = true, .ethernet = false, .max_mtu = 4096,
+                                 .active_mtu = 4096, .lid = 7, .n_gids = 1};
+    c.ports[0].gids[0] = (qpb_gid_caps){.index = 0, .raw = {0xfe, 0x80}, .type = QPB_GID_IB};
+    return c;
+}
+
+static qpb_status plan(const char *json, const qpb_dev_caps *c, qpb_plan *p, char *err, uint32_t len)
+{
+    qpb_spec s;
+    qpb_status st = qpb_spec_parse(json, &s, err, len);
+    return st != QPB_OK ? st : qpb_plan_run(&s, c, p, err, len);
+}
+
+static void plans_a_default_run_on_rxe(void)
+{
+    qpb_dev_caps c = rxe0();
+    qpb_plan p;
+    char err[1024];
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":4096,\"threads\":2,\"qps_per_thread\":4}", &c, &p, err,
+                sizeof err) == QPB_OK, "%s", err);
+    CHECK(p.gid_index == 1 && p.path_mtu == 1024 && p.sides == 2 && p.qps == 8);
+    CHECK(p.recv_per_qp == 128 && p.send_cqe == 4 * 129 && p.recv_cqe == 4 * 128 && p.n_send_cq == 2);
+    CHECK(p.slot == 4096 && p.registered == 2 * 8 * 4096 && p.n_mr == 4);
+}
+
+static void refuses_what_rxe_cannot_do_naming_the_limit(void)
+{
+    qpb_dev_caps c = rxe0();
+    qpb_plan p;
+    char err[2048];
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":2048,\"transport\":\"xrc\",\"inline_size\":1024,"
+               "\"lock_model\":\"thread_domain\",\"mtu\":4096}", &c, &p, err, sizeof err) == QPB_EUNSUPPORTED);
+    const char *want[] = {
+        "transport xrc: rxe0 does not report IBV_DEVICE_XRC (device_cap_flags 0x1223c76)",
+        "inline_size 1024 B > max_inline_data 512 B on rxe0",
+        "lock_model thread_domain: rxe0 has no thread domains (ibv_alloc_td: Operation not supported (errno 95))",
+        "mtu 4096 B > active MTU 1024 B of rxe0 port 1",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECKF(strstr(err, want[i]) != NULL, "missing \"%s\" in: %s", want[i], err);
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":2048,\"transport\":\"ud\"}", &c, &p, err, sizeof err) ==
+          QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "transport ud: message 2048 B > path MTU 1024 B of rxe0 port 1") != NULL, "%s", err);
+}
+
+static void refuses_cqs_the_device_cannot_hold(void)
+{
+    qpb_dev_caps c = rxe0();
+    qpb_plan p;
+    char err[2048];
+    /* the reference experiment's 1000 QPs per thread at perftest's default depth */
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":4096,\"qps_per_thread\":1000,\"role\":\"client\"}", &c, &p, err,
+               sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "cq_mode per_thread: a send CQ needs 129000 entries") && strstr(err, "> max_cqe 32767 on rxe0"),
+           "%s", err);
+    /* ... runs with a shallower queue, CQ moderation or a CQ per QP */
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":4096,\"qps_per_thread\":1000,\"tx_depth\":16}", &c, &p, err,
+                sizeof err) == QPB_OK, "%s", err);
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":4096,\"qps_per_thread\":1000,\"signal_every\":64,"
+                "\"role\":\"client\"}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(p.send_cqe == 1000 * 3);
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":4096,\"qps_per_thread\":1000,\"cq_mode\":\"per_qp\"}", &c, &p,
+                err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(p.n_send_cq == 1000 && p.n_recv_cq == 1000 && p.send_cqe == 129);
+}
+
+static void refuses_memory_beyond_memlock_and_missing_gid(void)
+{
+    qpb_dev_caps c = rxe0();
+    c.memlock_limit = 64ull << 20;
+    c.ports[0].active = false;
+    snprintf(c.ports[0].state, sizeof c.ports[0].state, "DOWN");
+    qpb_plan p;
+    char err[2048];
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":1048576,\"threads\":4,\"qps_per_thread\":16,\"gid_index\":5,"
+               "\"tx_depth\":16}", &c, &p, err, sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "registered memory 128.0 MiB (128 QPs x 1048576 B) > RLIMIT_MEMLOCK 64.0 MiB") != NULL, "%s",
+           err);
+    CHECKF(strstr(err, "rxe0 port 1 is DOWN, not ACTIVE") != NULL, "%s", err);
+    CHECKF(strstr(err, "gid_index 5: rxe0 port 1 has no GID at that index (GIDs at 0, 1)") != NULL, "%s", err);
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":64,\"ib_port\":2}", &c, &p, err, sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "ib_port 2: rxe0 has port 1..1") != NULL, "%s", err);
+}
+
+static void srq_sizes_and_limits(void)
+{
+    qpb_dev_caps c = rxe0();
+    c.max_srq = 2;
+    qpb_plan p;
+    char err[1024];
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":64,\"threads\":2,\"qps_per_thread\":100,\"srq\":\"per_thread\","
+                "\"rx_depth\":1024,\"role\":\"server\"}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(p.n_srq == 2 && p.srq_depth == 1024 && p.recv_cqe == 1024 && p.recv_per_qp == 0);
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":64,\"threads\":3,\"srq\":\"per_thread\",\"role\":\"server\"}", &c,
+               &p, err, sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "srq per_thread: 3 SRQs > max_srq 2 on rxe0") != NULL, "%s", err);
+}
+
+static void infiniband_uses_the_lid_and_xrc_runs_where_reported(void)
+{
+    qpb_dev_caps c = cx6();
+    qpb_plan p;
+    char err[1024];
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"read\",\"transport\":\"xrc\",\"lock_model\":"
+                "\"thread_domain\",\"mtu\":4096}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(p.gid_index == -1 && p.path_mtu == 4096 && p.rd_atomic == 16);
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":8,\"inline_size\":256}", &c, &p, err, sizeof err) ==
+          QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "inline_size 256 B > max_inline_data 220 B on mlx5_0") != NULL, "%s", err);
+}
+
+static void picks_the_ipv4_roce_v2_gid(void)
+{
+    qpb_port_caps p = {.ethernet = true, .n_gids = 3};
+    p.gids[0] = (qpb_gid_caps){.index = 0, .type = QPB_GID_ROCE_V1};
+    p.gids[1] = (qpb_gid_caps){.index = 1, .type = QPB_GID_ROCE_V2};
+    p.gids[2] = (qpb_gid_caps){.index = 3, .type = QPB_GID_ROCE_V2, .ipv4 = true};
+    CHECK(qpb_pick_gid(&p) == 3);
+    p.n_gids = 2;
+    CHECK(qpb_pick_gid(&p) == 1);
+    p.n_gids = 1;
+    CHECK(qpb_pick_gid(&p) == 0);
+    p.ethernet = false;
+    CHECK(qpb_pick_gid(&p) == -1);
+}
+
+const qpb_test_case qpb_check_tests[] = {
+    {"check plans a default run on rxe", plans_a_default_run_on_rxe},
+    {"check refuses what rxe cannot do, naming the limit", refuses_what_rxe_cannot_do_naming_the_limit},
+    {"check refuses CQs the device cannot hold", refuses_cqs_the_device_cannot_hold},
+    {"check refuses memory beyond memlock, a down port and a missing GID", refuses_memory_beyond_memlock_and_missing_gid},
+    {"check sizes SRQs and refuses too many", srq_sizes_and_limits},
+    {"check: InfiniBand uses the LID, XRC runs where reported", infiniband_uses_the_lid_and_xrc_runs_where_reported},
+    {"check picks the IPv4 RoCE v2 GID", picks_the_ipv4_roce_v2_gid},
+    {NULL, NULL},
+};
