@@ -13,7 +13,8 @@ import java.util.Map;
  * @param token      the agent token the controller expects (--token, --token-file, QPLAB_AGENT_TOKEN; required)
  * @param agentId    this agent's name (--id, QPLAB_AGENT_ID; default the hostname)
  * @param heartbeat  heartbeat period (--heartbeat-seconds; default 5 s)
- * @param dataAddress the IPv4 address the tcp provider's server side listens on in a pair run
+ * @param dataAddress the IPv4 address the server side of a pair run listens on (tcp: its data
+ *                   connections; verbs: its control socket)
  *                   (--data-address, QPLAB_DATA_ADDRESS; default: the address this host reaches the
  *                   controller from, i.e. the interface the route to the controller leaves by)
  */

@@ -35,10 +35,33 @@ final class HostFacts {
         facts.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         if (Engine.isAvailable()) {
             facts.put("engine", json.readValue(Engine.info(), Map.class));
+            Map<?, ?> inventory = json.readValue(Engine.devices(), Map.class);
+            facts.put("rdma_devices", inventory.get("devices"));
+            if (inventory.get("unavailable") != null) {
+                facts.put("rdma_unavailable", inventory.get("unavailable"));
+            }
+            facts.put("rdma_core", rdmaCoreVersion());
         } else {
             facts.put("engine_unavailable", String.valueOf(Engine.unavailabilityCause()));
         }
         return facts;
+    }
+
+    /** The libibverbs the engine loads, by the version in its file name (libibverbs.so.1.14.44.0: rdma-core 44). */
+    private static String rdmaCoreVersion() {
+        for (String dir : List.of("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib")) {
+            try (var files = Files.list(Path.of(dir))) {
+                var found = files.map(f -> f.getFileName().toString())
+                        .filter(n -> n.matches("libibverbs\\.so\\.1\\.\\d+\\.\\d+\\.\\d+.*")).sorted().findFirst();
+                if (found.isPresent()) {
+                    String[] parts = found.get().split("\\.");
+                    return "rdma-core " + parts[4] + (parts.length > 5 ? "." + parts[5] : "") + " (" + found.get() + ")";
+                }
+            } catch (IOException | RuntimeException e) {
+                // not this directory
+            }
+        }
+        return null;
     }
 
     private static String cpuModel() {

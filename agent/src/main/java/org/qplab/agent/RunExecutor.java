@@ -85,7 +85,8 @@ final class RunExecutor {
         }
         closePrepared("a new run was prepared");
         Map<String, Object> spec = new LinkedHashMap<>(params);
-        if ("server".equals(spec.get("role")) && "tcp".equals(spec.getOrDefault("provider", "tcp"))) {
+        if ("server".equals(spec.get("role"))) {
+            // tcp: where the data connections arrive; verbs: the control socket of the end-of-run exchange
             spec.putIfAbsent("bind", dataAddress.get());
         }
         Log.info("run " + runId + ": preparing " + spec);

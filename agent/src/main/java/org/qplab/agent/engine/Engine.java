@@ -60,6 +60,14 @@ public final class Engine {
         return readString((buf, len) -> library().qpb_engine_info(buf, len), "qpb_engine_info", null);
     }
 
+    /**
+     * This host's RDMA devices and their limits as the engine sees them (qpb_devices in qpb.h):
+     * {"devices":[{"name","max_qp",...,"ports":[...]}]} plus "unavailable":"why" when there is none.
+     */
+    public static String devices() {
+        return readString((buf, len) -> library().qpb_devices(buf, len), "qpb_devices", null);
+    }
+
     /** The C side's view of qpb_sample's layout, for the binding's layout test. */
     static String sampleLayout() {
         return readString((buf, len) -> library().qpb_sample_layout(buf, len), "qpb_sample_layout", null);

@@ -33,4 +33,6 @@ public interface QpbLibrary {
     int qpb_engine_info(@Out byte[] buf, int bufLen);
 
     int qpb_sample_layout(@Out byte[] buf, int bufLen);
+
+    int qpb_devices(@Out byte[] buf, int bufLen);
 }

@@ -104,4 +104,34 @@ class EngineSessionTests {
             assertThat(summary.get("stopped")).isEqualTo(true);
         }
     }
+
+    @Test
+    void devicesListsRdmaDevicesOrSaysWhyThereAreNone() {
+        Map<?, ?> inventory = json.readValue(Engine.devices(), Map.class);
+
+        assertThat(inventory.get("devices")).isInstanceOf(List.class);
+        List<?> devices = (List<?>) inventory.get("devices");
+        if (devices.isEmpty()) {
+            assertThat((String) inventory.get("unavailable")).isNotBlank();
+            // and a verbs run refuses before it starts, saying so
+            assertThatThrownBy(() -> EngineSession.create("{\"provider\":\"verbs\",\"msg_size\":64}"))
+                    .isInstanceOf(EngineException.class)
+                    .hasMessageContaining("qpb_session_create")
+                    .satisfies(e -> assertThat(e.getMessage()).containsAnyOf("no RDMA device", "libibverbs.so.1"));
+        } else {
+            Map<?, ?> first = (Map<?, ?>) devices.get(0);
+            assertThat(first.get("name")).isNotNull();
+            assertThat((List<?>) first.get("ports")).isNotEmpty();
+        }
+    }
+
+    @Test
+    void aVerbsSpecThatNoDeviceCanRunIsRefusedWithEveryReason() {
+        assertThatThrownBy(() -> EngineSession.create("{\"provider\":\"verbs\",\"msg_size\":8192,\"op\":\"read\","
+                + "\"transport\":\"ud\",\"signal_every\":500}"))
+                .isInstanceOf(EngineException.class)
+                .hasMessageContaining("op read: transport ud has no RDMA read")
+                .hasMessageContaining("transport ud: message 8192 B > 4096 B")
+                .hasMessageContaining("signal_every 500 > tx_depth 128");
+    }
 }
