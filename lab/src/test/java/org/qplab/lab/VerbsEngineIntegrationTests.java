@@ -1,0 +1,188 @@
+package org.qplab.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The engine's verbs provider on real rdma_rxe devices: qpbench as server in VM 1 and client in VM 2,
+ * across the lab's RoCE segment. Every run must add up: the client's cycles, messages and bytes are
+ * exactly threads x QPs x iterations, no completion carries an error, and (reliable transports) the
+ * server received exactly what was posted, with verified payloads.
+ */
+@ExtendWith(SoftRoceLabExtension.class)
+class VerbsEngineIntegrationTests {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(180);
+    private static final int SERVER = 1;
+    private static final int CLIENT = 2;
+    private static final AtomicInteger PORTS = new AtomicInteger(19_100);
+    private final ObjectMapper json = JsonMapper.builder().build();
+
+    /** What both sides reported of one run. */
+    private record Pair(Map<String, Object> client, Map<String, Object> server, String clientOutput) {
+
+        long clientLong(String key) {
+            return ((Number) client.get(key)).longValue();
+        }
+
+        @SuppressWarnings("unchecked")
+        long peer(String key) {
+            return ((Number) ((Map<String, Object>) client.get("peer")).get(key)).longValue();
+        }
+    }
+
+    @Test
+    void rcSendWithSeveralThreadsAndQpsAddsUpAndVerifies(SoftRoceLab lab) throws Exception {
+        Pair run = pair(lab, "--op=send -c RC --threads=2 -q 3 -s 4096 -n 200 --verify");
+        assertReliableRun(run, 2, 3, 200, 4096);
+        assertThat(run.clientOutput()).contains("Send BW Test").contains("Device          : rxe0")
+                .contains("Link type       : Ethernet").contains("Connection type : RC");
+    }
+
+    @Test
+    void rcWriteVerifiesTheTargetBuffers(SoftRoceLab lab) throws Exception {
+        assertReliableRun(pair(lab, "--op=write -c RC --threads=2 -q 2 -s 16384 -n 100 --verify"), 2, 2, 100, 16384);
+    }
+
+    @Test
+    void rcReadVerifiesWhatItRead(SoftRoceLab lab) throws Exception {
+        assertReliableRun(pair(lab, "--op=read -c RC -q 2 -s 8192 -n 100 --verify"), 1, 2, 100, 8192);
+    }
+
+    @Test
+    void ucSendAndWriteComplete(SoftRoceLab lab) throws Exception {
+        // UC has no acknowledgements: what the receiver missed is counted, nothing arrives corrupted
+        Pair send = pair(lab, "--op=send -c UC -q 2 -s 4096 -n 200 --verify");
+        assertSenderSide(send, 1, 2, 200, 4096);
+        assertThat(send.peer("messages") + send.peer("missing")).isEqualTo(400);
+        assertThat(send.peer("errors")).isZero();
+        Pair write = pair(lab, "--op=write -c UC -q 2 -s 4096 -n 200");
+        assertSenderSide(write, 1, 2, 200, 4096);
+    }
+
+    @Test
+    void udSendUpToThePathMtu(SoftRoceLab lab) throws Exception {
+        Pair run = pair(lab, "--op=send -c UD -q 2 -s 1024 -n 200 --verify");
+        assertSenderSide(run, 1, 2, 200, 1024);
+        assertThat(run.peer("messages") + run.peer("missing")).isEqualTo(400);
+        assertThat(run.peer("errors")).isZero();
+    }
+
+    @Test
+    void srqPerThreadAndSharedAddUp(SoftRoceLab lab) throws Exception {
+        assertReliableRun(pair(lab, "--use_srq --threads=2 -q 2 -s 2048 -n 150 --verify"), 2, 2, 150, 2048);
+        assertReliableRun(pair(lab, "--srq=shared --threads=2 -q 2 -s 2048 -n 150 --verify"), 2, 2, 150, 2048);
+    }
+
+    @Test
+    void eventPollingWithPostListsAndCqModerationAddsUp(SoftRoceLab lab) throws Exception {
+        assertReliableRun(pair(lab, "-e --threads=2 -q 2 -s 1024 -n 240 -l 4 -Q 8 --verify"), 2, 2, 240, 1024);
+    }
+
+    @Test
+    void sharedAndPerQpCompletionQueuesAddUp(SoftRoceLab lab) throws Exception {
+        assertReliableRun(pair(lab, "--cq-mode=shared --threads=2 -q 2 -s 2048 -n 100 --verify"), 2, 2, 100, 2048);
+        assertReliableRun(pair(lab, "--cq-mode=per_qp --mr-mode=per_qp -q 3 -s 2048 -n 100 --verify"), 1, 3, 100, 2048);
+    }
+
+    @Test
+    void whatRxeCannotDoIsRefusedBeforeAnythingRunsNamingTheLimit(SoftRoceLab lab) throws Exception {
+        CommandResult xrc = lab.ssh(CLIENT, TIMEOUT, qpbench() + " --provider=verbs -c XRC -s 4096 -n 10");
+        assertThat(xrc.exitCode()).as(xrc.describe()).isEqualTo(1);
+        assertThat(xrc.stderr()).contains("transport xrc: rxe0 does not report IBV_DEVICE_XRC (device_cap_flags 0x");
+
+        CommandResult limits = lab.ssh(CLIENT, TIMEOUT, qpbench()
+                + " --provider=verbs -c UD -s 2048 -I 1024 --lock-model=thread_domain -n 10");
+        assertThat(limits.exitCode()).as(limits.describe()).isEqualTo(1);
+        assertThat(limits.stderr())
+                .contains("transport ud: message 2048 B > path MTU 1024 B of rxe0 port 1")
+                .contains("inline_size 1024 B > max_inline_data ")
+                .contains("lock_model thread_domain: rxe0 has no thread domains (ibv_alloc_td: ");
+    }
+
+    @Test
+    void theDeviceInventoryDescribesRxe(SoftRoceLab lab) throws Exception {
+        CommandResult devices = lab.ssh(SERVER, TIMEOUT, qpbench() + " --devices");
+        assertThat(devices.succeeded()).as(devices.describe()).isTrue();
+        Map<?, ?> inventory = json.readValue(devices.stdout(), Map.class);
+        Map<?, ?> rxe = (Map<?, ?>) ((List<?>) inventory.get("devices")).get(0);
+        assertThat(rxe.get("name")).isEqualTo("rxe0");
+        assertThat(rxe.get("xrc")).isEqualTo(false);
+        assertThat(((Number) rxe.get("max_inline_data")).intValue()).isPositive();
+        Map<?, ?> port = (Map<?, ?>) ((List<?>) rxe.get("ports")).get(0);
+        assertThat(port.get("state")).isEqualTo("ACTIVE");
+        assertThat(port.get("link_layer")).isEqualTo("Ethernet");
+        assertThat(port.get("active_mtu")).isEqualTo(1024);
+        assertThat((List<?>) port.get("gids")).anySatisfy(g -> assertThat(((Map<?, ?>) g).get("gid"))
+                .isEqualTo("::ffff:" + lab.rdmaAddress(SERVER)));
+    }
+
+    private void assertReliableRun(Pair run, int threads, int qps, long iterations, long size) {
+        assertSenderSide(run, threads, qps, iterations, size);
+        long messages = (long) threads * qps * iterations;
+        boolean send = run.client().get("op").equals("send");
+        // the target of an RDMA write or read sees no completion: it only verifies its buffer
+        assertThat(run.peer("messages")).as("messages the server received").isEqualTo(send ? messages : 0);
+        assertThat(run.peer("bytes")).as("bytes the server received").isEqualTo(send ? messages * size : 0);
+        assertThat(run.peer("errors")).as("payloads that failed verification").isZero();
+        assertThat(run.peer("missing")).isZero();
+        assertThat(((Number) run.server().get("errors")).longValue()).isZero();
+    }
+
+    private void assertSenderSide(Pair run, int threads, int qps, long iterations, long size) {
+        long messages = (long) threads * qps * iterations;
+        assertThat(run.client().get("status")).as("client: %s", run.client().get("error")).isEqualTo("ok");
+        assertThat(run.server().get("status")).as("server: %s", run.server().get("error")).isEqualTo("ok");
+        assertThat(run.clientLong("cycles")).isEqualTo(threads * iterations);
+        assertThat(run.clientLong("messages")).isEqualTo(messages);
+        assertThat(run.clientLong("bytes")).isEqualTo(messages * size);
+        assertThat(run.clientLong("errors")).as("completions with an error").isZero();
+        assertThat(run.clientLong("dropped")).isZero();
+        assertThat(((Number) run.client().get("bw_avg_bps")).doubleValue()).isPositive();
+        assertThat(run.client().get("device")).isEqualTo("rxe0");
+    }
+
+    /** Runs qpbench with args as server in VM 1 and client in VM 2; returns both JSON summaries. */
+    private Pair pair(SoftRoceLab lab, String args) throws Exception {
+        int port = PORTS.getAndIncrement();
+        String common = qpbench() + " --provider=verbs -p " + port + " " + args;
+        String server = common + " --server --bind=" + lab.rdmaAddress(SERVER) + " --json=/tmp/server-" + port + ".json";
+        try (RemoteProcess served = lab.start(SERVER, TIMEOUT, server + " && cat /tmp/server-" + port + ".json")) {
+            lab.awaitListening(SERVER, port, Duration.ofSeconds(60));
+            CommandResult client = lab.ssh(CLIENT, TIMEOUT, common + " --json=/tmp/client-" + port + ".json "
+                    + lab.rdmaAddress(SERVER) + " && echo '#json' && cat /tmp/client-" + port + ".json");
+            CommandResult serverResult = served.await();
+            assertThat(client.succeeded()).as(client.describe() + "\nserver:\n" + serverResult.describe()).isTrue();
+            assertThat(serverResult.succeeded()).as(serverResult.describe()).isTrue();
+            String[] parts = client.stdout().split("#json\n");
+            return new Pair(lastSummary(parts[1]), lastSummary(lastLine(serverResult.stdout())), parts[0]);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> lastSummary(String jsonArray) {
+        List<Map<String, Object>> all = json.readValue(jsonArray, List.class);
+        return all.get(all.size() - 1);
+    }
+
+    private static String lastLine(String text) {
+        // the server prints its table, then the JSON array (one line per size, starting with '[')
+        return text.substring(text.lastIndexOf("\n[") + 1);
+    }
+
+    static String qpbench() {
+        Path path = Path.of(System.getProperty("qplab.test.qpbench", "../agent/target/native/qpbench")).toAbsolutePath();
+        assertThat(Files.isExecutable(path)).as("%s is built by the agent module", path).isTrue();
+        return path.toString();
+    }
+}
