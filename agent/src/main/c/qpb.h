@@ -89,7 +89,7 @@ typedef struct qpb_session qpb_session;
  *   signal_every    signal every Nth request of a QP (CQ moderation), and
  *                   the last of a run; 1..tx_depth             default 1
  *   post_list       cycles posted per ibv_post_send, 1..tx_depth default 1
- *   rx_depth        receives posted per QP (capped at tx_depth), or per SRQ
+ *   rx_depth        receives kept posted per QP, or per SRQ
  *                                                               default 512
  *   cq_mode         "per_qp" | "per_thread" | "shared"          default "per_thread"
  *   mr_mode         "per_thread" | "per_qp"                     default "per_thread"

@@ -10,7 +10,7 @@
 
 /* Receive buffers of UD messages start with the 40-byte GRH. */
 #define UD_GRH 40u
-#define MAX_RD_ATOMIC 16u
+#define MAX_RD_ATOMIC 255u /* max_rd_atomic is a uint8_t */
 
 typedef struct refusals {
     char *buf;
@@ -127,7 +127,10 @@ static void plan_queues(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
     if (receives) {
         uint64_t need = 1;
         if (recvs && sp->srq == QPB_SRQ_NONE) {
-            p->recv_per_qp = sp->rx_depth < sp->tx_depth ? sp->rx_depth : sp->tx_depth;
+            /* Not capped at tx_depth: the responder acknowledges a message when it is placed, before
+             * the receiving thread has polled it and posted the receive again, so a sender within
+             * its depth can still drain a receive queue of that size (RNR back-off). */
+            p->recv_per_qp = sp->rx_depth;
             if (p->recv_per_qp > c->max_qp_wr)
                 refuse(r, "rx_depth %u > max_qp_wr %u on %s", p->recv_per_qp, c->max_qp_wr, c->name);
             need = per_cq_qps * p->recv_per_qp;

@@ -121,6 +121,8 @@ uint64_t qpb_hist_percentile(const qpb_hist *h, double p, uint64_t min, uint64_t
 void qpb_peak_add(qpb_peak *pk, uint64_t start_ns, uint64_t end_ns, uint64_t bytes)
 {
     uint32_t slot = (uint32_t)(pk->n % QPB_PEAK_WINDOW);
+    if (pk->n == 0)
+        pk->first_start = start_ns;
     pk->start[slot] = start_ns;
     pk->bytes_before[slot] = pk->total_bytes;
     pk->total_bytes += bytes;
@@ -134,6 +136,13 @@ void qpb_peak_add(qpb_peak *pk, uint64_t start_ns, uint64_t end_ns, uint64_t byt
             continue;
         double b = (double)(pk->total_bytes - pk->bytes_before[i]);
         double d = (double)(end_ns - pk->start[i]);
+        if (pk->best_ns == 0.0 || b * pk->best_ns > pk->best_bytes * d) {
+            pk->best_bytes = b;
+            pk->best_ns = d;
+        }
+    }
+    if (end_ns > pk->first_start) {
+        double b = (double)pk->total_bytes, d = (double)(end_ns - pk->first_start);
         if (pk->best_ns == 0.0 || b * pk->best_ns > pk->best_bytes * d) {
             pk->best_bytes = b;
             pk->best_ns = d;

@@ -32,7 +32,7 @@
 #define CTL_FIN 0x5146494eu   /* "QFIN" */
 #define CTL_RES 0x51524553u   /* "QRES" */
 #define CTL_TIMEOUT_MS 30000
-#define MAX_RD 16u
+#define MAX_RD 255u
 
 /* ---- hex fields ---- */
 

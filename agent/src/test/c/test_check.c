@@ -54,7 +54,7 @@ static void plans_a_default_run_on_rxe(void)
     CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":4096,\"threads\":2,\"qps_per_thread\":4}", &c, &p, err,
                 sizeof err) == QPB_OK, "%s", err);
     CHECK(p.gid_index == 1 && p.path_mtu == 1024 && p.sides == 2 && p.qps == 8);
-    CHECK(p.recv_per_qp == 128 && p.send_cqe == 4 * 129 && p.recv_cqe == 4 * 128 && p.n_send_cq == 2);
+    CHECK(p.recv_per_qp == 512 && p.send_cqe == 4 * 129 && p.recv_cqe == 4 * 512 && p.n_send_cq == 2);
     CHECK(p.slot == 4096 && p.registered == 2 * 8 * 4096 && p.n_mr == 4);
 }
 
@@ -89,8 +89,8 @@ static void refuses_cqs_the_device_cannot_hold(void)
     CHECKF(strstr(err, "cq_mode per_thread: a send CQ needs 129000 entries") && strstr(err, "> max_cqe 32767 on rxe0"),
            "%s", err);
     /* ... runs with a shallower queue, CQ moderation or a CQ per QP */
-    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":4096,\"qps_per_thread\":1000,\"tx_depth\":16}", &c, &p, err,
-                sizeof err) == QPB_OK, "%s", err);
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":4096,\"qps_per_thread\":1000,\"tx_depth\":16,"
+                "\"rx_depth\":32}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
     CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":4096,\"qps_per_thread\":1000,\"signal_every\":64,"
                 "\"role\":\"client\"}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
     CHECK(p.send_cqe == 1000 * 3);

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# bench/verbs-vs-perftest/run.sh — qplab's verbs provider against perftest, side by side,
+# on the same pair of Soft-RoCE devices (lab/lab: two qemu VMs with rdma_rxe on one segment).
+#
+# Per point both tools run with the same parameters — server in VM 1, client in VM 2, RC,
+# TX depth 128, CQ moderation 100, no inline, 128 outstanding reads (perftest's defaults
+# on rxe), the same message size and iteration count — REPEATS times, interleaved (the
+# order alternates) so the machine's drift hits both alike. The table keeps the median
+# BW average (perftest's definition: bytes / (last completion - first post), MB = 2^20 B).
+# Part 1: send, write and read, 1 QP, sizes 64 B .. 64 KiB. Part 2: T threads of qpbench
+# (one QP each) vs T perftest processes (one QP each, summed), send.
+# Writes results.md next to this script.
+#
+# Usage: bench/verbs-vs-perftest/run.sh
+# Knobs (environment): OPS="send write read" SIZES="64 256 1024 4096 16384 65536"
+#   THREADS="1 2 4" THREAD_SIZE=4096 REPEATS=3 BYTES=8388608 (per run; iterations =
+#   BYTES / size within MIN_ITERS..MAX_ITERS) MIN_ITERS=1000 MAX_ITERS=20000
+#   QPLAB_LAB_DIR (the lab's state; default lab/target/bench-lab)
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+OPS=${OPS:-"send write read"}
+SIZES=${SIZES:-"64 256 1024 4096 16384 65536"}
+THREADS=${THREADS:-"1 2 4"}
+THREAD_SIZE=${THREAD_SIZE:-4096}
+REPEATS=${REPEATS:-3}
+BYTES=${BYTES:-8388608}
+MIN_ITERS=${MIN_ITERS:-1000}
+MAX_ITERS=${MAX_ITERS:-20000}
+export QPLAB_LAB_DIR=${QPLAB_LAB_DIR:-$ROOT/lab/target/bench-lab}
+LAB="$ROOT/lab/lab"
+OUT="$ROOT/agent/target/native"
+LIMIT=240 # seconds: no single run may hang the script
+COMMON="-t 128 -Q 100" # the same on both sides of the comparison (perftest's defaults made explicit)
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+"$LAB" check >/dev/null || die "the Soft-RoCE lab cannot run here: $("$LAB" check)"
+command -v make >/dev/null && command -v gcc >/dev/null || die "make and gcc are needed to build qpbench"
+make -s -C "$ROOT/agent/src/main/c" OUT="$OUT" >/dev/null || die "building qpbench failed"
+QPB="$OUT/qpbench"
+
+TMP=$(mktemp -d)
+cleanup() { "$LAB" down >/dev/null 2>&1 || true; rm -rf "$TMP"; }
+trap cleanup EXIT
+echo "booting the lab (2 VMs)..." >&2
+"$LAB" up 2 >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log" >&2; die "lab up failed"; }
+GID1=$("$LAB" gid 1)
+GID2=$("$LAB" gid 2)
+ADDR1=$("$LAB" addr 1)
+PORT=20000
+
+iters_for() { # size -> iterations
+    local n=$((BYTES / $1))
+    ((n < MIN_ITERS)) && n=$MIN_ITERS
+    ((n > MAX_ITERS)) && n=$MAX_ITERS
+    echo "$n"
+}
+
+await_listening() { # ports... (in VM 1)
+    local checks="" p
+    for p in "$@"; do checks+="ss -Hltn 'sport = :$p' | grep -q . && "; done
+    "$LAB" ssh 1 "for i in \$(seq 100); do ${checks}exit 0; sleep 0.2; done; exit 1" ||
+        die "servers on ports $* did not start in VM 1"
+}
+
+bw_of() { # size file -> the BW average column of the result line (MB/s), summed over lines
+    awk -v s="$1" '$1 == s && NF >= 5 { sum += $4; n++ } END { if (n == 0) exit 1; printf "%.2f", sum }' "$2"
+}
+
+perftest_mbps() { # op size iterations processes
+    local op=$1 size=$2 n=$3 procs=$4 first=$PORT i servers="" clients=""
+    PORT=$((PORT + procs))
+    for ((i = 0; i < procs; i++)); do
+        servers+="timeout $LIMIT ib_${op}_bw -d rxe0 -x $GID1 -F -s $size -n $n -p $((first + i)) $COMMON >/dev/null 2>&1 & "
+        clients+="timeout $LIMIT ib_${op}_bw -d rxe0 -x $GID2 -F -s $size -n $n -p $((first + i)) $COMMON $ADDR1 & "
+    done
+    "$LAB" ssh 1 "${servers}wait" >/dev/null 2>&1 &
+    local server=$!
+    await_listening $(seq "$first" $((first + procs - 1)))
+    "$LAB" ssh 2 "${clients}wait" >"$TMP/p.log" 2>&1 || true
+    wait "$server" || true
+    bw_of "$size" "$TMP/p.log" || { cat "$TMP/p.log" >&2; die "perftest $op $size x$procs failed"; }
+}
+
+qplab_mbps() { # op size iterations threads
+    local op=$1 size=$2 n=$3 threads=$4 port=$PORT
+    PORT=$((PORT + 1))
+    local args="--provider=verbs --op=$op -d rxe0 -s $size -n $n --threads=$threads -p $port $COMMON"
+    "$LAB" ssh 1 "timeout $LIMIT $QPB $args --server --bind=$ADDR1" >/dev/null 2>&1 &
+    local server=$!
+    await_listening "$port"
+    "$LAB" ssh 2 "timeout $LIMIT $QPB $args $ADDR1" >"$TMP/q.log" 2>&1 || true
+    wait "$server" || true
+    bw_of "$size" "$TMP/q.log" || { cat "$TMP/q.log" >&2; die "qpbench $op $size x$threads failed"; }
+}
+
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# point LABEL op size iterations parallelism -> a table row
+point() {
+    local label=$1 op=$2 size=$3 n=$4 par=$5 r q p qs="" ps=""
+    for ((r = 1; r <= REPEATS; r++)); do
+        if ((r % 2)); then
+            q=$(qplab_mbps "$op" "$size" "$n" "$par"); p=$(perftest_mbps "$op" "$size" "$n" "$par")
+        else
+            p=$(perftest_mbps "$op" "$size" "$n" "$par"); q=$(qplab_mbps "$op" "$size" "$n" "$par")
+        fi
+        qs+="$q "; ps+="$p "
+        echo "  $label run $r: qplab $q MB/s, perftest $p MB/s" >&2
+    done
+    local qm pm
+    qm=$(echo "$qs" | median); pm=$(echo "$ps" | median)
+    printf '| %s | %s | %.2f | %.2f | %.2f | %s| %s|\n' "$label" "$n" "$qm" "$pm" \
+        "$(awk -v a="$qm" -v b="$pm" 'BEGIN { print (b > 0) ? a / b : 0 }')" "$qs" "$ps"
+}
+
+human() { awk -v b="$1" 'BEGIN { if (b >= 1024) printf "%d KiB", b / 1024; else printf "%d B", b }'; }
+
+rows1=""
+for op in $OPS; do
+    for size in $SIZES; do
+        rows1+="$(point "$op $(human "$size")" "$op" "$size" "$(iters_for "$size")" 1)"$'\n'
+    done
+done
+rows2=""
+for t in $THREADS; do
+    rows2+="$(point "send $(human "$THREAD_SIZE"), $t" send "$THREAD_SIZE" "$(iters_for "$THREAD_SIZE")" "$t")"$'\n'
+done
+
+cat >"$HERE/results.md" <<EOF
+# qplab verbs provider vs perftest (Soft-RoCE, rdma_rxe across two qemu VMs)
+
+Both tools on the same pair of rxe devices (server in VM 1, client in VM 2, one vde segment,
+RoCE v2, active MTU 1024), RC, TX depth 128, CQ moderation 100 (signal every 100th request),
+no inline, 128 outstanding reads, the same size and iteration count. BW average =
+bytes / (last completion − first post) in MB/s (2^20 B), perftest's definition on both sides;
+median of $REPEATS interleaved runs (the order alternates). Goal: ratio ≥ 1.0 at every point.
+
+## send, write, read — 1 thread, 1 QP
+
+| point | iterations | qplab [MB/s] | perftest [MB/s] | qplab/perftest | qplab runs | perftest runs |
+|---|---:|---:|---:|---:|---|---|
+$rows1
+## T threads of qpbench (1 QP each) vs T perftest processes (1 QP each, BW averages summed)
+
+| point (send, size, T) | iterations | qplab [MB/s] | perftest [MB/s] | qplab/perftest | qplab runs | perftest runs |
+|---|---:|---:|---:|---:|---|---|
+$rows2
+Under TCG (no KVM here) the VMs' kernels do rxe's packet work in emulated code: absolute numbers
+are a few MB/s and mean nothing outside this lab; the ratios compare the two user-space engines
+on identical kernels and devices.
+
+- date: $(date -u '+%Y-%m-%d %H:%M UTC')
+- machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), host kernel $(uname -r)
+- VMs: kernel $("$LAB" kernel), $(grep -o 'tcg\|kvm' "$TMP/up.log" | head -1), 1 vCPU and ${QPLAB_LAB_MEM:-1024} MiB each
+- perftest: $(dpkg-query -W -f='${Version}' perftest 2>/dev/null || echo unknown); rdma-core: $(dpkg-query -W -f='${Version}' rdma-core 2>/dev/null || echo unknown)
+- regenerate: \`REPEATS=$REPEATS bench/verbs-vs-perftest/run.sh\`
+EOF
+cat "$HERE/results.md"
