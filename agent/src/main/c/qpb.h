@@ -75,7 +75,9 @@ typedef struct qpb_session qpb_session;
  *   verify          check payload bytes on the receiver         default false
  *   tcp_nodelay     TCP_NODELAY on data sockets (tcp)           default true
  *   bind            address to listen on (server/loopback)      default "127.0.0.1"
- *                   (verbs: the server's control socket)
+ *                   (verbs: the server's control socket; without bind it
+ *                   listens on every address and advertises the IPv4
+ *                   address of its RoCE GID)
  *   port            port to listen on, 0 = any                  default 0
  * The verbs provider's knobs (tcp accepts them only at their default):
  *   device          RDMA device; "" = the first with an ACTIVE port   default ""

@@ -69,6 +69,7 @@ typedef struct qpb_spec {
     bool verify;
     bool tcp_nodelay;
     char bind[64];
+    bool bind_given; /* bind was in the spec (else a verbs server picks its RoCE address) */
     uint32_t port;
     /* verbs provider */
     char device[64]; /* "" = the first device with an active port */

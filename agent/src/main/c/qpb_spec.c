@@ -188,6 +188,7 @@ static void check_string(const qpb_json_field *f, const key_def *k, qpb_spec *s,
         add(v, false, "bind must be an IPv4 address like \"127.0.0.1\" (got \"%.64s\")", f->str);
     else
         snprintf(s->bind, sizeof s->bind, "%s", f->str);
+    s->bind_given = true;
 }
 
 static void check_field(const qpb_json_field *f, qpb_spec *s, violations *v)

@@ -146,14 +146,30 @@ static bool io_exact(int fd, void *buf, size_t len, bool out, int timeout_ms, co
     return true;
 }
 
+/* Where a server's control socket listens and what its blob advertises: the
+ * spec's bind, else every address, advertised as the IPv4 address of the
+ * run's RoCE GID (the address peers reach on the RDMA network). */
+static void ctl_address(qpb_session *s, char *listen_on, char *advertise, size_t len)
+{
+    const qpb_spec *sp = &s->spec;
+    const union ibv_gid *g = &s->verbs->gid;
+    static const uint8_t v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    snprintf(listen_on, len, "%s", sp->bind_given ? sp->bind : "0.0.0.0");
+    if (!sp->bind_given && s->verbs->plan.gid_index >= 0 && memcmp(g->raw, v4_prefix, 12) == 0)
+        snprintf(advertise, len, "%u.%u.%u.%u", g->raw[12], g->raw[13], g->raw[14], g->raw[15]);
+    else
+        snprintf(advertise, len, "%s", listen_on);
+}
+
 static qpb_status listen_ctl(qpb_session *s)
 {
     qpb_verbs *vb = s->verbs;
     const qpb_spec *sp = &s->spec;
-    char where[80];
-    snprintf(where, sizeof where, "%s:%u", sp->bind, sp->port);
+    char where[80], listen_on[64], advertise[64];
+    ctl_address(s, listen_on, advertise, sizeof listen_on);
+    snprintf(where, sizeof where, "%s:%u", listen_on, sp->port);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)sp->port)};
-    inet_pton(AF_INET, sp->bind, &a.sin_addr);
+    inet_pton(AF_INET, listen_on, &a.sin_addr);
     if ((vb->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
         return sock_fail(s, "socket", where);
     int one = 1;
@@ -165,7 +181,7 @@ static qpb_status listen_ctl(qpb_session *s)
     socklen_t alen = sizeof a;
     getsockname(vb->listen_fd, (struct sockaddr *)&a, &alen);
     vb->port = ntohs(a.sin_port);
-    snprintf(vb->host, sizeof vb->host, "%s", sp->bind);
+    snprintf(vb->host, sizeof vb->host, "%s", advertise);
     return QPB_OK;
 }
 

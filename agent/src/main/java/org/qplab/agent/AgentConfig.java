@@ -14,7 +14,7 @@ import java.util.Map;
  * @param agentId    this agent's name (--id, QPLAB_AGENT_ID; default the hostname)
  * @param heartbeat  heartbeat period (--heartbeat-seconds; default 5 s)
  * @param dataAddress the IPv4 address the server side of a pair run listens on (tcp: its data
- *                   connections; verbs: its control socket)
+ *                   connections; verbs: its control socket, by default the IPv4 address of its RoCE GID)
  *                   (--data-address, QPLAB_DATA_ADDRESS; default: the address this host reaches the
  *                   controller from, i.e. the interface the route to the controller leaves by)
  */

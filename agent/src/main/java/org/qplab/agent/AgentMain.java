@@ -33,7 +33,7 @@ public final class AgentMain {
         String dataAddress = config.dataAddress() != null ? config.dataAddress() : routeTo(config.controller());
         facts.put("data_address", dataAddress);
         ControllerLink link = new ControllerLink(config, json, facts);
-        RunExecutor executor = new RunExecutor(link, json, () -> dataAddress);
+        RunExecutor executor = new RunExecutor(link, json, () -> dataAddress, config.dataAddress());
         link.onMessage(executor::handle, executor::currentRunId);
         Log.info("agent " + config.agentId() + " connecting to " + config.controller());
         System.exit(link.runForever());

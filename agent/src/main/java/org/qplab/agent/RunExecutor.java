@@ -39,14 +39,17 @@ final class RunExecutor {
     private final Set<Long> cancelledBeforeStart = ConcurrentHashMap.newKeySet();
     /** The data address a tcp server side listens on (see {@link AgentConfig#dataAddress()}). */
     private final Supplier<String> dataAddress;
+    /** --data-address when given: also where a verbs server's control socket listens (else its RoCE address). */
+    private final String configuredDataAddress;
     /** A pair run's session between prepare and start; engine thread only. */
     private EngineSession prepared;
     private long preparedRunId = -1;
 
-    RunExecutor(ControllerLink link, ObjectMapper json, Supplier<String> dataAddress) {
+    RunExecutor(ControllerLink link, ObjectMapper json, Supplier<String> dataAddress, String configuredDataAddress) {
         this.link = link;
         this.json = json;
         this.dataAddress = dataAddress;
+        this.configuredDataAddress = configuredDataAddress;
     }
 
     long currentRunId() {
@@ -85,9 +88,11 @@ final class RunExecutor {
         }
         closePrepared("a new run was prepared");
         Map<String, Object> spec = new LinkedHashMap<>(params);
-        if ("server".equals(spec.get("role"))) {
-            // tcp: where the data connections arrive; verbs: the control socket of the end-of-run exchange
+        if ("server".equals(spec.get("role")) && "tcp".equals(spec.getOrDefault("provider", "tcp"))) {
             spec.putIfAbsent("bind", dataAddress.get());
+        } else if ("server".equals(spec.get("role")) && configuredDataAddress != null) {
+            // verbs: the control socket of the end-of-run exchange; by default the engine uses the RoCE address
+            spec.putIfAbsent("bind", configuredDataAddress);
         }
         Log.info("run " + runId + ": preparing " + spec);
         try {

@@ -1,0 +1,180 @@
+package org.qplab.controller.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.qplab.controller.database.TestDatabase;
+import org.qplab.lab.ForwardedPort;
+import org.qplab.lab.SoftRoceLab;
+import org.qplab.lab.SoftRoceLabExtension;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.MediaType;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * The whole path on real RDMA devices: the controller deploys its agent over SSH (JSch, the lab's
+ * key, host keys checked against the lab's known_hosts) into the two Soft-RoCE VMs, the agents
+ * register through the lab's forwarded port, and a verbs matrix runs across rxe as client/server
+ * pairs — the engine driven by the agent through jnr-ffi inside a VM. Stored results must add up and
+ * the curves must show them.
+ */
+@ExtendWith(SoftRoceLabExtension.class)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.DEFINED_PORT, properties = {
+        "qplab.agents.token=softroce-test-token",
+        "qplab.database.embedded.port=0",
+        "qplab.database.embedded.fsync=false",
+        "qplab.schedule.tick=500ms",
+        // the VMs reach this controller only through the lab's relay, which connects to 127.0.0.1
+        "server.address=127.0.0.1",
+})
+class SoftRoceDeployIntegrationTests {
+
+    private static final ParameterizedTypeReference<Map<String, Object>> JSON_OBJECT = new ParameterizedTypeReference<>() { };
+    private static final ParameterizedTypeReference<List<Map<String, Object>>> JSON_ARRAY = new ParameterizedTypeReference<>() { };
+    private static final int ITERATIONS = 300;
+    private static final int PORT = freePort();
+    private static SoftRoceLab lab;
+    private static ForwardedPort forwarded;
+
+    @Autowired
+    private JdbcClient jdbc;
+
+    @BeforeAll
+    static void forwardTheControllerIntoTheLab(SoftRoceLab booted) {
+        lab = booted;
+        forwarded = lab.forwardHostPort(PORT);
+    }
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        registry.add("server.port", () -> PORT);
+        registry.add("qplab.database.embedded.data-dir", () -> TestDatabase.freshDataDir().toString());
+        registry.add("qplab.deploy.private-key", () -> lab.privateKey().toString());
+        registry.add("qplab.deploy.known-hosts", () -> lab.knownHosts().toString());
+        registry.add("qplab.deploy.controller-url", () -> "ws://" + forwarded.address() + ":" + forwarded.port() + "/agent");
+    }
+
+    @Test
+    void deploysAgentsIntoTwoVmsAndRunsAVerbsMatrixAcrossRxe() throws Exception {
+        List<CompletableFuture<Map<String, Object>>> deploys = new ArrayList<>();
+        for (int vm = 1; vm <= 2; vm++) {
+            http().post().uri("/api/hosts").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue(Map.of("name", "vm" + vm, "address", "127.0.0.1", "sshPort", lab.sshPort(vm), "sshUser", "root"))
+                    .exchange().expectStatus().isCreated();
+            int n = vm;
+            // both at once: a JVM takes about a minute to start under TCG
+            deploys.add(CompletableFuture.supplyAsync(() -> http().post().uri("/api/hosts/vm{n}/deploy", n).exchange()
+                    .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody()));
+        }
+        for (CompletableFuture<Map<String, Object>> deploy : deploys) {
+            Map<String, Object> deployed = deploy.get(6, TimeUnit.MINUTES);
+            assertThat(deployed.get("state")).as("deploy: %s", deployed).isEqualTo("RUNNING");
+        }
+        List<Map<String, Object>> agents = http().get().uri("/api/agents").exchange().expectStatus().isOk()
+                .expectBody(JSON_ARRAY).returnResult().getResponseBody();
+        assertThat(agents).extracting(a -> a.get("id")).contains("vm1", "vm2");
+        for (Map<String, Object> agent : agents) {
+            List<?> devices = (List<?>) ((Map<?, ?>) agent.get("facts")).get("rdma_devices");
+            assertThat(devices).as("rdma_devices of %s", agent.get("id")).isNotEmpty();
+            assertThat(((Map<?, ?>) devices.get(0)).get("name")).isEqualTo("rxe0");
+        }
+
+        Map<String, Object> matrix = Map.of(
+                "name", "softroce rc send",
+                "hosts", Map.of("pairs", List.of(List.of("vm2", "vm1"))),
+                "base", Map.of("provider", "verbs", "op", "send", "transport", "rc", "iterations", ITERATIONS,
+                        "verify", true),
+                "dimensions", Map.of("msg_size", List.of(1024, 4096), "threads", List.of(1, 2)));
+        long id = ((Number) http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON).bodyValue(matrix)
+                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody().get("id"))
+                .longValue();
+        Map<String, Object> experiment = awaitEnd(id, Duration.ofMinutes(8));
+        List<Map<String, Object>> runs = http().get().uri("/api/experiments/{id}/runs", id).exchange()
+                .expectStatus().isOk().expectBody(JSON_ARRAY).returnResult().getResponseBody();
+        assertThat(experiment.get("status")).as("experiment %s, runs %s", experiment, runs).isEqualTo("FINISHED");
+        assertThat(runs).hasSize(4).allSatisfy(r -> assertThat(r.get("status")).as("run %s", r).isEqualTo("FINISHED"));
+
+        for (Map<String, Object> run : runs) {
+            long runId = ((Number) run.get("id")).longValue();
+            Map<?, ?> params = (Map<?, ?>) run.get("params");
+            long threads = ((Number) params.get("threads")).longValue();
+            long size = ((Number) params.get("msg_size")).longValue();
+            Map<String, Object> summary = http().get().uri("/api/runs/{id}/summary", runId).exchange()
+                    .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+            long messages = threads * ITERATIONS;
+            assertThat(((Number) summary.get("cycles")).longValue()).isEqualTo(messages);
+            assertThat(((Number) summary.get("bytes")).longValue()).isEqualTo(messages * size);
+            assertThat(((Number) summary.get("errors")).longValue()).isZero();
+            assertThat(summary.get("device")).isEqualTo("rxe0");
+            Map<?, ?> peer = (Map<?, ?>) summary.get("peer");
+            assertThat(((Number) peer.get("messages")).longValue()).as("messages vm1 received").isEqualTo(messages);
+            assertThat(((Number) peer.get("errors")).longValue()).as("payloads that failed verification").isZero();
+            long stored = jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(runId).query(Long.class).single();
+            assertThat(stored).as("cycles stored for run %d", runId).isEqualTo(messages);
+            String serverAgent = jdbc.sql("SELECT server_agent_id FROM run WHERE id = ?").param(runId).query(String.class).single();
+            assertThat(serverAgent).isEqualTo("vm1");
+        }
+
+        Map<String, Object> curve = http().get().uri("/api/experiments/{id}/curve?x=msg_size&y=bw_avg_bps&series=threads", id)
+                .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        List<?> points = (List<?>) curve.get("points");
+        assertThat(points).hasSize(4);
+        for (Object p : points) {
+            Map<?, ?> point = (Map<?, ?>) p;
+            double stored = jdbc.sql("""
+                    SELECT s.bw_avg_bps FROM run r JOIN run_summary s ON s.run_id = r.id
+                    WHERE r.experiment_id = ? AND (r.params->>'msg_size')::bigint = ? AND (r.params->>'threads')::bigint = ?""")
+                    .params(id, ((Number) point.get("x")).longValue(), ((Number) point.get("series")).longValue())
+                    .query(Double.class).single();
+            assertThat(((Number) point.get("y")).doubleValue()).isPositive().isEqualTo(stored);
+        }
+
+        for (int vm = 1; vm <= 2; vm++) {
+            Map<String, Object> stopped = http().post().uri("/api/hosts/vm{n}/stop", vm).exchange().expectStatus().isOk()
+                    .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+            assertThat(stopped.get("state")).isEqualTo("STOPPED");
+        }
+    }
+
+    private Map<String, Object> awaitEnd(long id, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Map<String, Object> experiment = Map.of();
+        while (System.nanoTime() < deadline) {
+            experiment = http().get().uri("/api/experiments/{id}", id).exchange().expectStatus().isOk()
+                    .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+            if (List.of("FINISHED", "FAILED", "CANCELLED").contains(experiment.get("status"))) {
+                return experiment;
+            }
+            Thread.sleep(1000);
+        }
+        return experiment;
+    }
+
+    private static WebTestClient http() {
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + PORT).responseTimeout(Duration.ofMinutes(5)).build();
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
