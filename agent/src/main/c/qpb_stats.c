@@ -118,6 +118,14 @@ uint64_t qpb_hist_percentile(const qpb_hist *h, double p, uint64_t min, uint64_t
     return v;
 }
 
+/* b/d beats the best window so far. Integer cross-multiplication: no
+ * division and no floating point in the per-cycle path (floating point is
+ * emulated, and slow, where the engine runs in TCG VMs). */
+static inline bool better(const qpb_peak *pk, uint64_t b, uint64_t d)
+{
+    return pk->best_ns == 0 || (unsigned __int128)b * pk->best_ns > (unsigned __int128)pk->best_bytes * d;
+}
+
 void qpb_peak_add(qpb_peak *pk, uint64_t start_ns, uint64_t end_ns, uint64_t bytes)
 {
     uint32_t slot = (uint32_t)(pk->n % QPB_PEAK_WINDOW);
@@ -128,31 +136,25 @@ void qpb_peak_add(qpb_peak *pk, uint64_t start_ns, uint64_t end_ns, uint64_t byt
     pk->total_bytes += bytes;
     pk->n++;
     uint64_t window = pk->n < QPB_PEAK_WINDOW ? pk->n : QPB_PEAK_WINDOW;
-    /* Compare b/d with best_b/best_d by cross-multiplying: no division in
-     * the per-cycle path. */
     for (uint64_t k = 0; k < window; k++) {
         uint32_t i = (uint32_t)((pk->n - 1 - k) % QPB_PEAK_WINDOW);
         if (end_ns <= pk->start[i])
             continue;
-        double b = (double)(pk->total_bytes - pk->bytes_before[i]);
-        double d = (double)(end_ns - pk->start[i]);
-        if (pk->best_ns == 0.0 || b * pk->best_ns > pk->best_bytes * d) {
+        uint64_t b = pk->total_bytes - pk->bytes_before[i], d = end_ns - pk->start[i];
+        if (better(pk, b, d)) {
             pk->best_bytes = b;
             pk->best_ns = d;
         }
     }
-    if (end_ns > pk->first_start) {
-        double b = (double)pk->total_bytes, d = (double)(end_ns - pk->first_start);
-        if (pk->best_ns == 0.0 || b * pk->best_ns > pk->best_bytes * d) {
-            pk->best_bytes = b;
-            pk->best_ns = d;
-        }
+    if (end_ns > pk->first_start && better(pk, pk->total_bytes, end_ns - pk->first_start)) {
+        pk->best_bytes = pk->total_bytes;
+        pk->best_ns = end_ns - pk->first_start;
     }
 }
 
 double qpb_peak_bps(const qpb_peak *pk)
 {
-    return pk->best_ns > 0.0 ? pk->best_bytes * 1e9 / pk->best_ns : 0.0;
+    return pk->best_ns > 0 ? (double)pk->best_bytes * 1e9 / (double)pk->best_ns : 0.0;
 }
 
 bool qpb_stats_init(qpb_stats *st)

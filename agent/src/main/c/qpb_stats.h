@@ -56,8 +56,8 @@ typedef struct qpb_peak {
     uint64_t n;
     uint64_t total_bytes;
     uint64_t first_start;
-    double best_bytes;
-    double best_ns;
+    uint64_t best_bytes; /* the best window so far: best_bytes / best_ns */
+    uint64_t best_ns;
 } qpb_peak;
 
 typedef struct qpb_stats {
