@@ -129,11 +129,13 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
                 ON CONFLICT (id) DO UPDATE SET facts = excluded.facts, last_heartbeat = excluded.last_heartbeat""")
                 .params(RDMA_DEVICE_FIXTURE, NO_RDMA_FIXTURE).update();
         http().delete().uri("/api/hosts/browser-host").exchange();
-        http().post().uri("/api/hosts").contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"name\":\"browser-host\",\"address\":\"127.0.0.1\",\"sshPort\":1}")
-                .exchange().expectStatus().isCreated();
 
         open("#/hosts");
+        WebElement form = waitFor(By.id("add-host"));
+        form.findElement(By.name("name")).sendKeys("browser-host");
+        form.findElement(By.name("address")).sendKeys("127.0.0.1");
+        form.findElement(By.name("sshPort")).sendKeys("1");
+        form.findElement(By.cssSelector("button")).click();
         WebElement host = waitFor(By.id("host-browser-host"));
         assertThat(host.getText()).contains("root@127.0.0.1:1").contains("ADDED").contains("disconnected").contains("never");
         WebElement rdma = waitFor(By.id("agent-fixture-rdma-host"));
