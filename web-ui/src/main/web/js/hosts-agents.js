@@ -69,7 +69,7 @@ function factsLine(facts) {
     facts.kernel && `kernel ${facts.kernel}`,
     facts.cpu_model && `${facts.cpu_model}${facts.cpus ? ` × ${facts.cpus}` : ''}`,
     facts.memory_kib && `${formatBytes(facts.memory_kib * 1024)} memory`,
-    facts.java, engine, facts.data_address && `data address ${facts.data_address}`,
+    facts.java, engine, facts.rdma_core, facts.data_address && `data address ${facts.data_address}`,
   ].filter(Boolean).join(' · '));
 }
 

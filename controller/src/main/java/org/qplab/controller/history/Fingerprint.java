@@ -12,7 +12,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * What makes two runs like each other: their parameters and the host they ran on (hardware and
- * software: kernel, CPU, memory, OS, Java, engine, RDMA devices). Two runs with the same fingerprint
+ * software: kernel, CPU, memory, OS, Java, engine, rdma-core, RDMA devices). Two runs with the same fingerprint
  * measure the same thing, so one can be the other's baseline.
  *
  * <p>The fingerprint is the SHA-256 of the canonical JSON {"params": …, "host": …}, keys sorted.
@@ -23,7 +23,7 @@ public final class Fingerprint {
 
     /** Host facts that make two runs unlike when they differ. */
     public static final List<String> HOST_FACTS =
-            List.of("kernel", "cpu_model", "cpus", "memory_kib", "os", "java", "engine", "rdma_devices");
+            List.of("kernel", "cpu_model", "cpus", "memory_kib", "os", "java", "engine", "rdma_core", "rdma_devices");
 
     private static final JsonMapper CANONICAL = JsonMapper.builder()
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).build();

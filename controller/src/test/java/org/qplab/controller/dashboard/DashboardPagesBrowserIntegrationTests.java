@@ -26,6 +26,7 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
     private static final String RDMA_DEVICE_FIXTURE = """
             {"hostname": "fixture-node1", "kernel": "6.1.0-fixture", "cpus": 4, "cpu_model": "Fixture CPU",
              "memory_kib": 8388608, "java": "OpenJDK 17", "engine": {"version": "0.1.0"},
+             "rdma_core": "rdma-core 44.0 (libibverbs.so.1.14.44.0)",
              "rdma_devices": [{"name": "rxe0", "fw_ver": "0.0.0", "node_guid": "5054:00ff:fe12:3456",
                "vendor_id": 16777215, "vendor_part_id": 0, "max_qp": 1048560, "max_qp_wr": 1048576, "max_sge": 32,
                "max_cq": 1048576, "max_cqe": 32767, "max_mr": 524287, "max_srq": 917503, "max_srq_wr": 1048576,
@@ -140,7 +141,7 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
         assertThat(host.getText()).contains("root@127.0.0.1:1").contains("ADDED").contains("disconnected").contains("never");
         WebElement rdma = waitFor(By.id("agent-fixture-rdma-host"));
         assertThat(rdma.getText()).contains("fixture-node1").contains("kernel 6.1.0-fixture").contains("Fixture CPU × 4")
-                .contains("8 GiB memory").containsPattern("last heartbeat \\d+ s ago");
+                .contains("8 GiB memory").contains("rdma-core 44.0").containsPattern("last heartbeat \\d+ s ago");
         WebElement device = rdma.findElement(By.cssSelector(".device[data-device='rxe0']"));
         assertThat(device.findElement(By.cssSelector("tr[data-cap='max_qp'] td")).getText()).isEqualTo("1048560");
         assertThat(device.findElement(By.cssSelector("tr[data-cap='xrc'] td")).getText()).isEqualTo("no");
