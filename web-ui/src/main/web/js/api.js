@@ -37,41 +37,136 @@ async function request(method, path, { body, contentType } = {}) {
   return parsed;
 }
 
-export function listExperiments() {
-  return request('GET', 'api/experiments');
+const id = (value) => encodeURIComponent(value);
+
+/** Newest first; `status` (list of statuses) and `name` (substring, any case) filter when given. */
+export function listExperiments({ status = [], name = '' } = {}) {
+  const query = new URLSearchParams();
+  if (status.length > 0) query.set('status', status.join(','));
+  if (name) query.set('name', name);
+  const text = query.toString();
+  return request('GET', text ? `api/experiments?${text}` : 'api/experiments');
 }
 
-export function getExperiment(id) {
-  return request('GET', `api/experiments/${encodeURIComponent(id)}`);
+export function getExperiment(experimentId) {
+  return request('GET', `api/experiments/${id(experimentId)}`);
 }
 
 export function listRuns(experimentId) {
-  return request('GET', `api/experiments/${encodeURIComponent(experimentId)}/runs`);
+  return request('GET', `api/experiments/${id(experimentId)}/runs`);
 }
 
 /** One curve: y (a metric) against x (a run parameter), one series per value of `series`. */
 export function getCurve(experimentId, { x, y, series }) {
   const query = new URLSearchParams({ x, y, series });
-  return request('GET', `api/experiments/${encodeURIComponent(experimentId)}/curve?${query}`);
+  return request('GET', `api/experiments/${id(experimentId)}/curve?${query}`);
+}
+
+export function getRun(runId) {
+  return request('GET', `api/runs/${id(runId)}`);
+}
+
+/** Stored cycles over time, per thread and slot, as the live stream's progress events carry them. */
+export function getTimeline(runId, slots = 100) {
+  return request('GET', `api/runs/${id(runId)}/timeline?slots=${slots}`);
+}
+
+/** A run's cycle-time distribution: {cycles, binsPerOctave, bins: [{lowNs, highNs, count}]}. */
+export function getHistogram(runId, binsPerOctave = 8) {
+  return request('GET', `api/runs/${id(runId)}/histogram?binsPerOctave=${binsPerOctave}`);
+}
+
+/** The server-sent events of a run: status, progress (per stored frame), end. */
+export function liveRunUrl(runId) {
+  return `api/runs/${id(runId)}/live`;
+}
+
+export function markBaseline(runId) {
+  return request('PUT', `api/runs/${id(runId)}/baseline`);
+}
+
+export function unmarkBaseline(runId) {
+  return request('DELETE', `api/runs/${id(runId)}/baseline`);
+}
+
+export function listBaselines() {
+  return request('GET', 'api/baselines');
+}
+
+export function getFingerprint(runId) {
+  return request('GET', `api/runs/${id(runId)}/fingerprint`);
+}
+
+export function listHosts() {
+  return request('GET', 'api/hosts');
+}
+
+export function listAgents() {
+  return request('GET', 'api/agents');
+}
+
+export function addHost(host) {
+  return request('POST', 'api/hosts', { body: JSON.stringify(host), contentType: 'application/json' });
+}
+
+/** action: deploy, upgrade or stop. Answers when it is done; errors carry the server's message verbatim. */
+export function hostAction(name, action) {
+  return request('POST', `api/hosts/${id(name)}/${action}`);
 }
 
 /** Cancels a queued or running experiment; 409 (ApiError) when it has already ended. */
-export function cancelExperiment(id) {
-  return request('POST', `api/experiments/${encodeURIComponent(id)}/cancel`);
+export function cancelExperiment(experimentId) {
+  return request('POST', `api/experiments/${id(experimentId)}/cancel`);
+}
+
+function compareQuery(params, { alpha, threshold }) {
+  const query = new URLSearchParams(params);
+  if (alpha !== undefined && alpha !== null && alpha !== '') query.set('alpha', alpha);
+  if (threshold !== undefined && threshold !== null && threshold !== '') query.set('threshold', threshold);
+  return query;
 }
 
 /** Two experiments paired point by point; alpha and threshold (%) fall back to the server's defaults. */
-export function compareExperiments(baseline, candidate, { alpha, threshold } = {}) {
-  const query = new URLSearchParams({ baseline, candidate });
-  if (alpha !== undefined && alpha !== null && alpha !== '') query.set('alpha', alpha);
-  if (threshold !== undefined && threshold !== null && threshold !== '') query.set('threshold', threshold);
-  return request('GET', `api/compare?${query}`);
+export function compareExperiments(baseline, candidate, settings = {}) {
+  return request('GET', `api/compare?${compareQuery({ baseline, candidate }, settings)}`);
+}
+
+/** Two runs, whatever their parameters (paramMismatches lists those that differ). */
+export function compareRuns(baseline, candidate, settings = {}) {
+  return request('GET', `api/compare/runs?${compareQuery({ baseline, candidate }, settings)}`);
+}
+
+/** target: {experiment: ID} or {run: ID}, against the baselines of its fingerprints. */
+export function compareWithBaselines(target, settings = {}) {
+  return request('GET', `api/compare/baselines?${compareQuery(target, settings)}`);
 }
 
 /** JSON if the text looks like JSON, YAML otherwise (JSON is valid YAML, but say what it is). */
 export function matrixContentType(text) {
   const start = text.trimStart()[0];
   return start === '{' || start === '[' ? 'application/json' : 'application/yaml';
+}
+
+function invalidMatrix(error) {
+  const body = error.body && typeof error.body === 'object' ? error.body : {};
+  return {
+    violations: Array.isArray(body.violations) ? body.violations : [],
+    message: body.error ?? (typeof error.body === 'string' ? error.body : 'invalid matrix'),
+  };
+}
+
+/**
+ * Validates a matrix without storing it. Resolves to {check: {name, runs, points}} or
+ * {violations, message} as a submit would answer; any other failure throws ApiError.
+ */
+export async function validateMatrix(text) {
+  try {
+    const check = await request('POST', 'api/experiments/validate', { body: text, contentType: matrixContentType(text) });
+    return { check };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 400) return invalidMatrix(error);
+    throw error;
+  }
 }
 
 /**
@@ -86,13 +181,7 @@ export async function submitMatrix(text) {
     });
     return { experiment };
   } catch (error) {
-    if (error instanceof ApiError && error.status === 400) {
-      const body = error.body && typeof error.body === 'object' ? error.body : {};
-      return {
-        violations: Array.isArray(body.violations) ? body.violations : [],
-        message: body.error ?? (typeof error.body === 'string' ? error.body : 'invalid matrix'),
-      };
-    }
+    if (error instanceof ApiError && error.status === 400) return invalidMatrix(error);
     throw error;
   }
 }

@@ -1,9 +1,23 @@
-// Wiring: hash routes to pages. "#/" is the experiments list, "#/experiments/12" its curves,
-// "#/compare?baseline=11&candidate=12" the comparison of two experiments.
+// Wiring: hash routes to pages, and the navigation's current page.
+//   #/ (?status=&name=)          experiments          #/experiments/12   its curves
+//   #/runs/34                    one run (live)       #/compare?…        a comparison (compare-modes.js)
+//   #/history                    history, baselines   #/hosts            hosts and agents
 import { initBanner } from './banner.js';
 import { mountCompare } from './compare.js';
 import { mountCurves } from './curves.js';
 import { mountExperiments } from './experiments.js';
+import { mountHistory } from './history.js';
+import { mountHosts } from './hosts.js';
+import { mountRun } from './run.js';
+
+const ROUTES = [
+  [/^#\/experiments\/(\d+)\/?$/, 'experiments', (page, m) => [`experiment ${m[1]}`, mountCurves(page, m[1])]],
+  [/^#\/runs\/(\d+)\/?$/, 'experiments', (page, m) => [`run ${m[1]}`, mountRun(page, m[1])]],
+  [/^#\/compare\/?(?:\?(.*))?$/, 'history', (page, m) => ['compare', mountCompare(page, new URLSearchParams(m[1] ?? ''))]],
+  [/^#\/history\/?(?:\?(.*))?$/, 'history', (page, m) => ['history', mountHistory(page, new URLSearchParams(m[1] ?? ''))]],
+  [/^#\/hosts\/?$/, 'hosts', (page) => ['hosts', mountHosts(page)]],
+  [/^(?:#\/?)?(?:\?(.*))?$/, 'experiments', (page, m) => ['experiments', mountExperiments(page, new URLSearchParams(m[1] ?? ''))]],
+];
 
 let unmount = null;
 
@@ -11,18 +25,11 @@ function route() {
   unmount?.();
   const page = document.getElementById('page');
   const hash = window.location.hash;
-  const experiment = hash.match(/^#\/experiments\/(\d+)\/?$/);
-  const compare = hash.match(/^#\/compare\/?(?:\?(.*))?$/);
-  if (experiment) {
-    document.title = `qplab · experiment ${experiment[1]}`;
-    unmount = mountCurves(page, experiment[1]);
-  } else if (compare) {
-    document.title = 'qplab · compare';
-    unmount = mountCompare(page, new URLSearchParams(compare[1] ?? ''));
-  } else {
-    document.title = 'qplab · experiments';
-    unmount = mountExperiments(page);
-  }
+  const [pattern, section, mount] = ROUTES.find(([regex]) => regex.test(hash)) ?? ROUTES[ROUTES.length - 1];
+  const [title, teardown] = mount(page, hash.match(pattern) ?? []);
+  document.title = `qplab · ${title}`;
+  unmount = teardown;
+  document.querySelectorAll('.top nav a').forEach((link) => link.classList.toggle('current', link.dataset.section === section));
   window.scrollTo(0, 0);
 }
 

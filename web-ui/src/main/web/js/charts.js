@@ -37,7 +37,7 @@ function withAlpha(hex, alpha) {
  */
 const spreadBand = {
   id: 'qplabSpreadBand',
-  beforeDatasetsDraw(chart) {
+  beforeDatasetsDraw(chart, args, options) {
     const { ctx, chartArea, scales } = chart;
     ctx.save();
     ctx.beginPath();
@@ -46,11 +46,11 @@ const spreadBand = {
     chart.data.datasets.forEach((dataset, index) => {
       if (!chart.isDatasetVisible(index)) return;
       const points = dataset.data.filter((p) => p.y !== null && p.y !== undefined);
-      if (!points.some((p) => p.n > 1)) return;
+      if (options?.hidden || !points.some((p) => p.n > 1)) return;
       const px = (p) => scales.x.getPixelForValue(p.x);
       const upper = points.map((p) => [px(p), scales.y.getPixelForValue(p.max ?? p.y)]);
       const lower = points.map((p) => [px(p), scales.y.getPixelForValue(p.min ?? p.y)]);
-      ctx.fillStyle = withAlpha(dataset.borderColor, 0.15);
+      ctx.fillStyle = withAlpha(dataset.borderColor, 0.1);
       ctx.strokeStyle = withAlpha(dataset.borderColor, 0.5);
       if (points.length === 1) {
         ctx.lineWidth = 2;
@@ -110,8 +110,35 @@ function countAxis(xs, title) {
   };
 }
 
+/** x axis of plain numbers such as seconds since the start: linear from zero. */
+function linearAxis(xs, title) {
+  return {
+    type: 'linear',
+    min: 0,
+    title: { display: true, text: title },
+    ticks: { maxRotation: 0, callback: (value) => formatNumber(value) },
+  };
+}
+
+/** A log10 axis (cycle times in µs), ticks at 1-2-5 steps. */
+function logAxis(title) {
+  return {
+    type: 'logarithmic',
+    title: { display: true, text: title },
+    ticks: {
+      maxRotation: 0,
+      callback(value) {
+        const mantissa = value / 10 ** Math.floor(Math.log10(value) + 1e-9);
+        return [1, 2, 5].some((m) => Math.abs(mantissa - m) < 1e-6) ? formatNumber(value) : null;
+      },
+    },
+  };
+}
+
+const X_AXES = { size: sizeAxis, count: countAxis, linear: linearAxis, log: (xs, title) => logAxis(title) };
+
 function xAxisFor(kind, xs, title) {
-  return kind === 'size' ? sizeAxis(xs, title) : countAxis(xs, title);
+  return X_AXES[kind](xs, title);
 }
 
 function formatX(kind, value) {
@@ -145,29 +172,56 @@ const lineLegendLabels = {
   },
 };
 
+/** PNG downloads of a transparent canvas are unreadable on dark viewers: paint the card's white. */
+const whiteBackground = {
+  id: 'qplabWhiteBackground',
+  beforeDraw(chart) {
+    const { ctx } = chart;
+    ctx.save();
+    ctx.globalCompositeOperation = 'destination-over';
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, chart.width, chart.height);
+    ctx.restore();
+  },
+};
+
+function yAxis({ yTitle, yLog }) {
+  if (yLog) return logAxis(yTitle);
+  return {
+    type: 'linear',
+    beginAtZero: true,
+    title: { display: true, text: yTitle },
+    ticks: { callback: (value) => formatNumber(value) },
+  };
+}
+
 /**
  * Config of one line chart. `series` is [{label, points: [{x, y, min, max, n}]}] with y
- * already in the unit the y axis shows; `xKind` is 'size' (log2 bytes) or 'count'. A series
- * may carry `colorIndex` (of `colorCount`) to share its colour with another, and `dashed`.
+ * already in the unit the y axis shows; `xKind` is 'size' (log2 bytes), 'count' (integers),
+ * 'linear' (from zero) or 'log'; `yLog` puts y on a log axis, else it starts at zero. A series
+ * may carry `colorIndex` (of `colorCount`) to share its colour with another, and `dashed` or
+ * its own `dash` pattern. `spread: false` leaves out the min–max bands (the tooltip still has them).
  */
-function lineConfig({ series, xKind, xTitle, yTitle, unit, colorCount = series.length }) {
+function lineConfig({
+  series, xKind, xTitle, yTitle, yLog = false, unit, colorCount = series.length, pointRadius = 3, spread = true,
+}) {
   const xs = series.flatMap((s) => s.points.map((p) => p.x));
-  const anyDashed = series.some((s) => s.dashed);
+  const anyDashed = series.some((s) => s.dashed || s.dash?.length);
   const datasets = series.map((s, index) => ({
     label: s.label,
     data: s.points,
     borderColor: seriesColor(s.colorIndex ?? index, colorCount),
     backgroundColor: seriesColor(s.colorIndex ?? index, colorCount),
-    borderDash: s.dashed ? [7, 4] : [],
+    borderDash: s.dash ?? (s.dashed ? [7, 4] : []),
     borderWidth: 2,
-    pointRadius: 3,
+    pointRadius,
     tension: 0,
     clip: 6,
   }));
   return {
     type: 'line',
     data: { datasets },
-    plugins: [spreadBand],
+    plugins: [spreadBand, whiteBackground],
     options: {
       animation: false,
       responsive: true,
@@ -175,14 +229,10 @@ function lineConfig({ series, xKind, xTitle, yTitle, unit, colorCount = series.l
       interaction: { mode: 'nearest', intersect: false },
       scales: {
         x: xAxisFor(xKind, xs, xTitle),
-        y: {
-          type: 'linear',
-          beginAtZero: true,
-          title: { display: true, text: yTitle },
-          ticks: { callback: (value) => formatNumber(value) },
-        },
+        y: yAxis({ yTitle, yLog }),
       },
       plugins: {
+        qplabSpreadBand: { hidden: !spread },
         legend: { position: 'top', labels: anyDashed ? lineLegendLabels : { boxWidth: 14, boxHeight: 2 } },
         tooltip: {
           callbacks: {
@@ -195,13 +245,18 @@ function lineConfig({ series, xKind, xTitle, yTitle, unit, colorCount = series.l
   };
 }
 
-/** Creates the chart `name` on `canvas`, or updates it in place when it is already there. */
+/**
+ * Creates the chart `name` on `canvas`, or updates it in place when it is already there.
+ * `spec.title` and the axis titles go with the chart (chart.qplab) for its downloads.
+ */
 export function drawLineChart(name, canvas, spec) {
   const config = lineConfig(spec);
+  const about = { name, title: spec.title ?? name, xTitle: spec.xTitle, yTitle: spec.yTitle };
   const existing = charts[name];
   if (existing && existing.canvas === canvas) {
     existing.data.datasets = config.data.datasets;
     existing.options = config.options;
+    existing.qplab = about;
     existing.update('none');
     return existing;
   }
@@ -210,6 +265,11 @@ export function drawLineChart(name, canvas, spec) {
     throw new Error('Chart.js did not load (webjars/chart.js/4.5.1/dist/chart.umd.min.js)');
   }
   charts[name] = new window.Chart(canvas, config);
+  charts[name].qplab = about;
+  return charts[name];
+}
+
+export function chartNamed(name) {
   return charts[name];
 }
 

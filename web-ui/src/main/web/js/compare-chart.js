@@ -1,53 +1,72 @@
-// The overlay of a comparison: bandwidth vs message size of both experiments on one chart,
-// the baseline's curves solid, the candidate's dashed, one colour per thread count.
+// The overlays of a comparison, the baseline solid and the candidate dashed, one colour per series:
+// two experiments' bandwidth-vs-message-size curves; two runs' cycle-time distributions; or, against
+// baselines, each point's bandwidth on both sides.
 import { getCurve } from './api.js';
-import { destroyChart, drawLineChart } from './charts.js';
-import { h } from './dom.js';
-import { bytesPerSecondToGbit } from './format.js';
-import { toSeries } from './curves.js';
+import { chartCard, showChart } from './chart-card.js';
+import { toSeries } from './curve-specs.js';
+import { drawDistributions, loadDistributions } from './distribution.js';
+import { bytesPerSecondToGbit, formatSeries } from './format.js';
 
-const NAME = 'compareBandwidth';
 const QUERY = { x: 'msg_size', y: 'bw_avg_bps', series: 'threads' };
+const BANDWIDTH_AXES = {
+  xKind: 'size', xTitle: 'Message size (bytes, log2)', yTitle: 'Bandwidth (Gbit/s)', unit: 'Gbit/s',
+};
 
-export function compareChartCard() {
-  return h('figure', { class: 'card chart-card compare-chart' },
-    h('figcaption', {}, 'Bandwidth vs message size'),
-    h('div', { class: 'chart-box is-empty' },
-      h('canvas', { id: 'chart-compare-bw', 'aria-label': 'Bandwidth vs message size', role: 'img' }),
-      h('p', { class: 'chart-empty' }, 'Loading…')));
+const byValue = (a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b)));
+
+/** The chart card of a mode: experiments and baselines draw bandwidth, runs their distributions. */
+export function compareChartCard(mode) {
+  if (mode === 'runs') {
+    return chartCard({ name: 'compareDistribution', canvasId: 'chart-compare-distribution', title: 'Cycle-time distribution', className: 'compare-chart' });
+  }
+  return chartCard({
+    name: mode === 'baselines' ? 'compareBaselines' : 'compareBandwidth',
+    canvasId: 'chart-compare-bw',
+    title: 'Bandwidth vs message size',
+    className: 'compare-chart',
+  });
 }
 
-export function loadCompareCurves(baselineId, candidateId) {
-  return Promise.all([getCurve(baselineId, QUERY), getCurve(candidateId, QUERY)]);
-}
-
-/** Draws both sides' curves into the card; series of equal value share a colour. */
-export function drawCompareChart(card, [baselineCurve, candidateCurve]) {
-  const sides = [['baseline', baselineCurve, false], ['candidate', candidateCurve, true]]
-    .map(([side, curve, dashed]) => toSeries(curve, bytesPerSecondToGbit)
-      .map((s) => ({ ...s, label: `${side} · ${s.label}`, dashed })));
-  const byValue = (a, b) => (typeof a === 'number' && typeof b === 'number'
-    ? a - b : String(a).localeCompare(String(b)));
+/** Both sides' series, each with its side in the label; series of equal value share a colour. */
+function overlay(baselineSeries, candidateSeries) {
+  const sides = [['baseline', baselineSeries, false], ['candidate', candidateSeries, true]]
+    .map(([side, list, dashed]) => list.map((s) => ({ ...s, label: `${side} · ${s.label}`, dashed })));
   const values = [...new Set(sides.flat().map((s) => JSON.stringify(s.value)))]
     .sort((a, b) => byValue(JSON.parse(a), JSON.parse(b)));
-  const ordered = [...sides.flat()].sort((a, b) => values.indexOf(JSON.stringify(a.value))
-    - values.indexOf(JSON.stringify(b.value)) || Number(a.dashed) - Number(b.dashed));
-  const series = ordered.map((s) => ({ ...s, colorIndex: values.indexOf(JSON.stringify(s.value)) }));
+  const series = sides.flat().sort((a, b) => values.indexOf(JSON.stringify(a.value))
+    - values.indexOf(JSON.stringify(b.value)) || Number(a.dashed) - Number(b.dashed))
+    .map((s) => ({ ...s, colorIndex: values.indexOf(JSON.stringify(s.value)) }));
+  return { series, colorCount: values.length };
+}
 
-  const canvas = card.querySelector('canvas');
-  const box = canvas.parentElement;
-  box.classList.toggle('is-empty', series.length === 0);
-  if (series.length === 0) {
-    box.querySelector('.chart-empty').textContent = 'Neither experiment has finished runs.';
-    destroyChart(NAME);
-    return;
+/** Draws the overlay of `mode` for `comparison` into `card`; experiments fetch their curves first. */
+export async function drawCompareChart(card, mode, query, comparison, isCurrent) {
+  if (mode === 'experiments') {
+    const [before, after] = await Promise.all([getCurve(query.get('baseline'), QUERY), getCurve(query.get('candidate'), QUERY)]);
+    if (!isCurrent()) return;
+    showChart(card, 'compareBandwidth', { ...overlay(toSeries(before, bytesPerSecondToGbit), toSeries(after, bytesPerSecondToGbit)),
+      ...BANDWIDTH_AXES }, 'Neither experiment has finished runs.');
+  } else if (mode === 'runs') {
+    const runs = [comparison.baseline, comparison.candidate];
+    const series = await loadDistributions(runs.map((side, i) => ({ id: side.runId, label: `${i ? 'candidate' : 'baseline'} · run #${side.runId}` })));
+    if (!isCurrent()) return;
+    drawDistributions(card, 'compareDistribution', series.map((s, i) => ({ ...s, dash: i ? [7, 4] : [] })), { colorIndexes: [0, 1] });
+  } else {
+    const sides = ['baseline', 'candidate'].map((side) => pointSeries(comparison.points, side));
+    showChart(card, 'compareBaselines', { ...overlay(...sides), ...BANDWIDTH_AXES }, 'No run has a baseline yet.');
   }
-  drawLineChart(NAME, canvas, {
-    series,
-    colorCount: values.length,
-    xKind: 'size',
-    xTitle: 'Message size (bytes, log2)',
-    yTitle: 'Bandwidth (Gbit/s)',
-    unit: 'Gbit/s',
-  });
+}
+
+/** The points' bandwidth on one side as series by thread count against message size. */
+function pointSeries(points, side) {
+  const byThreads = new Map();
+  for (const point of points) {
+    const threads = point.params?.threads ?? 1;
+    if (!byThreads.has(threads)) byThreads.set(threads, []);
+    const stats = point[side];
+    byThreads.get(threads).push({ x: point.params?.msg_size, y: bytesPerSecondToGbit(stats.bwAvgBps), n: stats.runs });
+  }
+  return [...byThreads.entries()].map(([value, list]) => ({
+    value, label: formatSeries('threads', value), points: list.sort((a, b) => a.x - b.x),
+  }));
 }

@@ -28,10 +28,12 @@ function compareValues(a, b) {
   return String(a ?? '').localeCompare(String(b ?? ''));
 }
 
-function pointRow(point, varying, threshold) {
+function pointRow(point, varying, threshold, baselineRuns) {
   const { baseline: before, candidate: after } = point;
-  return h('tr', { dataset: { verdict: point.verdict } },
+  return h('tr', { dataset: { verdict: point.verdict, fingerprint: point.fingerprint } },
     varying.map((name) => h('td', { class: 'num' }, formatParam(name, point.params?.[name]))),
+    baselineRuns && h('td', { class: 'num' }, h('a', { href: `#/runs/${point.baselineRunId}`, title: `fingerprint ${point.fingerprint}` },
+      `#${point.baselineRunId}`)),
     statsCell(bytesPerSecondToGbit(before?.bwAvgBps), before),
     statsCell(bytesPerSecondToGbit(after?.bwAvgBps), after),
     changeCell(point.bwChangePercent, threshold, true),
@@ -71,8 +73,21 @@ function unpairedList(title, id, list, fixed) {
     h('ul', {}, rows.map((entries) => h('li', {}, paramList(entries)))));
 }
 
-/** The table #compare-table, one row per paired point, and the unpaired points below it. */
-export function comparisonTable(comparison) {
+/** Against baselines: the runs whose fingerprint has no baseline yet. */
+export function withoutBaselineList(list) {
+  if (!list?.length) return null;
+  return h('div', { class: 'unpaired', id: 'without-baseline' },
+    h('h3', {}, `No baseline for their fingerprint (${list.length})`),
+    h('ul', {}, list.map((item) => h('li', { title: `fingerprint ${item.fingerprint}` },
+      paramList(orderParams(Object.keys(item.params)).map((name) => [name, item.params[name]])), ' — ',
+      item.runIds.map((id, i) => [i ? ', ' : '', h('a', { href: `#/runs/${id}` }, `run #${id}`)])))));
+}
+
+/**
+ * The table #compare-table, one row per paired point, and the unpaired points below it.
+ * `baselineRuns` adds the column of each point's baseline run (comparisons against baselines).
+ */
+export function comparisonTable(comparison, { baselineRuns = false } = {}) {
   const points = comparison.points ?? [];
   const { varying, fixed } = points.length > 0 ? splitParams(points) : { varying: [], fixed: [] };
   const sorted = [...points].sort((a, b) => {
@@ -87,7 +102,9 @@ export function comparisonTable(comparison) {
   const sub = (text) => h('th', { class: 'num' }, text);
   return h('div', {},
     points.length === 0
-      ? h('p', { class: 'empty' }, 'No paired points: the two experiments share no parameters with finished runs.')
+      ? h('p', { class: 'empty' }, comparison.withoutBaseline
+        ? 'No point has a baseline: mark a run of the same fingerprint as its baseline first.'
+        : 'No paired points: the two experiments share no parameters with finished runs.')
       : [
         verdictCounts(points),
         fixedParamsLine('Every point', fixed),
@@ -95,14 +112,15 @@ export function comparisonTable(comparison) {
           h('table', { id: 'compare-table', class: 'grid compare' },
             h('thead', {},
               h('tr', {},
-                varying.length > 0 && h('th', { colspan: varying.length }, ''),
+                varying.length + (baselineRuns ? 1 : 0) > 0 && h('th', { colspan: varying.length + (baselineRuns ? 1 : 0) }, ''),
                 group('BW avg (Gbit/s)'), group('Cycle median (µs)'), h('th', { colspan: 2 }, '')),
               h('tr', {},
                 varying.map((name) => h('th', { class: 'num' }, name)),
+                baselineRuns && sub('baseline run'),
                 sub('baseline'), sub('candidate'), sub('change'),
                 sub('baseline'), sub('candidate'), sub('change'),
                 sub('p-value'), h('th', {}, 'verdict'))),
-            h('tbody', {}, sorted.map((point) => pointRow(point, varying, threshold))))),
+            h('tbody', {}, sorted.map((point) => pointRow(point, varying, threshold, baselineRuns))))),
       ],
     unpairedList('Only in the baseline', 'baseline-only', comparison.baselineOnly, fixed),
     unpairedList('Only in the candidate', 'candidate-only', comparison.candidateOnly, fixed));

@@ -1,12 +1,14 @@
-// The comparison of two experiments, #/compare?baseline=A&candidate=B[&alpha=…][&threshold=…]:
-// host facts that differ, the paired points with their verdicts, and the bandwidth overlay.
-import { compareExperiments, listExperiments } from './api.js';
+// The compare page (see compare-modes.js for what it compares): host facts and parameters that
+// differ, the paired points with their change, p-value and verdict, and the overlaid curves.
+import { listExperiments } from './api.js';
 import { clearError, showError } from './banner.js';
 import { destroyAllCharts } from './charts.js';
-import { compareChartCard, drawCompareChart, loadCompareCurves } from './compare-chart.js';
+import { compareChartCard, drawCompareChart } from './compare-chart.js';
+import { MODES, modeOf } from './compare-modes.js';
 import { compareHash, comparePicker } from './compare-picker.js';
-import { comparisonTable } from './compare-table.js';
+import { comparisonTable, withoutBaselineList } from './compare-table.js';
 import { h } from './dom.js';
+import { formatParam } from './format.js';
 
 const DEFAULT_ALPHA = '0.01';
 const DEFAULT_THRESHOLD = '5';
@@ -15,21 +17,18 @@ function factValues(values) {
   return values?.length ? values.join(', ') : '(not reported)';
 }
 
-/** The warning that like is not compared with like; empty and hidden when the hosts agree. */
-function renderMismatches(box, mismatches) {
-  box.hidden = !mismatches?.length;
-  box.replaceChildren(...(mismatches?.length ? [
-    h('strong', {}, 'Host facts differ between the two experiments:'),
-    h('ul', {}, mismatches.map((m) => h('li', { dataset: { fact: m.fact } },
-      h('code', {}, m.fact), `: ${factValues(m.baseline)} → ${factValues(m.candidate)}`,
-      ' — like is not compared with like'))),
-  ] : []));
-}
-
-function sideLink(role, side) {
-  return h('span', { class: `side side-${role}` }, h('span', { class: 'muted' }, `${role} `),
-    h('a', { href: `#/experiments/${side.experimentId}` }, side.name, ' ',
-      h('span', { class: 'muted' }, `#${side.experimentId}`)));
+/** The warning that like is not compared with like; empty and hidden when both sides agree. */
+function renderMismatches(box, hostMismatches = [], paramMismatches = []) {
+  const items = [
+    ...hostMismatches.map((m) => h('li', { dataset: { fact: m.fact } },
+      h('code', {}, m.fact), `: ${factValues(m.baseline)} → ${factValues(m.candidate)}`)),
+    ...paramMismatches.map((m) => h('li', { dataset: { param: m.param } },
+      'parameter ', h('code', {}, m.param), `: ${formatParam(m.param, m.baseline)} → ${formatParam(m.param, m.candidate)}`)),
+  ];
+  box.hidden = items.length === 0;
+  box.replaceChildren(...(items.length ? [
+    h('strong', {}, 'The fingerprints differ (parameters or host): like is not compared with like.'),
+    h('ul', {}, items)] : []));
 }
 
 function numberInput(id, label, value, attributes) {
@@ -41,51 +40,61 @@ function numberInput(id, label, value, attributes) {
 export function mountCompare(container, query) {
   let mounted = true;
   let sequence = 0;
-  const baselineId = query.get('baseline');
-  const candidateId = query.get('candidate');
+  const mode = modeOf(query);
+  const spec = MODES[mode];
   const [alphaLabel, alpha] = numberInput('compare-alpha', 'α', query.get('alpha') ?? DEFAULT_ALPHA,
     { min: 0, max: 1, step: 'any', title: 'Significance level of the Mann–Whitney test' });
   const [thresholdLabel, threshold] = numberInput('compare-threshold', 'threshold %',
     query.get('threshold') ?? DEFAULT_THRESHOLD,
     { min: 0, step: 'any', title: 'Smallest change of the cycle median, in %, that counts' });
   const settings = () => ({ alpha: alpha.value, threshold: threshold.value });
-  const picker = comparePicker({
-    initial: { baseline: baselineId, candidate: candidateId }, extraParams: settings,
-  });
+  const picker = mode === 'experiments' ? comparePicker({
+    initial: { baseline: query.get('baseline'), candidate: query.get('candidate') }, extraParams: settings,
+  }) : null;
 
-  const title = h('h2', {}, 'Compare two experiments');
   const sides = h('p', { class: 'compare-sides' });
   const mismatches = h('div', { id: 'host-mismatches', class: 'warning-box', role: 'note', hidden: true });
-  const points = h('div', {}, h('p', { class: 'empty' },
-    baselineId && candidateId ? 'Loading…' : 'Pick a baseline and a candidate, then Compare.'));
-  const chart = compareChartCard();
-  container.replaceChildren(h('section', { id: 'compare', class: 'compare-view' },
+  const ready = spec.ready(query);
+  const points = h('div', {}, h('p', { class: 'empty' }, ready ? 'Loading…' : 'Pick a baseline and a candidate, then Compare.'));
+  const chart = compareChartCard(mode);
+  container.replaceChildren(h('section', { id: 'compare', class: 'compare-view', dataset: { mode } },
     h('div', { class: 'card header' },
-      h('a', { href: '#/', class: 'back' }, '← Experiments'), title, sides,
-      h('div', { class: 'compare-controls' }, picker.form,
-        h('form', { class: 'compare-settings', onsubmit: (event) => event.preventDefault() },
-          alphaLabel, thresholdLabel))),
+      h('a', { href: mode === 'experiments' ? '#/' : '#/history', class: 'back' }, mode === 'experiments' ? '← Experiments' : '← History'),
+      h('h2', {}, spec.title), sides,
+      h('div', { class: 'compare-controls' }, picker?.form,
+        h('form', { class: 'compare-settings', onsubmit: (event) => event.preventDefault() }, alphaLabel, thresholdLabel))),
     mismatches,
-    baselineId && candidateId && chart,
+    ready && chart,
     h('section', { class: 'card' }, h('h2', {}, 'Points'), points)));
 
-  listExperiments().then((list) => mounted && picker.update(list))
-    .catch((error) => showError('compare-experiments', error));
-  if (!baselineId || !candidateId) return () => { mounted = false; clearError('compare-experiments'); };
+  if (picker) {
+    listExperiments().then((list) => mounted && picker.update(list))
+      .catch((error) => showError('compare-experiments', error));
+  }
+  const teardown = () => {
+    mounted = false;
+    ['compare', 'compare-curves', 'compare-experiments'].forEach(clearError);
+    destroyAllCharts();
+  };
+  if (!ready) return teardown;
 
   async function loadComparison() {
     const mine = ++sequence;
+    const isCurrent = () => mounted && mine === sequence;
     try {
-      const comparison = await compareExperiments(baselineId, candidateId, settings());
-      if (!mounted || mine !== sequence) return;
+      const comparison = await spec.load(query, settings());
+      if (!isCurrent()) return;
       clearError('compare');
-      document.title = `qplab · compare #${baselineId} → #${candidateId}`;
-      sides.replaceChildren(sideLink('baseline', comparison.baseline), h('span', { class: 'arrow' }, '→'),
-        sideLink('candidate', comparison.candidate));
-      renderMismatches(mismatches, comparison.hostMismatches);
-      points.replaceChildren(comparisonTable(comparison));
+      document.title = `qplab · compare ${spec.label(query)}`;
+      sides.replaceChildren(...spec.sides(comparison));
+      renderMismatches(mismatches, comparison.hostMismatches, comparison.paramMismatches);
+      points.replaceChildren(...[comparisonTable(comparison, { baselineRuns: mode === 'baselines' }),
+        withoutBaselineList(comparison.withoutBaseline)].filter(Boolean));
+      drawCompareChart(chart, mode, query, comparison, isCurrent)
+        .then(() => clearError('compare-curves'))
+        .catch((error) => { if (isCurrent()) showError('compare-curves', error); });
     } catch (error) {
-      if (!mounted || mine !== sequence) return;
+      if (!isCurrent()) return;
       showError('compare', error);
       points.replaceChildren(h('p', { class: 'empty' }, 'No comparison: see the error above.'));
     }
@@ -93,25 +102,12 @@ export function mountCompare(container, query) {
 
   function settingsChanged() {
     // Keep the link shareable without a hashchange, which would mount the page afresh.
-    window.history.replaceState(null, '',
-      compareHash({ baseline: baselineId, candidate: candidateId, ...settings() }));
+    const params = Object.fromEntries(query.entries());
+    window.history.replaceState(null, '', compareHash({ ...params, ...settings() }));
     loadComparison();
   }
   alpha.addEventListener('change', settingsChanged);
   threshold.addEventListener('change', settingsChanged);
-
   loadComparison();
-  loadCompareCurves(baselineId, candidateId)
-    .then((curves) => { if (mounted) { clearError('compare-curves'); drawCompareChart(chart, curves); } })
-    .catch((error) => {
-      if (!mounted) return;
-      showError('compare-curves', error);
-      chart.querySelector('.chart-empty').textContent = 'No curves: see the error above.';
-    });
-
-  return () => {
-    mounted = false;
-    ['compare', 'compare-curves', 'compare-experiments'].forEach(clearError);
-    destroyAllCharts();
-  };
+  return teardown;
 }

@@ -1,116 +1,37 @@
-// The curves of one experiment: bandwidth vs message size, throughput and message rate vs
-// threads, and the runs table. Refreshed every 2 s while the experiment is queued or running.
+// The curves of one experiment: bandwidth vs message size, throughput and message rate vs threads
+// (series by a parameter the user picks), cycle-time percentiles, the cycle-time distribution of a
+// point's runs, and the runs table. Refreshed every 2 s while the experiment is queued or running.
 import { getCurve, getExperiment, listRuns } from './api.js';
-import { destroyAllCharts, destroyChart, drawLineChart } from './charts.js';
-import { ACTIVE_STATUSES, h, progressBar, statusBadge } from './dom.js';
-import {
-  bytesPerSecondToGbit, formatSeries, formatTime, messagesPerSecondToMillions,
-} from './format.js';
+import { chartCard, showChart } from './chart-card.js';
+import { destroyAllCharts } from './charts.js';
+import { CURVES, defaultSeries, PERCENTILES, percentileSeries, percentilesSpec, SERIES_CHOICES, toSeries } from './curve-specs.js';
+import { distributionCard } from './curves-distribution.js';
+import { ACTIVE_STATUSES, h, progressBar, statusBadge, timeLeft } from './dom.js';
+import { formatTime } from './format.js';
+import { splitParams } from './params.js';
 import { refreshLoop } from './refresh.js';
 import { runsTable } from './runs.js';
 import { cancelButton } from './cancel.js';
 import { compareHash } from './compare-picker.js';
 import { cloneIntoNextSubmit } from './submit.js';
 
-const CURVES = [
-  {
-    name: 'bandwidthVsSize',
-    canvasId: 'chart-bw-size',
-    title: 'Bandwidth vs message size',
-    query: { x: 'msg_size', y: 'bw_avg_bps', series: 'threads' },
-    toUnit: bytesPerSecondToGbit,
-    unit: 'Gbit/s',
-    xKind: 'size',
-    xTitle: 'Message size (bytes, log2)',
-    yTitle: 'Bandwidth (Gbit/s)',
-  },
-  {
-    name: 'throughputVsThreads',
-    canvasId: 'chart-tput-threads',
-    title: 'Throughput vs threads',
-    query: { x: 'threads', y: 'bw_avg_bps', series: 'msg_size' },
-    toUnit: bytesPerSecondToGbit,
-    unit: 'Gbit/s',
-    xKind: 'count',
-    xTitle: 'Threads',
-    yTitle: 'Throughput (Gbit/s)',
-  },
-  {
-    name: 'msgRateVsThreads',
-    canvasId: 'chart-rate-threads',
-    title: 'Message rate vs threads',
-    query: { x: 'threads', y: 'msg_rate', series: 'msg_size' },
-    toUnit: messagesPerSecondToMillions,
-    unit: 'Mmsg/s',
-    xKind: 'count',
-    xTitle: 'Threads',
-    yTitle: 'Message rate (Mmsg/s)',
-  },
-];
-
-/** Curve points ({series, x, y, n, min, max}) → one series per value, y in display units. */
-export function toSeries(curve, toUnit) {
-  const bySeries = new Map();
-  for (const point of curve.points ?? []) {
-    if (!bySeries.has(point.series)) bySeries.set(point.series, []);
-    bySeries.get(point.series).push({
-      x: point.x,
-      y: toUnit(point.y),
-      min: toUnit(point.min ?? point.y),
-      max: toUnit(point.max ?? point.y),
-      n: point.n ?? 1,
-    });
-  }
-  const compare = (a, b) => (typeof a === 'number' && typeof b === 'number'
-    ? a - b : String(a).localeCompare(String(b)));
-  return [...bySeries.entries()]
-    .sort(([a], [b]) => compare(a, b))
-    .map(([value, points]) => ({
-      value,
-      label: formatSeries(curve.series, value),
-      points: points.sort((a, b) => a.x - b.x),
-    }));
-}
-
-function chartCard(curve) {
-  return h('figure', { class: 'card chart-card' },
-    h('figcaption', {}, curve.title),
-    h('div', { class: 'chart-box is-empty' },
-      h('canvas', { id: curve.canvasId, 'aria-label': curve.title, role: 'img' }),
-      h('p', { class: 'chart-empty' }, 'Loading…')));
-}
-
-function drawCurve(container, curve, data, emptyText) {
-  const canvas = container.querySelector(`#${curve.canvasId}`);
-  const series = data ? toSeries(data, curve.toUnit) : [];
-  const box = canvas.parentElement;
-  box.classList.toggle('is-empty', series.length === 0);
-  if (series.length === 0) {
-    box.querySelector('.chart-empty').textContent = emptyText;
-    destroyChart(curve.name);
-    return;
-  }
-  drawLineChart(curve.name, canvas, {
-    series, xKind: curve.xKind, xTitle: curve.xTitle, yTitle: curve.yTitle, unit: curve.unit,
-  });
-}
-
 function summaryLine(experiment) {
   return h('div', { class: 'summary-line' },
     statusBadge(experiment.status),
     progressBar(experiment),
+    timeLeft(experiment),
     experiment.runsFailed > 0 && h('span', { class: 'failed' }, `${experiment.runsFailed} failed`),
     h('span', { class: 'time' }, `created ${formatTime(experiment.createdAt)}`),
     experiment.finishedAt && h('span', { class: 'time' }, `finished ${formatTime(experiment.finishedAt)}`));
 }
 
-/** Cancel while it runs, clone its matrix into the submit box, compare it with another. */
+/** Cancel while it runs, clone its matrix into the submit box, compare it with another or its baselines. */
 function actionButtons(experiment, refresh) {
   const clone = h('button', {
     type: 'button',
     id: 'clone-matrix',
     disabled: !experiment.matrix,
-    title: 'Copy this matrix into the submit box of the experiments page',
+    title: 'Copy this matrix into the submit box of the experiments page, to edit and submit again',
     onclick: () => {
       cloneIntoNextSubmit(experiment.matrix, experiment.id);
       window.location.hash = '#/';
@@ -121,32 +42,66 @@ function actionButtons(experiment, refresh) {
     clone,
     h('a', { id: 'compare-with', class: 'button-link', href: compareHash({ candidate: experiment.id }) },
       'Compare with…'),
+    h('a', { id: 'compare-baselines', class: 'button-link', href: compareHash({ experiment: experiment.id }) },
+      'Against baselines'),
   ];
+}
+
+function seriesSelect(onChange) {
+  const select = h('select', { id: 'series-by', title: 'Split the thread-scalability curves by this parameter', onchange: onChange });
+  return {
+    element: h('label', { class: 'series-by' }, 'series by ', select),
+    select,
+    /** Offers the parameters that vary (besides threads); keeps the user's pick. */
+    update(varying) {
+      const options = SERIES_CHOICES.filter((name) => varying.includes(name));
+      const names = options.length > 0 ? options : ['msg_size'];
+      const key = names.join(',');
+      if (select.dataset.options !== key) {
+        const keep = select.value;
+        select.replaceChildren(...names.map((name) => h('option', { value: name }, name)));
+        select.dataset.options = key;
+        select.value = names.includes(keep) ? keep : defaultSeries(varying);
+      }
+      return select.value;
+    },
+  };
 }
 
 /** Renders experiment `id` into `container`; returns the function that tears it down. */
 export function mountCurves(container, id) {
   let mounted = true;
+  let loop = null;
+  const refresh = () => loop?.now();
   const title = h('h2', {}, `Experiment #${id}`);
   const actions = h('div', { class: 'header-actions' });
   const summary = h('div', {});
   const matrix = h('div', {});
   const runs = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
+  const series = seriesSelect(refresh);
+  const cards = Object.fromEntries(CURVES.map((curve) => [curve.name, chartCard({
+    ...curve, controls: curve.name === 'throughputVsThreads' ? series.element : null,
+  })]));
+  const percentiles = percentilesSpec([]);
+  cards.cyclePercentiles = chartCard(percentiles);
+  const distribution = distributionCard(() => mounted);
   container.replaceChildren(h('section', { id: 'curves', class: 'experiment-view', dataset: { experimentId: id } },
     h('div', { class: 'card header' },
       h('a', { href: '#/', class: 'back' }, '← Experiments'),
       h('div', { class: 'title-row' }, title, actions), summary, matrix),
-    h('div', { class: 'charts' }, CURVES.map(chartCard)),
+    h('div', { class: 'charts' }, Object.values(cards), distribution.card),
     h('section', { class: 'card' }, h('h2', {}, 'Runs'), runs)));
 
-  let loop = null;
-  const refresh = () => loop?.now();
   loop = refreshLoop(`experiment-${id}`, async () => {
     const [experiment, runList] = await Promise.all([getExperiment(id), listRuns(id)]);
-    const anyFinished = runList.some((run) => run.status === 'FINISHED');
-    const curves = anyFinished
-      ? await Promise.all(CURVES.map((curve) => getCurve(id, curve.query)))
-      : CURVES.map(() => null);
+    const finished = runList.filter((run) => run.status === 'FINISHED');
+    const { varying } = finished.length > 0 ? splitParams(finished) : { varying: [] };
+    const seriesBy = series.update(varying);
+    const spec = percentilesSpec(varying);
+    const [curves, percentileCurves] = finished.length > 0 ? await Promise.all([
+      Promise.all(CURVES.map((curve) => getCurve(id, curve.query(seriesBy)))),
+      Promise.all(PERCENTILES.map((p) => getCurve(id, { x: spec.x, y: p.metric, series: spec.series }))),
+    ]) : [CURVES.map(() => null), null];
     if (!mounted) return false;
     title.replaceChildren(experiment.name, ' ', h('span', { class: 'muted' }, `#${experiment.id}`));
     summary.replaceChildren(summaryLine(experiment));
@@ -157,8 +112,15 @@ export function mountCurves(container, id) {
     }
     const running = ACTIVE_STATUSES.has(experiment.status);
     const emptyText = running ? 'No finished runs yet.' : 'No finished runs.';
-    CURVES.forEach((curve, i) => drawCurve(container, curve, curves[i], emptyText));
-    runs.replaceChildren(runsTable(runList));
+    CURVES.forEach((curve, i) => showChart(cards[curve.name], curve.name, curves[i] && {
+      series: toSeries(curves[i], curve.toUnit), xKind: curve.xKind, xTitle: curve.xTitle, yTitle: curve.yTitle, unit: curve.unit,
+    }, emptyText));
+    showChart(cards.cyclePercentiles, spec.name, percentileCurves && {
+      ...percentileSeries(percentileCurves), xKind: spec.xKind, xTitle: spec.xTitle, yTitle: spec.yTitle, yLog: true, unit: spec.unit,
+      spread: false, // six bands over each other hide the lines; the tooltip gives min and max
+    }, emptyText);
+    distribution.update(finished, varying, emptyText);
+    runs.replaceChildren(runsTable(runList, refresh));
     return running;
   });
 

@@ -1,4 +1,5 @@
 // A tiny element builder, so pages read as the markup they produce.
+import { formatDuration } from './format.js';
 
 /**
  * h('td', {class: 'num'}, '4 KiB') → <td class="num">4 KiB</td>.
@@ -49,7 +50,14 @@ export function progressBar({ runsDone = 0, runsTotal = 0, runsFailed = 0 }) {
     },
     h('span', { class: 'progress-done', style: `width: ${percent(done)}%` }),
     h('span', { class: 'progress-failed', style: `width: ${percent(failed)}%` })),
-    h('span', { class: 'progress-text' }, `${runsDone} / ${runsTotal} runs`));
+    h('span', { class: 'progress-text' }, `${runsDone} / ${runsTotal} runs · ${Math.floor(percent(runsDone))} %`));
+}
+
+/** "~45 s left" from the server's estimate (finished runs' durations); null when there is none. */
+export function timeLeft(experiment) {
+  if (experiment.secondsLeft === undefined || experiment.secondsLeft === null) return null;
+  return h('span', { class: 'time-left', title: `runs left × mean run time (${formatDuration(experiment.meanRunSeconds)})`
+    + ' ÷ runs running now' }, `~${formatDuration(experiment.secondsLeft)} left`);
 }
 
 export const ACTIVE_STATUSES = new Set(['QUEUED', 'RUNNING']);

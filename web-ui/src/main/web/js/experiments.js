@@ -1,11 +1,14 @@
-// The experiments list: newest first, refreshed every 2 s while anything is queued or running.
+// The experiments list: newest first, filtered by status and name (kept in the page's address as
+// #/?status=RUNNING&name=text), refreshed every 2 s while anything shown is queued or running.
 import { listExperiments } from './api.js';
 import { cancelButton } from './cancel.js';
 import { comparePicker } from './compare-picker.js';
-import { ACTIVE_STATUSES, h, progressBar, statusBadge } from './dom.js';
+import { ACTIVE_STATUSES, h, progressBar, statusBadge, timeLeft } from './dom.js';
 import { formatTime } from './format.js';
 import { refreshLoop } from './refresh.js';
 import { submitBox } from './submit.js';
+
+const STATUSES = ['QUEUED', 'RUNNING', 'FINISHED', 'FAILED', 'CANCELLED'];
 
 function experimentRow(experiment, refresh) {
   const href = `#/experiments/${experiment.id}`;
@@ -23,6 +26,7 @@ function experimentRow(experiment, refresh) {
   h('td', {}, statusBadge(experiment.status)),
   h('td', { class: 'time' }, formatTime(experiment.createdAt)),
   h('td', { class: 'progress-cell' }, progressBar(experiment)),
+  h('td', { class: 'time time-left-cell' }, timeLeft(experiment) ?? ''),
   h('td', { class: experiment.runsFailed > 0 ? 'num failed' : 'num' }, experiment.runsFailed ?? 0),
   h('td', { class: 'actions' }, cancelButton(experiment, refresh)));
 }
@@ -31,28 +35,73 @@ function experimentsTable() {
   return h('table', { id: 'experiments', class: 'grid' },
     h('thead', {}, h('tr', {},
       h('th', {}, 'Name'), h('th', { class: 'num' }, 'ID'), h('th', {}, 'Status'),
-      h('th', {}, 'Created'), h('th', {}, 'Progress'), h('th', { class: 'num' }, 'Failed'),
-      h('th', {}, ''))),
+      h('th', {}, 'Created'), h('th', {}, 'Progress'), h('th', {}, 'Time left'),
+      h('th', { class: 'num' }, 'Failed'), h('th', {}, ''))),
     h('tbody', {}));
 }
 
+/** The filter bar; `onChange(filter)` runs after each change (the name box waits for a pause in typing). */
+function filterBar(initial, onChange) {
+  const status = h('select', { id: 'filter-status', title: 'Show experiments with this status' },
+    h('option', { value: '' }, 'any status'),
+    STATUSES.map((s) => h('option', { value: s }, s.toLowerCase())));
+  status.value = initial.status[0] ?? '';
+  const name = h('input', { id: 'filter-name', type: 'search', placeholder: 'name contains…', value: initial.name });
+  const current = () => ({ status: status.value ? [status.value] : [], name: name.value.trim() });
+  let timer = null;
+  status.addEventListener('change', () => onChange(current()));
+  name.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => onChange(current()), 300);
+  });
+  return h('form', { class: 'filters', role: 'search', onsubmit: (event) => event.preventDefault() },
+    h('label', {}, 'Status ', status), h('label', {}, 'Name ', name));
+}
+
+function filterFromQuery(query) {
+  return { status: (query.get('status') ?? '').split(',').filter(Boolean), name: query.get('name') ?? '' };
+}
+
+function filterHash({ status, name }) {
+  const query = new URLSearchParams();
+  if (status.length) query.set('status', status.join(','));
+  if (name) query.set('name', name);
+  return query.toString() ? `#/?${query}` : '#/';
+}
+
 /** Renders the page into `container`; returns the function that tears it down. */
-export function mountExperiments(container) {
+export function mountExperiments(container, query = new URLSearchParams()) {
+  let filter = filterFromQuery(query);
   const table = experimentsTable();
-  const empty = h('p', { class: 'empty', hidden: true }, 'No experiments yet: submit a matrix.');
+  const empty = h('p', { class: 'empty', hidden: true });
   let loop = null;
+  let pickerFilled = false;
   const refresh = () => loop?.now();
   const submit = submitBox({ onSubmitted: refresh });
   const picker = comparePicker();
+  const filters = filterBar(filter, (changed) => {
+    filter = changed;
+    // Keep the address shareable without a hashchange, which would mount the page afresh.
+    window.history.replaceState(null, '', filterHash(filter));
+    refresh();
+  });
   container.replaceChildren(h('div', { class: 'list-layout' },
-    h('section', { class: 'card' }, h('h2', {}, 'Experiments'), table, empty),
+    h('section', { class: 'card' }, h('div', { class: 'title-row' }, h('h2', {}, 'Experiments'), filters), table, empty),
     h('div', { class: 'side' }, submit,
       h('section', { class: 'card compare-card' }, h('h2', {}, 'Compare'), picker.form))));
 
   loop = refreshLoop('experiments', async () => {
-    const experiments = await listExperiments();
+    const shown = filter;
+    const experiments = await listExperiments(shown);
+    if (shown !== filter) return true; // changed meanwhile: the next tick shows the new filter
     table.tBodies[0].replaceChildren(...experiments.map((e) => experimentRow(e, refresh)));
-    picker.update(experiments);
+    table.dataset.filter = JSON.stringify(shown);
+    const filtered = shown.status.length > 0 || Boolean(shown.name);
+    if (!filtered) picker.update(experiments);
+    else if (!pickerFilled) picker.update(await listExperiments());
+    pickerFilled = true;
+    empty.textContent = filtered ? 'No experiment matches the filter.'
+      : 'No experiments yet: submit a matrix.';
     empty.hidden = experiments.length > 0;
     return experiments.some((e) => ACTIVE_STATUSES.has(e.status));
   });

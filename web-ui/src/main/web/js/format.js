@@ -103,3 +103,15 @@ export function formatChangePercent(percent) {
   if (text === '0.0') return '0.0 %';
   return `${value > 0 ? '+' : '−'}${text} %`;
 }
+
+/** Seconds as a person reads them: 0.4 → "0.4 s", 45 → "45 s", 200 → "3 min 20 s", 3900 → "1 h 5 min". */
+export function formatDuration(seconds) {
+  if (seconds === null || seconds === undefined || Number.isNaN(Number(seconds))) return '–';
+  const value = Math.max(0, Number(seconds));
+  if (value < 10) return `${formatNumber(value, 2)} s`;
+  const whole = Math.round(value);
+  if (whole < 60) return `${whole} s`;
+  if (whole < 3600) return `${Math.floor(whole / 60)} min${whole % 60 ? ` ${whole % 60} s` : ''}`;
+  const minutes = Math.round((whole % 3600) / 60);
+  return `${Math.floor(whole / 3600)} h${minutes ? ` ${minutes} min` : ''}`;
+}

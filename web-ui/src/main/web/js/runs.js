@@ -1,5 +1,6 @@
 // The table of one experiment's runs. Parameters that differ between runs get a column each;
 // those shared by every run are listed once above the table.
+import { baselineToggle } from './baseline.js';
 import { h, statusBadge } from './dom.js';
 import {
   bytesPerSecondToGbit, formatNumber, formatParam, messagesPerSecondToMillions, nanosToMicros,
@@ -8,11 +9,12 @@ import { fixedParamsLine, splitParams } from './params.js';
 
 const num = (value, digits = 3) => h('td', { class: 'num' }, formatNumber(value, digits));
 
-function runRow(run, varying) {
+function runRow(run, varying, onChange) {
   const summary = run.summary;
   const cycles = summary?.cycle_ns;
-  return h('tr', { id: `run-${run.id}`, dataset: { status: run.status } },
-    h('td', { class: 'num' }, run.index),
+  return h('tr', { id: `run-${run.id}`, dataset: { status: run.status, baseline: String(run.baseline) } },
+    h('td', { class: 'num' }, h('a', { href: `#/runs/${run.id}`, title: `Run #${run.id}: live view, timeline, distribution` },
+      run.index)),
     h('td', { class: 'num' }, run.repeat),
     varying.map((name) => h('td', { class: 'num' }, formatParam(name, run.params?.[name]))),
     h('td', {}, statusBadge(run.status)),
@@ -21,10 +23,12 @@ function runRow(run, varying) {
     num(messagesPerSecondToMillions(summary?.msg_rate)),
     num(nanosToMicros(cycles?.median)),
     num(nanosToMicros(cycles?.p99)),
+    h('td', { class: 'actions' }, baselineToggle(run, onChange)),
     h('td', { class: 'error-text' }, run.error ?? ''));
 }
 
-export function runsTable(runs) {
+/** The runs, each linking to its own page; `onChange` refreshes after a baseline is (un)marked. */
+export function runsTable(runs, onChange) {
   const sorted = [...runs].sort((a, b) => a.index - b.index || a.repeat - b.repeat);
   if (sorted.length === 0) return h('p', { class: 'empty' }, 'No runs.');
   const { varying, fixed } = splitParams(sorted);
@@ -38,6 +42,6 @@ export function runsTable(runs) {
           h('th', {}, 'Status'), h('th', {}, 'Agent'),
           h('th', { class: 'num' }, 'BW avg (Gbit/s)'), h('th', { class: 'num' }, 'Msg rate (Mmsg/s)'),
           h('th', { class: 'num' }, 'Cycle median (µs)'), h('th', { class: 'num' }, 'Cycle p99 (µs)'),
-          h('th', {}, 'Error'))),
-        h('tbody', {}, sorted.map((run) => runRow(run, varying))))));
+          h('th', {}, 'Baseline'), h('th', {}, 'Error'))),
+        h('tbody', {}, sorted.map((run) => runRow(run, varying, onChange))))));
 }

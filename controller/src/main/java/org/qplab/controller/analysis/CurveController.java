@@ -18,10 +18,11 @@ import reactor.core.publisher.Mono;
 @RestController
 class CurveController {
 
-    /** The metrics a curve can plot, by API name → run_summary column. */
+    /** The metrics a curve can plot, by API name → their SQL over run_summary s. */
     static final Map<String, String> METRICS = Map.of(
-            "bw_avg_bps", "bw_avg_bps", "bw_peak_bps", "bw_peak_bps", "msg_rate", "msg_rate",
-            "cycle_median_ns", "cycle_median_ns", "cycle_p99_ns", "cycle_p99_ns");
+            "bw_avg_bps", "s.bw_avg_bps", "bw_peak_bps", "s.bw_peak_bps", "msg_rate", "s.msg_rate",
+            "cycle_median_ns", "s.cycle_median_ns", "cycle_p99_ns", "s.cycle_p99_ns",
+            "cycle_p999_ns", "(s.summary -> 'cycle_ns' ->> 'p999')::double precision");
 
     private final Jdbc jdbc;
     private final CurveRepository curves;

@@ -15,11 +15,11 @@ public class CurveRepository {
         this.jdbc = jdbc;
     }
 
-    /** x and series are parameter keys, metric a run_summary column; the caller has checked all three. */
+    /** x and series are parameter keys, metric an SQL expression over run_summary s; the caller has checked all three. */
     public List<Curve.Point> points(long experimentId, String x, String series, String metric) {
         String sql = """
                 SELECT r.params ->> ? AS series, (r.params ->> ?)::double precision AS x,
-                       avg(s.%1$s) AS y, count(*) AS n, min(s.%1$s) AS lo, max(s.%1$s) AS hi
+                       avg(%1$s) AS y, count(*) AS n, min(%1$s) AS lo, max(%1$s) AS hi
                 FROM run r JOIN run_summary s ON s.run_id = r.id
                 WHERE r.experiment_id = ? AND r.status = 'FINISHED'
                 GROUP BY 1, 2""".formatted(metric);

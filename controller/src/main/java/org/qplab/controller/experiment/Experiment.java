@@ -4,7 +4,20 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.OffsetDateTime;
 import java.util.Map;
 
-/** An experiment as the API shows it: its status and how far its runs have got. */
+/**
+ * An experiment as the API shows it: its status and how far its runs have got. secondsLeft is an
+ * estimate while it is queued or running: the runs not yet ended × the mean duration of its finished
+ * runs ÷ the runs running now (at least one); absent until a run has finished.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Experiment(long id, String name, String status, OffsetDateTime createdAt, OffsetDateTime finishedAt,
-                         int runsTotal, int runsDone, int runsFailed, Map<String, Object> matrix) {}
+                         int runsTotal, int runsDone, int runsFailed, int runsRunning, Double meanRunSeconds,
+                         Double secondsLeft, Map<String, Object> matrix) {
+
+    static Double secondsLeft(String status, int total, int done, int running, Double meanRunSeconds) {
+        if (meanRunSeconds == null || !(status.equals("QUEUED") || status.equals("RUNNING"))) {
+            return null;
+        }
+        return (total - done) * meanRunSeconds / Math.max(1, running);
+    }
+}

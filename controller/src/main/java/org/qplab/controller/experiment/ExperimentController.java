@@ -2,7 +2,9 @@ package org.qplab.controller.experiment;
 
 import java.net.URI;
 import java.util.List;
+import java.util.Locale;
 import org.qplab.controller.agent.AgentRegistry;
+import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
@@ -20,6 +22,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.ObjectMapper;
@@ -57,9 +60,29 @@ class ExperimentController {
                 .map(created -> ResponseEntity.created(URI.create("/api/experiments/" + created.id())).body(created));
     }
 
+    static final List<String> STATUSES = List.of("QUEUED", "RUNNING", "FINISHED", "FAILED", "CANCELLED");
+
+    /** Newest first; status (repeatable or comma-separated) and name (case-insensitive substring) filter. */
     @GetMapping
-    Mono<List<Experiment>> list() {
-        return jdbc.call(experiments::list);
+    Mono<List<Experiment>> list(@RequestParam(required = false) List<String> status,
+                                @RequestParam(required = false) String name) {
+        List<String> statuses = status == null ? List.of()
+                : status.stream().map(String::trim).filter(s -> !s.isEmpty()).map(s -> s.toUpperCase(Locale.ROOT)).toList();
+        List<Violation> problems = statuses.stream().filter(s -> !STATUSES.contains(s))
+                .map(s -> new Violation("status", "must be one of " + STATUSES + ", got " + s)).toList();
+        if (!problems.isEmpty()) {
+            return Mono.error(new BadRequest("invalid filter", problems));
+        }
+        String text = name == null || name.isBlank() ? null : name.strip();
+        return jdbc.call(() -> experiments.list(statuses, text));
+    }
+
+    /** What a matrix would expand to, without storing anything: 200 with the run count, or the 400 of a submit. */
+    @PostMapping("/validate")
+    Mono<MatrixCheck> validate(@RequestBody(required = false) byte[] body,
+                               @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType) {
+        return Mono.fromCallable(() -> expander.expand(reader.read(body == null ? new byte[0] : body, mediaType(contentType))))
+                .map(MatrixCheck::of);
     }
 
     @GetMapping("/{id}")

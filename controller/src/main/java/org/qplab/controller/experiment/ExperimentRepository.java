@@ -21,7 +21,10 @@ public class ExperimentRepository {
             SELECT e.id, e.name, e.status, e.created_at, e.finished_at, %s AS matrix,
                    count(r.id) AS total,
                    count(r.id) FILTER (WHERE r.status IN ('FINISHED', 'FAILED', 'CANCELLED')) AS done,
-                   count(r.id) FILTER (WHERE r.status = 'FAILED') AS failed
+                   count(r.id) FILTER (WHERE r.status = 'FAILED') AS failed,
+                   count(r.id) FILTER (WHERE r.status = 'RUNNING') AS running,
+                   avg(extract(epoch FROM r.finished_at - r.started_at)::double precision)
+                       FILTER (WHERE r.status = 'FINISHED') AS mean_run_seconds
             FROM experiment e LEFT JOIN run r ON r.experiment_id = e.id
             """;
 
@@ -81,8 +84,14 @@ public class ExperimentRepository {
         });
     }
 
-    public List<Experiment> list() {
-        return jdbc.sql(SELECT.formatted("NULL") + " GROUP BY e.id ORDER BY e.id DESC").query(this::map).list();
+    /** Newest first; statuses empty = any status, nameContains null = any name (else case-insensitive substring). */
+    public List<Experiment> list(List<String> statuses, String nameContains) {
+        return jdbc.sql(SELECT.formatted("NULL") + """
+                        WHERE (cardinality(?::text[]) = 0 OR e.status = ANY(?::text[]))
+                          AND (?::text IS NULL OR strpos(lower(e.name), lower(?::text)) > 0)
+                        GROUP BY e.id ORDER BY e.id DESC""")
+                .params(statuses.toArray(String[]::new), statuses.toArray(String[]::new), nameContains, nameContains)
+                .query(this::map).list();
     }
 
     public Optional<Experiment> find(long id) {
@@ -94,8 +103,14 @@ public class ExperimentRepository {
         String matrix = rs.getString("matrix");
         @SuppressWarnings("unchecked")
         Map<String, Object> source = matrix == null ? null : json.readValue(matrix, Map.class);
-        return new Experiment(rs.getLong("id"), rs.getString("name"), rs.getString("status"),
+        String status = rs.getString("status");
+        int total = rs.getInt("total");
+        int done = rs.getInt("done");
+        int running = rs.getInt("running");
+        Double mean = rs.getObject("mean_run_seconds", Double.class);
+        return new Experiment(rs.getLong("id"), rs.getString("name"), status,
                 rs.getObject("created_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
-                rs.getInt("total"), rs.getInt("done"), rs.getInt("failed"), source);
+                total, done, rs.getInt("failed"), running, mean, Experiment.secondsLeft(status, total, done, running, mean),
+                source);
     }
 }

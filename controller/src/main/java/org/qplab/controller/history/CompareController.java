@@ -10,7 +10,10 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
-/** GET /api/compare?baseline=ID&candidate=ID[&alpha=0.01][&threshold=5] */
+/**
+ * GET /api/compare?baseline=ID&candidate=ID (experiments), /api/compare/runs?baseline=RUN&candidate=RUN,
+ * /api/compare/baselines?experiment=ID or ?run=RUN; each takes [&alpha=0.01][&threshold=5].
+ */
 @RestController
 class CompareController {
 
@@ -26,16 +29,40 @@ class CompareController {
     Mono<Comparison> compare(@RequestParam long baseline, @RequestParam long candidate,
                              @RequestParam(defaultValue = "0.01") double alpha,
                              @RequestParam(defaultValue = "5") double threshold) {
+        return checked(alpha, threshold, new ArrayList<>())
+                .then(jdbc.call(() -> comparisons.compare(baseline, candidate, alpha, threshold)));
+    }
+
+    /** Two runs, whatever their parameters (those that differ are listed): 409 unless both finished. */
+    @GetMapping("/api/compare/runs")
+    Mono<Comparison> compareRuns(@RequestParam long baseline, @RequestParam long candidate,
+                                 @RequestParam(defaultValue = "0.01") double alpha,
+                                 @RequestParam(defaultValue = "5") double threshold) {
+        return checked(alpha, threshold, new ArrayList<>())
+                .then(jdbc.call(() -> comparisons.compareRuns(baseline, candidate, alpha, threshold)));
+    }
+
+    /** An experiment's finished runs (or one run) against the baselines of their fingerprints. */
+    @GetMapping("/api/compare/baselines")
+    Mono<BaselineComparison> againstBaselines(@RequestParam(required = false) Long experiment,
+                                              @RequestParam(required = false) Long run,
+                                              @RequestParam(defaultValue = "0.01") double alpha,
+                                              @RequestParam(defaultValue = "5") double threshold) {
         List<Violation> problems = new ArrayList<>();
+        if ((experiment == null) == (run == null)) {
+            problems.add(new Violation("experiment", "give either experiment=ID or run=ID"));
+        }
+        return checked(alpha, threshold, problems)
+                .then(jdbc.call(() -> comparisons.againstBaselines(experiment, run, alpha, threshold)));
+    }
+
+    private static Mono<Void> checked(double alpha, double threshold, List<Violation> problems) {
         if (!(alpha > 0 && alpha < 1)) {
             problems.add(new Violation("alpha", "must be between 0 and 1 (exclusive), got " + alpha));
         }
         if (!(threshold >= 0)) {
             problems.add(new Violation("threshold", "must be a percentage >= 0, got " + threshold));
         }
-        if (!problems.isEmpty()) {
-            return Mono.error(new BadRequest("invalid comparison", problems));
-        }
-        return jdbc.call(() -> comparisons.compare(baseline, candidate, alpha, threshold));
+        return problems.isEmpty() ? Mono.empty() : Mono.error(new BadRequest("invalid comparison", problems));
     }
 }

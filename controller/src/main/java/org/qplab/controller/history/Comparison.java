@@ -1,20 +1,27 @@
 package org.qplab.controller.history;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Two experiments compared point by point: runs with equal parameters are paired; host facts
- * that differ between the two are listed, because then like is not compared with like.
+ * Two experiments (or two runs) compared point by point: runs with equal parameters are paired; host
+ * facts that differ between the two are listed, because then like is not compared with like. Two runs
+ * are paired whatever their parameters; those that differ are listed in paramMismatches.
  */
 public record Comparison(Side baseline, Side candidate, double alpha, double thresholdPercent,
-                         List<Mismatch> hostMismatches, List<Point> points,
+                         List<Mismatch> hostMismatches, List<ParamMismatch> paramMismatches, List<Point> points,
                          List<Map<String, Object>> baselineOnly, List<Map<String, Object>> candidateOnly) {
 
-    public record Side(long experimentId, String name) {}
+    /** An experiment, or one run of it (runId set). */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Side(long experimentId, String name, Long runId) {}
 
-    /** A host fact (kernel, cpu_model, engine ...) whose values differ between the two experiments. */
+    /** A host fact (kernel, cpu_model, engine ...) whose values differ between the two sides. */
     public record Mismatch(String fact, List<Object> baseline, List<Object> candidate) {}
+
+    /** A parameter whose value differs between two compared runs. */
+    public record ParamMismatch(String param, Object baseline, Object candidate) {}
 
     /** Finished runs of one side at one point, pooled over repeats. */
     public record Stats(int runs, long cycles, double bwAvgBps, double msgRate, double cycleMedianNs) {}
@@ -22,8 +29,11 @@ public record Comparison(Side baseline, Side candidate, double alpha, double thr
     /**
      * One point: the change of the means in %, and whether the per-cycle times moved (Mann–Whitney
      * p-value). verdict: "regression" (cycles slower by at least the threshold, p &lt; alpha),
-     * "improvement" (faster, likewise) or "no change".
+     * "improvement" (faster, likewise) or "no change". Against baselines, the point is one fingerprint
+     * and names its baseline run.
      */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Point(Map<String, Object> params, Stats baseline, Stats candidate, double bwChangePercent,
-                        double cycleMedianChangePercent, double pValue, String verdict) {}
+                        double cycleMedianChangePercent, double pValue, String verdict, String fingerprint,
+                        Long baselineRunId, Long baselineExperimentId) {}
 }

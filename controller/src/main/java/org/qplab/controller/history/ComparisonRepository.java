@@ -1,5 +1,9 @@
 package org.qplab.controller.history;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -12,8 +16,19 @@ import tools.jackson.databind.ObjectMapper;
 public class ComparisonRepository {
 
     /** A finished run with its summary numbers and the host it ran on. */
-    public record FinishedRun(long id, Map<String, Object> params, Map<String, Object> hostFacts, long cycles,
-                              double bwAvgBps, double msgRate, double cycleMedianNs) {}
+    public record FinishedRun(long id, long experimentId, Map<String, Object> params, Map<String, Object> hostFacts,
+                              long cycles, double bwAvgBps, double msgRate, double cycleMedianNs) {
+
+        public String fingerprint() {
+            return Fingerprint.of(params, hostFacts);
+        }
+    }
+
+    private static final String FINISHED = """
+            SELECT r.id, r.experiment_id, r.params::text, coalesce(r.host_facts, '{}'::jsonb)::text, s.cycles,
+                   s.bw_avg_bps, s.msg_rate, s.cycle_median_ns
+            FROM run r JOIN run_summary s ON s.run_id = r.id
+            """;
 
     private final JdbcClient jdbc;
     private final ObjectMapper json;
@@ -27,18 +42,30 @@ public class ComparisonRepository {
         return jdbc.sql("SELECT name FROM experiment WHERE id = ?").param(id).query(String.class).optional();
     }
 
-    @SuppressWarnings("unchecked")
+    /** The run's status and its experiment's name, when there is such a run. */
+    public Optional<String[]> runStatusAndExperimentName(long runId) {
+        return jdbc.sql("SELECT r.status, e.name FROM run r JOIN experiment e ON e.id = r.experiment_id WHERE r.id = ?")
+                .param(runId).query((rs, i) -> new String[] {rs.getString(1), rs.getString(2)}).optional();
+    }
+
     public List<FinishedRun> finishedRuns(long experimentId) {
-        return jdbc.sql("""
-                        SELECT r.id, r.params::text, coalesce(r.host_facts, '{}'::jsonb)::text, s.cycles, s.bw_avg_bps,
-                               s.msg_rate, s.cycle_median_ns
-                        FROM run r JOIN run_summary s ON s.run_id = r.id
-                        WHERE r.experiment_id = ? AND r.status = 'FINISHED' ORDER BY r.idx, r.repeat""")
-                .param(experimentId)
-                .query((rs, i) -> new FinishedRun(rs.getLong(1), json.readValue(rs.getString(2), Map.class),
-                        json.readValue(rs.getString(3), Map.class), rs.getLong(4), rs.getDouble(5), rs.getDouble(6),
-                        rs.getDouble(7)))
-                .list();
+        return jdbc.sql(FINISHED + " WHERE r.experiment_id = ? AND r.status = 'FINISHED' ORDER BY r.idx, r.repeat")
+                .param(experimentId).query(this::row).list();
+    }
+
+    public Optional<FinishedRun> finishedRun(long runId) {
+        return jdbc.sql(FINISHED + " WHERE r.id = ? AND r.status = 'FINISHED'").param(runId).query(this::row)
+                .optional();
+    }
+
+    /** The baseline runs of these fingerprints, by fingerprint; fingerprints without one are absent. */
+    public Map<String, FinishedRun> baselines(Collection<String> fingerprints) {
+        Map<String, FinishedRun> found = new HashMap<>();
+        jdbc.sql("SELECT b.fingerprint, x.* FROM run_baseline b JOIN (" + FINISHED + ") x ON x.id = b.run_id"
+                        + " WHERE b.fingerprint = ANY(?)")
+                .param(fingerprints.toArray(String[]::new))
+                .query((rs, i) -> found.put(rs.getString(1), read(rs, 1))).list();
+        return found;
     }
 
     /** The cycle times of these runs, pooled: their stored histograms merged (see V3__run_histogram.sql). */
@@ -49,5 +76,17 @@ public class ComparisonRepository {
                 .param(runIds.toArray(Long[]::new))
                 .query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)}).list();
         return new MannWhitney.Counts(rows.stream().mapToLong(r -> r[0]).toArray(), rows.stream().mapToLong(r -> r[1]).toArray());
+    }
+
+    private FinishedRun row(ResultSet rs, int row) throws SQLException {
+        return read(rs, 0);
+    }
+
+    /** Reads the FINISHED columns that start after column `skip`. */
+    @SuppressWarnings("unchecked")
+    private FinishedRun read(ResultSet rs, int skip) throws SQLException {
+        return new FinishedRun(rs.getLong(skip + 1), rs.getLong(skip + 2), json.readValue(rs.getString(skip + 3), Map.class),
+                json.readValue(rs.getString(skip + 4), Map.class), rs.getLong(skip + 5), rs.getDouble(skip + 6),
+                rs.getDouble(skip + 7), rs.getDouble(skip + 8));
     }
 }

@@ -4,18 +4,20 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import org.qplab.controller.api.Conflict;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.history.ComparisonRepository.FinishedRun;
 import org.springframework.stereotype.Service;
 
-/** Pairs two experiments' runs by parameters and tests each pair's per-cycle times. Blocking. */
+/**
+ * Compares experiments, runs, or either against the baselines of their fingerprints: pairs runs,
+ * tests each pair's per-cycle times (Mann–Whitney) and gives each point a verdict. Blocking.
+ */
 @Service
 public class ComparisonService {
-
-    /** Host facts that make two runs unlike when they differ. */
-    static final List<String> FINGERPRINT_FACTS = List.of("kernel", "cpu_model", "cpus", "memory_kib", "os", "java", "engine");
 
     private final ComparisonRepository repository;
 
@@ -23,11 +25,10 @@ public class ComparisonService {
         this.repository = repository;
     }
 
+    /** Two experiments, their finished runs paired by parameters. */
     public Comparison compare(long baselineId, long candidateId, double alpha, double thresholdPercent) {
-        var baseline = new Comparison.Side(baselineId, repository.experimentName(baselineId)
-                .orElseThrow(() -> new NotFound("no experiment " + baselineId)));
-        var candidate = new Comparison.Side(candidateId, repository.experimentName(candidateId)
-                .orElseThrow(() -> new NotFound("no experiment " + candidateId)));
+        var baseline = experimentSide(baselineId);
+        var candidate = experimentSide(candidateId);
         Map<Map<String, Object>, List<FinishedRun>> before = byParams(repository.finishedRuns(baselineId));
         Map<Map<String, Object>, List<FinishedRun>> after = byParams(repository.finishedRuns(candidateId));
 
@@ -38,23 +39,91 @@ public class ComparisonService {
             if (other == null) {
                 baselineOnly.add(entry.getKey());
             } else {
-                points.add(point(entry.getKey(), entry.getValue(), other, alpha, thresholdPercent));
+                points.add(point(entry.getKey(), entry.getValue(), other, alpha, thresholdPercent, null));
             }
         }
         List<Map<String, Object>> candidateOnly = after.keySet().stream().filter(k -> !before.containsKey(k)).toList();
         return new Comparison(baseline, candidate, alpha, thresholdPercent,
-                mismatches(before.values(), after.values()), points, baselineOnly, candidateOnly);
+                mismatches(flatten(before.values()), flatten(after.values())), List.of(), points, baselineOnly, candidateOnly);
+    }
+
+    /** Two finished runs, paired whatever their parameters; those that differ are listed. */
+    public Comparison compareRuns(long baselineRunId, long candidateRunId, double alpha, double thresholdPercent) {
+        FinishedRun before = finished(baselineRunId);
+        FinishedRun after = finished(candidateRunId);
+        List<Comparison.ParamMismatch> params = new ArrayList<>();
+        new TreeSet<>(union(before.params().keySet(), after.params().keySet())).forEach(name -> {
+            Object a = before.params().get(name);
+            Object b = after.params().get(name);
+            if (!Objects.equals(a, b)) {
+                params.add(new Comparison.ParamMismatch(name, a, b));
+            }
+        });
+        return new Comparison(runSide(before), runSide(after), alpha, thresholdPercent,
+                mismatches(List.of(before), List.of(after)), params,
+                List.of(point(after.params(), List.of(before), List.of(after), alpha, thresholdPercent, null)),
+                List.of(), List.of());
+    }
+
+    /** An experiment's finished runs, or one run, against the baselines of their fingerprints. */
+    public BaselineComparison againstBaselines(Long experimentId, Long runId, double alpha, double thresholdPercent) {
+        Comparison.Side side;
+        List<FinishedRun> runs;
+        if (runId != null) {
+            FinishedRun run = finished(runId);
+            side = runSide(run);
+            runs = List.of(run);
+        } else {
+            side = experimentSide(experimentId);
+            runs = repository.finishedRuns(experimentId);
+        }
+        Map<String, List<FinishedRun>> byFingerprint = new LinkedHashMap<>();
+        runs.forEach(r -> byFingerprint.computeIfAbsent(r.fingerprint(), k -> new ArrayList<>()).add(r));
+        Map<String, FinishedRun> baselines = repository.baselines(byFingerprint.keySet());
+
+        List<Comparison.Point> points = new ArrayList<>();
+        List<BaselineComparison.WithoutBaseline> without = new ArrayList<>();
+        byFingerprint.forEach((fingerprint, group) -> {
+            FinishedRun baseline = baselines.get(fingerprint);
+            if (baseline == null) {
+                without.add(new BaselineComparison.WithoutBaseline(fingerprint, group.get(0).params(),
+                        group.stream().map(FinishedRun::id).toList()));
+            } else {
+                List<FinishedRun> candidates = group.stream().filter(r -> r.id() != baseline.id()).toList();
+                if (!candidates.isEmpty()) { // the baseline itself is not its own candidate
+                    points.add(point(group.get(0).params(), List.of(baseline), candidates, alpha, thresholdPercent, baseline));
+                }
+            }
+        });
+        return new BaselineComparison(side, alpha, thresholdPercent, points, without);
     }
 
     private Comparison.Point point(Map<String, Object> params, List<FinishedRun> before, List<FinishedRun> after,
-                                   double alpha, double thresholdPercent) {
+                                   double alpha, double thresholdPercent, FinishedRun baselineRun) {
         Comparison.Stats a = stats(before);
         Comparison.Stats b = stats(after);
         double p = MannWhitney.test(repository.cycleTimes(ids(before)), repository.cycleTimes(ids(after))).pValue();
         double cycleChange = percent(a.cycleMedianNs(), b.cycleMedianNs());
         String verdict = p >= alpha || Math.abs(cycleChange) < thresholdPercent ? "no change"
                 : cycleChange > 0 ? "regression" : "improvement";
-        return new Comparison.Point(params, a, b, percent(a.bwAvgBps(), b.bwAvgBps()), cycleChange, p, verdict);
+        return new Comparison.Point(params, a, b, percent(a.bwAvgBps(), b.bwAvgBps()), cycleChange, p, verdict,
+                baselineRun == null ? null : baselineRun.fingerprint(),
+                baselineRun == null ? null : baselineRun.id(), baselineRun == null ? null : baselineRun.experimentId());
+    }
+
+    private Comparison.Side experimentSide(long id) {
+        return new Comparison.Side(id, repository.experimentName(id).orElseThrow(() -> new NotFound("no experiment " + id)), null);
+    }
+
+    private Comparison.Side runSide(FinishedRun run) {
+        return new Comparison.Side(run.experimentId(), repository.experimentName(run.experimentId()).orElseThrow(), run.id());
+    }
+
+    /** 404 for no such run, 409 for one that has not finished. */
+    private FinishedRun finished(long runId) {
+        String[] found = repository.runStatusAndExperimentName(runId).orElseThrow(() -> new NotFound("no run " + runId));
+        return repository.finishedRun(runId).orElseThrow(() -> new Conflict("run " + runId + " is " + found[0]
+                + ": only finished runs compare"));
     }
 
     private static Comparison.Stats stats(List<FinishedRun> runs) {
@@ -64,9 +133,9 @@ public class ComparisonService {
                 runs.stream().mapToDouble(FinishedRun::cycleMedianNs).average().orElse(0));
     }
 
-    private static List<Comparison.Mismatch> mismatches(Iterable<List<FinishedRun>> before, Iterable<List<FinishedRun>> after) {
+    private static List<Comparison.Mismatch> mismatches(List<FinishedRun> before, List<FinishedRun> after) {
         List<Comparison.Mismatch> mismatches = new ArrayList<>();
-        for (String fact : FINGERPRINT_FACTS) {
+        for (String fact : Fingerprint.HOST_FACTS) {
             Set<String> a = values(before, fact);
             Set<String> b = values(after, fact);
             if (!a.equals(b)) {
@@ -76,10 +145,22 @@ public class ComparisonService {
         return mismatches;
     }
 
-    private static Set<String> values(Iterable<List<FinishedRun>> groups, String fact) {
+    private static Set<String> values(List<FinishedRun> runs, String fact) {
         Set<String> values = new TreeSet<>();
-        groups.forEach(runs -> runs.forEach(r -> values.add(String.valueOf(r.hostFacts().get(fact)))));
+        runs.forEach(r -> values.add(String.valueOf(Fingerprint.host(r.hostFacts()).get(fact))));
         return values;
+    }
+
+    private static List<FinishedRun> flatten(Iterable<List<FinishedRun>> groups) {
+        List<FinishedRun> all = new ArrayList<>();
+        groups.forEach(all::addAll);
+        return all;
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new TreeSet<>(a);
+        all.addAll(b);
+        return all;
     }
 
     private static Map<Map<String, Object>, List<FinishedRun>> byParams(List<FinishedRun> runs) {

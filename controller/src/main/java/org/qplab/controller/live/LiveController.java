@@ -13,8 +13,9 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 
 /**
- * GET /api/runs/{id}/live: server-sent events "progress" (per stored frame, per thread) and one
- * "end". A run that has already ended answers with its end at once; a queued one waits for it.
+ * GET /api/runs/{id}/live: server-sent events "status" (once, when the watch has begun), "progress"
+ * (per stored frame, per thread) and one "end". A run that has already ended answers with its end at
+ * once; a queued one waits for it.
  */
 @RestController
 class LiveController {
@@ -38,12 +39,18 @@ class LiveController {
                         live.ended(id, run.status()); // nothing more will come: release the watch
                         return Flux.<LiveEvent>just(new LiveEvent.End(id, run.status()));
                     }
-                    return events;
+                    return Flux.concat(Flux.just(new LiveEvent.Watching(id, run.status())), events);
                 })
-                .map(event -> ServerSentEvent.<LiveEvent>builder(event)
-                        .event(event instanceof LiveEvent.End ? "end" : "progress").build())
+                .map(event -> ServerSentEvent.<LiveEvent>builder(event).event(name(event)).build())
                 .mergeWith(Flux.interval(Duration.ofSeconds(15)).map(i -> ServerSentEvent.<LiveEvent>builder().comment("keep-alive").build()))
                 .takeUntil(sse -> "end".equals(sse.event()));
+    }
+
+    private static String name(LiveEvent event) {
+        if (event instanceof LiveEvent.Watching) {
+            return "status";
+        }
+        return event instanceof LiveEvent.End ? "end" : "progress";
     }
 
     private static boolean ended(Run run) {

@@ -2,10 +2,16 @@ package org.qplab.controller.live;
 
 import java.util.List;
 
-/** What a live view of a run receives: progress after each stored frame, then the run's end. */
+/**
+ * What a live view of a run receives: its status when the watch begins (every frame stored from then
+ * on follows), progress after each stored frame, then the run's end.
+ */
 public sealed interface LiveEvent {
 
     long runId();
+
+    /** The watch has begun: the run is QUEUED or RUNNING. */
+    record Watching(long runId, String status) implements LiveEvent {}
 
     /**
      * One stored frame, per thread: cycles and bytes it carried, the time span they cover (ns since

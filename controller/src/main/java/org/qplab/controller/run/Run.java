@@ -3,7 +3,11 @@ package org.qplab.controller.run;
 import java.time.OffsetDateTime;
 import java.util.Map;
 
-/** A run as the API shows it: its engine parameters, where and when it ran, and its summary once finished. */
+/**
+ * A run as the API shows it: its engine parameters, where and when it ran, its summary once finished,
+ * its fingerprint once it has started on a host (parameters + host, see history/Fingerprint) and
+ * whether it is the baseline of that fingerprint.
+ */
 public record Run(long id, long experimentId, int index, int repeat, Map<String, Object> params, String status,
                   String agentId, int attempt, OffsetDateTime startedAt, OffsetDateTime finishedAt, String error,
-                  Map<String, Object> summary) {}
+                  Map<String, Object> summary, String fingerprint, boolean baseline) {}

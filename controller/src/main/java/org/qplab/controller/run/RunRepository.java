@@ -6,6 +6,7 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.qplab.controller.history.Fingerprint;
 import org.qplab.protocol.Sample;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -17,8 +18,9 @@ public class RunRepository {
 
     private static final String SELECT = """
             SELECT r.id, r.experiment_id, r.idx, r.repeat, r.params::text AS params, r.status, r.agent_id, r.attempt,
-                   r.started_at, r.finished_at, r.error, s.summary::text AS summary
-            FROM run r LEFT JOIN run_summary s ON s.run_id = r.id
+                   r.started_at, r.finished_at, r.error, s.summary::text AS summary, r.host_facts::text AS host_facts,
+                   b.run_id IS NOT NULL AS baseline
+            FROM run r LEFT JOIN run_summary s ON s.run_id = r.id LEFT JOIN run_baseline b ON b.run_id = r.id
             """;
 
     private final JdbcClient jdbc;
@@ -50,10 +52,13 @@ public class RunRepository {
 
     private Run map(ResultSet rs, int row) throws SQLException {
         String summary = rs.getString("summary");
+        String hostFacts = rs.getString("host_facts");
+        Map<String, Object> params = toMap(rs.getString("params"));
         return new Run(rs.getLong("id"), rs.getLong("experiment_id"), rs.getInt("idx"), rs.getInt("repeat"),
-                toMap(rs.getString("params")), rs.getString("status"), rs.getString("agent_id"), rs.getInt("attempt"),
+                params, rs.getString("status"), rs.getString("agent_id"), rs.getInt("attempt"),
                 rs.getObject("started_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
-                rs.getString("error"), summary == null ? null : toMap(summary));
+                rs.getString("error"), summary == null ? null : toMap(summary),
+                hostFacts == null ? null : Fingerprint.of(params, toMap(hostFacts)), rs.getBoolean("baseline"));
     }
 
     @SuppressWarnings("unchecked")

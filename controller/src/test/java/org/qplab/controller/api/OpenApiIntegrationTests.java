@@ -18,6 +18,9 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
         assertThat(((Map<?, ?>) document.get("paths")).keySet().stream().map(String::valueOf).toList()).contains(
                 "/api/experiments", "/api/experiments/{id}", "/api/experiments/{id}/runs",
                 "/api/experiments/{id}/cancel", "/api/experiments/{id}/curve", "/api/runs/{id}",
-                "/api/runs/{id}/samples", "/api/runs/{id}/summary", "/api/compare", "/api/agents");
+                "/api/runs/{id}/samples", "/api/runs/{id}/summary", "/api/compare", "/api/agents",
+                "/api/experiments/validate", "/api/runs/{id}/live", "/api/runs/{id}/timeline", "/api/runs/{id}/histogram",
+                "/api/runs/{id}/fingerprint", "/api/runs/{id}/baseline", "/api/baselines", "/api/compare/runs",
+                "/api/compare/baselines", "/api/hosts", "/api/hosts/{name}/deploy", "/api/hosts/{name}/stop");
     }
 }

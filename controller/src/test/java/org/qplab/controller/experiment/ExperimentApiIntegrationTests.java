@@ -98,6 +98,17 @@ class ExperimentApiIntegrationTests extends ControllerIntegrationTest {
     }
 
     @Test
+    void validatesAMatrixWithoutStoringIt() {
+        long experiments = count("experiment");
+        http().post().uri("/api/experiments/validate").contentType(YAML)
+                .bodyValue("name: dry\nbase: {iterations: 5}\ndimensions: {msg_size: [64, 128, 4K], threads: [1, 2]}\nrepeats: 3\n")
+                .exchange().expectStatus().isOk()
+                .expectBody().jsonPath("$.name").isEqualTo("dry").jsonPath("$.runs").isEqualTo(18)
+                .jsonPath("$.points").isEqualTo(6);
+        assertThat(count("experiment")).isEqualTo(experiments);
+    }
+
+    @Test
     void answersNotFoundForAnUnknownExperiment() {
         http().get().uri("/api/experiments/999999").exchange().expectStatus().isNotFound()
                 .expectBody().jsonPath("$.error").isEqualTo("no experiment 999999");
@@ -116,6 +127,10 @@ class ExperimentApiIntegrationTests extends ControllerIntegrationTest {
                 .containsExactlyInAnyOrder((Object[]) fields);
         assertThat(count("experiment")).as("experiments stored").isEqualTo(experiments);
         assertThat(count("run")).as("runs stored").isEqualTo(runs);
+        Map<String, Object> validated = http().post().uri("/api/experiments/validate").contentType(type).bodyValue(body)
+                .exchange().expectStatus().isEqualTo(HttpStatus.BAD_REQUEST).expectBody(JSON_OBJECT).returnResult()
+                .getResponseBody();
+        assertThat(validated).as("validate answers as a submit would").isEqualTo(error);
         return error;
     }
 }

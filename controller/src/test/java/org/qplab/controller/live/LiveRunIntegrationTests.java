@@ -46,6 +46,8 @@ class LiveRunIntegrationTests extends ControllerIntegrationTest {
             assertThat(((Number) thread.get("lastEndNs")).longValue()).isGreaterThan(((Number) thread.get("firstStartNs")).longValue());
             assertThat(((Number) thread.get("bytes")).longValue()).isEqualTo(4096 * ((Number) thread.get("cycles")).longValue());
 
+            assertThat(events.get(0).event()).as("the watch begins with the run's status").isEqualTo("status");
+            assertThat(events.get(0).data()).containsEntry("status", "QUEUED");
             ServerSentEvent<Map<String, Object>> last = events.get(events.size() - 1);
             assertThat(last.event()).isEqualTo("end");
             assertThat(last.data()).containsEntry("status", "FINISHED");

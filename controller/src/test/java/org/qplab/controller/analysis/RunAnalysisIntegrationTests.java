@@ -1,0 +1,106 @@
+package org.qplab.controller.analysis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.StoredExperiments;
+import org.qplab.controller.ingest.RunOutcomes;
+import org.qplab.controller.ingest.SampleIngest;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/** A finished run's cycle-time distribution, its timeline, and the p99.9 curve, checked against the stored samples. */
+class RunAnalysisIntegrationTests extends ControllerIntegrationTest {
+
+    @Autowired
+    private SampleIngest ingest;
+
+    @Autowired
+    private RunOutcomes outcomes;
+
+    @Test
+    void theHistogramCountsEveryStoredCycleInTheBinOfItsTime() throws Exception {
+        long runId = firstRun(new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096]", 51, 1.0, "analysis"));
+
+        Map<String, Object> histogram = get("/api/runs/" + runId + "/histogram?binsPerOctave=8");
+        assertThat(histogram).containsEntry("cycles", StoredExperiments.CYCLES).containsEntry("binsPerOctave", 8);
+        List<Map<String, Object>> bins = list(histogram.get("bins"));
+        assertThat(bins).hasSizeGreaterThan(10);
+        long sum = 0;
+        for (Map<String, Object> bin : bins) {
+            long low = number(bin, "lowNs");
+            long high = number(bin, "highNs");
+            long count = number(bin, "count");
+            assertThat(count).as("cycles in %d..%d ns", low, high).isEqualTo(jdbc.sql("""
+                            SELECT count(*) FROM sample WHERE run_id = ? AND end_ns - start_ns >= ? AND end_ns - start_ns < ?""")
+                    .params(runId, low, high).query(Long.class).single());
+            assertThat((double) high / low).isLessThanOrEqualTo(1.125);
+            sum += count;
+        }
+        assertThat(sum).isEqualTo(StoredExperiments.CYCLES);
+
+        http().get().uri("/api/runs/{id}/histogram?binsPerOctave=3", runId).exchange().expectStatus().isBadRequest()
+                .expectBody().jsonPath("$.violations[0].field").isEqualTo("binsPerOctave");
+        http().get().uri("/api/runs/987654/histogram").exchange().expectStatus().isNotFound();
+    }
+
+    @Test
+    void theTimelineSumsEachThreadsStoredCyclesPerSlot() throws Exception {
+        long runId = firstRun(new StoredExperiments(http(), jdbc, ingest, outcomes).create("[65536]", 52, 1.0, "analysis"));
+
+        Map<String, Object> timeline = get("/api/runs/" + runId + "/timeline?slots=10");
+        long interval = number(timeline, "intervalNs");
+        List<Map<String, Object>> points = list(timeline.get("points"));
+        assertThat(points).hasSizeBetween(9, 10);
+        long cycles = 0;
+        for (Map<String, Object> point : points) {
+            long slotStart = number(point, "lastEndNs") / interval * interval;
+            Map<String, Object> stored = jdbc.sql("""
+                            SELECT count(*) AS cycles, sum(bytes) AS bytes, min(start_ns) AS first FROM sample
+                            WHERE run_id = ? AND thread = ? AND end_ns >= ? AND end_ns < ?""")
+                    .params(runId, number(point, "thread"), slotStart, slotStart + interval).query().singleRow();
+            assertThat(number(point, "cycles")).isEqualTo(((Number) stored.get("cycles")).longValue());
+            assertThat(number(point, "bytes")).isEqualTo(((Number) stored.get("bytes")).longValue());
+            assertThat(number(point, "firstStartNs")).isEqualTo(((Number) stored.get("first")).longValue());
+            cycles += number(point, "cycles");
+        }
+        assertThat(cycles).isEqualTo(StoredExperiments.CYCLES);
+        http().get().uri("/api/runs/{id}/timeline?slots=0", runId).exchange().expectStatus().isBadRequest();
+    }
+
+    @Test
+    void theP999CurveIsTheStoredSummarysP999() throws Exception {
+        long experimentId = new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096, 65536]", 53, 1.0, "analysis");
+
+        Map<String, Object> curve = get("/api/experiments/" + experimentId + "/curve?x=msg_size&y=cycle_p999_ns&series=threads");
+        List<Map<String, Object>> points = list(curve.get("points"));
+        assertThat(points).hasSize(2);
+        for (Map<String, Object> point : points) {
+            double stored = jdbc.sql("""
+                            SELECT (s.summary -> 'cycle_ns' ->> 'p999')::float8 FROM run r JOIN run_summary s ON s.run_id = r.id
+                            WHERE r.experiment_id = ? AND (r.params ->> 'msg_size')::bigint = ?""")
+                    .params(experimentId, ((Number) point.get("x")).longValue()).query(Double.class).single();
+            assertThat(((Number) point.get("y")).doubleValue()).isCloseTo(stored, within(1e-6)).isGreaterThan(100_000);
+        }
+    }
+
+    private long firstRun(long experimentId) {
+        return jdbc.sql("SELECT min(id) FROM run WHERE experiment_id = ?").param(experimentId).query(Long.class).single();
+    }
+
+    private Map<String, Object> get(String uri) {
+        return http().get().uri(uri).exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+    }
+
+    private static long number(Map<String, Object> map, String key) {
+        return ((Number) map.get(key)).longValue();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> list(Object value) {
+        return (List<Map<String, Object>>) value;
+    }
+}

@@ -1,0 +1,146 @@
+package org.qplab.controller.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.NoSuchElementException;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.qplab.controller.ControllerIntegrationTest;
+
+/**
+ * The dashboard in headless Chromium against a real controller: a browser per test, waits that
+ * look again while the page re-renders, what the charts draw (read from their Chart.js instances),
+ * downloads into a directory of the test's own, and screenshots into target/screenshots/.
+ */
+abstract class BrowserTest extends ControllerIntegrationTest {
+
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    static final Path SCREENSHOTS = Path.of("target", "screenshots");
+
+    protected ChromeDriver browser;
+    protected Path downloads;
+
+    @BeforeEach
+    void openBrowser() throws IOException {
+        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+                "headless Chromium is not installed: apt-get install -y chromium chromium-driver (.ci/run does)");
+        downloads = Files.createTempDirectory("qplab-downloads");
+        ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments(
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--window-size=1400,1600", "--user-data-dir=" + Files.createTempDirectory("qplab-chromium"));
+        options.setExperimentalOption("prefs", Map.of("download.default_directory", downloads.toString(),
+                "download.prompt_for_download", false));
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).build();
+        browser = new ChromeDriver(service, options);
+        Files.createDirectories(SCREENSHOTS);
+    }
+
+    @AfterEach
+    void closeBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    protected void open(String hash) {
+        browser.get("http://127.0.0.1:" + port + "/" + hash);
+    }
+
+    /** Points of a chart by series label: each point's fields (x, y, min, max, n, ...) as numbers. */
+    @SuppressWarnings("unchecked")
+    protected Map<String, List<Map<String, Double>>> points(String chart) {
+        Object result = browser.executeScript("""
+                const out = {};
+                for (const d of window.qplabCharts[arguments[0]].data.datasets) {
+                  out[d.label] = d.data.map(p => Object.fromEntries(Object.entries(p)
+                      .filter(([k, v]) => typeof v === 'number').map(([k, v]) => [k, v])));
+                }
+                return out;""", chart);
+        Map<String, List<Map<String, Double>>> points = new HashMap<>();
+        ((Map<String, List<Map<String, Number>>>) result).forEach((label, list) -> {
+            List<Map<String, Double>> converted = new ArrayList<>();
+            list.forEach(p -> {
+                Map<String, Double> point = new HashMap<>();
+                p.forEach((key, value) -> point.put(key, value.doubleValue()));
+                converted.add(point);
+            });
+            points.put(label, converted);
+        });
+        return points;
+    }
+
+    /** The points a chart draws, by series label: [x, y] in the chart's units. */
+    protected Map<String, List<List<Double>>> drawn(String chart) {
+        Map<String, List<List<Double>>> drawn = new HashMap<>();
+        points(chart).forEach((label, list) -> drawn.put(label, list.stream().map(p -> List.of(p.get("x"), p.get("y"))).toList()));
+        return drawn;
+    }
+
+    /** An axis of a chart: {type, title}. */
+    @SuppressWarnings("unchecked")
+    protected Map<String, Object> axis(String chart, String axis) {
+        return (Map<String, Object>) browser.executeScript("""
+                const scale = window.qplabCharts[arguments[0]].options.scales[arguments[1]];
+                return {type: scale.type, title: scale.title.text, beginAtZero: !!scale.beginAtZero};""", chart, axis);
+    }
+
+    protected void awaitCharts(Duration timeout, String... names) {
+        String condition = String.join(" && ", java.util.Arrays.stream(names)
+                .map(n -> "window.qplabCharts." + n + " && window.qplabCharts." + n + ".data.datasets.length > 0").toList());
+        waiting(timeout).until(driver -> ((JavascriptExecutor) driver).executeScript("return !!(window.qplabCharts && " + condition + ")"));
+    }
+
+    protected WebElement waitFor(By locator) {
+        return waiting(Duration.ofSeconds(20)).until(ExpectedConditions.visibilityOfElementLocated(locator));
+    }
+
+    /** The pages re-render every few seconds: an element found a moment ago may be gone, so look again. */
+    protected WebDriverWait waiting(Duration timeout) {
+        WebDriverWait wait = new WebDriverWait(browser, timeout);
+        wait.ignoring(StaleElementReferenceException.class).ignoring(NoSuchElementException.class);
+        return wait;
+    }
+
+    /** Clicks what the locator finds, looking again if the page re-rendered it meanwhile. */
+    protected void click(By locator) {
+        waiting(Duration.ofSeconds(20)).until(driver -> {
+            driver.findElement(locator).click();
+            return true;
+        });
+    }
+
+    /** The downloaded file of that name, once the browser has written all of it. */
+    protected Path downloaded(String name) {
+        Path file = downloads.resolve(name);
+        waiting(Duration.ofSeconds(20)).until(driver -> Files.isRegularFile(file)
+                && !Files.exists(downloads.resolve(name + ".crdownload")));
+        assertThat(file).isNotEmptyFile();
+        return file;
+    }
+
+    protected void screenshot(String name) throws IOException {
+        Files.write(SCREENSHOTS.resolve(name + ".png"), ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
+    }
+}

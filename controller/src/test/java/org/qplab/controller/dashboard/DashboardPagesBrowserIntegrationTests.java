@@ -1,0 +1,203 @@
+package org.qplab.controller.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.Select;
+import org.qplab.controller.AgentProcess;
+import org.springframework.http.MediaType;
+
+/** The experiments list's filters, a run's live view, and the hosts page, in headless Chromium. */
+class DashboardPagesBrowserIntegrationTests extends BrowserTest {
+
+    /**
+     * Stored data, not a measurement: the facts an agent on a Soft-RoCE host reports (the shape the
+     * agent's HostFacts sends), because the test machine has no RDMA device of its own.
+     */
+    private static final String RDMA_DEVICE_FIXTURE = """
+            {"hostname": "fixture-node1", "kernel": "6.1.0-fixture", "cpus": 4, "cpu_model": "Fixture CPU",
+             "memory_kib": 8388608, "java": "OpenJDK 17", "engine": {"version": "0.1.0"},
+             "rdma_core": "rdma-core 44.0 (libibverbs.so.1.14.44.0)",
+             "rdma_devices": [{"name": "rxe0", "fw_ver": "0.0.0", "node_guid": "5054:00ff:fe12:3456",
+               "vendor_id": 16777215, "vendor_part_id": 0, "max_qp": 1048560, "max_qp_wr": 1048576, "max_sge": 32,
+               "max_cq": 1048576, "max_cqe": 32767, "max_mr": 524287, "max_srq": 917503, "max_srq_wr": 1048576,
+               "max_qp_rd_atom": 128, "max_inline_data": 0, "xrc": false, "device_cap_flags": "0x00213c76",
+               "ports": [{"port": 1, "state": "ACTIVE", "link_layer": "Ethernet", "max_mtu": 4096, "active_mtu": 1024,
+                 "lid": 0, "gids": [{"index": 0, "gid": "fe80::5054:ff:fe12:3456", "type": "RoCE v2"},
+                                    {"index": 1, "gid": "::ffff:198.18.0.11", "type": "RoCE v2"}]}]}]}""";
+    private static final String NO_RDMA_FIXTURE = """
+            {"hostname": "fixture-node2", "kernel": "6.1.0-fixture", "cpus": 2,
+             "rdma_unavailable": "/sys/class/infiniband is empty: no RDMA driver is loaded"}""";
+
+    @Test
+    void theListFiltersByStatusAndNameAndShowsTheTimeLeftOfARunningExperiment() throws Exception {
+        long queued = submit("filter-ui-queued", "[1]");
+        long cancelled = submit("filter-ui-cancelled", "[1]");
+        http().post().uri("/api/experiments/{id}/cancel", cancelled).exchange().expectStatus().isOk();
+        long running = submit("filter-ui-running", "[1, 2, 3, 4, 5]");
+        // two of five runs finished after 10 s and 20 s, one runs: 2 runs left × 15 s ÷ 1 running = 45 s
+        List<Long> runs = jdbc.sql("SELECT id FROM run WHERE experiment_id = ? ORDER BY idx").param(running).query(Long.class).list();
+        jdbc.sql("""
+                UPDATE run SET status = 'FINISHED', started_at = now() - interval '1 minute',
+                    finished_at = now() - interval '1 minute' + make_interval(secs => CASE WHEN idx = 0 THEN 10 ELSE 20 END)
+                WHERE id = ANY(?)""").param(new Long[] {runs.get(0), runs.get(1)}).update();
+        jdbc.sql("UPDATE run SET status = 'RUNNING', started_at = now() WHERE id = ?").param(runs.get(2)).update();
+        jdbc.sql("UPDATE experiment SET status = 'RUNNING' WHERE id = ?").param(running).update();
+        try {
+            open("");
+            waitFor(By.id("filter-name")).sendKeys("FILTER-ui");
+            awaitRows(Set.of(queued, cancelled, running));
+
+            new Select(browser.findElement(By.id("filter-status"))).selectByValue("RUNNING");
+            awaitRows(Set.of(running));
+            WebElement row = browser.findElement(By.id("experiment-" + running));
+            assertThat(row.getText()).contains("2 / 5 runs · 40 %").contains("~45 s left");
+            assertThat(browser.getCurrentUrl()).endsWith("#/?status=RUNNING&name=FILTER-ui");
+            screenshot("experiments-filtered");
+
+            open("#/?status=CANCELLED&name=filter-ui"); // a shared link opens with its filter
+            awaitRows(Set.of(cancelled));
+            assertThat(new Select(browser.findElement(By.id("filter-status"))).getFirstSelectedOption().getAttribute("value"))
+                    .isEqualTo("CANCELLED");
+        } finally {
+            List.of(queued, running).forEach(id -> http().post().uri("/api/experiments/{id}/cancel", id).exchange());
+            jdbc.sql("UPDATE run SET status = 'CANCELLED' WHERE experiment_id = ? AND status = 'RUNNING'").param(running).update();
+        }
+    }
+
+    @Test
+    void aRunsThroughputAndCycleTimeArriveLivePerThreadAndEqualItsStoredSamples() throws Exception {
+        Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"name\":\"live-browser\",\"base\":{\"provider\":\"tcp\",\"msg_size\":65536,\"threads\":2,\"duration_ms\":1500}}")
+                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        long runId = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(((Number) created.get("id")).longValue())
+                .query(Long.class).single();
+        open("#/runs/" + runId); // no agent yet: the run waits in the queue while the page subscribes
+        waiting(Duration.ofSeconds(20)).until(driver ->
+                "watching".equals(driver.findElement(By.id("live-state")).getAttribute("data-live")));
+
+        try (AgentProcess agent = AgentProcess.start(port, "live-browser-agent", TOKEN)) {
+            waiting(Duration.ofSeconds(60)).until(driver ->
+                    "ended".equals(driver.findElement(By.id("live-state")).getAttribute("data-live")));
+            awaitCharts(Duration.ofSeconds(20), "runThroughput", "runCycleTime", "runDistribution");
+            screenshot("live");
+
+            Map<String, List<Map<String, Double>>> live = points("runThroughput");
+            assertThat(live).containsOnlyKeys("thread 0", "thread 1");
+            assertThat(live.get("thread 0")).as("frames drawn (agent log: %s)", agent.log()).hasSizeGreaterThanOrEqualTo(3);
+            assertEveryStoredCycleIsDrawnOnce(runId, live);
+            assertThat(points("runCycleTime").get("thread 1")).hasSameSizeAs(live.get("thread 1"));
+            assertThat(axis("runThroughput", "y")).containsEntry("title", "Throughput (Gbit/s)").containsEntry("beginAtZero", true);
+            assertThat(axis("runThroughput", "x")).containsEntry("title", "Time since the run started (s)");
+            assertThat(axis("runCycleTime", "y")).containsEntry("title", "Cycle time (µs)");
+
+            // opened again, the finished run draws its stored timeline: the points the REST API serves
+            open("#/experiments/" + created.get("id"));
+            open("#/runs/" + runId);
+            waiting(Duration.ofSeconds(20)).until(driver ->
+                    "stored".equals(driver.findElement(By.id("live-state")).getAttribute("data-live")));
+            awaitCharts(Duration.ofSeconds(20), "runThroughput", "runDistribution");
+            Map<String, List<Map<String, Double>>> stored = points("runThroughput");
+            assertEveryStoredCycleIsDrawnOnce(runId, stored);
+            List<Map<String, Object>> timeline = timeline(runId);
+            assertThat(stored.values().stream().mapToInt(List::size).sum()).isEqualTo(timeline.size());
+            for (Map<String, Object> slot : timeline) {
+                Map<String, Double> point = stored.get("thread " + slot.get("thread")).stream()
+                        .filter(p -> p.get("lastEndNs") == ((Number) slot.get("lastEndNs")).doubleValue()).findFirst().orElseThrow();
+                double span = ((Number) slot.get("lastEndNs")).doubleValue() - ((Number) slot.get("firstStartNs")).doubleValue();
+                assertThat(point.get("y")).isCloseTo(((Number) slot.get("bytes")).doubleValue() * 8 / span, offset(1e-9));
+            }
+            assertThat(points("runDistribution").get("run #" + runId).stream().mapToDouble(p -> p.get("count")).sum())
+                    .isEqualTo((double) jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(runId).query(Long.class).single());
+        }
+    }
+
+    @Test
+    void theHostsPageShowsTheInventoryTheAgentsTheirDevicesAndADeployErrorAsTheServerWordsIt() throws Exception {
+        jdbc.sql("""
+                INSERT INTO agent (id, hostname, facts, connected, last_heartbeat)
+                VALUES ('fixture-rdma-host', 'fixture-node1', CAST(? AS jsonb), false, now() - interval '42 seconds'),
+                       ('fixture-tcp-host', 'fixture-node2', CAST(? AS jsonb), false, now() - interval '42 seconds')
+                ON CONFLICT (id) DO UPDATE SET facts = excluded.facts, last_heartbeat = excluded.last_heartbeat""")
+                .params(RDMA_DEVICE_FIXTURE, NO_RDMA_FIXTURE).update();
+        http().delete().uri("/api/hosts/browser-host").exchange();
+
+        open("#/hosts");
+        WebElement form = waitFor(By.id("add-host"));
+        form.findElement(By.name("name")).sendKeys("browser-host");
+        form.findElement(By.name("address")).sendKeys("127.0.0.1");
+        form.findElement(By.name("sshPort")).sendKeys("1");
+        form.findElement(By.cssSelector("button")).click();
+        WebElement host = waitFor(By.id("host-browser-host"));
+        assertThat(host.getText()).contains("root@127.0.0.1:1").contains("ADDED").contains("disconnected").contains("never");
+        WebElement rdma = waitFor(By.id("agent-fixture-rdma-host"));
+        assertThat(rdma.getText()).contains("fixture-node1").contains("kernel 6.1.0-fixture").contains("Fixture CPU × 4")
+                .contains("8 GiB memory").contains("rdma-core 44.0").containsPattern("last heartbeat \\d+ s ago");
+        WebElement device = rdma.findElement(By.cssSelector(".device[data-device='rxe0']"));
+        assertThat(device.findElement(By.cssSelector("tr[data-cap='max_qp'] td")).getText()).isEqualTo("1048560");
+        assertThat(device.findElement(By.cssSelector("tr[data-cap='xrc'] td")).getText()).isEqualTo("no");
+        assertThat(device.findElement(By.cssSelector("tr[data-cap='device_cap_flags'] td")).getText()).isEqualTo("0x00213c76");
+        assertThat(device.findElement(By.cssSelector("tr[data-port='1']")).getText()).contains("ACTIVE").contains("Ethernet")
+                .contains("1024").contains("[1] ::ffff:198.18.0.11 RoCE v2");
+        assertThat(browser.findElement(By.cssSelector("#agent-fixture-tcp-host .rdma-unavailable")).getText())
+                .isEqualTo("No RDMA device (rdma_unavailable): /sys/class/infiniband is empty: no RDMA driver is loaded");
+
+        click(By.cssSelector("#host-browser-host button.host-deploy"));
+        String shown = waiting(Duration.ofSeconds(60)).until(driver -> {
+            String text = driver.findElement(By.cssSelector("#host-browser-host .host-error")).getText();
+            return text.isEmpty() ? null : text;
+        });
+        Map<String, Object> failed = http().get().uri("/api/hosts/browser-host").exchange().expectStatus().isOk()
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat(failed).containsEntry("state", "FAILED");
+        assertThat(shown).as("the error exactly as the API gave it").isEqualTo(failed.get("detail"));
+        waiting(Duration.ofSeconds(10)).until(driver ->
+                "FAILED".equals(driver.findElement(By.id("host-browser-host")).getAttribute("data-state")));
+        screenshot("hosts");
+    }
+
+    private long submit(String name, String threads) {
+        Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"name\":\"" + name + "\",\"base\":{\"msg_size\":64,\"iterations\":5},\"dimensions\":{\"threads\":" + threads + "}}")
+                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        return ((Number) created.get("id")).longValue();
+    }
+
+    /** Waits until the list shows exactly these experiments. */
+    private void awaitRows(Set<Long> ids) {
+        waiting(Duration.ofSeconds(20)).until(driver -> driver.findElements(By.cssSelector("#experiments tbody tr")).stream()
+                .map(r -> Long.parseLong(r.getAttribute("id").replace("experiment-", ""))).collect(Collectors.toSet()).equals(ids));
+    }
+
+    /** Per thread, the points' cycles and bytes add up to the thread's stored samples, and y is their throughput. */
+    private void assertEveryStoredCycleIsDrawnOnce(long runId, Map<String, List<Map<String, Double>>> drawn) {
+        Map<Integer, long[]> stored = new HashMap<>();
+        jdbc.sql("SELECT thread, count(*), sum(bytes) FROM sample WHERE run_id = ? GROUP BY thread").param(runId)
+                .query((rs, i) -> stored.put(rs.getInt(1), new long[] {rs.getLong(2), rs.getLong(3)})).list();
+        assertThat(stored).containsOnlyKeys(0, 1);
+        stored.forEach((thread, sums) -> {
+            List<Map<String, Double>> points = drawn.get("thread " + thread);
+            assertThat(points.stream().mapToDouble(p -> p.get("cycles")).sum()).as("cycles of thread %d", thread).isEqualTo((double) sums[0]);
+            assertThat(points.stream().mapToDouble(p -> p.get("bytes")).sum()).as("bytes of thread %d", thread).isEqualTo((double) sums[1]);
+            for (Map<String, Double> p : points) {
+                assertThat(p.get("y")).isCloseTo(p.get("bytes") * 8 / Math.max(1, p.get("lastEndNs") - p.get("firstStartNs")), offset(1e-9));
+                assertThat(p.get("x")).isCloseTo(p.get("lastEndNs") / 1e9, offset(1e-12));
+            }
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<Map<String, Object>> timeline(long runId) {
+        return (List<Map<String, Object>>) http().get().uri("/api/runs/{id}/timeline?slots=200", runId).exchange()
+                .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody().get("points");
+    }
+}

@@ -1,0 +1,104 @@
+// One run, #/runs/12: what it ran with and where, its numbers, throughput and cycle time over time
+// per thread (live while it runs), its cycle-time distribution, and its baseline status.
+import { getFingerprint, getRun } from './api.js';
+import { clearError, showError } from './banner.js';
+import { baselineToggle } from './baseline.js';
+import { chartCard } from './chart-card.js';
+import { destroyAllCharts } from './charts.js';
+import { compareHash } from './compare-picker.js';
+import { drawDistributions, loadDistributions } from './distribution.js';
+import { h, statusBadge } from './dom.js';
+import {
+  bytesPerSecondToGbit, formatNumber, formatTime, messagesPerSecondToMillions, nanosToMicros,
+} from './format.js';
+import { orderParams, paramList } from './params.js';
+import { runTimeline } from './run-timeline.js';
+
+const CYCLE_FIELDS = [['min', 'min'], ['median', 'median'], ['avg', 'avg'], ['p99', 'p99'], ['p999', 'p99.9'], ['max', 'max']];
+
+function numbersTable(summary) {
+  if (!summary) return h('p', { class: 'empty' }, 'No summary yet: it is stored when the run ends.');
+  const rows = [{ label: 'all threads', ...summary }, ...(summary.per_thread ?? []).map((t) => ({ label: `thread ${t.thread}`, ...t }))];
+  return h('div', { class: 'table-scroll' }, h('table', { id: 'run-numbers', class: 'grid' },
+    h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', { class: 'num' }, 'cycles'),
+      h('th', { class: 'num' }, 'BW avg (Gbit/s)'), h('th', { class: 'num' }, 'BW peak (Gbit/s)'),
+      h('th', { class: 'num' }, 'Msg rate (Mmsg/s)'),
+      CYCLE_FIELDS.map(([, label]) => h('th', { class: 'num' }, `cycle ${label} (µs)`)))),
+    h('tbody', {}, rows.map((row) => h('tr', {},
+      h('td', {}, row.label), h('td', { class: 'num' }, row.cycles ?? '–'),
+      h('td', { class: 'num' }, formatNumber(bytesPerSecondToGbit(row.bw_avg_bps))),
+      h('td', { class: 'num' }, formatNumber(bytesPerSecondToGbit(row.bw_peak_bps))),
+      h('td', { class: 'num' }, formatNumber(messagesPerSecondToMillions(row.msg_rate))),
+      CYCLE_FIELDS.map(([key]) => h('td', { class: 'num' }, formatNumber(nanosToMicros(row.cycle_ns?.[key])))))))));
+}
+
+function hostLine(fingerprint) {
+  const facts = Object.entries(fingerprint.host).filter(([, value]) => value !== null && value !== undefined);
+  return h('p', { class: 'fixed-params', id: 'run-fingerprint' },
+    'Fingerprint ', h('code', { title: fingerprint.fingerprint }, fingerprint.fingerprint.slice(0, 12)), ' — host: ',
+    paramList(facts.map(([name, value]) => [name, typeof value === 'object' ? JSON.stringify(value) : value])));
+}
+
+/** Renders run `id` into `container`; returns the function that tears it down. */
+export function mountRun(container, id) {
+  let mounted = true;
+  const title = h('h2', {}, `Run #${id}`);
+  const back = h('a', { href: '#/', class: 'back' }, '← Experiments');
+  const actions = h('div', { class: 'header-actions' });
+  const details = h('div', {});
+  const numbers = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
+  const distribution = chartCard({ name: 'runDistribution', canvasId: 'chart-run-distribution', title: 'Cycle-time distribution' });
+  const timeline = runTimeline({ onEnd: () => load() });
+  container.replaceChildren(h('section', { id: 'run', class: 'run-view', dataset: { runId: id } },
+    h('div', { class: 'card header' }, back, h('div', { class: 'title-row' }, title, actions), details),
+    h('section', { class: 'card' }, h('h2', {}, 'Over time'), timeline.cards),
+    h('div', { class: 'charts' }, distribution),
+    h('section', { class: 'card' }, h('h2', {}, 'Numbers'), numbers)));
+
+  let started = false;
+  async function load() {
+    try {
+      const run = await getRun(id);
+      const fingerprint = run.fingerprint ? await getFingerprint(id) : null;
+      if (!mounted) return;
+      clearError('run');
+      back.href = `#/experiments/${run.experimentId}`;
+      back.textContent = `← Experiment #${run.experimentId}`;
+      title.replaceChildren(`Run #${run.id}`, ' ', h('span', { class: 'muted' }, `point ${run.index}, repeat ${run.repeat}`));
+      actions.replaceChildren(...[baselineToggle(run, load),
+        run.status === 'FINISHED' && h('a', { class: 'button-link', id: 'run-against-baseline', href: compareHash({ run: run.id }) },
+          'Against its baseline'),
+        run.status === 'FINISHED' && h('a', { class: 'button-link', href: `#/history?candidateRun=${run.id}` }, 'Compare with a run…'),
+      ].filter(Boolean));
+      details.replaceChildren(h('div', { class: 'summary-line' }, statusBadge(run.status),
+        h('span', {}, `agent ${run.agentId ?? '–'}`),
+        h('span', { class: 'time' }, `started ${formatTime(run.startedAt)}`),
+        run.finishedAt && h('span', { class: 'time' }, `finished ${formatTime(run.finishedAt)}`),
+        run.error && h('span', { class: 'failed' }, run.error)),
+      h('p', { class: 'fixed-params' }, 'Parameters: ',
+        paramList(orderParams(Object.keys(run.params)).map((name) => [name, run.params[name]]))),
+      fingerprint && hostLine(fingerprint));
+      numbers.replaceChildren(numbersTable(run.summary));
+      if (!started) {
+        started = true;
+        timeline.start(run);
+      }
+      if (run.status !== 'QUEUED' && run.status !== 'RUNNING') {
+        const series = await loadDistributions([{ id: run.id, label: `run #${run.id}` }]);
+        if (mounted) drawDistributions(distribution, 'runDistribution', series);
+      } else {
+        drawDistributions(distribution, 'runDistribution', [], { emptyText: 'Stored when the run ends.' });
+      }
+    } catch (error) {
+      if (mounted) showError('run', error);
+    }
+  }
+  load();
+
+  return () => {
+    mounted = false;
+    timeline.stop();
+    clearError('run');
+    destroyAllCharts();
+  };
+}
