@@ -86,6 +86,7 @@ typedef struct qpb_spec {
     qpb_polling polling;
     qpb_lock_model lock_model;
     uint32_t mtu; /* bytes; 0 = the port's active MTU */
+    bool rdma_cm; /* connect through the RDMA connection manager (RC) */
 } qpb_spec;
 
 const char *qpb_role_name(qpb_role role);

@@ -106,6 +106,7 @@ static const key_def KEYS[] = {
     {"polling", K_CHOICE, 0, 0, QPB_POLLING_NAMES, AT(polling), true},
     {"lock_model", K_CHOICE, 0, 0, QPB_LOCK_NAMES, AT(lock_model), true},
     {"mtu", K_UINT, 0, 4096, NULL, AT(mtu), true},
+    {"rdma_cm", K_BOOL, 0, 0, NULL, AT(rdma_cm), true},
 };
 
 static const qpb_spec DEFAULTS = {
@@ -115,7 +116,7 @@ static const qpb_spec DEFAULTS = {
     .tcp_nodelay = true, .bind = "127.0.0.1", .port = 0, .device = "", .ib_port = 1, .gid_index = -1,
     .transport = QPB_TR_RC, .srq = QPB_SRQ_NONE, .inline_size = 0, .signal_every = 1, .post_list = 1,
     .rx_depth = 512, .cq_mode = QPB_CQ_PER_THREAD, .mr_mode = QPB_MR_PER_THREAD, .polling = QPB_POLL_BUSY,
-    .lock_model = QPB_LOCK_SHARED, .mtu = 0,
+    .lock_model = QPB_LOCK_SHARED, .mtu = 0, .rdma_cm = false,
 };
 
 static const key_def *find_key(const char *name)
@@ -279,6 +280,8 @@ static void check_combinations(const qpb_json_object *o, qpb_spec *s, violations
     if (s->post_list > s->tx_depth)
         add(v, false, "post_list %u > tx_depth %u (one post would not fit in the send queue)", s->post_list,
             s->tx_depth);
+    if (s->rdma_cm && s->transport != QPB_TR_RC)
+        add(v, false, "rdma_cm: transport %s is not connected through rdma_cm here (rc only, as on iWARP)", tr);
     if (s->mtu != 0 && s->mtu != 256 && s->mtu != 512 && s->mtu != 1024 && s->mtu != 2048 && s->mtu != 4096)
         add(v, false, "mtu must be 0 (the port's active MTU), 256, 512, 1024, 2048 or 4096 (got %u)", s->mtu);
 }

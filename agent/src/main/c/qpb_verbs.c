@@ -180,51 +180,75 @@ static qpb_status to_init(qpb_session *s, qpb_vconn *c)
     return QPB_OK;
 }
 
+void qpb_verbs_qp_attr(qpb_session *s, const qpb_vside *side, const qpb_vthread *th, const qpb_vconn *c,
+                       struct ibv_qp_init_attr *a)
+{
+    const qpb_spec *sp = &s->spec;
+    bool recvs = !side->sending && sp->op_kind == QPB_OP_SEND && th->srq == NULL;
+    *a = (struct ibv_qp_init_attr){
+        .send_cq = c->cq, .recv_cq = c->cq, .srq = side->sending ? NULL : th->srq,
+        .cap = {.max_send_wr = side->sending ? sp->tx_depth : 1,
+                .max_recv_wr = recvs ? s->verbs->plan.recv_per_qp : 1,
+                .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = side->sending ? sp->inline_size : 0},
+        .qp_type = sp->transport == QPB_TR_RC ? IBV_QPT_RC : sp->transport == QPB_TR_UC ? IBV_QPT_UC : IBV_QPT_UD,
+    };
+    if (a->srq != NULL)
+        a->cap.max_recv_wr = 0;
+}
+
+qpb_status qpb_verbs_qp_fail(qpb_session *s, const qpb_vconn *c, const struct ibv_qp_cap *cap, const char *call)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%s QP %u of thread %u: max_send_wr %u, max_recv_wr %u, max_inline_data %u",
+             QPB_TRANSPORT_NAMES[s->spec.transport], c->index % s->spec.qps_per_thread, c->thread, cap->max_send_wr,
+             cap->max_recv_wr, cap->max_inline_data);
+    return verb_fail(s, call, what);
+}
+
+qpb_status qpb_verbs_qp_ready(qpb_session *s, qpb_vside *side, qpb_vthread *th, qpb_vconn *c)
+{
+    c->qpn = c->qp->qp_num;
+    c->psn = (uint32_t)(lrand48() & 0xffffff);
+    if (side->sending)
+        return QPB_OK;
+    map_put(side, c->qpn, c->index);
+    bool recvs = s->spec.op_kind == QPB_OP_SEND && th->srq == NULL;
+    for (uint32_t k = 0; recvs && k < s->verbs->plan.recv_per_qp; k++) {
+        qpb_status st = qpb_verbs_post_recv(s, side, c, c->index, c->buf, c->lkey, NULL);
+        if (st != QPB_OK)
+            return st;
+    }
+    return QPB_OK;
+}
+
 static qpb_status make_qp(qpb_session *s, qpb_vside *side, qpb_vthread *th, qpb_vconn *c)
 {
     qpb_verbs *vb = s->verbs;
     const qpb_spec *sp = &s->spec;
-    bool recvs = !side->sending && sp->op_kind == QPB_OP_SEND && th->srq == NULL;
-    struct ibv_qp_cap cap = {
-        .max_send_wr = side->sending ? sp->tx_depth : 1,
-        .max_recv_wr = recvs ? vb->plan.recv_per_qp : 1,
-        .max_send_sge = 1, .max_recv_sge = 1,
-        .max_inline_data = side->sending ? sp->inline_size : 0,
-    };
+    struct ibv_qp_init_attr a;
+    qpb_verbs_qp_attr(s, side, th, c, &a);
     if (sp->transport == QPB_TR_XRC) {
-        struct ibv_qp_init_attr_ex a = {.cap = cap};
+        struct ibv_qp_init_attr_ex x = {.cap = a.cap};
         if (side->sending) {
-            a.qp_type = IBV_QPT_XRC_SEND;
-            a.send_cq = c->cq;
-            a.comp_mask = IBV_QP_INIT_ATTR_PD;
-            a.pd = th->pd;
-            a.cap.max_recv_wr = a.cap.max_recv_sge = 0;
+            x.qp_type = IBV_QPT_XRC_SEND;
+            x.send_cq = c->cq;
+            x.comp_mask = IBV_QP_INIT_ATTR_PD;
+            x.pd = th->pd;
+            x.cap.max_recv_wr = x.cap.max_recv_sge = 0;
         } else {
-            a.qp_type = IBV_QPT_XRC_RECV;
-            a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
-            a.xrcd = vb->xrcd;
-            memset(&a.cap, 0, sizeof a.cap);
+            x.qp_type = IBV_QPT_XRC_RECV;
+            x.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+            x.xrcd = vb->xrcd;
+            memset(&x.cap, 0, sizeof x.cap);
         }
-        c->qp = qpb_ibv_create_qp_ex(vb->ctx, &a);
+        c->qp = qpb_ibv_create_qp_ex(vb->ctx, &x);
     } else {
-        struct ibv_qp_init_attr a = {
-            .send_cq = c->cq, .recv_cq = c->cq, .srq = side->sending ? NULL : th->srq, .cap = cap,
-            .qp_type = sp->transport == QPB_TR_RC ? IBV_QPT_RC : sp->transport == QPB_TR_UC ? IBV_QPT_UC : IBV_QPT_UD,
-        };
-        if (a.srq != NULL)
-            a.cap.max_recv_wr = 0;
         c->qp = vb->v->create_qp(th->pd, &a);
     }
-    if (c->qp == NULL) {
-        char what[160];
-        snprintf(what, sizeof what, "%s QP %u of thread %u: max_send_wr %u, max_recv_wr %u, max_inline_data %u",
-                 QPB_TRANSPORT_NAMES[sp->transport], c->index % sp->qps_per_thread, c->thread, cap.max_send_wr,
-                 cap.max_recv_wr, cap.max_inline_data);
-        return verb_fail(s, sp->transport == QPB_TR_XRC ? "ibv_create_qp_ex" : "ibv_create_qp", what);
-    }
-    c->qpn = c->qp->qp_num;
-    c->psn = (uint32_t)(lrand48() & 0xffffff);
-    return to_init(s, c);
+    if (c->qp == NULL)
+        return qpb_verbs_qp_fail(s, c, &a.cap, sp->transport == QPB_TR_XRC ? "ibv_create_qp_ex" : "ibv_create_qp");
+    qpb_status st = to_init(s, c);
+    return st != QPB_OK ? st : qpb_verbs_qp_ready(s, side, th, c);
 }
 
 /* The CQs a thread's connections use: shared, its own, or one per QP. */
@@ -316,17 +340,10 @@ static qpb_status make_thread(qpb_session *s, qpb_vside *side, uint32_t t)
     }
     if (side->sending && (th->cycles = calloc(sp->tx_depth, sizeof(qpb_vcycle))) == NULL)
         return qpb_fail(s, QPB_ESYS, "out of memory for %u cycle slots", sp->tx_depth);
-    bool recvs = !side->sending && sp->op_kind == QPB_OP_SEND && th->srq == NULL;
-    for (uint32_t i = 0; i < sp->qps_per_thread; i++) {
-        qpb_vconn *c = &th->conns[i];
-        if ((st = make_qp(s, side, th, c)) != QPB_OK)
+    /* with rdma_cm a QP is made on its connection's cm id, when it connects */
+    for (uint32_t i = 0; !sp->rdma_cm && i < sp->qps_per_thread; i++)
+        if ((st = make_qp(s, side, th, &th->conns[i])) != QPB_OK)
             return st;
-        if (!side->sending)
-            map_put(side, c->qpn, c->index);
-        for (uint32_t k = 0; recvs && k < vb->plan.recv_per_qp; k++)
-            if ((st = qpb_verbs_post_recv(s, side, c, c->index, c->buf, c->lkey, NULL)) != QPB_OK)
-                return st;
-    }
     return QPB_OK;
 }
 
@@ -371,9 +388,15 @@ void qpb_verbs_side_destroy(qpb_session *s, qpb_vside *side)
         return;
     if (side->ah != NULL)
         v->destroy_ah(side->ah);
-    for (uint32_t i = 0; side->conns != NULL && i < vb->plan.qps; i++)
-        if (side->conns[i].qp != NULL)
-            v->destroy_qp(side->conns[i].qp);
+    for (uint32_t i = 0; side->conns != NULL && i < vb->plan.qps; i++) {
+        qpb_vconn *c = &side->conns[i];
+        if (c->qp != NULL)
+            v->destroy_qp(c->qp);
+        if (c->cm_id != NULL) {
+            c->cm_id->qp = NULL; /* destroyed above */
+            vb->cm->destroy_id(c->cm_id);
+        }
+    }
     for (uint32_t i = 0; side->srqs != NULL && i < vb->plan.n_srq; i++) {
         if (side->srqs[i].srq != NULL)
             v->destroy_srq(side->srqs[i].srq);
@@ -430,7 +453,8 @@ static qpb_status verbs_create(qpb_session *s)
     char err[QPB_ERR_LEN];
     if ((vb->v = qpb_ibv_get(err, sizeof err)) == NULL)
         return qpb_fail(s, QPB_EUNSUPPORTED, "%s", err);
-    qpb_status st = qpb_device_open(vb->v, sp->device, sp->ib_port, &vb->ctx, &vb->caps, err, sizeof err);
+    qpb_status st = sp->rdma_cm ? qpb_verbs_cm_open(s, err, sizeof err)
+                                : qpb_device_open(vb->v, sp->device, sp->ib_port, &vb->ctx, &vb->caps, err, sizeof err);
     if (st != QPB_OK)
         return qpb_fail(s, st, "%s", err);
     if ((st = qpb_plan_run(sp, &vb->caps, &vb->plan, err, sizeof err)) != QPB_OK)
@@ -499,6 +523,8 @@ static void verbs_summary(qpb_session *s, qpb_jw *w)
     qpb_jw_str(w, QPB_POLLING_NAMES[sp->polling]);
     qpb_jw_key(w, "lock_model");
     qpb_jw_str(w, QPB_LOCK_NAMES[sp->lock_model]);
+    qpb_jw_key(w, "rdma_cm");
+    qpb_jw_bool(w, sp->rdma_cm);
     qpb_jw_key(w, "peer");
     if (!vb->have_result) {
         qpb_jw_null(w);
@@ -524,8 +550,9 @@ static void verbs_destroy(qpb_session *s)
         ibv_close_xrcd(vb->xrcd);
     if (vb->pd != NULL)
         vb->v->dealloc_pd(vb->pd);
-    if (vb->ctx != NULL)
-        vb->v->close_device(vb->ctx);
+    qpb_verbs_cm_close(s);
+    if (vb->ctx != NULL && vb->cm_devices == NULL)
+        vb->v->close_device(vb->ctx); /* librdmacm's contexts are its own */
     if (vb->ctl_fd >= 0)
         close(vb->ctl_fd);
     if (vb->listen_fd >= 0)

@@ -28,6 +28,7 @@
 #include "qpb_caps.h"
 #include "qpb_ibv.h"
 #include "qpb_internal.h"
+#include "qpb_rdmacm.h"
 
 #define QPB_VERBS_QKEY 0x11111111u
 #define QPB_VERBS_UD_GRH 40u
@@ -45,6 +46,7 @@ typedef struct qpb_vcycle {
 /* One connection end: a QP and its buffer slot. */
 typedef struct qpb_vconn {
     struct ibv_qp *qp;
+    struct rdma_cm_id *cm_id; /* rdma_cm runs: the connection's id (its qp is qp) */
     struct ibv_cq *cq;       /* where its completions arrive */
     uint32_t index;          /* thread * qps_per_thread + i */
     uint32_t thread;
@@ -114,6 +116,7 @@ typedef struct qpb_vpeer {
     bool mr_per_qp;
     char host[64];
     uint32_t port;
+    uint32_t cm_port; /* rdma_cm runs: the server's cm listener */
 } qpb_vpeer;
 
 /* The receiving side's answer at the end of a run. */
@@ -143,6 +146,13 @@ struct qpb_verbs {
     uint64_t *expected;    /* per connection: messages the sending side posted */
     qpb_vresult result;    /* receiving side's totals; on a client, the server's answer */
     bool have_result;
+    /* rdma_cm runs (qpb_verbs_cm.c) */
+    const qpb_rdmacm *cm;
+    struct ibv_context **cm_devices;   /* librdmacm's contexts; ctx is one of them */
+    struct rdma_event_channel *cm_channel;
+    struct rdma_cm_id *cm_listen;
+    uint16_t cm_port;
+    uint32_t cm_accepted, cm_established;
 };
 
 /* qpb_verbs.c */
@@ -152,6 +162,19 @@ int32_t qpb_verbs_conn_of_qpn(const qpb_vside *side, uint32_t qpn); /* -1 when u
 uint8_t qpb_verbs_pattern(uint32_t conn, uint64_t offset);
 qpb_status qpb_verbs_post_recv(qpb_session *s, qpb_vside *side, qpb_vconn *c, uint64_t wr_id, uint8_t *buf,
                                uint32_t lkey, qpb_vsrq *srq);
+
+void qpb_verbs_qp_attr(qpb_session *s, const qpb_vside *side, const qpb_vthread *th, const qpb_vconn *c,
+                       struct ibv_qp_init_attr *attr);
+/* A new QP of c: its number and PSN; receiving side: posts its receives. */
+qpb_status qpb_verbs_qp_ready(qpb_session *s, qpb_vside *side, qpb_vthread *th, qpb_vconn *c);
+qpb_status qpb_verbs_qp_fail(qpb_session *s, const qpb_vconn *c, const struct ibv_qp_cap *cap, const char *call);
+
+/* qpb_verbs_cm.c: rdma_cm connection set-up (RC) */
+qpb_status qpb_verbs_cm_open(qpb_session *s, char *err, uint32_t err_len);
+qpb_status qpb_verbs_cm_listen(qpb_session *s, const char *address);
+qpb_status qpb_verbs_cm_connect(qpb_session *s, const char *host, uint32_t port);
+qpb_status qpb_verbs_cm_accept_all(qpb_session *s);
+void qpb_verbs_cm_close(qpb_session *s);
 
 /* qpb_verbs_conn.c */
 qpb_status qpb_verbs_endpoint(qpb_session *s, char *buf, uint32_t buf_len);

@@ -146,18 +146,25 @@ static bool io_exact(int fd, void *buf, size_t len, bool out, int timeout_ms, co
     return true;
 }
 
+/* The IPv4 address of the run's RoCE GID, if it has one. */
+static bool roce_ipv4(qpb_session *s, char *out, size_t len)
+{
+    const union ibv_gid *g = &s->verbs->gid;
+    static const uint8_t v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (s->verbs->plan.gid_index < 0 || memcmp(g->raw, v4_prefix, 12) != 0)
+        return false;
+    snprintf(out, len, "%u.%u.%u.%u", g->raw[12], g->raw[13], g->raw[14], g->raw[15]);
+    return true;
+}
+
 /* Where a server's control socket listens and what its blob advertises: the
  * spec's bind, else every address, advertised as the IPv4 address of the
  * run's RoCE GID (the address peers reach on the RDMA network). */
 static void ctl_address(qpb_session *s, char *listen_on, char *advertise, size_t len)
 {
     const qpb_spec *sp = &s->spec;
-    const union ibv_gid *g = &s->verbs->gid;
-    static const uint8_t v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     snprintf(listen_on, len, "%s", sp->bind_given ? sp->bind : "0.0.0.0");
-    if (!sp->bind_given && s->verbs->plan.gid_index >= 0 && memcmp(g->raw, v4_prefix, 12) == 0)
-        snprintf(advertise, len, "%u.%u.%u.%u", g->raw[12], g->raw[13], g->raw[14], g->raw[15]);
-    else
+    if (sp->bind_given || !roce_ipv4(s, advertise, len))
         snprintf(advertise, len, "%s", listen_on);
 }
 
@@ -241,6 +248,8 @@ qpb_status qpb_verbs_endpoint(qpb_session *s, char *buf, uint32_t buf_len)
     const qpb_spec *sp = &s->spec;
     if (sp->role == QPB_ROLE_SERVER && vb->listen_fd < 0) {
         qpb_status st = listen_ctl(s);
+        if (st == QPB_OK && sp->rdma_cm)
+            st = qpb_verbs_cm_listen(s, sp->bind_given ? sp->bind : "0.0.0.0");
         if (st != QPB_OK)
             return st;
     }
@@ -271,8 +280,9 @@ qpb_status qpb_verbs_endpoint(qpb_session *s, char *buf, uint32_t buf_len)
         qpb_jw_key(&w, strs[i][0]);
         qpb_jw_str(&w, strs[i][1]);
     }
-    const char *nums[] = {"threads", "qps_per_thread", "msg_size", "slot", "lid", "mtu", "port"};
-    uint64_t vals[] = {sp->threads, sp->qps_per_thread, sp->msg_size, vb->plan.slot, vb->lid, vb->plan.path_mtu, vb->port};
+    const char *nums[] = {"threads", "qps_per_thread", "msg_size", "slot", "lid", "mtu", "port", "cm_port"};
+    uint64_t vals[] = {sp->threads, sp->qps_per_thread, sp->msg_size, vb->plan.slot, vb->lid, vb->plan.path_mtu,
+                       vb->port, vb->cm_port};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         qpb_jw_key(&w, nums[i]);
         qpb_jw_u64(&w, vals[i]);
@@ -404,6 +414,14 @@ qpb_status qpb_verbs_connect_loopback(qpb_session *s)
         t->rkey = (uint32_t)rkey[region];
     }
     free(addr), free(rkey);
+    if (sp->rdma_cm) {
+        /* the CM routes by address: connect to this host's own address on the RDMA network */
+        char self[64];
+        if (!roce_ipv4(s, self, sizeof self))
+            snprintf(self, sizeof self, "%s", sp->bind);
+        qpb_status st = qpb_verbs_cm_listen(s, self);
+        return st != QPB_OK ? st : qpb_verbs_cm_connect(s, self, vb->cm_port);
+    }
     qpb_status st = bring_up_side(s, vb->rx, vb->gid.raw, vb->lid, vb->plan.path_mtu);
     return st != QPB_OK ? st : bring_up_side(s, vb->tx, vb->gid.raw, vb->lid, vb->plan.path_mtu);
 }
@@ -423,9 +441,9 @@ static qpb_status apply_peer(qpb_session *s, const qpb_json_object *o, qpb_vpeer
             len += (size_t)snprintf(msg + len, sizeof msg - len, "; %s: peer %s, ours %s", skeys[i],
                                     f && f->type == QPB_JSON_STRING ? f->str : "missing", ours[i]);
     }
-    const char *nkeys[] = {"threads", "qps_per_thread", "msg_size", "slot", "lid", "mtu", "port"};
-    uint64_t nv[7];
-    for (int i = 0; i < 7 && len < sizeof msg; i++) {
+    const char *nkeys[] = {"threads", "qps_per_thread", "msg_size", "slot", "lid", "mtu", "port", "cm_port"};
+    uint64_t nv[8];
+    for (int i = 0; i < 8 && len < sizeof msg; i++) {
         const qpb_json_field *f = qpb_json_get(o, nkeys[i]);
         if (f == NULL || f->type != QPB_JSON_NUMBER || !f->is_int || f->i64 < 0)
             len += (size_t)snprintf(msg + len, sizeof msg - len, "; %s missing", nkeys[i]);
@@ -440,6 +458,7 @@ static qpb_status apply_peer(qpb_session *s, const qpb_json_object *o, qpb_vpeer
         return qpb_fail(s, QPB_EINVAL, "peer endpoint does not match this spec: %s (qpb_connect)", msg + 2);
     peer->threads = (uint32_t)nv[0], peer->qps_per_thread = (uint32_t)nv[1], peer->slot = nv[3];
     peer->lid = (uint32_t)nv[4], peer->mtu = (uint32_t)nv[5], peer->port = (uint32_t)nv[6];
+    peer->cm_port = (uint32_t)nv[7];
     const qpb_json_field *h = qpb_json_get(o, "host"), *mp = qpb_json_get(o, "mr_per");
     snprintf(peer->host, sizeof peer->host, "%.63s", h && h->type == QPB_JSON_STRING ? h->str : "");
     peer->mr_per_qp = mp && mp->type == QPB_JSON_STRING && !strcmp(mp->str, "qp");
@@ -487,11 +506,14 @@ qpb_status qpb_verbs_connect_peer(qpb_session *s, const char *peer_json)
     if (st == QPB_OK)
         st = apply_peer(s, o, &peer);
     free(o);
-    if (st == QPB_OK)
+    bool server = s->spec.role == QPB_ROLE_SERVER;
+    if (st == QPB_OK && !s->spec.rdma_cm)
         st = bring_up_side(s, own_side(s), peer.gid, peer.lid, peer.mtu);
+    else if (st == QPB_OK)
+        st = server ? qpb_verbs_cm_accept_all(s) : qpb_verbs_cm_connect(s, peer.host, peer.cm_port);
     if (st != QPB_OK)
         return st;
-    return s->spec.role == QPB_ROLE_SERVER ? accept_ctl(s) : connect_ctl(s, peer.host, peer.port);
+    return server ? accept_ctl(s) : connect_ctl(s, peer.host, peer.port);
 }
 
 /* ---- end of run ---- */

@@ -38,7 +38,7 @@ typedef struct options {
     const char *json_path, *provider, *bind, *host;
     /* verbs */
     const char *device, *op, *transport, *srq, *cq_mode, *mr_mode, *lock_model;
-    int ib_port, gid_index, events;
+    int ib_port, gid_index, events, rdma_cm;
     unsigned rx_depth, inline_size, signal_every, post_list, mtu;
 } options;
 
@@ -98,6 +98,7 @@ static void usage(void)
          "      --cq-mode=MODE     per_qp, per_thread (default) or shared CQs\n"
          "      --mr-mode=MODE     per_thread (default) or per_qp memory regions\n"
          "      --lock-model=MODE  shared (default) or thread_domain (ibv_alloc_td per thread)\n"
+         "  -R, --rdma_cm          connect the QPs through rdma_cm (RC; what iWARP needs)\n"
          "  -F                     accepted for perftest compatibility (no CPU frequency check here)\n"
          "      --report_gbits     report bandwidth in Gb/sec instead of MB/sec\n"
          "      --server           be the receiving side and wait for a client\n"
@@ -152,7 +153,7 @@ static void parse_args(int argc, char **argv, options *o)
         {"port", required_argument, 0, 'p'}, {"bind", required_argument, 0, 'B'},
         {"verify", no_argument, 0, 'V'}, {"json", required_argument, 0, 'J'},
         {"provider", required_argument, 0, 'P'}, {"report_gbits", no_argument, 0, 'G'},
-        {"server", no_argument, 0, 'R'}, {"help", no_argument, 0, 'h'}, {"op", required_argument, 0, 'O'},
+        {"server", no_argument, 0, 'Z'}, {"help", no_argument, 0, 'h'}, {"op", required_argument, 0, 'O'},
         {"ib-dev", required_argument, 0, 'd'}, {"ib-port", required_argument, 0, 'i'},
         {"gid-index", required_argument, 0, 'x'}, {"connection", required_argument, 0, 'c'},
         {"rx-depth", required_argument, 0, 'r'}, {"inline_size", required_argument, 0, 'I'},
@@ -161,14 +162,14 @@ static void parse_args(int argc, char **argv, options *o)
         {"mtu", required_argument, 0, 'm'}, {"cq-mode", required_argument, 0, 'C'},
         {"mr-mode", required_argument, 0, 'M'}, {"lock-model", required_argument, 0, 'L'},
         {"out_json", no_argument, 0, 'j'}, {"out_json_file", required_argument, 0, 'J'},
-        {"devices", no_argument, 0, 'v'}, {0, 0, 0, 0},
+        {"devices", no_argument, 0, 'v'}, {"rdma_cm", no_argument, 0, 'K'}, {0, 0, 0, 0},
     };
     *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp",
                    .device = "", .op = "send", .transport = "rc", .srq = "none", .cq_mode = "per_thread",
                    .mr_mode = "per_thread", .lock_model = "shared", .ib_port = 1, .gid_index = -1, .rx_depth = 512,
                    .signal_every = 1, .post_list = 1};
     int c;
-    while ((c = getopt_long(argc, argv, "s:an:D:q:t:p:hd:i:x:c:r:I:Q:l:em:F", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:an:D:q:t:p:hd:i:x:c:r:I:Q:l:em:FR", longs, NULL)) != -1) {
         switch (c) {
         case 's': o->n_sizes = 1, o->sizes[0] = parse_size(optarg); break;
         case 'a':
@@ -199,7 +200,7 @@ static void parse_args(int argc, char **argv, options *o)
         case 'J': o->json_path = optarg; break;
         case 'P': o->provider = optarg; break;
         case 'G': o->gbits = 1; break;
-        case 'R': o->server = 1; break;
+        case 'Z': o->server = 1; break;
         case 'O': o->op = optarg; break;
         case 'd': o->device = optarg; break;
         case 'i': o->ib_port = (int)parse_uint(optarg, "ib port"); break;
@@ -218,6 +219,7 @@ static void parse_args(int argc, char **argv, options *o)
         case 'L': o->lock_model = optarg; break;
         case 'j': o->json_path = "perftest_out.json"; break;
         case 'F': break;
+        case 'R': case 'K': o->rdma_cm = 1; break;
         case 'v': {
             static char inv[1 << 20];
             int32_t rc = qpb_devices(inv, sizeof inv);
@@ -255,10 +257,11 @@ static void spec_for(const options *o, uint64_t size, const char *role, char *bu
         n += snprintf(buf + n, len - (size_t)n,
                       ",\"op\":\"%s\",\"device\":\"%s\",\"ib_port\":%d,\"gid_index\":%d,\"transport\":\"%s\","
                       "\"srq\":\"%s\",\"inline_size\":%u,\"signal_every\":%u,\"post_list\":%u,\"rx_depth\":%u,"
-                      "\"cq_mode\":\"%s\",\"mr_mode\":\"%s\",\"polling\":\"%s\",\"lock_model\":\"%s\",\"mtu\":%u",
+                      "\"cq_mode\":\"%s\",\"mr_mode\":\"%s\",\"polling\":\"%s\",\"lock_model\":\"%s\",\"mtu\":%u,"
+                      "\"rdma_cm\":%s",
                       o->op, o->device, o->ib_port, o->gid_index, o->transport, o->srq, o->inline_size,
                       o->signal_every, o->post_list, o->rx_depth, o->cq_mode, o->mr_mode,
-                      o->events ? "event" : "busy", o->lock_model, o->mtu);
+                      o->events ? "event" : "busy", o->lock_model, o->mtu, o->rdma_cm ? "true" : "false");
     else if (strcmp(o->op, "send") != 0)
         n += snprintf(buf + n, len - (size_t)n, ",\"op\":\"%s\"", o->op);
     snprintf(buf + n, len - (size_t)n, "}");
@@ -311,7 +314,7 @@ static void print_header(const options *o, const char *role, const char *sum)
         printf(" Link type       : %s\n", str_of(sum, "link_layer", v, sizeof v));
         printf(" GID index       : %.0f\n", num_after(sum, NULL, "gid_index"));
         printf(" CQ mode         : %-8s Polling                : %s\n", o->cq_mode, o->events ? "event" : "busy");
-        printf(" Lock model      : %s\n", o->lock_model);
+        printf(" Lock model      : %-8s rdma_cm QPs            : %s\n", o->lock_model, o->rdma_cm ? "ON" : "OFF");
     }
     if (o->duration_s > 0)
         printf(" Duration        : %.3g s\n", o->duration_s);

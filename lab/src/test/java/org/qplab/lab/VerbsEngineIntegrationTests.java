@@ -96,6 +96,15 @@ class VerbsEngineIntegrationTests {
     }
 
     @Test
+    void rdmaCmConnectsRcQpsForSendAndWrite(SoftRoceLab lab) throws Exception {
+        Pair send = pair(lab, "-R --op=send --threads=2 -q 2 -s 4096 -n 150 --verify");
+        assertReliableRun(send, 2, 2, 150, 4096);
+        assertThat(send.client().get("rdma_cm")).isEqualTo(true);
+        assertThat(send.clientOutput()).contains("rdma_cm QPs            : ON");
+        assertReliableRun(pair(lab, "-R --op=write -q 2 -s 8192 -n 100 --verify"), 1, 2, 100, 8192);
+    }
+
+    @Test
     void whatRxeCannotDoIsRefusedBeforeAnythingRunsNamingTheLimit(SoftRoceLab lab) throws Exception {
         CommandResult xrc = lab.ssh(CLIENT, TIMEOUT, qpbench() + " --provider=verbs -c XRC -s 4096 -n 10");
         assertThat(xrc.exitCode()).as(xrc.describe()).isEqualTo(1);

@@ -354,6 +354,9 @@ public final class MatrixExpander {
         if ("ud".equals(transport) && mtu > 0 && size > mtu) {
             problems.add("transport ud: message " + size + " B > mtu " + mtu + " B");
         }
+        if (Boolean.TRUE.equals(point.get(Parameter.RDMA_CM.key())) && !"rc".equals(transport)) {
+            problems.add("rdma_cm: transport " + transport + " is not connected through rdma_cm (rc only, as on iWARP)");
+        }
         if ("read".equals(op) && number(point, Parameter.INLINE_SIZE, 0) > 0) {
             problems.add("op read: inline_size applies to send and write only");
         }

@@ -40,7 +40,8 @@ public enum Parameter {
     MR_MODE("mr_mode", Kind.CHOICE, 0, 0, List.of("per_thread", "per_qp"), "per_thread"),
     POLLING("polling", Kind.CHOICE, 0, 0, List.of("busy", "event"), "busy"),
     LOCK_MODEL("lock_model", Kind.CHOICE, 0, 0, List.of("shared", "thread_domain"), "shared"),
-    MTU("mtu", Kind.CHOICE_INT, 0, 0, List.of("0", "256", "512", "1024", "2048", "4096"), 0L);
+    MTU("mtu", Kind.CHOICE_INT, 0, 0, List.of("0", "256", "512", "1024", "2048", "4096"), 0L),
+    RDMA_CM("rdma_cm", Kind.BOOL, 0, 0, List.of(), false);
 
     enum Kind { INT, SIZE, POWER_OF_TWO, BOOL, CHOICE, CHOICE_INT, TEXT }
 

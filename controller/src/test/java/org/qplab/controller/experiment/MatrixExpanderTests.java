@@ -166,6 +166,17 @@ class MatrixExpanderTests {
     }
 
     @Test
+    void rdmaCmConnectsRcOnly() {
+        List<Violation> violations = violationsOf("""
+                base: {provider: verbs, msg_size: 4K, rdma_cm: true}
+                dimensions:
+                  transport: [rc, uc]
+                """);
+        assertThat(violations).extracting(Violation::message).containsExactly(
+                "rdma_cm: transport uc is not connected through rdma_cm (rc only, as on iWARP)");
+    }
+
+    @Test
     void tcpRefusesVerbsKnobsAndOneSidedOps() {
         List<Violation> violations = violationsOf("""
                 base: {msg_size: 64, transport: ud, srq: none}
