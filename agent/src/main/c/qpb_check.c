@@ -107,14 +107,18 @@ static void plan_queues(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
     bool sends = sp->role != QPB_ROLE_SERVER, receives = sp->role != QPB_ROLE_CLIENT;
     bool recvs = sp->op_kind == QPB_OP_SEND;
     uint64_t signaled = (sp->tx_depth + sp->signal_every - 1) / sp->signal_every + 1;
-    uint64_t per_cq_qps = sp->cq_mode == QPB_CQ_PER_QP ? 1 : sp->cq_mode == QPB_CQ_PER_THREAD ? q : (uint64_t)t * q;
+    bool shared_qps = sp->qp_sharing == QPB_QPS_SHARED;
+    uint64_t per_cq_qps = sp->cq_mode == QPB_CQ_PER_QP ? 1 : sp->cq_mode == QPB_CQ_PER_THREAD ? q : p->qps;
     uint32_t cqs = sp->cq_mode == QPB_CQ_PER_QP ? p->qps : sp->cq_mode == QPB_CQ_PER_THREAD ? t : 1;
     const char *cqm = QPB_CQ_NAMES[sp->cq_mode];
 
-    if (sp->tx_depth > c->max_qp_wr)
-        refuse(r, "tx_depth %u > max_qp_wr %u on %s", sp->tx_depth, c->max_qp_wr, c->name);
+    uint64_t send_wr = (uint64_t)sp->tx_depth * (shared_qps ? t : 1);
+    if (send_wr > c->max_qp_wr)
+        refuse(r, shared_qps ? "qp_sharing shared: a QP takes threads x tx_depth = %llu requests > max_qp_wr %u on %s"
+                             : "tx_depth %llu > max_qp_wr %u on %s",
+               (unsigned long long)send_wr, c->max_qp_wr, c->name);
     if (sends) {
-        uint64_t need = per_cq_qps * signaled;
+        uint64_t need = per_cq_qps * signaled * (shared_qps ? t : 1);
         p->send_cqe = (uint32_t)(need > UINT32_MAX ? UINT32_MAX : need);
         p->n_send_cq = cqs;
         if (need > c->max_cqe)
@@ -164,7 +168,7 @@ static void plan_memory(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
     p->slot = align_up(payload, payload >= 4096 ? 4096 : 64);
     uint64_t bytes = (uint64_t)p->qps * p->slot * p->sides + (uint64_t)p->n_srq * p->srq_depth * p->slot;
     p->registered = align_up(bytes, 4096);
-    uint32_t regions = sp->mr_mode == QPB_MR_PER_QP ? p->qps : sp->threads;
+    uint32_t regions = sp->mr_mode == QPB_MR_PER_QP ? p->qps : sp->qp_sharing == QPB_QPS_SHARED ? 1 : sp->threads;
     p->n_mr = regions * p->sides + p->n_srq;
     if (sp->msg_size > c->max_mr_size)
         refuse(r, "msg_size %llu B > max_mr_size %llu B on %s", (unsigned long long)sp->msg_size,
@@ -189,7 +193,7 @@ qpb_status qpb_plan_run(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
         err[0] = '\0';
     memset(p, 0, sizeof(*p));
     p->sides = sp->role == QPB_ROLE_LOOPBACK ? 2 : 1;
-    p->qps = sp->threads * sp->qps_per_thread;
+    p->qps = sp->qp_sharing == QPB_QPS_SHARED ? sp->qps_per_thread : sp->threads * sp->qps_per_thread;
 
     if (sp->transport == QPB_TR_XRC && !(c->device_cap_flags & QPB_DEVICE_XRC))
         refuse(&r, "transport xrc: %s does not report IBV_DEVICE_XRC (device_cap_flags 0x%llx)", c->name,
@@ -200,8 +204,8 @@ qpb_status qpb_plan_run(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
     plan_port(sp, c, p, &r);
     uint64_t all_qps = (uint64_t)p->qps * p->sides;
     if (all_qps > c->max_qp)
-        refuse(&r, "%u threads x %u qps_per_thread = %llu QPs%s > max_qp %u on %s", sp->threads, sp->qps_per_thread,
-               (unsigned long long)all_qps, p->sides == 2 ? " (both ends in loopback)" : "", c->max_qp, c->name);
+        refuse(&r, "%u threads x %u qps_per_thread = %llu QPs%s > max_qp %u on %s",
+               sp->qp_sharing == QPB_QPS_SHARED ? 1 : sp->threads, sp->qps_per_thread, (unsigned long long)all_qps, p->sides == 2 ? " (both ends in loopback)" : "", c->max_qp, c->name);
     if (sp->inline_size > c->max_inline_data)
         refuse(&r, "inline_size %u B > max_inline_data %u B on %s", sp->inline_size, c->max_inline_data, c->name);
     if (sp->op_kind == QPB_OP_READ) {

@@ -42,6 +42,7 @@ typedef enum qpb_cq_mode { QPB_CQ_PER_QP, QPB_CQ_PER_THREAD, QPB_CQ_SHARED } qpb
 typedef enum qpb_mr_mode { QPB_MR_PER_THREAD, QPB_MR_PER_QP } qpb_mr_mode;
 typedef enum qpb_polling { QPB_POLL_BUSY, QPB_POLL_EVENT } qpb_polling;
 typedef enum qpb_lock_model { QPB_LOCK_SHARED, QPB_LOCK_THREAD_DOMAIN } qpb_lock_model;
+typedef enum qpb_qp_sharing { QPB_QPS_PER_THREAD, QPB_QPS_SHARED } qpb_qp_sharing;
 
 /* Names of the enum values above, as the spec spells them. */
 extern const char *const QPB_OP_NAMES[];
@@ -51,6 +52,7 @@ extern const char *const QPB_CQ_NAMES[];
 extern const char *const QPB_MR_NAMES[];
 extern const char *const QPB_POLLING_NAMES[];
 extern const char *const QPB_LOCK_NAMES[];
+extern const char *const QPB_QP_SHARING_NAMES[];
 
 typedef struct qpb_spec {
     char provider[16];
@@ -87,6 +89,7 @@ typedef struct qpb_spec {
     qpb_lock_model lock_model;
     uint32_t mtu; /* bytes; 0 = the port's active MTU */
     bool rdma_cm; /* connect through the RDMA connection manager (RC) */
+    qpb_qp_sharing qp_sharing; /* shared: every thread posts to the same qps_per_thread QPs */
 } qpb_spec;
 
 const char *qpb_role_name(qpb_role role);

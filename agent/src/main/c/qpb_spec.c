@@ -23,6 +23,7 @@ const char *const QPB_CQ_NAMES[] = {"per_qp", "per_thread", "shared", NULL};
 const char *const QPB_MR_NAMES[] = {"per_thread", "per_qp", NULL};
 const char *const QPB_POLLING_NAMES[] = {"busy", "event", NULL};
 const char *const QPB_LOCK_NAMES[] = {"shared", "thread_domain", NULL};
+const char *const QPB_QP_SHARING_NAMES[] = {"per_thread", "shared", NULL};
 static const char *const PROVIDER_NAMES[] = {"tcp", "verbs", NULL};
 static const char *const ROLE_NAMES[] = {"loopback", "client", "server", NULL};
 
@@ -107,6 +108,7 @@ static const key_def KEYS[] = {
     {"lock_model", K_CHOICE, 0, 0, QPB_LOCK_NAMES, AT(lock_model), true},
     {"mtu", K_UINT, 0, 4096, NULL, AT(mtu), true},
     {"rdma_cm", K_BOOL, 0, 0, NULL, AT(rdma_cm), true},
+    {"qp_sharing", K_CHOICE, 0, 0, QPB_QP_SHARING_NAMES, AT(qp_sharing), true},
 };
 
 static const qpb_spec DEFAULTS = {
@@ -116,7 +118,7 @@ static const qpb_spec DEFAULTS = {
     .tcp_nodelay = true, .bind = "127.0.0.1", .port = 0, .device = "", .ib_port = 1, .gid_index = -1,
     .transport = QPB_TR_RC, .srq = QPB_SRQ_NONE, .inline_size = 0, .signal_every = 1, .post_list = 1,
     .rx_depth = 512, .cq_mode = QPB_CQ_PER_THREAD, .mr_mode = QPB_MR_PER_THREAD, .polling = QPB_POLL_BUSY,
-    .lock_model = QPB_LOCK_SHARED, .mtu = 0, .rdma_cm = false,
+    .lock_model = QPB_LOCK_SHARED, .mtu = 0, .rdma_cm = false, .qp_sharing = QPB_QPS_PER_THREAD,
 };
 
 static const key_def *find_key(const char *name)
@@ -280,6 +282,27 @@ static void check_combinations(const qpb_json_object *o, qpb_spec *s, violations
     if (s->post_list > s->tx_depth)
         add(v, false, "post_list %u > tx_depth %u (one post would not fit in the send queue)", s->post_list,
             s->tx_depth);
+    if (s->qp_sharing == QPB_QPS_SHARED) {
+        /* Every thread posts to the same QPs: their completions arrive on one CQ per QP (or one for all)
+         * and are told apart by thread, one request each. */
+        if (s->op_kind == QPB_OP_SEND)
+            add(v, false, "qp_sharing shared: only one-sided ops (write, read); a shared QP's receives could not "
+                          "be told apart by thread");
+        if (s->transport != QPB_TR_RC && s->transport != QPB_TR_UC)
+            add(v, false, "qp_sharing shared: transport %s (rc or uc only)", tr);
+        if (s->signal_every != 1)
+            add(v, false, "qp_sharing shared needs signal_every 1 (one completion would cover other threads' "
+                          "requests)");
+        if (s->lock_model == QPB_LOCK_THREAD_DOMAIN)
+            add(v, false, "qp_sharing shared: a thread domain's QPs belong to one thread (use lock_model shared)");
+        if (s->polling == QPB_POLL_EVENT)
+            add(v, false, "qp_sharing shared: polling event is not supported (use busy)");
+        if (qpb_json_get(o, "cq_mode") == NULL)
+            s->cq_mode = QPB_CQ_SHARED; /* a shared QP has one send CQ for all its threads */
+        else if (s->cq_mode == QPB_CQ_PER_THREAD)
+            add(v, false, "qp_sharing shared: cq_mode per_thread: a shared QP has one CQ for all threads (use "
+                          "per_qp or shared)");
+    }
     if (s->rdma_cm && s->transport != QPB_TR_RC)
         add(v, false, "rdma_cm: transport %s is not connected through rdma_cm here (rc only, as on iWARP)", tr);
     if (s->mtu != 0 && s->mtu != 256 && s->mtu != 512 && s->mtu != 1024 && s->mtu != 2048 && s->mtu != 4096)

@@ -187,7 +187,7 @@ void qpb_verbs_qp_attr(qpb_session *s, const qpb_vside *side, const qpb_vthread 
     bool recvs = !side->sending && sp->op_kind == QPB_OP_SEND && th->srq == NULL;
     *a = (struct ibv_qp_init_attr){
         .send_cq = c->cq, .recv_cq = c->cq, .srq = side->sending ? NULL : th->srq,
-        .cap = {.max_send_wr = side->sending ? sp->tx_depth : 1,
+        .cap = {.max_send_wr = side->sending ? sp->tx_depth * (sp->qp_sharing == QPB_QPS_SHARED ? sp->threads : 1) : 1,
                 .max_recv_wr = recvs ? s->verbs->plan.recv_per_qp : 1,
                 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = side->sending ? sp->inline_size : 0},
         .qp_type = sp->transport == QPB_TR_RC ? IBV_QPT_RC : sp->transport == QPB_TR_UC ? IBV_QPT_UC : IBV_QPT_UD,
@@ -309,6 +309,15 @@ static qpb_status make_thread(qpb_session *s, qpb_vside *side, uint32_t t)
     qpb_verbs *vb = s->verbs;
     const qpb_spec *sp = &s->spec;
     qpb_vthread *th = &side->threads[t];
+    if (sp->qp_sharing == QPB_QPS_SHARED && t > 0) {
+        /* thread 0 made the QPs, their CQs and buffer; every thread posts to them */
+        *th = side->threads[0];
+        th->mr = NULL, th->qp_mrs = NULL, th->buf = NULL, th->cq = NULL, th->channel = NULL, th->srq = NULL;
+        th->cycles = NULL, th->admitted = th->done = 0;
+        if (side->sending && (th->cycles = calloc(sp->tx_depth, sizeof(qpb_vcycle))) == NULL)
+            return qpb_fail(s, QPB_ESYS, "out of memory for %u cycle slots", sp->tx_depth);
+        return QPB_OK;
+    }
     th->conns = &side->conns[(size_t)t * sp->qps_per_thread];
     for (uint32_t i = 0; i < sp->qps_per_thread; i++) {
         th->conns[i].index = t * sp->qps_per_thread + i;
@@ -406,7 +415,8 @@ void qpb_verbs_side_destroy(qpb_session *s, qpb_vside *side)
     }
     for (uint32_t t = 0; side->threads != NULL && t < sp->threads; t++) {
         qpb_vthread *th = &side->threads[t];
-        for (uint32_t i = 0; th->conns != NULL && i < sp->qps_per_thread; i++) {
+        bool owner = sp->qp_sharing != QPB_QPS_SHARED || t == 0; /* of its conns' CQs and MRs */
+        for (uint32_t i = 0; owner && th->conns != NULL && i < sp->qps_per_thread; i++) {
             if (th->qp_mrs != NULL && th->qp_mrs[i] != NULL)
                 v->dereg_mr(th->qp_mrs[i]);
             if (sp->cq_mode == QPB_CQ_PER_QP && th->conns[i].cq != NULL)
@@ -418,7 +428,7 @@ void qpb_verbs_side_destroy(qpb_session *s, qpb_vside *side)
             v->destroy_cq(th->cq);
         if (th->channel != NULL)
             v->destroy_comp_channel(th->channel);
-        if (th->pd != NULL && th->pd != vb->pd)
+        if (owner && th->pd != NULL && th->pd != vb->pd)
             v->dealloc_pd(th->pd);
         if (th->td != NULL)
             ibv_dealloc_td(th->td);
@@ -438,6 +448,17 @@ void qpb_verbs_side_destroy(qpb_session *s, qpb_vside *side)
     free(side->qpn_keys);
     free(side->qpn_values);
     free(side);
+}
+
+uint64_t qpb_verbs_posted(qpb_session *s, uint32_t conn)
+{
+    qpb_vside *tx = s->verbs->tx;
+    if (s->spec.qp_sharing != QPB_QPS_SHARED)
+        return tx->conns[conn].posted;
+    uint64_t all = 0; /* each cycle of each thread posts one message on every shared QP */
+    for (uint32_t t = 0; t < s->spec.threads; t++)
+        all += tx->threads[t].admitted;
+    return all;
 }
 
 /* ---- the provider ---- */
@@ -525,6 +546,8 @@ static void verbs_summary(qpb_session *s, qpb_jw *w)
     qpb_jw_str(w, QPB_LOCK_NAMES[sp->lock_model]);
     qpb_jw_key(w, "rdma_cm");
     qpb_jw_bool(w, sp->rdma_cm);
+    qpb_jw_key(w, "qp_sharing");
+    qpb_jw_str(w, QPB_QP_SHARING_NAMES[sp->qp_sharing]);
     qpb_jw_key(w, "peer");
     if (!vb->have_result) {
         qpb_jw_null(w);

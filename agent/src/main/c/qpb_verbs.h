@@ -169,6 +169,9 @@ void qpb_verbs_qp_attr(qpb_session *s, const qpb_vside *side, const qpb_vthread 
 qpb_status qpb_verbs_qp_ready(qpb_session *s, qpb_vside *side, qpb_vthread *th, qpb_vconn *c);
 qpb_status qpb_verbs_qp_fail(qpb_session *s, const qpb_vconn *c, const struct ibv_qp_cap *cap, const char *call);
 
+/* Messages the sending side posted on connection conn (after its threads ended). */
+uint64_t qpb_verbs_posted(qpb_session *s, uint32_t conn);
+
 /* qpb_verbs_cm.c: rdma_cm connection set-up (RC) */
 qpb_status qpb_verbs_cm_open(qpb_session *s, char *err, uint32_t err_len);
 qpb_status qpb_verbs_cm_listen(qpb_session *s, const char *address);

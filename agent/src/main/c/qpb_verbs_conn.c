@@ -254,7 +254,7 @@ qpb_status qpb_verbs_endpoint(qpb_session *s, char *buf, uint32_t buf_len)
             return st;
     }
     qpb_vside *side = own_side(s);
-    uint32_t n = vb->plan.qps, nr = sp->mr_mode == QPB_MR_PER_QP ? n : sp->threads;
+    uint32_t n = vb->plan.qps, nr = sp->mr_mode == QPB_MR_PER_QP ? n : sp->qp_sharing == QPB_QPS_SHARED ? 1 : sp->threads;
     uint64_t *qpn = calloc(n, 8), *psn = calloc(n, 8), *srqn = calloc(n, 8), *addr = calloc(nr, 8),
              *rkey = calloc(nr, 8);
     if (!qpn || !psn || !srqn || !addr || !rkey) {
@@ -462,7 +462,7 @@ static qpb_status apply_peer(qpb_session *s, const qpb_json_object *o, qpb_vpeer
     const qpb_json_field *h = qpb_json_get(o, "host"), *mp = qpb_json_get(o, "mr_per");
     snprintf(peer->host, sizeof peer->host, "%.63s", h && h->type == QPB_JSON_STRING ? h->str : "");
     peer->mr_per_qp = mp && mp->type == QPB_JSON_STRING && !strcmp(mp->str, "qp");
-    uint32_t n = vb->plan.qps, nr = peer->mr_per_qp ? n : sp->threads;
+    uint32_t n = vb->plan.qps, nr = peer->mr_per_qp ? n : sp->qp_sharing == QPB_QPS_SHARED ? 1 : sp->threads;
     uint64_t gid[16], *qpn = calloc(n, 8), *psn = calloc(n, 8), *srqn = calloc(n, 8);
     char why[160] = "";
     bool ok = qpn && psn && srqn && get_hex(o, "gid", gid, 16, 2, why, sizeof why) &&
@@ -530,7 +530,7 @@ bool qpb_verbs_send_fin(qpb_session *s)
     uint32_t head[2] = {htonl(CTL_FIN), htonl(n)};
     memcpy(msg, head, 8);
     for (uint32_t i = 0; i < n; i++)
-        msg[1 + i] = htobe64(vb->tx->conns[i].posted);
+        msg[1 + i] = htobe64(qpb_verbs_posted(s, i));
     const char *why = NULL;
     bool ok = io_exact(vb->ctl_fd, msg, 8 + (size_t)n * 8, true, CTL_TIMEOUT_MS, &why);
     free(msg);

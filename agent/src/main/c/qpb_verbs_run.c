@@ -48,9 +48,41 @@ static const char *wc_status(qpb_verbs *vb, enum ibv_wc_status st)
 /* ---- completions of the sending side (any thread may process any QP's
  * completions on a shared CQ; one poller at a time) ---- */
 
+/* A shared QP's request names its thread, QP and cycle slot (one completion each). */
+static uint64_t shared_wr_id(uint32_t thread, uint32_t conn, uint32_t slot)
+{
+    return (uint64_t)thread << 48 | (uint64_t)conn << 32 | slot;
+}
+
+static void shared_completion(qpb_session *s, qpb_vside *side, const struct ibv_wc *wc, uint64_t now)
+{
+    uint32_t thread = (uint32_t)(wc->wr_id >> 48), index = (uint32_t)(wc->wr_id >> 32) & 0xffff;
+    qpb_vcycle *cy = &side->threads[thread].cycles[(uint32_t)wc->wr_id];
+    if (wc->status != IBV_WC_SUCCESS) {
+        atomic_fetch_add(&cy->errors, 1);
+        qpb_run_fail(s, QPB_ERUN, "completion error on shared QP %u (thread %u, %s %s): %s (wc status %d, vendor_err 0x%x)",
+                     index, thread, QPB_TRANSPORT_NAMES[s->spec.transport], QPB_OP_NAMES[s->spec.op_kind],
+                     s->verbs->v->wc_status_str(wc->status), wc->status, wc->vendor_err);
+        return;
+    }
+    const qpb_vconn *c = &side->conns[index];
+    for (uint64_t o = 0; s->spec.verify && s->spec.op_kind == QPB_OP_READ && o < s->spec.msg_size; o++) {
+        if (c->buf[o] != qpb_verbs_pattern(index, o)) {
+            atomic_fetch_add(&cy->errors, 1);
+            break;
+        }
+    }
+    if (atomic_fetch_sub_explicit(&cy->remaining, 1, memory_order_acq_rel) == 1)
+        atomic_store_explicit(&cy->end_ns, now ? now : 1, memory_order_release);
+}
+
 static void sender_completion(qpb_session *s, qpb_vside *side, const struct ibv_wc *wc, uint64_t now)
 {
     qpb_verbs *vb = s->verbs;
+    if (s->spec.qp_sharing == QPB_QPS_SHARED) {
+        shared_completion(s, side, wc, now);
+        return;
+    }
     uint32_t index = (uint32_t)(wc->wr_id >> 32);
     qpb_vconn *c = &side->conns[index];
     qpb_vthread *owner = &side->threads[c->thread];
@@ -175,13 +207,16 @@ static bool post_cycles(vsender *x, uint64_t first, uint32_t n, bool flush)
         atomic_store_explicit(&cy->end_ns, 0, memory_order_relaxed);
         atomic_store_explicit(&cy->remaining, x->q, memory_order_release);
     }
+    bool shared = x->s->spec.qp_sharing == QPB_QPS_SHARED;
     for (uint32_t i = 0; i < x->q; i++) {
         qpb_vconn *c = &x->th->conns[i];
         for (uint32_t k = 0; k < n; k++) {
             struct ibv_send_wr *wr = &x->wrs[k];
-            uint64_t msg = c->posted + k;
+            /* message k of a thread's QP is its cycle k; a shared QP's own count is everybody's */
+            uint64_t msg = shared ? first + k : c->posted + k;
             x->sges[k] = (struct ibv_sge){.addr = (uintptr_t)c->buf, .length = (uint32_t)x->msz, .lkey = c->lkey};
-            wr->wr_id = (uint64_t)c->index << 32 | (uint32_t)msg;
+            wr->wr_id = shared ? shared_wr_id(x->thread, c->index, (uint32_t)((first + k) % x->depth))
+                               : (uint64_t)c->index << 32 | (uint32_t)msg;
             wr->next = k + 1 < n ? &x->wrs[k + 1] : NULL;
             wr->send_flags = x->use_inline ? IBV_SEND_INLINE : 0;
             if (signaled(x, c, first + k, msg, flush))
@@ -205,6 +240,8 @@ static bool post_cycles(vsender *x, uint64_t first, uint32_t n, bool flush)
                          x->thread, n, (unsigned long long)c->posted, x->vb->caps.name, strerror(rc), rc);
             return false;
         }
+        if (shared)
+            continue; /* every request is signaled; other threads post here too */
         for (uint32_t k = 0; k < n; k++)
             if (x->wrs[k].send_flags & IBV_SEND_SIGNALED)
                 c->last_signaled = c->posted + k + 1;
@@ -236,6 +273,8 @@ static void record_done(vsender *x)
 
 static bool needs_flush(const vsender *x)
 {
+    if (x->s->spec.qp_sharing == QPB_QPS_SHARED)
+        return false; /* every request is signaled */
     for (uint32_t i = 0; i < x->q; i++)
         if (x->th->conns[i].last_signaled < x->th->conns[i].posted)
             return true;
@@ -295,7 +334,7 @@ static void finish_sending(qpb_session *s, bool ok)
         return;
     if (s->spec.role == QPB_ROLE_LOOPBACK) {
         for (uint32_t i = 0; i < vb->plan.qps; i++)
-            vb->expected[i] = vb->tx->conns[i].posted;
+            vb->expected[i] = qpb_verbs_posted(s, i);
         atomic_store_explicit(&vb->fin, 1, memory_order_release);
     } else if (ok && !atomic_load(&s->abort)) {
         qpb_verbs_send_fin(s);

@@ -37,7 +37,7 @@ typedef struct options {
     int verify, server, gbits;
     const char *json_path, *provider, *bind, *host;
     /* verbs */
-    const char *device, *op, *transport, *srq, *cq_mode, *mr_mode, *lock_model;
+    const char *device, *op, *transport, *srq, *cq_mode, *mr_mode, *lock_model, *qp_sharing;
     int ib_port, gid_index, events, rdma_cm;
     unsigned rx_depth, inline_size, signal_every, post_list, mtu;
 } options;
@@ -98,6 +98,8 @@ static void usage(void)
          "      --cq-mode=MODE     per_qp, per_thread (default) or shared CQs\n"
          "      --mr-mode=MODE     per_thread (default) or per_qp memory regions\n"
          "      --lock-model=MODE  shared (default) or thread_domain (ibv_alloc_td per thread)\n"
+         "      --qp-sharing=MODE  per_thread (default) or shared: every thread posts to the same -q QPs\n"
+         "                         (write and read; implies --cq-mode=shared unless given)\n"
          "  -R, --rdma_cm          connect the QPs through rdma_cm (RC; what iWARP needs)\n"
          "  -F                     accepted for perftest compatibility (no CPU frequency check here)\n"
          "      --report_gbits     report bandwidth in Gb/sec instead of MB/sec\n"
@@ -162,11 +164,12 @@ static void parse_args(int argc, char **argv, options *o)
         {"mtu", required_argument, 0, 'm'}, {"cq-mode", required_argument, 0, 'C'},
         {"mr-mode", required_argument, 0, 'M'}, {"lock-model", required_argument, 0, 'L'},
         {"out_json", no_argument, 0, 'j'}, {"out_json_file", required_argument, 0, 'J'},
-        {"devices", no_argument, 0, 'v'}, {"rdma_cm", no_argument, 0, 'K'}, {0, 0, 0, 0},
+        {"devices", no_argument, 0, 'v'}, {"rdma_cm", no_argument, 0, 'K'},
+        {"qp-sharing", required_argument, 0, 'H'}, {0, 0, 0, 0},
     };
     *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp",
-                   .device = "", .op = "send", .transport = "rc", .srq = "none", .cq_mode = "per_thread",
-                   .mr_mode = "per_thread", .lock_model = "shared", .ib_port = 1, .gid_index = -1, .rx_depth = 512,
+                   .device = "", .op = "send", .transport = "rc", .srq = "none",
+                   .mr_mode = "per_thread", .lock_model = "shared", .qp_sharing = "per_thread", .ib_port = 1, .gid_index = -1, .rx_depth = 512,
                    .signal_every = 1, .post_list = 1};
     int c;
     while ((c = getopt_long(argc, argv, "s:an:D:q:t:p:hd:i:x:c:r:I:Q:l:em:FR", longs, NULL)) != -1) {
@@ -220,6 +223,7 @@ static void parse_args(int argc, char **argv, options *o)
         case 'j': o->json_path = "perftest_out.json"; break;
         case 'F': break;
         case 'R': case 'K': o->rdma_cm = 1; break;
+        case 'H': o->qp_sharing = optarg; break;
         case 'v': {
             static char inv[1 << 20];
             int32_t rc = qpb_devices(inv, sizeof inv);
@@ -257,12 +261,16 @@ static void spec_for(const options *o, uint64_t size, const char *role, char *bu
         n += snprintf(buf + n, len - (size_t)n,
                       ",\"op\":\"%s\",\"device\":\"%s\",\"ib_port\":%d,\"gid_index\":%d,\"transport\":\"%s\","
                       "\"srq\":\"%s\",\"inline_size\":%u,\"signal_every\":%u,\"post_list\":%u,\"rx_depth\":%u,"
-                      "\"cq_mode\":\"%s\",\"mr_mode\":\"%s\",\"polling\":\"%s\",\"lock_model\":\"%s\",\"mtu\":%u,"
-                      "\"rdma_cm\":%s",
+                      "\"mr_mode\":\"%s\",\"polling\":\"%s\",\"lock_model\":\"%s\",\"mtu\":%u,"
+                      "\"rdma_cm\":%s,\"qp_sharing\":\"%s\"",
                       o->op, o->device, o->ib_port, o->gid_index, o->transport, o->srq, o->inline_size,
-                      o->signal_every, o->post_list, o->rx_depth, o->cq_mode, o->mr_mode,
-                      o->events ? "event" : "busy", o->lock_model, o->mtu, o->rdma_cm ? "true" : "false");
-    else if (strcmp(o->op, "send") != 0)
+                      o->signal_every, o->post_list, o->rx_depth, o->mr_mode,
+                      o->events ? "event" : "busy", o->lock_model, o->mtu, o->rdma_cm ? "true" : "false",
+                      o->qp_sharing);
+    bool verbs = strcmp(o->provider, "verbs") == 0;
+    if (verbs && o->cq_mode != NULL) /* else the engine's default for the run */
+        n += snprintf(buf + n, len - (size_t)n, ",\"cq_mode\":\"%s\"", o->cq_mode);
+    if (!verbs && strcmp(o->op, "send") != 0)
         n += snprintf(buf + n, len - (size_t)n, ",\"op\":\"%s\"", o->op);
     snprintf(buf + n, len - (size_t)n, "}");
 }
@@ -313,7 +321,9 @@ static void print_header(const options *o, const char *role, const char *sum)
         printf(" Mtu             : %.0f[B]\n", num_after(sum, NULL, "path_mtu"));
         printf(" Link type       : %s\n", str_of(sum, "link_layer", v, sizeof v));
         printf(" GID index       : %.0f\n", num_after(sum, NULL, "gid_index"));
-        printf(" CQ mode         : %-8s Polling                : %s\n", o->cq_mode, o->events ? "event" : "busy");
+        printf(" CQ mode         : %-8s Polling                : %s\n", str_of(sum, "cq_mode", v, sizeof v),
+               o->events ? "event" : "busy");
+        printf(" QP sharing      : %s\n", o->qp_sharing);
         printf(" Lock model      : %-8s rdma_cm QPs            : %s\n", o->lock_model, o->rdma_cm ? "ON" : "OFF");
     }
     if (o->duration_s > 0)

@@ -144,6 +144,29 @@ static void infiniband_uses_the_lid_and_xrc_runs_where_reported(void)
     CHECKF(strstr(err, "inline_size 256 B > max_inline_data 220 B on mlx5_0") != NULL, "%s", err);
 }
 
+static void shared_qps_take_every_threads_requests(void)
+{
+    qpb_dev_caps c = rxe0();
+    qpb_plan p;
+    char err[1024];
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"read\",\"threads\":8,\"qps_per_thread\":1,"
+                "\"qp_sharing\":\"shared\",\"role\":\"client\"}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(p.qps == 1 && p.n_send_cq == 1 && p.send_cqe == 8 * 129 && p.n_mr == 1);
+    c.max_qp_wr = 512;
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"write\",\"threads\":8,\"qp_sharing\":\"shared\"}",
+               &c, &p, err, sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "qp_sharing shared: a QP takes threads x tx_depth = 1024 requests > max_qp_wr 512 on rxe0"),
+           "%s", err);
+    qpb_spec s;
+    CHECK(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":8,\"qp_sharing\":\"shared\",\"signal_every\":4,"
+                         "\"cq_mode\":\"per_thread\",\"polling\":\"event\"}", &s, err, sizeof err) == QPB_EINVAL);
+    const char *want[] = {"qp_sharing shared: only one-sided ops (write, read)", "qp_sharing shared needs signal_every 1",
+                          "qp_sharing shared: cq_mode per_thread: a shared QP has one CQ for all threads",
+                          "qp_sharing shared: polling event is not supported"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECKF(strstr(err, want[i]) != NULL, "missing \"%s\" in: %s", want[i], err);
+}
+
 static void picks_the_ipv4_roce_v2_gid(void)
 {
     qpb_port_caps p = {.ethernet = true, .n_gids = 3};
@@ -166,6 +189,7 @@ const qpb_test_case qpb_check_tests[] = {
     {"check refuses memory beyond memlock, a down port and a missing GID", refuses_memory_beyond_memlock_and_missing_gid},
     {"check sizes SRQs and refuses too many", srq_sizes_and_limits},
     {"check: InfiniBand uses the LID, XRC runs where reported", infiniband_uses_the_lid_and_xrc_runs_where_reported},
+    {"check: shared QPs take every thread's requests", shared_qps_take_every_threads_requests},
     {"check picks the IPv4 RoCE v2 GID", picks_the_ipv4_roce_v2_gid},
     {NULL, NULL},
 };

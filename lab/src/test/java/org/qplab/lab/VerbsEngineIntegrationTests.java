@@ -96,6 +96,16 @@ class VerbsEngineIntegrationTests {
     }
 
     @Test
+    void threadsSharingQpsReadAndWriteThroughThem(SoftRoceLab lab) throws Exception {
+        Pair read = pair(lab, "--op=read --qp-sharing=shared --threads=3 -q 2 -s 64 -n 200 --verify");
+        assertReliableRun(read, 3, 2, 200, 64);
+        assertThat(read.client().get("qp_sharing")).isEqualTo("shared");
+        assertThat(read.client().get("cq_mode")).isEqualTo("shared");
+        assertReliableRun(pair(lab, "--op=write --qp-sharing=shared --cq-mode=per_qp --threads=2 -q 2 -s 4096 -n 150 "
+                + "--verify"), 2, 2, 150, 4096);
+    }
+
+    @Test
     void rdmaCmConnectsRcQpsForSendAndWrite(SoftRoceLab lab) throws Exception {
         Pair send = pair(lab, "-R --op=send --threads=2 -q 2 -s 4096 -n 150 --verify");
         assertReliableRun(send, 2, 2, 150, 4096);

@@ -354,13 +354,28 @@ public final class MatrixExpander {
         if ("ud".equals(transport) && mtu > 0 && size > mtu) {
             problems.add("transport ud: message " + size + " B > mtu " + mtu + " B");
         }
+        long signal = number(point, Parameter.SIGNAL_EVERY, 1);
+        if ("shared".equals(point.get(Parameter.QP_SHARING.key()))) {
+            if ("send".equals(op)) {
+                problems.add("qp_sharing shared: only one-sided ops (write, read); a shared QP's receives could not be "
+                        + "told apart by thread");
+            }
+            if (signal > 1) {
+                problems.add("qp_sharing shared needs signal_every 1 (one completion would cover other threads' requests)");
+            }
+            if ("thread_domain".equals(point.get(Parameter.LOCK_MODEL.key()))) {
+                problems.add("qp_sharing shared: a thread domain's QPs belong to one thread (use lock_model shared)");
+            }
+            if ("per_thread".equals(point.get(Parameter.CQ_MODE.key()))) {
+                problems.add("qp_sharing shared: cq_mode per_thread: a shared QP has one CQ for all threads (use per_qp or shared)");
+            }
+        }
         if (Boolean.TRUE.equals(point.get(Parameter.RDMA_CM.key())) && !"rc".equals(transport)) {
             problems.add("rdma_cm: transport " + transport + " is not connected through rdma_cm (rc only, as on iWARP)");
         }
         if ("read".equals(op) && number(point, Parameter.INLINE_SIZE, 0) > 0) {
             problems.add("op read: inline_size applies to send and write only");
         }
-        long signal = number(point, Parameter.SIGNAL_EVERY, 1);
         long depth = number(point, Parameter.TX_DEPTH, 128);
         if (signal > depth) {
             problems.add("signal_every " + signal + " > tx_depth " + depth + " (a send queue would fill unsignaled)");

@@ -41,7 +41,8 @@ public enum Parameter {
     POLLING("polling", Kind.CHOICE, 0, 0, List.of("busy", "event"), "busy"),
     LOCK_MODEL("lock_model", Kind.CHOICE, 0, 0, List.of("shared", "thread_domain"), "shared"),
     MTU("mtu", Kind.CHOICE_INT, 0, 0, List.of("0", "256", "512", "1024", "2048", "4096"), 0L),
-    RDMA_CM("rdma_cm", Kind.BOOL, 0, 0, List.of(), false);
+    RDMA_CM("rdma_cm", Kind.BOOL, 0, 0, List.of(), false),
+    QP_SHARING("qp_sharing", Kind.CHOICE, 0, 0, List.of("per_thread", "shared"), "per_thread");
 
     enum Kind { INT, SIZE, POWER_OF_TWO, BOOL, CHOICE, CHOICE_INT, TEXT }
 

@@ -166,6 +166,18 @@ class MatrixExpanderTests {
     }
 
     @Test
+    void sharedQpsTakeOneSidedOpsOnly() {
+        List<Violation> violations = violationsOf("""
+                base: {provider: verbs, msg_size: 8, qp_sharing: shared, cq_mode: per_thread}
+                dimensions:
+                  op: [send, read]
+                """);
+        assertThat(violations).extracting(Violation::message).containsExactlyInAnyOrder(
+                "qp_sharing shared: only one-sided ops (write, read); a shared QP's receives could not be told apart by thread",
+                "qp_sharing shared: cq_mode per_thread: a shared QP has one CQ for all threads (use per_qp or shared)");
+    }
+
+    @Test
     void rdmaCmConnectsRcOnly() {
         List<Violation> violations = violationsOf("""
                 base: {provider: verbs, msg_size: 4K, rdma_cm: true}
