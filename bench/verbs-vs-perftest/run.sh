@@ -99,20 +99,20 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print (NR 
 
 # point LABEL op size iterations parallelism -> a table row
 point() {
-    local label=$1 op=$2 size=$3 n=$4 par=$5 r q p qs="" ps=""
+    local label=$1 op=$2 size=$3 n=$4 par=$5 r q p qs="" ps="" rs=""
     for ((r = 1; r <= REPEATS; r++)); do
         if ((r % 2)); then
             q=$(qplab_mbps "$op" "$size" "$n" "$par"); p=$(perftest_mbps "$op" "$size" "$n" "$par")
         else
             p=$(perftest_mbps "$op" "$size" "$n" "$par"); q=$(qplab_mbps "$op" "$size" "$n" "$par")
         fi
-        qs+="$q "; ps+="$p "
+        qs+="$q "; ps+="$p "; rs+="$(awk -v a="$q" -v b="$p" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }') "
         echo "  $label run $r: qplab $q MB/s, perftest $p MB/s" >&2
     done
     local qm pm
     qm=$(echo "$qs" | median); pm=$(echo "$ps" | median)
-    printf '| %s | %s | %.2f | %.2f | %.2f | %s| %s|\n' "$label" "$n" "$qm" "$pm" \
-        "$(awk -v a="$qm" -v b="$pm" 'BEGIN { print (b > 0) ? a / b : 0 }')" "$qs" "$ps"
+    printf '| %s | %s | %.2f | %.2f | %.2f | %.2f | %s| %s|\n' "$label" "$n" "$qm" "$pm" \
+        "$(awk -v a="$qm" -v b="$pm" 'BEGIN { print (b > 0) ? a / b : 0 }')" "$(echo "$rs" | median)" "$qs" "$ps"
 }
 
 human() { awk -v b="$1" 'BEGIN { if (b >= 1024) printf "%d KiB", b / 1024; else printf "%d B", b }'; }
@@ -135,17 +135,20 @@ Both tools on the same pair of rxe devices (server in VM 1, client in VM 2, one 
 RoCE v2, active MTU 1024), RC, TX depth 128, CQ moderation 100 (signal every 100th request),
 no inline, 128 outstanding reads, the same size and iteration count. BW average =
 bytes / (last completion − first post) in MB/s (2^20 B), perftest's definition on both sides;
-median of $REPEATS interleaved runs (the order alternates). Goal: ratio ≥ 1.0 at every point.
+median of $REPEATS interleaved runs (the order alternates). Each qplab run also has a partner: the
+perftest run right before or after it; "median of pair ratios" is the median of those per-pair
+ratios, which cancels the slow drift of a shared 2-core machine that the ratio of medians still
+carries. Goal: ratio ≥ 1.0 at every point.
 
 ## send, write, read — 1 thread, 1 QP
 
-| point | iterations | qplab [MB/s] | perftest [MB/s] | qplab/perftest | qplab runs | perftest runs |
-|---|---:|---:|---:|---:|---|---|
+| point | iterations | qplab [MB/s] | perftest [MB/s] | ratio of medians | median of pair ratios | qplab runs | perftest runs |
+|---|---:|---:|---:|---:|---:|---|---|
 $rows1
 ## T threads of qpbench (1 QP each) vs T perftest processes (1 QP each, BW averages summed)
 
-| point (send, size, T) | iterations | qplab [MB/s] | perftest [MB/s] | qplab/perftest | qplab runs | perftest runs |
-|---|---:|---:|---:|---:|---|---|
+| point (send, size, T) | iterations | qplab [MB/s] | perftest [MB/s] | ratio of medians | median of pair ratios | qplab runs | perftest runs |
+|---|---:|---:|---:|---:|---:|---|---|
 $rows2
 Under TCG (no KVM here) the VMs' kernels do rxe's packet work in emulated code: absolute numbers
 are a few MB/s and mean nothing outside this lab; the ratios compare the two user-space engines
