@@ -5,16 +5,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.qplab.controller.database.TestDatabase;
+import org.qplab.controller.experiment.CurvePicture;
 import org.qplab.lab.ForwardedPort;
 import org.qplab.lab.SoftRoceLab;
 import org.qplab.lab.SoftRoceLabExtension;
@@ -32,9 +39,13 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * key, host keys checked against the lab's known_hosts) into the two Soft-RoCE VMs, the agents
  * register through the lab's forwarded port, and a verbs matrix runs across rxe as client/server
  * pairs — the engine driven by the agent through jnr-ffi inside a VM. Stored results must add up and
- * the curves must show them.
+ * the curves must show them. Then every reference experiment's Soft-RoCE variant
+ * (experiments/&#42;/lab.yaml) runs to completion on the same agents, and its curve is drawn as a PNG
+ * into target/experiment-pictures/ (or -Dqplab.experiments.pictures=DIR, e.g. ../experiments to
+ * refresh the committed ones).
  */
 @ExtendWith(SoftRoceLabExtension.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.DEFINED_PORT, properties = {
         "qplab.agents.token=softroce-test-token",
         "qplab.database.embedded.port=0",
@@ -48,6 +59,9 @@ class SoftRoceDeployIntegrationTests {
     private static final ParameterizedTypeReference<Map<String, Object>> JSON_OBJECT = new ParameterizedTypeReference<>() { };
     private static final ParameterizedTypeReference<List<Map<String, Object>>> JSON_ARRAY = new ParameterizedTypeReference<>() { };
     private static final int ITERATIONS = 300;
+    private static final double MIB = 1024.0 * 1024.0;
+    private static final Path EXPERIMENTS = Path.of(System.getProperty("qplab.test.experiments", "../experiments"))
+            .toAbsolutePath();
     private static final int PORT = freePort();
     private static SoftRoceLab lab;
     private static ForwardedPort forwarded;
@@ -71,6 +85,7 @@ class SoftRoceDeployIntegrationTests {
     }
 
     @Test
+    @Order(1)
     void deploysAgentsIntoTwoVmsAndRunsAVerbsMatrixAcrossRxe() throws Exception {
         List<CompletableFuture<Map<String, Object>>> deploys = new ArrayList<>();
         for (int vm = 1; vm <= 2; vm++) {
@@ -145,6 +160,64 @@ class SoftRoceDeployIntegrationTests {
             assertThat(((Number) point.get("y")).doubleValue()).isPositive().isEqualTo(stored);
         }
 
+    }
+
+    /** What each reference experiment's picture shows. */
+    private static final Map<String, CurvePicture.Spec> PICTURES = Map.of(
+            "1-thread-scalability", new CurvePicture.Spec("threads", false, "bw_avg_bps", "throughput [MB/s]", MIB, List.of("op")),
+            "2-qp-sharing-and-locks", new CurvePicture.Spec("threads", false, "msg_rate", "message rate [k msg/s]", 1e3,
+                    List.of("qp_sharing")),
+            "3-qp-count", new CurvePicture.Spec("qps_per_thread", true, "msg_rate", "message rate [k msg/s]", 1e3,
+                    List.of("msg_size")),
+            "4-bandwidth-vs-size", new CurvePicture.Spec("msg_size", true, "bw_avg_bps", "bandwidth [MB/s]", MIB,
+                    List.of("transport", "op")),
+            "5-verbs-knobs", new CurvePicture.Spec("threads", false, "msg_rate", "message rate [k msg/s]", 1e3,
+                    List.of("srq", "inline_size", "signal_every", "polling")),
+            "6-tcp-vs-rdma", new CurvePicture.Spec("msg_size", true, "bw_avg_bps", "bandwidth [MB/s]", MIB,
+                    List.of("provider", "threads")));
+
+    @Test
+    @Order(2)
+    void everyReferenceExperimentsLabVariantRunsToCompletion() throws Exception {
+        Path pictures = Path.of(System.getProperty("qplab.experiments.pictures", "target/experiment-pictures")).toAbsolutePath();
+        List<String> failures = new ArrayList<>();
+        Optional<CurvePicture> picture = CurvePicture.open(PORT);
+        try {
+            for (Map.Entry<String, CurvePicture.Spec> entry : new java.util.TreeMap<>(PICTURES).entrySet()) {
+                Path file = EXPERIMENTS.resolve(entry.getKey()).resolve("lab.yaml");
+                long id = ((Number) http().post().uri("/api/experiments").contentType(MediaType.parseMediaType("application/yaml"))
+                        .bodyValue(Files.readAllBytes(file)).exchange().expectStatus().isCreated().expectBody(JSON_OBJECT)
+                        .returnResult().getResponseBody().get("id")).longValue();
+                Map<String, Object> experiment = awaitEnd(id, Duration.ofMinutes(15));
+                List<Map<String, Object>> runs = http().get().uri("/api/experiments/{id}/runs", id).exchange()
+                        .expectStatus().isOk().expectBody(JSON_ARRAY).returnResult().getResponseBody();
+                List<String> bad = runs.stream().filter(r -> !"FINISHED".equals(r.get("status")))
+                        .map(r -> r.get("id") + " " + r.get("status") + ": " + r.get("error")).toList();
+                // every run's cycles add up (the lab variants run by iterations) and no completion failed
+                long wrong = jdbc.sql("""
+                        SELECT count(*) FROM run r JOIN run_summary s ON s.run_id = r.id WHERE r.experiment_id = ?
+                          AND (s.errors <> 0 OR s.cycles <> (r.params->>'threads')::bigint * (r.params->>'iterations')::bigint)""")
+                        .param(id).query(Long.class).single();
+                if (!"FINISHED".equals(experiment.get("status")) || !bad.isEmpty() || wrong != 0) {
+                    failures.add(entry.getKey() + ": " + experiment.get("status") + ", runs " + bad + ", " + wrong
+                            + " summaries that do not add up");
+                    continue;
+                }
+                if (picture.isPresent()) {
+                    String title = experiment.get("name") + " — Soft-RoCE lab (rdma_rxe, qemu TCG)";
+                    picture.get().draw(title, entry.getValue(), CurvePicture.points(jdbc, id, entry.getValue()),
+                            pictures.resolve(entry.getKey()).resolve("softroce.png"));
+                }
+            }
+        } finally {
+            picture.ifPresent(CurvePicture::close);
+        }
+        assertThat(failures).as("reference experiments that did not run to completion in the lab").isEmpty();
+    }
+
+    @Test
+    @Order(3)
+    void stopsTheAgents() {
         for (int vm = 1; vm <= 2; vm++) {
             Map<String, Object> stopped = http().post().uri("/api/hosts/vm{n}/stop", vm).exchange().expectStatus().isOk()
                     .expectBody(JSON_OBJECT).returnResult().getResponseBody();
