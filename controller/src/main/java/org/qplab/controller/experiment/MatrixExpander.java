@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import org.qplab.controller.api.Violation;
 import tools.jackson.databind.JsonNode;
@@ -19,12 +20,23 @@ import tools.jackson.databind.ObjectMapper;
  * name: quickstart
  * base:        {provider: tcp, iterations: 200}     # every run
  * dimensions:  {msg_size: [64, 4K, 1M], threads: [1, 2, 4]}   # cross product
+ * zips:        {variant: {srq: [none, per_thread], inline_size: [0, 0]}}  # positions set together
+ * exclude:     [{transport: ud, op: [write, read]}, {msg_size: {gt: 4K}}]  # points left out
  * repeats: 3                                          # each point this many times
+ * order: {random: true, seed: 7}                      # run order shuffled reproducibly
  * </pre>
+ *
+ * A zip is one dimension whose positions set several parameters at once (its lists are equally
+ * long); an exclude entry leaves out every point matching all its conditions (a value, a list of
+ * values — any of them — or a comparison {eq, ne, gt, ge, lt, le}); excluded points are not
+ * checked, so a sweep may cross an op with transports that lack it and exclude those points.
  */
 public final class MatrixExpander {
 
-    private static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions", "repeats", "hosts");
+    private static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions",
+            "zips", "exclude", "repeats", "order", "hosts");
+    private static final String TOP_LEVEL_TEXT = "name, description, base, dimensions, zips, exclude, repeats, order, hosts";
+    private static final Set<String> COMPARISONS = Set.of("eq", "ne", "gt", "ge", "lt", "le");
     private static final String HOSTS_FORMS = "must be loopback (any agent), {loopback: [host, ...]}, "
             + "{pairs: [[client, server], ...]} or {group: [host, ...]} (every pair of the group)";
     private static final java.util.regex.Pattern HOST_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9._:-]{1,128}");
@@ -53,7 +65,7 @@ public final class MatrixExpander {
         }
         for (String key : root.propertyNames()) {
             if (!TOP_LEVEL.contains(key)) {
-                violations.add(new Violation(key, "unknown key; a matrix has name, description, base, dimensions, repeats, hosts"));
+                violations.add(new Violation(key, "unknown key; a matrix has " + TOP_LEVEL_TEXT));
             }
         }
         String name = name(root.get("name"), violations);
@@ -61,9 +73,13 @@ public final class MatrixExpander {
         List<String[]> hosts = hosts(root.get("hosts"), violations);
         Map<String, Object> base = base(root.get("base"), violations);
         Map<String, List<Object>> dimensions = dimensions(root.get("dimensions"), base, violations);
+        Map<String, List<Map<String, Object>>> zips = zips(root.get("zips"), base, dimensions, violations);
+        List<Map<String, Condition>> excludes = excludes(root.get("exclude"), violations);
+        Long seed = order(root.get("order"), violations);
 
         Set<String> present = new LinkedHashSet<>(base.keySet());
         present.addAll(dimensions.keySet());
+        zips.values().forEach(positions -> positions.forEach(p -> present.addAll(p.keySet())));
         if (!present.contains(Parameter.MSG_SIZE.key()) && !hasViolationAt(violations, "msg_size")) {
             violations.add(new Violation("msg_size", "is required, in base or dimensions"));
         }
@@ -71,6 +87,9 @@ public final class MatrixExpander {
         BigInteger total = BigInteger.valueOf(repeats).multiply(BigInteger.valueOf(hosts.size()));
         for (List<Object> values : dimensions.values()) {
             total = total.multiply(BigInteger.valueOf(Math.max(1, values.size())));
+        }
+        for (List<Map<String, Object>> positions : zips.values()) {
+            total = total.multiply(BigInteger.valueOf(Math.max(1, positions.size())));
         }
         if (total.compareTo(BigInteger.valueOf(maxRuns)) > 0) {
             violations.add(new Violation("dimensions", "the matrix expands to " + String.format("%,d", total)
@@ -81,11 +100,17 @@ public final class MatrixExpander {
             throw new InvalidMatrixException(violations);
         }
 
-        List<Map<String, Object>> points = crossProduct(base, dimensions);
+        List<Map<String, Object>> points = crossProduct(base, dimensions, zips);
         for (Map<String, Object> point : points) {
             if ("verbs".equals(point.get(Parameter.PROVIDER.key()))) {
                 point.putIfAbsent(Parameter.TRANSPORT.key(), Parameter.TRANSPORT.verbsDefault());
             }
+        }
+        int all = points.size();
+        points.removeIf(point -> excludes.stream().anyMatch(rule -> matches(rule, point)));
+        if (points.isEmpty()) {
+            throw new InvalidMatrixException(List.of(new Violation("exclude", "leaves out all " + all
+                    + " points of the matrix: nothing would run")));
         }
         checkPoints(points, violations);
         if (!violations.isEmpty()) {
@@ -101,6 +126,11 @@ public final class MatrixExpander {
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> source = json.treeToValue(root, Map.class);
+        if (seed != null) {
+            java.util.Collections.shuffle(runs, new Random(seed));
+            // the seed actually used is stored with the experiment: its order can be replayed
+            source.put("order", new LinkedHashMap<>(Map.of("random", true, "seed", seed)));
+        }
         return new Matrix(name, source, runs);
     }
 
@@ -268,6 +298,223 @@ public final class MatrixExpander {
         return dimensions;
     }
 
+    /** Each zip: its positions, each a map of the parameters that position sets. */
+    private static Map<String, List<Map<String, Object>>> zips(JsonNode node, Map<String, Object> base,
+                                                               Map<String, List<Object>> dimensions,
+                                                               List<Violation> violations) {
+        Map<String, List<Map<String, Object>>> zips = new LinkedHashMap<>();
+        if (node == null || node.isNull()) {
+            return zips;
+        }
+        if (!node.isObject()) {
+            violations.add(new Violation("zips", "must be a map of zip name: {parameter: [values], ...}"));
+            return zips;
+        }
+        Set<String> zipped = new LinkedHashSet<>();
+        for (var zip : node.properties()) {
+            String zipField = "zips." + zip.getKey();
+            if (!zip.getValue().isObject() || zip.getValue().isEmpty()) {
+                violations.add(new Violation(zipField, "must be a map of parameter: [values], the lists equally long"));
+                continue;
+            }
+            Integer length = null;
+            String first = null;
+            List<Map<String, Object>> positions = new ArrayList<>();
+            boolean ok = true;
+            for (var entry : zip.getValue().properties()) {
+                String key = entry.getKey();
+                String field = zipField + "." + key;
+                var parameter = Parameter.byKey(key);
+                if (parameter.isEmpty()) {
+                    violations.add(unknownParameter(field, key));
+                    ok = false;
+                    continue;
+                }
+                if (base.containsKey(key) || dimensions.containsKey(key) || !zipped.add(key)) {
+                    violations.add(new Violation(field, "is also set in " + (base.containsKey(key) ? "base"
+                            : dimensions.containsKey(key) ? "dimensions" : "another zip") + "; set it in one place"));
+                    ok = false;
+                    continue;
+                }
+                JsonNode values = entry.getValue();
+                if (!values.isArray() || values.isEmpty()) {
+                    violations.add(new Violation(field, "must be a non-empty list of values"));
+                    ok = false;
+                    continue;
+                }
+                if (length == null) {
+                    length = values.size();
+                    first = key;
+                    for (int i = 0; i < length; i++) {
+                        positions.add(new LinkedHashMap<>());
+                    }
+                } else if (values.size() != length) {
+                    violations.add(new Violation(field, "has " + values.size() + " values but " + first + " has "
+                            + length + "; the lists of a zip are read position by position"));
+                    ok = false;
+                    continue;
+                }
+                for (int i = 0; i < values.size(); i++) {
+                    Object value = parameter.get().parse(values.get(i), field + "[" + i + "]", violations);
+                    if (value == null) {
+                        ok = false;
+                    } else {
+                        positions.get(i).put(key, value);
+                    }
+                }
+            }
+            if (ok && !positions.isEmpty()) {
+                zips.put(zip.getKey(), positions);
+            }
+        }
+        return zips;
+    }
+
+    /** One condition of an exclude entry on one parameter. */
+    private record Condition(String op, List<Object> values) {
+        boolean test(Object actual) {
+            if (actual == null) {
+                return op.equals("ne");
+            }
+            return switch (op) {
+                case "eq" -> values.contains(actual);
+                case "ne" -> !values.contains(actual);
+                default -> {
+                    if (!(actual instanceof Number a)) {
+                        yield false;
+                    }
+                    long x = a.longValue();
+                    long y = ((Number) values.get(0)).longValue();
+                    yield switch (op) {
+                        case "gt" -> x > y;
+                        case "ge" -> x >= y;
+                        case "lt" -> x < y;
+                        default -> x <= y;
+                    };
+                }
+            };
+        }
+    }
+
+    private static List<Map<String, Condition>> excludes(JsonNode node, List<Violation> violations) {
+        List<Map<String, Condition>> rules = new ArrayList<>();
+        if (node == null || node.isNull()) {
+            return rules;
+        }
+        if (!node.isArray()) {
+            violations.add(new Violation("exclude", "must be a list of {parameter: condition, ...}; a point matching "
+                    + "every condition of an entry is left out"));
+            return rules;
+        }
+        for (int i = 0; i < node.size(); i++) {
+            JsonNode entry = node.get(i);
+            String at = "exclude[" + i + "]";
+            if (!entry.isObject() || entry.isEmpty()) {
+                violations.add(new Violation(at, "must be a non-empty map of parameter: condition"));
+                continue;
+            }
+            Map<String, Condition> rule = new LinkedHashMap<>();
+            for (var condition : entry.properties()) {
+                String key = condition.getKey();
+                String field = at + "." + key;
+                var parameter = Parameter.byKey(key);
+                if (parameter.isEmpty()) {
+                    violations.add(unknownParameter(field, key));
+                    continue;
+                }
+                Condition parsed = condition(parameter.get(), condition.getValue(), field, violations);
+                if (parsed != null) {
+                    rule.put(key, parsed);
+                }
+            }
+            rules.add(rule);
+        }
+        return rules;
+    }
+
+    private static Condition condition(Parameter parameter, JsonNode value, String field, List<Violation> violations) {
+        if (value.isArray()) {
+            if (value.isEmpty()) {
+                violations.add(new Violation(field, "is an empty list: it would match nothing"));
+                return null;
+            }
+            List<Object> values = new ArrayList<>();
+            for (int i = 0; i < value.size(); i++) {
+                Object v = parameter.parse(value.get(i), field + "[" + i + "]", violations);
+                if (v != null) {
+                    values.add(v);
+                }
+            }
+            return new Condition("eq", values);
+        }
+        if (value.isObject()) {
+            if (value.size() != 1 || !COMPARISONS.contains(value.propertyNames().iterator().next())) {
+                violations.add(new Violation(field, "a comparison is one of {eq: v}, {ne: v}, {gt: v}, {ge: v}, {lt: v}, "
+                        + "{le: v}; got " + value));
+                return null;
+            }
+            String op = value.propertyNames().iterator().next();
+            if (!op.equals("eq") && !op.equals("ne") && !parameter.numeric()) {
+                violations.add(new Violation(field, op + " compares numbers; " + parameter.key() + " is not numeric"));
+                return null;
+            }
+            Object v = parameter.parse(value.get(op), field + "." + op, violations);
+            return v == null ? null : new Condition(op, List.of(v));
+        }
+        Object v = parameter.parse(value, field, violations);
+        return v == null ? null : new Condition("eq", List.of(v));
+    }
+
+    private static boolean matches(Map<String, Condition> rule, Map<String, Object> point) {
+        for (var condition : rule.entrySet()) {
+            if (!condition.getValue().test(point.get(condition.getKey()))) {
+                return false;
+            }
+        }
+        return !rule.isEmpty();
+    }
+
+    /** The seed of a random run order, or null to run in matrix order. */
+    private static Long order(JsonNode node, List<Violation> violations) {
+        if (node == null || node.isNull() || (node.isString() && node.stringValue().equals("sequential"))) {
+            return null;
+        }
+        String forms = "must be sequential (the default) or {random: true, seed: N} (seed optional: one is chosen "
+                + "and stored with the experiment)";
+        if (!node.isObject()) {
+            violations.add(new Violation("order", forms + "; got " + node));
+            return null;
+        }
+        Long seed = null;
+        boolean random = false;
+        for (var entry : node.properties()) {
+            switch (entry.getKey()) {
+                case "random" -> {
+                    if (entry.getValue().isBoolean()) {
+                        random = entry.getValue().booleanValue();
+                    } else {
+                        violations.add(new Violation("order.random", "must be true or false, got " + entry.getValue()));
+                    }
+                }
+                case "seed" -> {
+                    if (entry.getValue().isIntegralNumber() && entry.getValue().canConvertToLong()) {
+                        seed = entry.getValue().longValue();
+                    } else {
+                        violations.add(new Violation("order.seed", "must be an integer, got " + entry.getValue()));
+                    }
+                }
+                default -> violations.add(new Violation("order." + entry.getKey(), "unknown key; order has random and seed"));
+            }
+        }
+        if (!random) {
+            if (seed != null) {
+                violations.add(new Violation("order.seed", "applies only with random: true"));
+            }
+            return null;
+        }
+        return seed != null ? seed : new java.security.SecureRandom().nextLong() >>> 16;
+    }
+
     private static Violation unknownParameter(String field, String key) {
         return new Violation(field, "unknown parameter '" + key + "'; known: " + Parameter.knownKeys());
     }
@@ -276,7 +523,8 @@ public final class MatrixExpander {
         return violations.stream().anyMatch(v -> v.field().endsWith("." + key) || v.field().contains("." + key + "["));
     }
 
-    private static List<Map<String, Object>> crossProduct(Map<String, Object> base, Map<String, List<Object>> dimensions) {
+    private static List<Map<String, Object>> crossProduct(Map<String, Object> base, Map<String, List<Object>> dimensions,
+                                                          Map<String, List<Map<String, Object>>> zips) {
         List<Map<String, Object>> points = new ArrayList<>();
         Map<String, Object> first = new LinkedHashMap<>(EXPLICIT_DEFAULTS);
         first.putAll(base);
@@ -287,6 +535,17 @@ public final class MatrixExpander {
                 for (Object value : dimension.getValue()) {
                     Map<String, Object> p = new LinkedHashMap<>(point);
                     p.put(dimension.getKey(), value);
+                    next.add(p);
+                }
+            }
+            points = next;
+        }
+        for (List<Map<String, Object>> positions : zips.values()) {
+            List<Map<String, Object>> next = new ArrayList<>(points.size() * positions.size());
+            for (Map<String, Object> point : points) {
+                for (Map<String, Object> position : positions) {
+                    Map<String, Object> p = new LinkedHashMap<>(point);
+                    p.putAll(position);
                     next.add(p);
                 }
             }

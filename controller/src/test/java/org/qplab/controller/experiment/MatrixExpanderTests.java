@@ -228,4 +228,131 @@ class MatrixExpanderTests {
         assertThat(violationsOf("hosts: everywhere\nbase: {msg_size: 64}"))
                 .extracting(Violation::field).containsExactly("hosts");
     }
+
+    @Test
+    void zipsSetTheirParametersPositionByPositionAcrossTheOtherDimensions() {
+        Matrix matrix = yaml("""
+                base: {provider: verbs, op: send}
+                dimensions: {msg_size: [64, 1K]}
+                zips:
+                  variant:
+                    srq: [none, per_thread, none]
+                    inline_size: [0, 0, 128]
+                repeats: 2
+                """);
+
+        assertThat(matrix.runs()).hasSize(2 * 3 * 2);
+        assertThat(matrix.runs()).extracting(r -> r.params().get("msg_size") + "/" + r.params().get("srq") + "/"
+                        + r.params().get("inline_size")).containsOnly("64/none/0", "64/per_thread/0", "64/none/128",
+                "1024/none/0", "1024/per_thread/0", "1024/none/128");
+    }
+
+    @Test
+    void refusesZipsWhoseListsDifferInLengthOrRepeatAParameter() {
+        List<Violation> violations = violationsOf("""
+                base: {provider: verbs, msg_size: 64, srq: none}
+                zips:
+                  a: {inline_size: [0, 128], signal_every: [1, 16, 64]}
+                  b: {srq: [none, shared], bogus: [1]}
+                """);
+
+        assertThat(violations).extracting(Violation::field)
+                .contains("zips.a.signal_every", "zips.b.srq", "zips.b.bogus");
+        assertThat(violations).filteredOn(v -> v.field().equals("zips.a.signal_every")).singleElement()
+                .extracting(Violation::message).asString().contains("has 3 values but inline_size has 2");
+        assertThat(violations).filteredOn(v -> v.field().equals("zips.b.srq")).singleElement()
+                .extracting(Violation::message).asString().contains("also set in base");
+    }
+
+    @Test
+    void excludeLeavesOutMatchingPointsBeforeTheyAreChecked() {
+        Matrix matrix = yaml("""
+                base: {provider: verbs}
+                dimensions:
+                  transport: [rc, uc, ud]
+                  op: [send, write, read]
+                  msg_size: [64, 4K, 64K]
+                exclude:
+                  - {transport: uc, op: read}
+                  - {transport: ud, op: [write, read]}
+                  - {transport: ud, msg_size: {gt: 4K}}
+                """);
+
+        // rc: 3 ops x 3 sizes; uc: send, write x 3; ud: send x 64, 4K
+        assertThat(matrix.runs()).hasSize(9 + 6 + 2);
+        assertThat(matrix.runs()).noneMatch(r -> r.params().get("transport").equals("ud")
+                && ((Long) r.params().get("msg_size")) > 4096);
+        assertThat(matrix.runs()).noneMatch(r -> r.params().get("transport").equals("uc") && r.params().get("op").equals("read"));
+    }
+
+    @Test
+    void excludeConditionsCompareNumbersAndTheDefaultTransport() {
+        Matrix matrix = yaml("""
+                base: {provider: verbs}
+                dimensions: {msg_size: [64, 4K, 64K], threads: [1, 2, 4]}
+                exclude:
+                  - {msg_size: {ge: 4K}, threads: {ne: 1}}
+                  - {transport: rc, msg_size: 64, threads: {lt: 2}}
+                """);
+
+        assertThat(matrix.runs()).extracting(r -> r.params().get("msg_size") + "x" + r.params().get("threads"))
+                .containsExactlyInAnyOrder("64x2", "64x4", "4096x1", "65536x1");
+    }
+
+    @Test
+    void refusesMalformedExcludesAndAnExcludeThatLeavesNothing() {
+        assertThat(violationsOf("""
+                base: {msg_size: 64}
+                dimensions: {threads: [1, 2]}
+                exclude:
+                  - {thread: 1}
+                  - {threads: {above: 1}}
+                  - {provider: {gt: tcp}}
+                  - {}
+                """)).extracting(Violation::field)
+                .containsExactly("exclude[0].thread", "exclude[1].threads", "exclude[2].provider", "exclude[3]");
+        assertThat(violationsOf("""
+                base: {msg_size: 64}
+                dimensions: {threads: [1, 2]}
+                exclude: [{threads: {ge: 1}}]
+                """)).singleElement().satisfies(v -> {
+            assertThat(v.field()).isEqualTo("exclude");
+            assertThat(v.message()).contains("all 2 points");
+        });
+    }
+
+    @Test
+    void aSeededRandomOrderShufflesTheSameRunsTheSameWayEveryTime() {
+        String matrix = """
+                dimensions: {msg_size: [64, 128, 256, 512, 1K, 2K, 4K, 8K], threads: [1, 2]}
+                repeats: 2
+                order: {random: true, seed: 42}
+                """;
+        List<String> first = yaml(matrix).runs().stream().map(r -> r.params() + "#" + r.repeat()).toList();
+        List<String> again = yaml(matrix).runs().stream().map(r -> r.params() + "#" + r.repeat()).toList();
+        List<String> sequential = yaml(matrix.replace("order: {random: true, seed: 42}", "")).runs().stream()
+                .map(r -> r.params() + "#" + r.repeat()).toList();
+        List<String> otherSeed = yaml(matrix.replace("seed: 42", "seed: 43")).runs().stream()
+                .map(r -> r.params() + "#" + r.repeat()).toList();
+
+        assertThat(first).isEqualTo(again).containsExactlyInAnyOrderElementsOf(sequential).isNotEqualTo(sequential)
+                .isNotEqualTo(otherSeed);
+    }
+
+    @Test
+    void aRandomOrderWithoutSeedStoresTheSeedItChose() {
+        Matrix matrix = yaml("""
+                dimensions: {msg_size: [64, 128, 256]}
+                order: {random: true}
+                """);
+
+        assertThat(matrix.source().get("order")).isInstanceOfSatisfying(Map.class, order -> {
+            assertThat(order.get("random")).isEqualTo(true);
+            assertThat(order.get("seed")).isInstanceOf(Long.class);
+        });
+        assertThat(violationsOf("""
+                base: {msg_size: 64}
+                order: {random: yes please, seed: 1.5, shuffle: true}
+                """)).extracting(Violation::field).containsExactlyInAnyOrder("order.random", "order.seed", "order.shuffle");
+    }
 }
