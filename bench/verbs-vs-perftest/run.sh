@@ -156,7 +156,7 @@ on identical kernels and devices.
 
 - date: $(date -u '+%Y-%m-%d %H:%M UTC')
 - machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), host kernel $(uname -r)
-- VMs: kernel $("$LAB" kernel), $(grep -o 'tcg\|kvm' "$TMP/up.log" | head -1), 1 vCPU and ${QPLAB_LAB_MEM:-1024} MiB each
+- VMs: kernel $("$LAB" kernel), $(sed -n 's/.*booting [0-9]* VM(s): kernel [^,]*, \([a-z]*\),.*/\1/p' "$TMP/up.log" | head -1), 1 vCPU and ${QPLAB_LAB_MEM:-1024} MiB each
 - perftest: $(dpkg-query -W -f='${Version}' perftest 2>/dev/null || echo unknown); rdma-core: $(dpkg-query -W -f='${Version}' rdma-core 2>/dev/null || echo unknown)
 - regenerate: \`REPEATS=$REPEATS bench/verbs-vs-perftest/run.sh\`
 EOF

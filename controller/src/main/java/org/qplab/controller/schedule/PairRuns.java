@@ -42,6 +42,8 @@ public class PairRuns {
         final Map<String, Object> params;
         Step step = Step.PREPARE;
         long deadline;
+        /** How long the run step may take (its deadline's length), for the message when it expires. */
+        Duration runLimit = COLLECT;
         String clientEndpoint;
         String serverEndpoint;
         boolean clientConnected;
@@ -74,7 +76,20 @@ public class PairRuns {
     private final RunQueue queue;
     private final Scheduler scheduler;
 
-    public PairRuns(@Lazy AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, @Lazy Scheduler scheduler) {
+    /** How long a run by iterations may run before it is stopped and failed (a duration run: its duration + collect). */
+    private final Duration runTimeout;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    public PairRuns(@Lazy AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, @Lazy Scheduler scheduler,
+                    @org.springframework.beans.factory.annotation.Value("${qplab.schedule.run-timeout:30m}") String runTimeout) {
+        this(registry, outcomes, queue, scheduler, org.springframework.boot.convert.DurationStyle.detectAndParse(runTimeout));
+    }
+
+    PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, Scheduler scheduler, Duration runTimeout) {
+        if (runTimeout.isNegative() || runTimeout.isZero()) {
+            throw new IllegalArgumentException("qplab.schedule.run-timeout must be positive, got " + runTimeout);
+        }
+        this.runTimeout = runTimeout;
         this.registry = registry;
         this.outcomes = outcomes;
         this.queue = queue;
@@ -142,8 +157,15 @@ public class PairRuns {
         for (Pair pair : pairs.values()) {
             synchronized (pair) {
                 if (pair.deadline != 0 && now - pair.deadline > 0 && pairs.containsKey(pair.runId)) {
-                    abort(pair, stepName(pair.step) + " timed out after " + timeout(pair.step).toSeconds() + " s, waiting for "
-                            + waitingFor(pair));
+                    if (pair.step == Step.RUN) {
+                        abort(pair, "run timed out after " + pair.runLimit.toSeconds() + " s"
+                                + (pair.runLimit == runTimeout ? " (qplab.schedule.run-timeout)" : " (duration_ms + "
+                                + COLLECT.toSeconds() + " s)") + ", waiting for " + waitingFor(pair)
+                                + "; both sides were told to stop");
+                    } else {
+                        abort(pair, stepName(pair.step) + " timed out after " + timeout(pair.step).toSeconds()
+                                + " s, waiting for " + waitingFor(pair));
+                    }
                 }
             }
         }
@@ -180,8 +202,9 @@ public class PairRuns {
         if (!isClient && pair.step == Step.START_SERVER) {
             pair.step = Step.RUN;
             Object duration = pair.params.get("duration_ms");
-            pair.deadline = duration instanceof Number ms && ms.longValue() > 0
-                    ? deadline(Duration.ofMillis(ms.longValue()).plus(COLLECT)) : 0;
+            pair.runLimit = duration instanceof Number ms && ms.longValue() > 0
+                    ? Duration.ofMillis(ms.longValue()).plus(COLLECT) : runTimeout;
+            pair.deadline = deadline(pair.runLimit);
             send(pair.client, new AgentMessage.StartRun(pair.runId));
         } else if (isClient) {
             log.info("run {} started: {} -> {}", pair.runId, pair.client, pair.server);
