@@ -86,7 +86,9 @@ public final class CurvePicture implements AutoCloseable {
         points.forEach((label, list) -> datasets.add(Map.of("label", label,
                 "data", list.stream().map(p -> Map.of("x", p[0], "y", p[1])).toList())));
         String png = (String) browser.executeScript("""
-                const [title, xTitle, log2, yTitle, datasets] = arguments;
+                const [title, xTitle, log2, yTitle, datasets, bytes] = arguments;
+                const size = (v) => v >= 1048576 ? (v / 1048576) + ' MiB' : v >= 1024 ? (v / 1024) + ' KiB' : v + ' B';
+                const label = (v) => bytes ? size(v) : v;
                 const palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
                 const canvas = document.createElement('canvas');
                 canvas.width = 900; canvas.height = 500;
@@ -101,7 +103,13 @@ public final class CurvePicture implements AutoCloseable {
                     plugins: { title: { display: true, text: title }, legend: { position: 'bottom' } },
                     scales: {
                       x: { type: log2 ? 'logarithmic' : 'linear', title: { display: true, text: xTitle },
-                           ticks: { callback: (v) => (log2 && Math.log2(v) % 1 !== 0) ? '' : v } },
+                           // every power of two on a log2 axis (Chart.js would place 1..9, 10, 20, ...)
+                           afterBuildTicks: (axis) => { if (!log2) return; const ticks = [];
+                             for (let v = 2 ** Math.floor(Math.log2(axis.min)); v <= axis.max * 1.0001; v *= 2) {
+                               if (v >= axis.min * 0.9999) ticks.push({ value: v }); }
+                             axis.ticks = ticks; },
+                           ticks: log2 ? { callback: (v) => label(v), autoSkip: false }
+                                       : { stepSize: 1, callback: (v) => label(v) } },
                       y: { beginAtZero: true, title: { display: true, text: yTitle } },
                     },
                   },
@@ -109,9 +117,19 @@ public final class CurvePicture implements AutoCloseable {
                     g.fillStyle = 'white'; g.fillRect(0, 0, c.width, c.height); g.restore(); } }],
                 });
                 return chart.toBase64Image('image/png');""",
-                title, spec.x() + (spec.log2X() ? " (log2)" : ""), spec.log2X(), spec.yTitle(), datasets);
+                title, xTitle(spec), spec.log2X(), spec.yTitle(), datasets, spec.x().equals("msg_size"));
         Files.createDirectories(file.getParent());
         Files.write(file, Base64.getDecoder().decode(png.substring(png.indexOf(',') + 1)));
+    }
+
+    private static String xTitle(Spec spec) {
+        String name = switch (spec.x()) {
+            case "msg_size" -> "message size [B, KiB, MiB]";
+            case "threads" -> "threads";
+            case "qps_per_thread" -> "QPs per thread";
+            default -> spec.x();
+        };
+        return name + (spec.log2X() ? " (log2 axis)" : "");
     }
 
     @Override
