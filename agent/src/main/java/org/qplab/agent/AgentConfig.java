@@ -17,8 +17,16 @@ import java.util.Map;
  *                   connections; verbs: its control socket, by default the IPv4 address of its RoCE GID)
  *                   (--data-address, QPLAB_DATA_ADDRESS; default: the address this host reaches the
  *                   controller from, i.e. the interface the route to the controller leaves by)
+ * @param healthPort  where /health and /metrics are served (--health-port, QPLAB_AGENT_HEALTH_PORT; -1 = off,
+ *                   the default; 0 = any free port, logged)
+ * @param healthAddress the address they are served on (--health-address; default 127.0.0.1)
  */
-public record AgentConfig(URI controller, String token, String agentId, Duration heartbeat, String dataAddress) {
+public record AgentConfig(URI controller, String token, String agentId, Duration heartbeat, String dataAddress,
+                          int healthPort, String healthAddress) {
+
+    AgentConfig(URI controller, String token, String agentId, Duration heartbeat, String dataAddress) {
+        this(controller, token, agentId, heartbeat, dataAddress, -1, "127.0.0.1");
+    }
 
     static final String USAGE = """
             usage: java -jar qplab-agent.jar [--controller ws://HOST:PORT/agent] [--token TOKEN | --token-file F] [--id NAME]
@@ -29,6 +37,9 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
               --heartbeat-seconds N                      (default 5)
               --data-address A  where a pair run's tcp server listens (env QPLAB_DATA_ADDRESS,
                                 default: the address the route to the controller leaves from)
+              --health-port P   serve /health, /health/readiness, /health/liveness and /metrics (Prometheus)
+                                on P (env QPLAB_AGENT_HEALTH_PORT; 0 = any free port; default: off)
+              --health-address A  where to serve them (default 127.0.0.1)
             """;
 
     static AgentConfig parse(String[] args, Map<String, String> env, String hostname) {
@@ -37,6 +48,8 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
         String id = env.getOrDefault("QPLAB_AGENT_ID", hostname);
         String dataAddress = env.get("QPLAB_DATA_ADDRESS");
         long heartbeat = 5;
+        int healthPort = env.containsKey("QPLAB_AGENT_HEALTH_PORT") ? port(env.get("QPLAB_AGENT_HEALTH_PORT")) : -1;
+        String healthAddress = "127.0.0.1";
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             if (flag.equals("--help") || flag.equals("-h")) {
@@ -53,6 +66,8 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
                 case "--id" -> id = value;
                 case "--heartbeat-seconds" -> heartbeat = Long.parseLong(value);
                 case "--data-address" -> dataAddress = value;
+                case "--health-port" -> healthPort = port(value);
+                case "--health-address" -> healthAddress = value;
                 default -> throw new IllegalArgumentException("unknown flag " + flag + "\n" + USAGE);
             }
         }
@@ -67,7 +82,19 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
         if (dataAddress != null && !dataAddress.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
             throw new IllegalArgumentException("--data-address must be an IPv4 address, got " + dataAddress);
         }
-        return new AgentConfig(uri, token, id, Duration.ofSeconds(heartbeat), dataAddress);
+        return new AgentConfig(uri, token, id, Duration.ofSeconds(heartbeat), dataAddress, healthPort, healthAddress);
+    }
+
+    private static int port(String value) {
+        try {
+            int port = Integer.parseInt(value.strip());
+            if (port >= 0 && port <= 65535) {
+                return port;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--health-port must be a port number 0-65535, got " + value);
     }
 
     private static String readToken(String file) {

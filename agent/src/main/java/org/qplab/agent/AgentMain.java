@@ -35,6 +35,17 @@ public final class AgentMain {
         ControllerLink link = new ControllerLink(config, json, facts);
         RunExecutor executor = new RunExecutor(link, json, () -> dataAddress, config.dataAddress());
         link.onMessage(executor::handle, executor::currentRunId);
+        if (config.healthPort() >= 0) {
+            try {
+                AgentHealth health = AgentHealth.start(config.healthAddress(), config.healthPort(), config.agentId(),
+                        AgentHealth.of(link::registered, executor::currentRunId, link::pending, link::runsEnded));
+                Log.info("health and metrics on http://" + config.healthAddress() + ":" + health.port()
+                        + "/health, /metrics");
+            } catch (IOException e) {
+                System.err.println("cannot serve health on " + config.healthAddress() + ":" + config.healthPort() + ": " + e);
+                System.exit(2);
+            }
+        }
         Log.info("agent " + config.agentId() + " connecting to " + config.controller());
         System.exit(link.runForever());
     }

@@ -53,6 +53,7 @@ final class ControllerLink implements WebSocket.Listener {
 
     private volatile WebSocket socket;
     private volatile boolean registered;
+    private final java.util.concurrent.atomic.AtomicLong runsEnded = new java.util.concurrent.atomic.AtomicLong();
     private volatile CompletableFuture<Integer> closed = new CompletableFuture<>();
     /** Guarded by outboxSignal: the last outbox entry sent on this connection, and which connection. */
     private OutKey lastSent;
@@ -103,6 +104,7 @@ final class ControllerLink implements WebSocket.Listener {
 
     /** RunFinished / RunFailed: queued after the run's frames, kept until the controller says RunRecorded. */
     void sendRunEnd(long runId, AgentMessage end) {
+        runsEnded.incrementAndGet();
         outbox.put(new OutKey(runId, RUN_END), end);
         wakeSender();
     }
@@ -112,6 +114,16 @@ final class ControllerLink implements WebSocket.Listener {
         if (registered) {
             trySend(message);
         }
+    }
+
+    /** Whether the controller has accepted this agent on the current connection. */
+    boolean registered() {
+        return registered;
+    }
+
+    /** Runs whose end this agent has reported (queued for the controller). */
+    long runsEnded() {
+        return runsEnded.get();
     }
 
     /** Unacknowledged entries in the outbox (frames and run ends). */

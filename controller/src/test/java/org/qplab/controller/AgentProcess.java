@@ -24,8 +24,18 @@ public final class AgentProcess implements AutoCloseable {
         return start(List.of(), "ws://127.0.0.1:" + controllerPort + "/agent", id, token);
     }
 
+    /** An agent reaching the controller at url, with more flags (e.g. --health-port). */
+    public static AgentProcess start(String url, String id, String token, List<String> flags) throws IOException {
+        return start(List.of(), url, id, token, flags);
+    }
+
     /** An agent started through a command prefix (e.g. `ip netns exec NS`), reaching the controller at url. */
     public static AgentProcess start(List<String> prefix, String url, String id, String token) throws IOException {
+        return start(prefix, url, id, token, List.of());
+    }
+
+    private static AgentProcess start(List<String> prefix, String url, String id, String token, List<String> flags)
+            throws IOException {
         String jar = System.getProperty("qplab.test.agent-jar");
         if (jar == null || !new File(jar).isFile()) {
             fail("the agent jar is missing (" + jar + "): run the tests with ./mvnw verify, which packages the agent first");
@@ -35,6 +45,7 @@ public final class AgentProcess implements AutoCloseable {
         List<String> command = new java.util.ArrayList<>(prefix);
         command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar,
                 "--controller", url, "--token", token, "--id", id, "--heartbeat-seconds", "1"));
+        command.addAll(flags);
         return new AgentProcess(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start(), log);
     }
 

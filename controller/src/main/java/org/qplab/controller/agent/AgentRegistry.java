@@ -26,6 +26,11 @@ public class AgentRegistry {
         return connected.values().stream().filter(AgentConnection::idle).toList();
     }
 
+    /** How many agents have an open link now. */
+    public int connectedCount() {
+        return connected.size();
+    }
+
     public Optional<AgentConnection> get(String agentId) {
         return Optional.ofNullable(connected.get(agentId));
     }

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
+import org.qplab.controller.metrics.QplabMetrics;
 import org.qplab.protocol.Sample;
 import org.qplab.protocol.SampleFrame;
 import org.springframework.stereotype.Component;
@@ -21,9 +22,11 @@ import org.springframework.stereotype.Component;
 public class SampleIngest {
 
     private final DataSource dataSource;
+    private final QplabMetrics metrics;
 
-    public SampleIngest(DataSource dataSource) {
+    public SampleIngest(DataSource dataSource, QplabMetrics metrics) {
         this.dataSource = dataSource;
+        this.metrics = metrics;
     }
 
     /** Stores the frame; false when it was stored before (a replay). Blocking. */
@@ -47,6 +50,7 @@ public class SampleIngest {
                     copy.endCopy();
                 }
                 c.commit();
+                metrics.ingested(frame.count(), fresh);
                 return fresh;
             } catch (SQLException | RuntimeException e) {
                 c.rollback();

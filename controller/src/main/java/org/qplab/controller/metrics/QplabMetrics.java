@@ -1,0 +1,76 @@
+package org.qplab.controller.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.atomic.AtomicLong;
+import org.qplab.controller.agent.AgentRegistry;
+import org.qplab.controller.database.Jdbc;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * The controller's Prometheus metrics (GET /actuator/prometheus):
+ * <ul>
+ *   <li>{@code qplab_runs{status="queued"|"running"}} — runs in the queue and on agents now;</li>
+ *   <li>{@code qplab_agents_connected} — agents with an open link;</li>
+ *   <li>{@code qplab_ingest_samples_total}, {@code qplab_ingest_frames_total} — cycles and sample frames
+ *       stored (a replayed frame is counted in {@code qplab_ingest_replayed_frames_total} instead): their
+ *       rate is the ingest rate.</li>
+ * </ul>
+ * The run counts are read from PostgreSQL every few seconds, off the scrape's thread.
+ */
+@Component
+public class QplabMetrics {
+
+    private static final Logger log = LoggerFactory.getLogger(QplabMetrics.class);
+
+    private final Jdbc jdbc;
+    private final JdbcClient sql;
+    private final AtomicLong queued = new AtomicLong();
+    private final AtomicLong running = new AtomicLong();
+    private final Counter samples;
+    private final Counter frames;
+    private final Counter replayed;
+
+    public QplabMetrics(MeterRegistry registry, Jdbc jdbc, JdbcClient sql, @Lazy AgentRegistry agents) {
+        this.jdbc = jdbc;
+        this.sql = sql;
+        Gauge.builder("qplab.runs", queued::get).tag("status", "queued")
+                .description("runs waiting in the queue").register(registry);
+        Gauge.builder("qplab.runs", running::get).tag("status", "running")
+                .description("runs on agents now").register(registry);
+        // a supplier gauge holds its source strongly (a gauge on an object would only hold it weakly)
+        Gauge.builder("qplab.agents.connected", agents::connectedCount)
+                .description("agents with an open link to this controller").register(registry);
+        samples = Counter.builder("qplab.ingest.samples").description("cycles (sample rows) stored").register(registry);
+        frames = Counter.builder("qplab.ingest.frames").description("sample frames stored").register(registry);
+        replayed = Counter.builder("qplab.ingest.replayed.frames")
+                .description("sample frames received again after a reconnect and skipped").register(registry);
+    }
+
+    /** A frame of rows was stored, or recognised as a replay and skipped. */
+    public void ingested(int rows, boolean fresh) {
+        if (fresh) {
+            frames.increment();
+            samples.increment(rows);
+        } else {
+            replayed.increment();
+        }
+    }
+
+    @Scheduled(fixedDelayString = "${qplab.metrics.refresh:5s}", initialDelay = 0)
+    void refresh() {
+        jdbc.run(() -> sql.sql("SELECT count(*) FILTER (WHERE status = 'QUEUED'), count(*) FILTER (WHERE status = 'RUNNING') "
+                        + "FROM run WHERE status IN ('QUEUED', 'RUNNING')")
+                .query((rs, i) -> {
+                    queued.set(rs.getLong(1));
+                    running.set(rs.getLong(2));
+                    return null;
+                }).list()).subscribe(v -> { }, e -> log.debug("metrics refresh failed: {}", e.toString()));
+    }
+}

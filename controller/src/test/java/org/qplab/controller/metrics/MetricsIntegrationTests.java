@@ -1,0 +1,140 @@
+package org.qplab.controller.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.qplab.controller.AgentProcess;
+import org.qplab.controller.ControllerIntegrationTest;
+import org.springframework.http.MediaType;
+
+/**
+ * The health probes answer, and Prometheus scrapes of /actuator/prometheus see the queue, the agents
+ * and the ingest move as an experiment is queued, run by a real agent and stored.
+ */
+class MetricsIntegrationTests extends ControllerIntegrationTest {
+
+    @Test
+    void livenessAndReadinessAreUp() {
+        http().get().uri("/actuator/health/liveness").exchange().expectStatus().isOk()
+                .expectBody().jsonPath("$.status").isEqualTo("UP");
+        http().get().uri("/actuator/health/readiness").exchange().expectStatus().isOk()
+                .expectBody().jsonPath("$.status").isEqualTo("UP");
+    }
+
+    @Test
+    void scrapedCountersFollowTheQueueTheAgentsAndTheIngest() throws Exception {
+        // no agent of an earlier test is still connected: the queue stays put until ours comes
+        double samplesBefore = metric(awaitScrape(s -> metric(s, "qplab_agents_connected") == 0),
+                "qplab_ingest_samples_total");
+        long rowsBefore = count("sample");
+
+        Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"name\":\"metrics\",\"base\":{\"msg_size\":256,\"iterations\":100},\"dimensions\":{\"threads\":[1,2,3]}}")
+                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        long id = ((Number) created.get("id")).longValue();
+        long queuedInDb = jdbc.sql("SELECT count(*) FROM run WHERE status = 'QUEUED'").query(Long.class).single();
+        assertThat(queuedInDb).isGreaterThanOrEqualTo(3);
+        awaitScrape(s -> metric(s, "qplab_runs{status=\"queued\"}") == queuedInDb);
+
+        int healthPort = freePort();
+        try (AgentProcess agent = AgentProcess.start("ws://127.0.0.1:" + port + "/agent", "metrics-agent", TOKEN,
+                List.of("--health-port", String.valueOf(healthPort)))) {
+            awaitExperimentEnd(id, Duration.ofSeconds(60), agent::log);
+            // the agent's own probes and metrics: registered, three runs ended, nothing left unacknowledged
+            assertThat(agentGet(healthPort, "/health/readiness")).startsWith("200 ").contains("\"status\":\"UP\"");
+            String agentMetrics = awaitAgent(healthPort, m -> m.contains("\nqplab_agent_spool_entries 0\n"));
+            assertThat(agentMetrics).contains("\nqplab_agent_connected 1\n", "\nqplab_agent_runs_total 3\n",
+                    "\nqplab_agent_running -1\n");
+            String scrape = awaitScrape(s -> metric(s, "qplab_runs{status=\"queued\"}") == 0
+                    && metric(s, "qplab_runs{status=\"running\"}") == 0);
+            assertThat(metric(scrape, "qplab_agents_connected")).isEqualTo(1);
+            long stored = count("sample") - rowsBefore;
+            assertThat(stored).as("cycles of 1 + 2 + 3 threads x 100").isGreaterThanOrEqualTo(600);
+            assertThat(metric(scrape, "qplab_ingest_samples_total") - samplesBefore)
+                    .as("the counter moved by the rows stored").isEqualTo((double) stored);
+            assertThat(metric(scrape, "qplab_ingest_frames_total")).isPositive();
+        }
+        awaitScrape(s -> metric(s, "qplab_agents_connected") == 0);
+    }
+
+    @Test
+    void anAgentThatCannotReachItsControllerIsLiveButNotReady() throws Exception {
+        int healthPort = freePort();
+        try (AgentProcess agent = AgentProcess.start("ws://127.0.0.1:" + freePort() + "/agent", "unready-agent", TOKEN,
+                List.of("--health-port", String.valueOf(healthPort)))) {
+            String live = awaitAgent(healthPort, m -> true);
+            assertThat(live).as("metrics while unconnected").contains("\nqplab_agent_connected 0\n");
+            assertThat(agentGet(healthPort, "/health/liveness")).startsWith("200 ");
+            assertThat(agentGet(healthPort, "/health/readiness")).startsWith("503 ").contains("not connected");
+        }
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** "STATUS BODY" of a GET to the agent's health server; "000 reason" when it does not answer. */
+    private static String agentGet(int healthPort, String path) throws InterruptedException {
+        try {
+            var response = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + healthPort + path)).timeout(Duration.ofSeconds(5)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() + " " + response.body();
+        } catch (java.io.IOException e) {
+            return "000 " + e;
+        }
+    }
+
+    /** The agent's /metrics once it answers and satisfies until (the JVM takes a moment to start). */
+    private static String awaitAgent(int healthPort, Predicate<String> until) throws InterruptedException {
+        String last = "";
+        for (int i = 0; i < 120; i++) {
+            last = agentGet(healthPort, "/metrics");
+            if (last.startsWith("200 ") && until.test(last)) {
+                return last;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("the agent's /metrics never showed what was awaited within 30 s: " + last);
+    }
+
+    private String scrape() {
+        return http().get().uri("/actuator/prometheus").exchange().expectStatus().isOk()
+                .expectBody(String.class).returnResult().getResponseBody();
+    }
+
+    private String awaitScrape(Predicate<String> until) throws InterruptedException {
+        String last = "";
+        for (int i = 0; i < 120; i++) {
+            last = scrape();
+            if (until.test(last)) {
+                return last;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("the scrape never showed what was awaited within 30 s:\n" + last.lines()
+                .filter(l -> l.startsWith("qplab_")).reduce("", (a, b) -> a + b + "\n"));
+    }
+
+    /** A sample's value from the Prometheus text format; NaN when absent. */
+    private static double metric(String scrape, String name) {
+        String series = name.contains("{") ? name.substring(0, name.indexOf('{')) : name;
+        String labels = name.contains("{") ? name.substring(name.indexOf('{') + 1, name.length() - 1) : "";
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + "(\\{([^}]*)\\})? ([-+0-9.eE]+|NaN)$").matcher(scrape);
+        while (m.find()) {
+            String got = m.group(2) == null ? "" : m.group(2);
+            if (labels.isEmpty() || got.contains(labels)) {
+                return Double.parseDouble(m.group(3));
+            }
+        }
+        return Double.NaN;
+    }
+}
