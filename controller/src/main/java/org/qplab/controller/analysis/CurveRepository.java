@@ -21,7 +21,7 @@ public class CurveRepository {
                 SELECT r.params ->> ? AS series, (r.params ->> ?)::double precision AS x,
                        avg(%1$s) AS y, count(*) AS n, min(%1$s) AS lo, max(%1$s) AS hi
                 FROM run r JOIN run_summary s ON s.run_id = r.id
-                WHERE r.experiment_id = ? AND r.status = 'FINISHED'
+                WHERE r.experiment_id = ? AND r.status = 'FINISHED' AND %1$s IS NOT NULL
                 GROUP BY 1, 2""".formatted(metric);
         return jdbc.sql(sql).params(series, x, experimentId)
                 .query((rs, i) -> new Curve.Point(seriesValue(rs.getString("series")), rs.getDouble("x"),

@@ -34,6 +34,6 @@ public record Comparison(Side baseline, Side candidate, double alpha, double thr
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Point(Map<String, Object> params, Stats baseline, Stats candidate, double bwChangePercent,
-                        double cycleMedianChangePercent, double pValue, String verdict, String fingerprint,
+                        double cycleMedianChangePercent, Double pValue, String verdict, String fingerprint,
                         Long baselineRunId, Long baselineExperimentId) {}
 }

@@ -102,10 +102,19 @@ public class ComparisonService {
                                    double alpha, double thresholdPercent, FinishedRun baselineRun) {
         Comparison.Stats a = stats(before);
         Comparison.Stats b = stats(after);
-        double p = MannWhitney.test(repository.cycleTimes(ids(before)), repository.cycleTimes(ids(after))).pValue();
+        MannWhitney.Counts first = repository.cycleTimes(ids(before));
+        MannWhitney.Counts second = repository.cycleTimes(ids(after));
         double cycleChange = percent(a.cycleMedianNs(), b.cycleMedianNs());
-        String verdict = p >= alpha || Math.abs(cycleChange) < thresholdPercent ? "no change"
-                : cycleChange > 0 ? "regression" : "improvement";
+        Double p = null;
+        String verdict;
+        if (first.total() == 0 || second.total() == 0) {
+            // runs imported from perftest have no per-cycle times to test
+            verdict = "untested: no per-cycle samples on the " + (first.total() == 0 ? "baseline" : "candidate") + " side";
+        } else {
+            p = MannWhitney.test(first, second).pValue();
+            verdict = p >= alpha || Math.abs(cycleChange) < thresholdPercent ? "no change"
+                    : cycleChange > 0 ? "regression" : "improvement";
+        }
         return new Comparison.Point(params, a, b, percent(a.bwAvgBps(), b.bwAvgBps()), cycleChange, p, verdict,
                 baselineRun == null ? null : baselineRun.fingerprint(),
                 baselineRun == null ? null : baselineRun.id(), baselineRun == null ? null : baselineRun.experimentId());

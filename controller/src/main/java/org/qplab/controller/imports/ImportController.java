@@ -1,0 +1,62 @@
+package org.qplab.controller.imports;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.qplab.controller.api.BadRequest;
+import org.qplab.controller.api.Violation;
+import org.qplab.controller.database.Jdbc;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
+
+/**
+ * POST /api/import/perftest[?name=NAME][&amp;file=NAME]: the body is perftest's text output (one run
+ * of ib_send_bw, ib_write_bw, ib_read_bw or a _lat twin, -a included). Answers 201 with the new
+ * experiment's id, one finished run per message size; or 400 naming the line that failed, and
+ * nothing is stored.
+ */
+@RestController
+class ImportController {
+
+    private static final int MAX_BYTES = 4 * 1024 * 1024;
+
+    private final Jdbc jdbc;
+    private final PerftestImport imports;
+
+    ImportController(Jdbc jdbc, PerftestImport imports) {
+        this.jdbc = jdbc;
+        this.imports = imports;
+    }
+
+    @PostMapping("/api/import/perftest")
+    Mono<ResponseEntity<Map<String, Object>>> perftest(@RequestBody(required = false) byte[] body,
+                                                       @RequestParam(required = false) String name,
+                                                       @RequestParam(required = false) String file) {
+        if (body == null || body.length == 0) {
+            return Mono.error(new BadRequest("invalid perftest output", List.of(new Violation("",
+                    "the request body is empty: send perftest's output, e.g. curl --data-binary @send_bw.txt"))));
+        }
+        if (body.length > MAX_BYTES) {
+            return Mono.error(new BadRequest("invalid perftest output", List.of(new Violation("",
+                    "the file has " + body.length + " bytes; perftest output of one run is far smaller (limit " + MAX_BYTES + ")"))));
+        }
+        PerftestOutput out;
+        try {
+            out = PerftestOutput.parse(new String(body, StandardCharsets.UTF_8));
+        } catch (PerftestOutput.Invalid e) {
+            return Mono.error(new BadRequest("invalid perftest output", List.of(new Violation(
+                    e.line() > 0 ? "line " + e.line() : "file", e.getMessage()))));
+        }
+        String title = name != null && !name.isBlank() ? name.trim()
+                : out.tool() + (file != null && !file.isBlank() ? " (" + file.trim() + ")" : "") + " import";
+        PerftestOutput parsed = out;
+        return jdbc.call(() -> imports.store(title, file, parsed)).map(id -> ResponseEntity
+                .created(URI.create("/api/experiments/" + id))
+                .body(Map.<String, Object>of("id", id, "name", title, "tool", parsed.tool(), "runs", parsed.rows().size())));
+    }
+}
