@@ -123,9 +123,13 @@ abstract class BrowserTest extends ControllerIntegrationTest {
         return wait;
     }
 
-    /** Clicks what the locator finds, looking again if the page re-rendered it meanwhile. */
+    /**
+     * Clicks what the locator finds, looking again if the page re-rendered it meanwhile or if, while
+     * the page was still laying out, another element lay over it for a moment (an element that stays
+     * covered fails the test after the timeout).
+     */
     protected void click(By locator) {
-        waiting(Duration.ofSeconds(20)).until(driver -> {
+        waiting(Duration.ofSeconds(20)).ignoring(org.openqa.selenium.ElementClickInterceptedException.class).until(driver -> {
             driver.findElement(locator).click();
             return true;
         });

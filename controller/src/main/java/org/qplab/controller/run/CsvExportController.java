@@ -1,0 +1,112 @@
+package org.qplab.controller.run;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.qplab.controller.api.NotFound;
+import org.qplab.controller.database.Jdbc;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * CSV for scripts and spreadsheets: GET /api/experiments.csv (one line per experiment) and
+ * GET /api/experiments/{id}/runs.csv (one line per run: its parameters, one column each, and its
+ * results with their units in the header; an empty cell is a value that was not measured).
+ */
+@RestController
+class CsvExportController {
+
+    private static final MediaType CSV = MediaType.parseMediaType("text/csv;charset=UTF-8");
+    private static final String[] RESULTS = {"cycles", "messages", "bytes", "errors", "duration_ns", "bw_avg_bps",
+            "bw_peak_bps", "msg_rate", "cycle_median_ns", "cycle_p99_ns"};
+    private static final String[] RESULT_HEADERS = {"cycles", "messages", "bytes", "errors", "duration [ns]",
+            "bw_avg [B/s]", "bw_peak [B/s]", "msg_rate [msg/s]", "cycle_median [ns]", "cycle_p99 [ns]"};
+
+    private final Jdbc jdbc;
+    private final JdbcClient sql;
+    private final ObjectMapper json;
+
+    CsvExportController(Jdbc jdbc, JdbcClient sql, ObjectMapper json) {
+        this.jdbc = jdbc;
+        this.sql = sql;
+        this.json = json;
+    }
+
+    @GetMapping("/api/experiments.csv")
+    Mono<ResponseEntity<String>> experiments() {
+        return jdbc.call(() -> {
+            StringBuilder out = new StringBuilder("id,name,status,runs,done,failed,created,finished\n");
+            sql.sql("""
+                            SELECT e.id, e.name, e.status, count(r.id),
+                                   count(r.id) FILTER (WHERE r.status IN ('FINISHED', 'FAILED', 'CANCELLED')),
+                                   count(r.id) FILTER (WHERE r.status = 'FAILED'), e.created_at, e.finished_at
+                            FROM experiment e LEFT JOIN run r ON r.experiment_id = e.id GROUP BY e.id ORDER BY e.id""")
+                    .query((rs, i) -> {
+                        line(out, List.of(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5),
+                                rs.getLong(6), String.valueOf(rs.getObject(7, java.time.OffsetDateTime.class)),
+                                rs.getObject(8) == null ? "" : String.valueOf(rs.getObject(8, java.time.OffsetDateTime.class))));
+                        return null;
+                    }).list();
+            return ResponseEntity.ok().contentType(CSV).body(out.toString());
+        });
+    }
+
+    @GetMapping("/api/experiments/{id}/runs.csv")
+    Mono<ResponseEntity<String>> runs(@PathVariable long id) {
+        return jdbc.call(() -> {
+            if (sql.sql("SELECT count(*) FROM experiment WHERE id = ?").param(id).query(Long.class).single() == 0) {
+                throw new NotFound("no experiment " + id);
+            }
+            List<Object[]> rows = sql.sql("""
+                            SELECT r.id, r.repeat, r.status, r.params::text, s.cycles, s.messages, s.bytes, s.errors,
+                                   s.duration_ns, s.bw_avg_bps, s.bw_peak_bps, s.msg_rate, s.cycle_median_ns, s.cycle_p99_ns
+                            FROM run r LEFT JOIN run_summary s ON s.run_id = r.id WHERE r.experiment_id = ? ORDER BY r.idx""")
+                    .param(id).query((rs, i) -> {
+                        Object[] row = new Object[4 + RESULTS.length];
+                        row[0] = rs.getLong(1);
+                        row[1] = rs.getInt(2);
+                        row[2] = rs.getString(3);
+                        row[3] = json.readValue(rs.getString(4), Map.class);
+                        for (int c = 0; c < RESULTS.length; c++) {
+                            row[4 + c] = rs.getObject(5 + c);
+                        }
+                        return row;
+                    }).list();
+            TreeSet<String> keys = new TreeSet<>();
+            rows.forEach(r -> ((Map<?, ?>) r[3]).keySet().forEach(k -> keys.add(String.valueOf(k))));
+            StringBuilder out = new StringBuilder();
+            List<Object> header = new ArrayList<>(List.of("run", "repeat", "status"));
+            header.addAll(keys);
+            header.addAll(List.of(RESULT_HEADERS));
+            line(out, header);
+            for (Object[] r : rows) {
+                List<Object> cells = new ArrayList<>(List.of(r[0], r[1], r[2]));
+                Map<?, ?> params = (Map<?, ?>) r[3];
+                keys.forEach(k -> cells.add(params.containsKey(k) ? params.get(k) : ""));
+                for (int c = 0; c < RESULTS.length; c++) {
+                    cells.add(r[4 + c] == null ? "" : r[4 + c]);
+                }
+                line(out, cells);
+            }
+            return ResponseEntity.ok().contentType(CSV).body(out.toString());
+        });
+    }
+
+    private static void line(StringBuilder out, List<?> cells) {
+        for (int i = 0; i < cells.size(); i++) {
+            String v = String.valueOf(cells.get(i));
+            if (v.contains(",") || v.contains("\"") || v.contains("\n")) {
+                v = '"' + v.replace("\"", "\"\"") + '"';
+            }
+            out.append(i == 0 ? "" : ",").append(v);
+        }
+        out.append('\n');
+    }
+}

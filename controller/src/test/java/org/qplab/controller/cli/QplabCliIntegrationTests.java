@@ -1,0 +1,113 @@
+package org.qplab.controller.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.qplab.controller.AgentProcess;
+import org.qplab.controller.ControllerIntegrationTest;
+
+/** The scripting entry (./qplab submit|wait|import|list|export) against a running controller and a real agent. */
+class QplabCliIntegrationTests extends ControllerIntegrationTest {
+
+    private static final Path QPLAB = Path.of("..", "qplab").toAbsolutePath().normalize();
+
+    record Result(int exit, String out, String err) {}
+
+    private Result qplab(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("bash", QPLAB.toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().put("QPLAB_URL", "http://127.0.0.1:" + port);
+        builder.environment().put("QPLAB_POLL_SECONDS", "0.2");
+        builder.environment().put("QPLAB_WAIT_SECONDS", "120");
+        Process p = builder.start();
+        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
+        String out = read(p.getInputStream());
+        assertThat(p.waitFor(150, TimeUnit.SECONDS)).as("qplab %s ended", List.of(args)).isTrue();
+        return new Result(p.exitValue(), out, err.join());
+    }
+
+    private static String read(java.io.InputStream in) {
+        try {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void submitsWaitsListsAndExportsAnExperiment(@TempDir Path dir) throws Exception {
+        Path matrix = dir.resolve("sweep.yaml");
+        Files.writeString(matrix, """
+                name: cli sweep, 2 sizes
+                base: {iterations: 50}
+                dimensions: {msg_size: [64, 4K]}
+                """);
+        try (AgentProcess agent = AgentProcess.start(port, "cli-agent", TOKEN)) {
+            Result submitted = qplab("submit", matrix.toString(), "--wait");
+            assertThat(submitted.exit()).as("stderr: %s\nagent: %s", submitted.err(), agent.log()).isZero();
+            assertThat(submitted.out().strip()).matches("\\d+");
+            assertThat(submitted.err()).contains("FINISHED, 2/2 runs done, 0 failed");
+            long id = Long.parseLong(submitted.out().strip());
+
+            Result list = qplab("list");
+            assertThat(list.exit()).isZero();
+            assertThat(list.out().lines()).first().isEqualTo("id,name,status,runs,done,failed,created,finished");
+            assertThat(list.out().lines()).anyMatch(l -> l.startsWith(id + ",\"cli sweep, 2 sizes\",FINISHED,2,2,0,"));
+
+            Result csv = qplab("export", String.valueOf(id));
+            assertThat(csv.exit()).isZero();
+            List<String> lines = csv.out().lines().toList();
+            List<String> header = List.of(lines.get(0).split(","));
+            assertThat(header).contains("msg_size", "threads", "bw_avg [B/s]", "cycle_median [ns]");
+            assertThat(lines).hasSize(3);
+            for (String line : lines.subList(1, 3)) {
+                String[] cells = line.split(",");
+                long run = Long.parseLong(cells[0]);
+                double stored = jdbc.sql("SELECT bw_avg_bps FROM run_summary WHERE run_id = ?").param(run)
+                        .query(Double.class).single();
+                assertThat(Double.parseDouble(cells[header.indexOf("bw_avg [B/s]")])).isEqualTo(stored);
+                assertThat(Long.parseLong(cells[header.indexOf("cycles")])).isEqualTo(50);
+            }
+
+            Result json = qplab("export", String.valueOf(id), "json");
+            assertThat(json.exit()).isZero();
+            assertThat(json.out()).startsWith("[").contains("\"msg_size\":4096");
+        }
+    }
+
+    @Test
+    void waitEndsNonZeroForAFailedExperimentAndSubmitShowsEveryViolation(@TempDir Path dir) throws Exception {
+        Path bad = dir.resolve("bad.yaml");
+        Files.writeString(bad, "base: {threads: 0}\ndimensions: {msg_size: [64]}\nrepeats: -1\n");
+        Result refused = qplab("submit", bad.toString());
+        assertThat(refused.exit()).isEqualTo(1);
+        assertThat(refused.err()).contains("HTTP 400", "base.threads", "repeats");
+
+        Result missing = qplab("wait", "987654");
+        assertThat(missing.exit()).isEqualTo(1);
+        assertThat(missing.err()).contains("HTTP 404");
+    }
+
+    @Test
+    void importsPerftestOutput() throws Exception {
+        Path file = Path.of("src", "test", "resources", "perftest", "ib_write_bw.txt").toAbsolutePath();
+        Result imported = qplab("import", file.toString(), "lab write bw, é");
+        assertThat(imported.exit()).as(imported.err()).isZero();
+        assertThat(imported.err()).contains("imported 1 runs of ib_write_bw");
+        long id = Long.parseLong(imported.out().strip());
+        assertThat(jdbc.sql("SELECT name FROM experiment WHERE id = ?").param(id).query(String.class).single())
+                .isEqualTo("lab write bw, é");
+        assertThat(jdbc.sql("SELECT matrix->'imported'->>'file' FROM experiment WHERE id = ?").param(id)
+                .query(String.class).single()).isEqualTo("ib_write_bw.txt");
+    }
+}
