@@ -21,7 +21,7 @@ function experimentRow(experiment, refresh) {
       window.location.hash = href;
     },
   },
-  h('td', {}, h('a', { href }, experiment.name)),
+  h('td', { class: 'name-cell' }, h('a', { href }, experiment.name)),
   h('td', { class: 'num' }, experiment.id),
   h('td', {}, statusBadge(experiment.status)),
   h('td', { class: 'time' }, formatTime(experiment.createdAt)),

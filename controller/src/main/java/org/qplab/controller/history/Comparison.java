@@ -24,7 +24,7 @@ public record Comparison(Side baseline, Side candidate, double alpha, double thr
     public record ParamMismatch(String param, Object baseline, Object candidate) {}
 
     /** Finished runs of one side at one point, pooled over repeats. */
-    public record Stats(int runs, long cycles, double bwAvgBps, double msgRate, double cycleMedianNs) {}
+    public record Stats(int runs, long cycles, Double bwAvgBps, Double msgRate, Double cycleMedianNs) {}
 
     /**
      * One point: the change of the means in %, and whether the per-cycle times moved (Mann–Whitney
@@ -33,7 +33,7 @@ public record Comparison(Side baseline, Side candidate, double alpha, double thr
      * and names its baseline run.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Point(Map<String, Object> params, Stats baseline, Stats candidate, double bwChangePercent,
-                        double cycleMedianChangePercent, Double pValue, String verdict, String fingerprint,
+    public record Point(Map<String, Object> params, Stats baseline, Stats candidate, Double bwChangePercent,
+                        Double cycleMedianChangePercent, Double pValue, String verdict, String fingerprint,
                         Long baselineRunId, Long baselineExperimentId) {}
 }

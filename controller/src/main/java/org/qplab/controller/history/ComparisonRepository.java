@@ -17,7 +17,7 @@ public class ComparisonRepository {
 
     /** A finished run with its summary numbers and the host it ran on. */
     public record FinishedRun(long id, long experimentId, Map<String, Object> params, Map<String, Object> hostFacts,
-                              long cycles, double bwAvgBps, double msgRate, double cycleMedianNs) {
+                              long cycles, Double bwAvgBps, Double msgRate, Double cycleMedianNs) {
 
         public String fingerprint() {
             return Fingerprint.of(params, hostFacts);
@@ -86,7 +86,7 @@ public class ComparisonRepository {
     @SuppressWarnings("unchecked")
     private FinishedRun read(ResultSet rs, int skip) throws SQLException {
         return new FinishedRun(rs.getLong(skip + 1), rs.getLong(skip + 2), json.readValue(rs.getString(skip + 3), Map.class),
-                json.readValue(rs.getString(skip + 4), Map.class), rs.getLong(skip + 5), rs.getDouble(skip + 6),
-                rs.getDouble(skip + 7), rs.getDouble(skip + 8));
+                json.readValue(rs.getString(skip + 4), Map.class), rs.getLong(skip + 5), rs.getObject(skip + 6, Double.class),
+                rs.getObject(skip + 7, Double.class), rs.getObject(skip + 8, Double.class)); // NULL: not measured (an import)
     }
 }

@@ -104,7 +104,7 @@ public class ComparisonService {
         Comparison.Stats b = stats(after);
         MannWhitney.Counts first = repository.cycleTimes(ids(before));
         MannWhitney.Counts second = repository.cycleTimes(ids(after));
-        double cycleChange = percent(a.cycleMedianNs(), b.cycleMedianNs());
+        Double cycleChange = percent(a.cycleMedianNs(), b.cycleMedianNs());
         Double p = null;
         String verdict;
         if (first.total() == 0 || second.total() == 0) {
@@ -112,7 +112,7 @@ public class ComparisonService {
             verdict = "untested: no per-cycle samples on the " + (first.total() == 0 ? "baseline" : "candidate") + " side";
         } else {
             p = MannWhitney.test(first, second).pValue();
-            verdict = p >= alpha || Math.abs(cycleChange) < thresholdPercent ? "no change"
+            verdict = p >= alpha || cycleChange == null || Math.abs(cycleChange) < thresholdPercent ? "no change"
                     : cycleChange > 0 ? "regression" : "improvement";
         }
         return new Comparison.Point(params, a, b, percent(a.bwAvgBps(), b.bwAvgBps()), cycleChange, p, verdict,
@@ -137,9 +137,14 @@ public class ComparisonService {
 
     private static Comparison.Stats stats(List<FinishedRun> runs) {
         return new Comparison.Stats(runs.size(), runs.stream().mapToLong(FinishedRun::cycles).sum(),
-                runs.stream().mapToDouble(FinishedRun::bwAvgBps).average().orElse(0),
-                runs.stream().mapToDouble(FinishedRun::msgRate).average().orElse(0),
-                runs.stream().mapToDouble(FinishedRun::cycleMedianNs).average().orElse(0));
+                mean(runs, FinishedRun::bwAvgBps), mean(runs, FinishedRun::msgRate), mean(runs, FinishedRun::cycleMedianNs));
+    }
+
+    /** The mean of what was measured; null when no run measured it (e.g. cycle times of a perftest BW import). */
+    private static Double mean(List<FinishedRun> runs, java.util.function.Function<FinishedRun, Double> metric) {
+        var values = runs.stream().map(metric).filter(java.util.Objects::nonNull).mapToDouble(Double::doubleValue);
+        var average = values.average();
+        return average.isPresent() ? average.getAsDouble() : null;
     }
 
     private static List<Comparison.Mismatch> mismatches(List<FinishedRun> before, List<FinishedRun> after) {
@@ -182,7 +187,10 @@ public class ComparisonService {
         return runs.stream().map(FinishedRun::id).toList();
     }
 
-    private static double percent(double before, double after) {
+    private static Double percent(Double before, Double after) {
+        if (before == null || after == null) {
+            return null;
+        }
         return before == 0 ? 0 : (after - before) / before * 100;
     }
 }

@@ -138,6 +138,10 @@ class DashboardBrowserIntegrationTests extends BrowserTest {
                 .bodyValue("{\"name\":\"to-cancel\",\"base\":{\"msg_size\":64,\"duration_ms\":600000}}")
                 .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         long id = ((Number) created.get("id")).longValue(); // no agent is connected: it stays queued
+        // a name longer than the list's column is wide: the list must not run under the submit panel
+        long longNamed = ((Number) http().post().uri("/api/experiments").contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+                .bodyValue("{\"name\":\"" + "a-very-long-experiment-name-".repeat(6) + "\",\"base\":{\"msg_size\":64,\"iterations\":10}}")
+                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody().get("id")).longValue();
 
         open("");
         click(By.cssSelector("#experiment-" + id + " button.cancel"));
@@ -148,6 +152,7 @@ class DashboardBrowserIntegrationTests extends BrowserTest {
         assertThat(browser.findElements(By.cssSelector("#experiment-" + id + " button.cancel"))).isEmpty();
         assertThat(jdbc.sql("SELECT status FROM experiment WHERE id = ?").param(id).query(String.class).single())
                 .isEqualTo("CANCELLED");
+        http().post().uri("/api/experiments/{id}/cancel", longNamed).exchange().expectStatus().isOk();
     }
 
     @Test

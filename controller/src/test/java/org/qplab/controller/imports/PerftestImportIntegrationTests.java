@@ -88,6 +88,9 @@ class PerftestImportIntegrationTests extends ControllerIntegrationTest {
                 .expectBody()
                 .jsonPath("$.points[0].bwChangePercent").isEqualTo(0.0)
                 .jsonPath("$.points[0].pValue").doesNotExist()
+                .jsonPath("$.points[0].baseline.bwAvgBps").isNumber()
+                .jsonPath("$.points[0].baseline.cycleMedianNs").doesNotExist()   // not measured: no zero
+                .jsonPath("$.points[0].cycleMedianChangePercent").doesNotExist()
                 .jsonPath("$.points[0].verdict").isEqualTo("untested: no per-cycle samples on the baseline side");
     }
 
