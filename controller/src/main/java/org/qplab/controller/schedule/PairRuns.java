@@ -10,6 +10,9 @@ import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.protocol.AgentMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.stereotype.Component;
 
@@ -79,10 +82,10 @@ public class PairRuns {
     /** How long a run by iterations may run before it is stopped and failed (a duration run: its duration + collect). */
     private final Duration runTimeout;
 
-    @org.springframework.beans.factory.annotation.Autowired
+    @Autowired
     public PairRuns(@Lazy AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, @Lazy Scheduler scheduler,
-                    @org.springframework.beans.factory.annotation.Value("${qplab.schedule.run-timeout:30m}") String runTimeout) {
-        this(registry, outcomes, queue, scheduler, org.springframework.boot.convert.DurationStyle.detectAndParse(runTimeout));
+                    @Value("${qplab.schedule.run-timeout:30m}") String runTimeout) {
+        this(registry, outcomes, queue, scheduler, DurationStyle.detectAndParse(runTimeout));
     }
 
     PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, Scheduler scheduler, Duration runTimeout) {
