@@ -51,8 +51,14 @@ public abstract class ControllerIntegrationTest {
     @Autowired
     protected JdbcClient jdbc;
 
+    /**
+     * A client on a fresh connection per request: no pooled keep-alive connection that the server may
+     * have closed meanwhile is ever reused (a request on one waited out the 30 s response timeout).
+     */
     protected WebTestClient http() {
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port)
+        return WebTestClient.bindToServer(new org.springframework.http.client.reactive.ReactorClientHttpConnector(
+                        reactor.netty.http.client.HttpClient.create(reactor.netty.resources.ConnectionProvider.newConnection())))
+                .baseUrl("http://127.0.0.1:" + port)
                 .responseTimeout(Duration.ofSeconds(30)).build();
     }
 
