@@ -1,6 +1,7 @@
 package org.qplab.agent;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
@@ -20,13 +21,16 @@ import java.util.Map;
  * @param healthPort  where /health and /metrics are served (--health-port, QPLAB_AGENT_HEALTH_PORT; -1 = off,
  *                   the default; 0 = any free port, logged)
  * @param healthAddress the address they are served on (--health-address; default 127.0.0.1)
+ * @param spoolDir   where sample frames and run ends wait for the controller's acknowledgement once
+ *                   memory is full, and across agent restarts (--spool-dir, QPLAB_AGENT_SPOOL; default
+ *                   $XDG_DATA_HOME/qplab/agent/ID/spool, i.e. ~/.local/share/qplab/agent/ID/spool)
+ * @param spoolMemoryBytes how many bytes of frames wait in memory before the spool takes them
+ *                   (--spool-memory-mb; default 64 MiB)
  */
 public record AgentConfig(URI controller, String token, String agentId, Duration heartbeat, String dataAddress,
-                          int healthPort, String healthAddress) {
+                          int healthPort, String healthAddress, Path spoolDir, long spoolMemoryBytes) {
 
-    AgentConfig(URI controller, String token, String agentId, Duration heartbeat, String dataAddress) {
-        this(controller, token, agentId, heartbeat, dataAddress, -1, "127.0.0.1");
-    }
+    static final long DEFAULT_SPOOL_MEMORY = 64L << 20;
 
     static final String USAGE = """
             usage: java -jar qplab-agent.jar [--controller ws://HOST:PORT/agent] [--token TOKEN | --token-file F] [--id NAME]
@@ -40,6 +44,9 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
               --health-port P   serve /health, /health/readiness, /health/liveness and /metrics (Prometheus)
                                 on P (env QPLAB_AGENT_HEALTH_PORT; 0 = any free port; default: off)
               --health-address A  where to serve them (default 127.0.0.1)
+              --spool-dir D     where unacknowledged samples wait once memory is full and across restarts
+                                (env QPLAB_AGENT_SPOOL, default ~/.local/share/qplab/agent/ID/spool)
+              --spool-memory-mb N  MiB of samples kept in memory before the spool takes them (default 64)
             """;
 
     static AgentConfig parse(String[] args, Map<String, String> env, String hostname) {
@@ -50,6 +57,8 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
         long heartbeat = 5;
         int healthPort = env.containsKey("QPLAB_AGENT_HEALTH_PORT") ? port(env.get("QPLAB_AGENT_HEALTH_PORT")) : -1;
         String healthAddress = "127.0.0.1";
+        String spoolDir = env.get("QPLAB_AGENT_SPOOL");
+        long spoolMemory = DEFAULT_SPOOL_MEMORY;
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             if (flag.equals("--help") || flag.equals("-h")) {
@@ -68,6 +77,8 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
                 case "--data-address" -> dataAddress = value;
                 case "--health-port" -> healthPort = port(value);
                 case "--health-address" -> healthAddress = value;
+                case "--spool-dir" -> spoolDir = value;
+                case "--spool-memory-mb" -> spoolMemory = mebibytes(value);
                 default -> throw new IllegalArgumentException("unknown flag " + flag + "\n" + USAGE);
             }
         }
@@ -82,7 +93,32 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
         if (dataAddress != null && !dataAddress.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
             throw new IllegalArgumentException("--data-address must be an IPv4 address, got " + dataAddress);
         }
-        return new AgentConfig(uri, token, id, Duration.ofSeconds(heartbeat), dataAddress, healthPort, healthAddress);
+        if (!id.matches("[A-Za-z0-9._:-]{1,128}")) {
+            throw new IllegalArgumentException("--id must be 1-128 characters of A-Z a-z 0-9 . _ : -, got " + id);
+        }
+        Path spool = spoolDir != null ? Path.of(spoolDir) : dataHome(env).resolve("qplab").resolve("agent").resolve(id).resolve("spool");
+        return new AgentConfig(uri, token, id, Duration.ofSeconds(heartbeat), dataAddress, healthPort, healthAddress,
+                spool.toAbsolutePath(), spoolMemory);
+    }
+
+    private static Path dataHome(Map<String, String> env) {
+        String xdg = env.get("XDG_DATA_HOME");
+        if (xdg != null && !xdg.isBlank()) {
+            return Path.of(xdg);
+        }
+        return Path.of(env.getOrDefault("HOME", System.getProperty("user.home")), ".local", "share");
+    }
+
+    private static long mebibytes(String value) {
+        try {
+            long mib = Long.parseLong(value.strip());
+            if (mib >= 0 && mib <= (1L << 20)) {
+                return mib << 20;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--spool-memory-mb must be a number of MiB (0 = everything to disk), got " + value);
     }
 
     private static int port(String value) {

@@ -17,7 +17,8 @@ import java.util.function.LongSupplier;
  *   <li>GET /health/readiness and /health — 200 when registered with the controller, else 503;</li>
  *   <li>GET /metrics — Prometheus text: qplab_agent_connected, qplab_agent_running (the run id or -1),
  *       qplab_agent_spool_entries (sample frames and run ends kept until the controller acknowledges
- *       them), qplab_agent_runs_total.</li>
+ *       them), qplab_agent_spool_bytes{where="memory"|"disk"}, qplab_agent_spooled_frames_total (frames
+ *       that went to disk because memory was full), qplab_agent_runs_total.</li>
  * </ul>
  */
 final class AgentHealth implements AutoCloseable {
@@ -30,6 +31,12 @@ final class AgentHealth implements AutoCloseable {
         long currentRunId();
 
         int spooled();
+
+        long spoolMemoryBytes();
+
+        long spoolDiskBytes();
+
+        long spilledFrames();
 
         long runsEnded();
     }
@@ -57,6 +64,13 @@ final class AgentHealth implements AutoCloseable {
                 gauge("qplab_agent_connected", "1 while registered with the controller", state.registered() ? 1 : 0)
                         + gauge("qplab_agent_running", "the run on the engine now, -1 when idle", state.currentRunId())
                         + gauge("qplab_agent_spool_entries", "sample frames and run ends not yet acknowledged", state.spooled())
+                        + "# HELP qplab_agent_spool_bytes bytes of unacknowledged frames and run ends, in memory and on disk\n"
+                        + "# TYPE qplab_agent_spool_bytes gauge\n"
+                        + "qplab_agent_spool_bytes{where=\"memory\"} " + state.spoolMemoryBytes() + "\n"
+                        + "qplab_agent_spool_bytes{where=\"disk\"} " + state.spoolDiskBytes() + "\n"
+                        + "# HELP qplab_agent_spooled_frames_total frames written to the disk spool (memory was full)\n"
+                        + "# TYPE qplab_agent_spooled_frames_total counter\n"
+                        + "qplab_agent_spooled_frames_total " + state.spilledFrames() + "\n"
                         + "# HELP qplab_agent_runs_total runs this agent has ended\n# TYPE qplab_agent_runs_total counter\n"
                         + "qplab_agent_runs_total " + state.runsEnded() + "\n"));
         server.start();
@@ -85,9 +99,8 @@ final class AgentHealth implements AutoCloseable {
         server.stop(0);
     }
 
-    /** A State read from suppliers. */
-    static State of(java.util.function.BooleanSupplier registered, LongSupplier run, java.util.function.IntSupplier spooled,
-                    LongSupplier ended) {
+    /** A State read from suppliers and the outbox. */
+    static State of(java.util.function.BooleanSupplier registered, LongSupplier run, Outbox outbox, LongSupplier ended) {
         return new State() {
             public boolean registered() {
                 return registered.getAsBoolean();
@@ -98,7 +111,19 @@ final class AgentHealth implements AutoCloseable {
             }
 
             public int spooled() {
-                return spooled.getAsInt();
+                return outbox.size();
+            }
+
+            public long spoolMemoryBytes() {
+                return outbox.memoryBytes();
+            }
+
+            public long spoolDiskBytes() {
+                return outbox.diskBytes();
+            }
+
+            public long spilledFrames() {
+                return outbox.spilled();
             }
 
             public long runsEnded() {

@@ -32,13 +32,25 @@ public final class AgentMain {
         Map<String, Object> facts = HostFacts.collect(json);
         String dataAddress = config.dataAddress() != null ? config.dataAddress() : routeTo(config.controller());
         facts.put("data_address", dataAddress);
-        ControllerLink link = new ControllerLink(config, json, facts);
+        Outbox outbox = new Outbox(config.spoolDir(), config.spoolMemoryBytes(), json);
+        try {
+            int loaded = outbox.load();
+            if (loaded > 0) {
+                Log.info("spool " + config.spoolDir() + ": " + loaded + " frames and run ends an earlier agent process "
+                        + "left unacknowledged; they go to the controller once registered");
+            }
+        } catch (IOException | RuntimeException e) {
+            System.err.println("cannot read the spool " + config.spoolDir() + ": " + e
+                    + " (move it aside, or pass another --spool-dir)");
+            System.exit(2);
+        }
+        ControllerLink link = new ControllerLink(config, json, facts, outbox);
         RunExecutor executor = new RunExecutor(link, json, () -> dataAddress, config.dataAddress());
-        link.onMessage(executor::handle, executor::currentRunId);
+        link.onMessage(executor::handle, executor::currentRunId, executor::preparedRunId);
         if (config.healthPort() >= 0) {
             try {
                 AgentHealth health = AgentHealth.start(config.healthAddress(), config.healthPort(), config.agentId(),
-                        AgentHealth.of(link::registered, executor::currentRunId, link::pending, link::runsEnded));
+                        AgentHealth.of(link::registered, executor::currentRunId, outbox, link::runsEnded));
                 Log.info("health and metrics on http://" + config.healthAddress() + ":" + health.port()
                         + "/health, /metrics");
             } catch (IOException e) {

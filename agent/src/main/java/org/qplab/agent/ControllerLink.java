@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -19,61 +19,64 @@ import org.qplab.protocol.SampleFrame;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * The agent's WebSocket to the controller. Sample frames and run ends go into an outbox, ordered by
- * (run, seq) with a run's end last, and stay there until the controller acknowledges them. A sender
- * thread streams the outbox in order; after a reconnect it starts again from the top, so a broken
- * link loses nothing (the controller's ingest skips what it already has).
+ * The agent's WebSocket to the controller. Sample frames and run ends go into the {@link Outbox}
+ * (memory, then the on-disk spool), ordered by (run, seq) with a run's end last, and stay there until
+ * the controller acknowledges them. A sender thread streams the outbox in order; after a reconnect it
+ * starts again from the top, so a broken link loses nothing (the controller's ingest skips what it
+ * already has).
  */
 final class ControllerLink implements WebSocket.Listener {
 
     /** Close code the controller uses for a refused token: retrying cannot help. */
     static final int REFUSED = 4401;
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(30);
-    private static final long RUN_END = Long.MAX_VALUE;
-
-    private record OutKey(long runId, long seq) implements Comparable<OutKey> {
-        @Override
-        public int compareTo(OutKey o) {
-            int byRun = Long.compare(runId, o.runId);
-            return byRun != 0 ? byRun : Long.compare(seq, o.seq);
-        }
-    }
 
     private final AgentConfig config;
     private final ObjectMapper json;
     private final Map<String, Object> facts;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    private final ConcurrentSkipListMap<OutKey, Object> outbox = new ConcurrentSkipListMap<>();
+    private final Outbox outbox;
+    /** The controller installation that assigned each run still in the outbox or on the engine. */
+    private final Map<Long, String> runOwners = new ConcurrentHashMap<>();
+    private volatile String installation = Outbox.UNKNOWN;
     private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "qplab-heartbeat"));
+    /** Its own thread: a send blocked on a dead link holds the heartbeat thread, not this one. */
+    private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "qplab-link-watch"));
+    /** When anything last arrived from the controller (the controller pings every second). */
+    private volatile long lastHeard = System.nanoTime();
     private final Object sendLock = new Object();
     private final Object outboxSignal = new Object();
     private final StringBuilder partial = new StringBuilder();
     private Consumer<AgentMessage> handler = m -> { };
     private LongSupplier currentRun = () -> -1;
+    private LongSupplier preparedRun = () -> -1;
 
     private volatile WebSocket socket;
     private volatile boolean registered;
     private final java.util.concurrent.atomic.AtomicLong runsEnded = new java.util.concurrent.atomic.AtomicLong();
     private volatile CompletableFuture<Integer> closed = new CompletableFuture<>();
     /** Guarded by outboxSignal: the last outbox entry sent on this connection, and which connection. */
-    private OutKey lastSent;
+    private Outbox.Key lastSent;
     private long connection;
 
-    ControllerLink(AgentConfig config, ObjectMapper json, Map<String, Object> facts) {
+    ControllerLink(AgentConfig config, ObjectMapper json, Map<String, Object> facts, Outbox outbox) {
         this.config = config;
         this.json = json;
         this.facts = facts;
+        this.outbox = outbox;
     }
 
-    void onMessage(Consumer<AgentMessage> handler, LongSupplier currentRun) {
+    void onMessage(Consumer<AgentMessage> handler, LongSupplier currentRun, LongSupplier preparedRun) {
         this.handler = handler;
         this.currentRun = currentRun;
+        this.preparedRun = preparedRun;
     }
 
     /** Connects, and reconnects with backoff whenever the link drops. Returns only when refused. */
     int runForever() {
         long heartbeatMs = config.heartbeat().toMillis();
         heartbeats.scheduleAtFixedRate(this::heartbeat, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
+        watchdog.scheduleAtFixedRate(this::checkLink, 500, 500, TimeUnit.MILLISECONDS);
         daemon(this::streamOutbox, "qplab-sender").start();
         long backoffMs = 500;
         while (true) {
@@ -98,15 +101,19 @@ final class ControllerLink implements WebSocket.Listener {
 
     /** Queues a frame; never blocks on the network. */
     void sendFrame(SampleFrame frame) {
-        outbox.put(new OutKey(frame.runId(), frame.seq()), frame);
+        outbox.put(ownerOf(frame.runId()), frame);
         wakeSender();
     }
 
     /** RunFinished / RunFailed: queued after the run's frames, kept until the controller says RunRecorded. */
     void sendRunEnd(long runId, AgentMessage end) {
         runsEnded.incrementAndGet();
-        outbox.put(new OutKey(runId, RUN_END), end);
+        outbox.putEnd(ownerOf(runId), runId, end);
         wakeSender();
+    }
+
+    private String ownerOf(long runId) {
+        return runOwners.getOrDefault(runId, installation);
     }
 
     /** RunStarted and the like: sent if connected, not kept (the run's end says everything). */
@@ -131,6 +138,10 @@ final class ControllerLink implements WebSocket.Listener {
         return outbox.size();
     }
 
+    Outbox outbox() {
+        return outbox;
+    }
+
     private void wakeSender() {
         synchronized (outboxSignal) {
             outboxSignal.notifyAll();
@@ -139,15 +150,22 @@ final class ControllerLink implements WebSocket.Listener {
 
     private void streamOutbox() {
         while (true) {
-            OutKey next;
+            Outbox.Key next;
             long sentOn;
             synchronized (outboxSignal) {
-                while (!registered || (next = lastSent == null ? firstKey() : outbox.higherKey(lastSent)) == null) {
+                while (!registered || (next = lastSent == null ? outbox.first() : outbox.after(lastSent)) == null) {
                     waitOn(outboxSignal);
                 }
                 sentOn = connection;
             }
-            Object item = outbox.get(next);
+            Object item;
+            try {
+                item = outbox.load(next);
+            } catch (IllegalStateException e) {
+                Log.info(e.getMessage() + "; it stays in the spool");
+                sleep(1000);
+                continue;
+            }
             boolean sent = item == null || trySend(item); // null: acknowledged meanwhile
             synchronized (outboxSignal) {
                 if (sent && sentOn == connection) {
@@ -155,10 +173,6 @@ final class ControllerLink implements WebSocket.Listener {
                 }
             }
         }
-    }
-
-    private OutKey firstKey() {
-        return outbox.isEmpty() ? null : outbox.firstKey();
     }
 
     private boolean trySend(Object item) {
@@ -174,12 +188,33 @@ final class ControllerLink implements WebSocket.Listener {
                 sent.get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                 return true;
             } catch (Exception e) {
-                Log.info("link to controller broke while sending (" + rootMessage(e) + "); will replay after reconnect");
                 ws.abort();
-                registered = false;
-                closed.complete(-1);
+                if (socket == ws) { // else the watchdog gave up on this link already
+                    Log.info("link to controller broke while sending (" + rootMessage(e) + "); will replay after reconnect");
+                    socket = null;
+                    registered = false;
+                    closed.complete(-1);
+                }
                 return false;
             }
+        }
+    }
+
+    /**
+     * A link on which nothing has arrived for 3 heartbeats (at least 3 s) is dead, not slow: the controller
+     * pings every second whatever it is doing. Abort it; the connect loop reconnects and the outbox replays.
+     */
+    private void checkLink() {
+        WebSocket ws = socket;
+        long silentMs = (System.nanoTime() - lastHeard) / 1_000_000;
+        long limitMs = Math.max(3 * config.heartbeat().toMillis(), 3000);
+        if (ws != null && silentMs > limitMs) {
+            Log.info("nothing from the controller for " + silentMs + " ms (limit " + limitMs + " ms): the link is dead; "
+                    + "reconnecting (" + outbox.size() + " unacknowledged frames and run ends kept)");
+            socket = null;
+            registered = false;
+            ws.abort();
+            closed.complete(-1);
         }
     }
 
@@ -192,15 +227,19 @@ final class ControllerLink implements WebSocket.Listener {
 
     @Override
     public void onOpen(WebSocket webSocket) {
+        lastHeard = System.nanoTime();
         socket = webSocket;
         long current = currentRun.getAsLong();
-        TreeSet<Long> known = new TreeSet<>();
-        outbox.keySet().forEach(k -> known.add(k.runId()));
+        long prepared = preparedRun.getAsLong();
+        TreeSet<Long> known = new TreeSet<>(outbox.runs());
         if (current >= 0) {
             known.add(current);
         }
+        if (prepared >= 0) {
+            known.add(prepared);
+        }
         var hello = new AgentMessage.Hello(config.agentId(), config.token(), facts, current < 0 ? null : current,
-                List.copyOf(known));
+                List.copyOf(known), prepared < 0 ? null : prepared);
         if (!trySend(hello)) {
             return;
         }
@@ -209,12 +248,22 @@ final class ControllerLink implements WebSocket.Listener {
 
     @Override
     public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+        lastHeard = System.nanoTime();
         partial.append(data);
         if (last) {
             String text = partial.toString();
             partial.setLength(0);
             AgentMessage message = json.readValue(text, AgentMessage.class);
             if (message instanceof AgentMessage.Welcome w) {
+                if (w.installation() != null) {
+                    installation = w.installation();
+                    int aside = outbox.keepOnly(w.installation());
+                    if (aside > 0) {
+                        Log.info(aside + " unacknowledged frames and run ends belong to another controller installation "
+                                + "than " + w.installation() + " (its database was replaced, or this agent moved): "
+                                + "not replayed, kept under the spool's undeliverable/ directory");
+                    }
+                }
                 Log.info("registered with " + config.controller() + " as " + w.agentId()
                         + (outbox.isEmpty() ? "" : "; replaying " + outbox.size() + " unacknowledged frames and run ends"));
                 synchronized (outboxSignal) {
@@ -224,10 +273,16 @@ final class ControllerLink implements WebSocket.Listener {
                     outboxSignal.notifyAll();
                 }
             } else if (message instanceof AgentMessage.BatchAck ack) {
-                outbox.remove(new OutKey(ack.runId(), ack.seq()));
+                outbox.ack(new Outbox.Key(ack.runId(), ack.seq()));
             } else if (message instanceof AgentMessage.RunRecorded r) {
-                outbox.remove(new OutKey(r.runId(), RUN_END));
+                outbox.ack(new Outbox.Key(r.runId(), Outbox.RUN_END));
+                runOwners.remove(r.runId());
             } else {
+                if (message instanceof AgentMessage.AssignRun a) {
+                    runOwners.put(a.runId(), installation);
+                } else if (message instanceof AgentMessage.PrepareRun p) {
+                    runOwners.put(p.runId(), installation);
+                }
                 handler.accept(message);
             }
         }
@@ -236,7 +291,17 @@ final class ControllerLink implements WebSocket.Listener {
     }
 
     @Override
+    public CompletionStage<?> onPing(WebSocket webSocket, java.nio.ByteBuffer message) {
+        lastHeard = System.nanoTime();
+        webSocket.request(1);
+        return null; // the client answers with a pong itself
+    }
+
+    @Override
     public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+        if (webSocket != socket) {
+            return null; // a link already given up
+        }
         registered = false;
         socket = null;
         if (statusCode == REFUSED) {
@@ -250,6 +315,9 @@ final class ControllerLink implements WebSocket.Listener {
 
     @Override
     public void onError(WebSocket webSocket, Throwable error) {
+        if (webSocket != socket) {
+            return; // a link already given up
+        }
         registered = false;
         socket = null;
         Log.info("link to controller failed: " + rootMessage(error) + "; reconnecting");

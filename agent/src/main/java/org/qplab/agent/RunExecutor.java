@@ -43,7 +43,7 @@ final class RunExecutor {
     private final String configuredDataAddress;
     /** A pair run's session between prepare and start; engine thread only. */
     private EngineSession prepared;
-    private long preparedRunId = -1;
+    private volatile long preparedRunId = -1;
 
     RunExecutor(ControllerLink link, ObjectMapper json, Supplier<String> dataAddress, String configuredDataAddress) {
         this.link = link;
@@ -54,6 +54,11 @@ final class RunExecutor {
 
     long currentRunId() {
         return currentRunId;
+    }
+
+    /** The pair run whose session is prepared (or connected) but not started, or -1. */
+    long preparedRunId() {
+        return preparedRunId;
     }
 
     void handle(AgentMessage message) {
@@ -83,7 +88,7 @@ final class RunExecutor {
     /** One side of a pair run: create the session and report its endpoint. Engine thread. */
     private void prepare(long runId, Map<String, Object> params) {
         if (cancelledBeforeStart.remove(runId)) {
-            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "cancelled before it started", 0));
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "cancelled before it started", 0, false));
             return;
         }
         closePrepared("a new run was prepared");
@@ -102,7 +107,7 @@ final class RunExecutor {
             link.sendNow(new AgentMessage.Prepared(runId, session.localEndpoint()));
         } catch (EngineException | IllegalStateException e) {
             Log.info("run " + runId + ": prepare failed: " + e.getMessage());
-            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), 0));
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), 0, retryable(e)));
         }
     }
 
@@ -118,7 +123,7 @@ final class RunExecutor {
         } catch (EngineException | IllegalStateException e) {
             Log.info("run " + runId + ": connect failed: " + e.getMessage());
             closePrepared("connect failed");
-            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), 0));
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), 0, retryable(e)));
         }
     }
 
@@ -127,6 +132,7 @@ final class RunExecutor {
         if (session == null) {
             return;
         }
+        currentRunId = runId; // before it stops being prepared: a hello in between still names it
         prepared = null;
         preparedRunId = -1;
         try (session) {
@@ -137,7 +143,7 @@ final class RunExecutor {
     private void dropPrepared(long runId) {
         if (preparedRunId == runId && cancelledBeforeStart.remove(runId)) {
             closePrepared("cancelled");
-            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "cancelled before it started", 0));
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "cancelled before it started", 0, false));
         }
     }
 
@@ -145,7 +151,7 @@ final class RunExecutor {
         if (preparedRunId != runId || prepared == null) {
             if (!cancelledBeforeStart.remove(runId)) {
                 link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "run " + runId + " is not prepared on this agent "
-                        + "(it was restarted, or the steps came out of order)", 0));
+                        + "(it was restarted, or the steps came out of order)", 0, true));
             }
             return null;
         }
@@ -164,7 +170,7 @@ final class RunExecutor {
     private void execute(long runId, Map<String, Object> params) {
         if (cancelledBeforeStart.remove(runId)) {
             Log.info("run " + runId + ": cancelled before it started");
-            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "cancelled before it started", 0));
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "cancelled before it started", 0, false));
             return;
         }
         closePrepared("a loopback run was assigned");
@@ -175,8 +181,18 @@ final class RunExecutor {
             run(runId, session);
         } catch (EngineException | IllegalStateException e) {
             Log.info("run " + runId + ": failed: " + e.getMessage());
-            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), 0));
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), 0, retryable(e)));
         }
+    }
+
+    /**
+     * Whether trying again may succeed: a failed system or verbs call, or a run that failed while it ran
+     * (peer gone, error completion). An invalid spec, a refusal by the device, or an engine that cannot
+     * load would fail the same way again.
+     */
+    static boolean retryable(RuntimeException e) {
+        return e instanceof EngineException engine
+                && (engine.status() == EngineException.ESYS || engine.status() == EngineException.ERUN);
     }
 
     /** Starts a created (and, for a pair, connected) session, streams its records, reports its end. */
@@ -213,14 +229,14 @@ final class RunExecutor {
             Object error = summary.get("error");
             if (error instanceof String text && !text.isEmpty()) {
                 Log.info("run " + runId + ": failed: " + text);
-                link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, text, seq));
+                link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, text, seq, true)); // failed while running
             } else {
                 Log.info("run " + runId + ": finished, " + summary.get("cycles") + " cycles in " + seq + " frames");
                 link.sendRunEnd(runId, new AgentMessage.RunFinished(runId, summary, seq));
             }
         } catch (EngineException | IllegalStateException e) {
             Log.info("run " + runId + ": failed: " + e.getMessage());
-            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), seq));
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), seq, retryable(e)));
         } finally {
             current = null;
             currentRunId = -1;

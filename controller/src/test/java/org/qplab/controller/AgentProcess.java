@@ -14,10 +14,17 @@ public final class AgentProcess implements AutoCloseable {
 
     private final Process process;
     private final Path log;
+    private final List<String> command;
 
-    private AgentProcess(Process process, Path log) {
+    private AgentProcess(Process process, Path log, List<String> command) {
         this.process = process;
         this.log = log;
+        this.command = command;
+    }
+
+    /** Where an agent with this id keeps its spool in tests (emptied when such an agent is first started). */
+    public static Path spoolOf(String id) {
+        return Path.of("target", "agent-spool", id).toAbsolutePath();
     }
 
     public static AgentProcess start(int controllerPort, String id, String token) throws IOException {
@@ -34,7 +41,8 @@ public final class AgentProcess implements AutoCloseable {
         return start(prefix, url, id, token, List.of());
     }
 
-    private static AgentProcess start(List<String> prefix, String url, String id, String token, List<String> flags)
+    /** An agent started through a command prefix, with more flags. */
+    public static AgentProcess start(List<String> prefix, String url, String id, String token, List<String> flags)
             throws IOException {
         String jar = System.getProperty("qplab.test.agent-jar");
         if (jar == null || !new File(jar).isFile()) {
@@ -42,11 +50,40 @@ public final class AgentProcess implements AutoCloseable {
         }
         Path log = Path.of("target", "agent-" + id + ".log");
         Files.deleteIfExists(log);
+        deleteTree(spoolOf(id));
         List<String> command = new java.util.ArrayList<>(prefix);
         command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar,
-                "--controller", url, "--token", token, "--id", id, "--heartbeat-seconds", "1"));
+                "--controller", url, "--token", token, "--id", id, "--heartbeat-seconds", "1",
+                "--spool-dir", spoolOf(id).toString()));
         command.addAll(flags);
-        return new AgentProcess(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start(), log);
+        return new AgentProcess(launch(command, log), log, command);
+    }
+
+    private static Process launch(List<String> command, Path log) throws IOException {
+        return new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    }
+
+    /** SIGKILL: no shutdown hook, nothing flushed; what was only in its memory is gone. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly(); // SIGKILL on Linux
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** The same agent again (same id, flags and spool), as a supervisor would restart it; its log goes on. */
+    public AgentProcess restart() throws IOException {
+        return new AgentProcess(launch(command, log), log, command);
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (var paths = Files.walk(root)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     public Process process() {

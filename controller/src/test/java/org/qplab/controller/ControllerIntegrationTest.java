@@ -18,7 +18,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * A real controller on a random port with its embedded PostgreSQL in a fresh data directory.
- * Subclasses share one context (and one database).
+ * Subclasses share one context (and one database); a subclass that changes properties gets its own
+ * context, and with it its own database.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "qplab.agents.token=" + ControllerIntegrationTest.TOKEN,
@@ -34,13 +35,13 @@ public abstract class ControllerIntegrationTest {
     protected static final ParameterizedTypeReference<List<Map<String, Object>>> JSON_ARRAY = new ParameterizedTypeReference<>() { };
 
     public static final String TOKEN = "integration-test-token";
-    private static final Path DATA_DIR = TestDatabase.freshDataDir();
     /** Where deploy tests put the controller's SSH key and known_hosts file. */
     public static final Path SSH_DIR = Path.of("target", "ssh-test").toAbsolutePath();
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
-        registry.add("qplab.database.embedded.data-dir", DATA_DIR::toString);
+        String dataDir = TestDatabase.freshDataDir().toString(); // called once per context
+        registry.add("qplab.database.embedded.data-dir", () -> dataDir);
         registry.add("qplab.deploy.private-key", () -> SSH_DIR.resolve("id_ed25519").toString());
         registry.add("qplab.deploy.known-hosts", () -> SSH_DIR.resolve("known_hosts").toString());
     }

@@ -108,25 +108,31 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
     }
 
     @Test
-    void aRunLostWithAnEarlierAgentProcessIsFailedAndTheRestStillRuns() throws Exception {
+    void aRunLostWithAnEarlierAgentProcessIsFailedAndTriedAgain() throws Exception {
         Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"name\":\"restart\",\"base\":{\"iterations\":20},\"dimensions\":{\"msg_size\":[64,128]}}")
                 .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         long experimentId = ((Number) created.get("id")).longValue();
         // as if an earlier process of agent "restarter" had claimed the first run and then died
         long lostRun = jdbc.sql("""
-                        UPDATE run SET status = 'RUNNING', agent_id = 'restarter', started_at = now()
+                        UPDATE run SET status = 'RUNNING', agent_id = 'restarter', started_at = now(), attempt = 1
                         WHERE experiment_id = ? AND idx = 0 RETURNING id""").param(experimentId).query(Long.class).single();
 
         try (AgentProcess agent = AgentProcess.start(port, "restarter", TOKEN)) {
             this.agent = agent;
             Map<String, Object> ended = awaitExperimentEnd(experimentId);
 
-            assertThat(ended).containsEntry("status", "FAILED").containsEntry("runsDone", 2).containsEntry("runsFailed", 1);
-            assertThat(jdbc.sql("SELECT error FROM run WHERE id = ?").param(lostRun).query(String.class).single())
-                    .isEqualTo("agent restarter was restarted during the run; the samples it had sent are kept");
-            assertThat(jdbc.sql("SELECT status FROM run WHERE experiment_id = ? AND idx = 1").param(experimentId)
-                    .query(String.class).single()).isEqualTo("FINISHED");
+            assertThat(ended).containsEntry("status", "FINISHED").containsEntry("runsDone", 2)
+                    .containsEntry("runsFailed", 0).containsEntry("runsRetried", 1);
+            Map<String, Object> lost = jdbc.sql("SELECT status, error, superseded_by FROM run WHERE id = ?").param(lostRun)
+                    .query().singleRow();
+            assertThat(lost).containsEntry("status", "FAILED").containsEntry("error",
+                    "agent restarter came back without the run (it was restarted during it); the samples it had sent are kept");
+            assertThat(jdbc.sql("SELECT status, retry_of, attempt FROM run WHERE id = ?").param(lost.get("superseded_by"))
+                    .query().singleRow()).as("the point tried again").containsEntry("status", "FINISHED")
+                    .containsEntry("retry_of", lostRun).containsEntry("attempt", 2);
+            assertThat(jdbc.sql("SELECT count(*) FROM run WHERE experiment_id = ? AND idx = 1 AND status = 'FINISHED'")
+                    .param(experimentId).query(Long.class).single()).isEqualTo(1L);
         }
     }
 

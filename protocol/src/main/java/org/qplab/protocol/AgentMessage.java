@@ -31,15 +31,22 @@ public sealed interface AgentMessage {
 
     /**
      * Agent → controller, first frame: who it is, its token, its host facts, the run it is executing
-     * (or null), and every run it still holds anything of (executing, or frames and ends not yet
-     * acknowledged). A run the controller thinks is running there but that is not in knownRuns was lost
-     * with an earlier agent process.
+     * (or null), the pair run whose session it has prepared but not started (or null), and every run it
+     * still holds anything of (executing, prepared, or frames and ends not yet acknowledged). A run the
+     * controller thinks is running there but that is not in knownRuns was lost with an earlier agent process.
      */
-    record Hello(String agentId, String token, Map<String, Object> facts, Long currentRun, List<Long> knownRuns)
-            implements AgentMessage {}
+    record Hello(String agentId, String token, Map<String, Object> facts, Long currentRun, List<Long> knownRuns,
+                 Long preparedRun) implements AgentMessage {
+        public Hello(String agentId, String token, Map<String, Object> facts, Long currentRun, List<Long> knownRuns) {
+            this(agentId, token, facts, currentRun, knownRuns, null);
+        }
+    }
 
-    /** Controller → agent: registration accepted. */
-    record Welcome(String agentId) implements AgentMessage {}
+    /**
+     * Controller → agent: registration accepted. installation identifies the controller's database: run
+     * ids belong to it, so an agent delivers what it kept of a run only to the installation that assigned it.
+     */
+    record Welcome(String agentId, String installation) implements AgentMessage {}
 
     /** Agent → controller, periodically; runId is the run in progress or null. */
     record Heartbeat(Long runId) implements AgentMessage {}
@@ -59,8 +66,16 @@ public sealed interface AgentMessage {
      */
     record RunFinished(long runId, Map<String, Object> summary, long batches) implements AgentMessage {}
 
-    /** Agent → controller: the run could not be done; error is the engine's message. */
-    record RunFailed(long runId, String error, long batches) implements AgentMessage {}
+    /**
+     * Agent → controller: the run could not be done; error is the engine's message. retryable: the failure
+     * may pass (a system call, the network, the peer, an error completion), unlike a spec or capability
+     * refusal, which would fail the same way again; null from agents that do not say.
+     */
+    record RunFailed(long runId, String error, long batches, Boolean retryable) implements AgentMessage {
+        public RunFailed(long runId, String error, long batches) {
+            this(runId, error, batches, null);
+        }
+    }
 
     /** Controller → agent: sample frame (runId, seq) is stored; the agent may forget it. */
     record BatchAck(long runId, long seq) implements AgentMessage {}

@@ -3,6 +3,10 @@ package org.qplab.agent.engine;
 /** A failure reported by the native engine; the message is the engine's own. */
 public class EngineException extends RuntimeException {
 
+    /** qpb_status codes of failures that may pass (see qpb.h). */
+    public static final int ESYS = 3;
+    public static final int ERUN = 7;
+
     private final int status;
 
     public EngineException(String call, int status, String engineMessage) {

@@ -2,6 +2,7 @@ package org.qplab.controller.agent;
 
 import org.qplab.protocol.AgentMessage;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /** One connected agent: its outbound message stream and the run it is busy with. */
@@ -9,6 +10,7 @@ public final class AgentConnection {
 
     private final String remote;
     private final Sinks.Many<AgentMessage> outbound = Sinks.many().unicast().onBackpressureBuffer();
+    private final Sinks.Empty<Void> closed = Sinks.empty();
     private volatile String agentId;
     private volatile Long busyWith;
     private volatile boolean open = true;
@@ -50,8 +52,14 @@ public final class AgentConnection {
         return outbound.asFlux();
     }
 
+    /** Completes when the connection closes. */
+    Mono<Void> closed() {
+        return closed.asMono();
+    }
+
     synchronized void close() {
         open = false;
         outbound.tryEmitComplete();
+        closed.tryEmitEmpty();
     }
 }

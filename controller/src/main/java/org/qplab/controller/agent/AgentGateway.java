@@ -1,13 +1,17 @@
 package org.qplab.controller.agent;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.qplab.controller.database.Installation;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.controller.ingest.SampleIngest;
 import org.qplab.controller.live.LiveRuns;
 import org.qplab.controller.schedule.PairRuns;
+import org.qplab.controller.schedule.RunQueue;
+import org.qplab.controller.schedule.RunRecovery;
 import org.qplab.controller.schedule.Scheduler;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.SampleFrame;
@@ -18,6 +22,7 @@ import org.springframework.web.reactive.socket.CloseStatus;
 import org.springframework.web.reactive.socket.WebSocketHandler;
 import org.springframework.web.reactive.socket.WebSocketMessage;
 import org.springframework.web.reactive.socket.WebSocketSession;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.ObjectMapper;
 
@@ -31,6 +36,8 @@ public class AgentGateway implements WebSocketHandler {
 
     /** Close code for a refused agent (the agent does not retry). */
     public static final int REFUSED = 4401;
+    /** How often every agent is pinged (agents take 3 heartbeats of silence for a dead link). */
+    static final Duration KEEPALIVE = Duration.ofSeconds(1);
     private static final Logger log = LoggerFactory.getLogger(AgentGateway.class);
 
     private final ObjectMapper json;
@@ -43,11 +50,17 @@ public class AgentGateway implements WebSocketHandler {
     private final LiveRuns live;
     private final AgentToken token;
     private final PairRuns pairs;
+    private final Installation installation;
+    private final RunRecovery recovery;
+    private final RunQueue queue;
 
     public AgentGateway(ObjectMapper json, Jdbc jdbc, AgentRepository agents, AgentRegistry registry,
                         SampleIngest ingest, RunOutcomes outcomes, Scheduler scheduler, LiveRuns live, AgentToken token,
-                        PairRuns pairs) {
+                        PairRuns pairs, Installation installation, RunRecovery recovery, RunQueue queue) {
         this.pairs = pairs;
+        this.installation = installation;
+        this.recovery = recovery;
+        this.queue = queue;
         this.live = live;
         this.json = json;
         this.jdbc = jdbc;
@@ -63,9 +76,15 @@ public class AgentGateway implements WebSocketHandler {
     public Mono<Void> handle(WebSocketSession session) {
         String remote = String.valueOf(session.getHandshakeInfo().getRemoteAddress());
         AgentConnection connection = new AgentConnection(remote);
-        Mono<Void> outbound = session.send(connection.outbound()
-                .map(message -> session.textMessage(json.writeValueAsString(message))));
+        // Pings go out whatever the inbound side is doing (a busy ingest holds back reading, not writing):
+        // an agent that hears nothing for a while knows the link is dead, not slow, and reconnects.
+        Flux<WebSocketMessage> keepalive = Flux.interval(KEEPALIVE, KEEPALIVE)
+                .map(i -> session.pingMessage(factory -> factory.allocateBuffer(0)))
+                .takeUntilOther(connection.closed());
+        Mono<Void> outbound = session.send(Flux.merge(connection.outbound()
+                .map(message -> session.textMessage(json.writeValueAsString(message))), keepalive));
         Mono<Void> inbound = session.receive()
+                .filter(m -> m.getType() == WebSocketMessage.Type.TEXT || m.getType() == WebSocketMessage.Type.BINARY)
                 .map(this::decode)
                 .concatMap(message -> handle(connection, session, message))
                 .onErrorResume(e -> {
@@ -110,12 +129,16 @@ public class AgentGateway implements WebSocketHandler {
             return jdbc.run(() -> pairs.on(agentId, (AgentMessage) message));
         }
         if (message instanceof AgentMessage.RunFinished end) {
-            return jdbc.run(() -> outcomes.finished(end.runId(), agentId, end.summary(), end.batches()))
-                    .then(Mono.fromRunnable(() -> runEnded(connection, end.runId())));
+            return jdbc.run(() -> {
+                outcomes.finished(end.runId(), agentId, end.summary(), end.batches());
+                queue.serverEnded(end.runId(), agentId, end.summary()); // the server side of a pair nobody drives now
+            }).then(Mono.fromRunnable(() -> runEnded(connection, end.runId())));
         }
         if (message instanceof AgentMessage.RunFailed end) {
-            return jdbc.run(() -> outcomes.failed(end.runId(), agentId, end.error()))
-                    .then(Mono.fromRunnable(() -> runEnded(connection, end.runId())));
+            return jdbc.run(() -> {
+                outcomes.failed(end.runId(), agentId, end.error(), Boolean.TRUE.equals(end.retryable()));
+                queue.serverEnded(end.runId(), agentId, Map.of("error", end.error()));
+            }).then(Mono.fromRunnable(() -> runEnded(connection, end.runId())));
         }
         if (message instanceof AgentMessage.Heartbeat) {
             return jdbc.run(() -> agents.heartbeat(agentId));
@@ -139,22 +162,19 @@ public class AgentGateway implements WebSocketHandler {
         String agentId = hello.agentId();
         connection.registeredAs(agentId);
         List<Long> known = hello.knownRuns() == null ? List.of() : hello.knownRuns();
-        return jdbc.run(() -> {
+        return jdbc.call(() -> {
+            installation.id(); // read here, off the event loop, before the welcome needs it
             agents.registered(agentId, hello.facts() == null ? Map.of() : hello.facts());
-            for (long lost : agents.runningRuns(agentId)) {
-                if (!known.contains(lost)) {
-                    outcomes.failed(lost, agentId, "agent " + agentId + " was restarted during the run; "
-                            + "the samples it had sent are kept");
-                }
-            }
-        }).then(Mono.fromRunnable(() -> {
+            return recovery.agentReturned(agentId, hello.currentRun(), hello.preparedRun(), known);
+        }).doOnNext(cancel -> {
             connection.busyWith(hello.currentRun());
             registry.register(connection).ifPresent(AgentConnection::close);
-            connection.send(new AgentMessage.Welcome(agentId));
+            connection.send(new AgentMessage.Welcome(agentId, installation.id()));
+            cancel.forEach(runId -> connection.send(new AgentMessage.CancelRun(runId)));
             log.info("agent {} registered from {}{}", agentId, connection.remote(),
                     hello.currentRun() == null ? "" : ", still running run " + hello.currentRun());
             scheduler.wake();
-        }));
+        }).then();
     }
 
     private Mono<Void> refuse(WebSocketSession session, AgentConnection connection, String reason) {

@@ -46,12 +46,6 @@ public class AgentRepository {
         jdbc.sql("UPDATE agent SET connected = false WHERE connected").update();
     }
 
-    /** The runs the database says are running on this agent. */
-    public List<Long> runningRuns(String id) {
-        return jdbc.sql("SELECT id FROM run WHERE agent_id = ? AND status = 'RUNNING' ORDER BY id")
-                .param(id).query(Long.class).list();
-    }
-
     @SuppressWarnings("unchecked")
     public List<AgentRow> list() {
         return jdbc.sql("SELECT id, hostname, facts::text, connected, registered_at, last_heartbeat FROM agent ORDER BY id")

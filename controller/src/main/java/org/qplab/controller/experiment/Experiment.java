@@ -5,13 +5,15 @@ import java.time.OffsetDateTime;
 import java.util.Map;
 
 /**
- * An experiment as the API shows it: its status and how far its runs have got. secondsLeft is an
+ * An experiment as the API shows it: its status and how far its runs have got (runsTotal counts the
+ * points of its matrix; runsRetried the failed tries that a later run of the same point replaced, which
+ * are not in the other counts). secondsLeft is an
  * estimate while it is queued or running: the runs not yet ended × the mean duration of its finished
  * runs ÷ the runs running now (at least one); absent until a run has finished.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Experiment(long id, String name, String status, OffsetDateTime createdAt, OffsetDateTime finishedAt,
-                         int runsTotal, int runsDone, int runsFailed, int runsRunning, Double meanRunSeconds,
+                         int runsTotal, int runsDone, int runsFailed, int runsRunning, int runsRetried, Double meanRunSeconds,
                          Double secondsLeft, Map<String, Object> matrix) {
 
     static Double secondsLeft(String status, int total, int done, int running, Double meanRunSeconds) {

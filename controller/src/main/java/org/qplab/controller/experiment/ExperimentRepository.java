@@ -19,10 +19,11 @@ public class ExperimentRepository {
 
     private static final String SELECT = """
             SELECT e.id, e.name, e.status, e.created_at, e.finished_at, %s AS matrix,
-                   count(r.id) AS total,
-                   count(r.id) FILTER (WHERE r.status IN ('FINISHED', 'FAILED', 'CANCELLED')) AS done,
-                   count(r.id) FILTER (WHERE r.status = 'FAILED') AS failed,
+                   count(r.id) FILTER (WHERE r.superseded_by IS NULL) AS total,
+                   count(r.id) FILTER (WHERE r.status IN ('FINISHED', 'FAILED', 'CANCELLED') AND r.superseded_by IS NULL) AS done,
+                   count(r.id) FILTER (WHERE r.status = 'FAILED' AND r.superseded_by IS NULL) AS failed,
                    count(r.id) FILTER (WHERE r.status = 'RUNNING') AS running,
+                   count(r.id) FILTER (WHERE r.superseded_by IS NOT NULL) AS retried,
                    avg(extract(epoch FROM r.finished_at - r.started_at)::double precision)
                        FILTER (WHERE r.status = 'FINISHED') AS mean_run_seconds
             FROM experiment e LEFT JOIN run r ON r.experiment_id = e.id
@@ -110,7 +111,7 @@ public class ExperimentRepository {
         Double mean = rs.getObject("mean_run_seconds", Double.class);
         return new Experiment(rs.getLong("id"), rs.getString("name"), status,
                 rs.getObject("created_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
-                total, done, rs.getInt("failed"), running, mean, Experiment.secondsLeft(status, total, done, running, mean),
-                source);
+                total, done, rs.getInt("failed"), running, rs.getInt("retried"), mean,
+                Experiment.secondsLeft(status, total, done, running, mean), source);
     }
 }

@@ -2,6 +2,7 @@ package org.qplab.controller.ingest;
 
 import java.util.Map;
 import org.qplab.controller.live.LiveRuns;
+import org.qplab.controller.schedule.ScheduleProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -10,7 +11,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * How a run ends in the database: its summary stored once, its status set, and its experiment
+ * How a run ends in the database: its summary stored once, its status set, a failure that may pass
+ * tried again as a new run of the same point (up to qplab.schedule.max-attempts), and its experiment
  * closed when it was the last run. Idempotent, because an agent replays a run's end after a reconnect.
  */
 @Component
@@ -22,12 +24,15 @@ public class RunOutcomes {
     private final TransactionTemplate tx;
     private final ObjectMapper json;
     private final LiveRuns live;
+    private final int maxAttempts;
 
-    public RunOutcomes(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json, LiveRuns live) {
+    public RunOutcomes(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json, LiveRuns live,
+                       ScheduleProperties schedule) {
         this.jdbc = jdbc;
         this.tx = tx;
         this.json = json;
         this.live = live;
+        this.maxAttempts = schedule.maxAttempts();
     }
 
     /** The agent finished the run; stores the engine's summary and the run's cycle-time histogram. Blocking. */
@@ -53,18 +58,22 @@ public class RunOutcomes {
                     GROUP BY 2 ON CONFLICT DO NOTHING""").params(runId, runId).update();
             if (stored != batches) {
                 return end(runId, agentId, "FAILED", "the agent sent " + batches + " sample batches but " + stored
-                        + " were stored");
+                        + " were stored", false);
             } else if (Boolean.TRUE.equals(summary.get("stopped"))) {
-                return end(runId, agentId, "CANCELLED", "stopped early on request; the cycles measured until then are kept");
+                return end(runId, agentId, "CANCELLED", "stopped early on request; the cycles measured until then are kept",
+                        false);
             }
-            return end(runId, agentId, "FINISHED", null);
+            return end(runId, agentId, "FINISHED", null, false);
         });
         announce(runId, ended);
     }
 
-    /** The run failed (engine error, lost agent); samples that arrived are kept. Blocking. */
-    public void failed(long runId, String agentId, String error) {
-        announce(runId, tx.execute(status -> end(runId, agentId, "FAILED", error)));
+    /**
+     * The run failed (engine error, lost agent); samples that arrived are kept. When the failure may pass
+     * (retryable) and the point has tries left, a new run of the same point is queued. Blocking.
+     */
+    public void failed(long runId, String agentId, String error, boolean retryable) {
+        announce(runId, tx.execute(status -> end(runId, agentId, "FAILED", error, retryable)));
     }
 
     private void announce(long runId, String status) {
@@ -73,25 +82,52 @@ public class RunOutcomes {
         }
     }
 
+    private record Ended(long experimentId, int attempt) {}
+
     /** Sets the run's end; returns the status set, or null when the run was not running there (a replay). */
-    private String end(long runId, String agentId, String status, String error) {
-        Long experimentId = jdbc.sql("""
+    private String end(long runId, String agentId, String status, String error, boolean retryable) {
+        Ended ended = jdbc.sql("""
                         UPDATE run SET status = ?, error = ?, finished_at = now()
-                        WHERE id = ? AND status = 'RUNNING' AND agent_id = ? RETURNING experiment_id""")
-                .params(status, error, runId, agentId).query(Long.class).optional().orElse(null);
-        if (experimentId == null) {
+                        WHERE id = ? AND status = 'RUNNING' AND agent_id = ? RETURNING experiment_id, attempt""")
+                .params(status, error, runId, agentId).query((rs, i) -> new Ended(rs.getLong(1), rs.getInt(2)))
+                .optional().orElse(null);
+        if (ended == null) {
             log.debug("run {} end from {} ignored: not running there (a replay)", runId, agentId);
             return null;
         }
+        long experimentId = ended.experimentId();
         log.info("run {} {} on {}{}", runId, status, agentId, error == null ? "" : ": " + error);
+        if (retryable && ended.attempt() < maxAttempts) {
+            retry(runId, experimentId, ended.attempt());
+        }
         jdbc.sql("""
                 UPDATE experiment e SET finished_at = now(),
-                    status = CASE WHEN EXISTS (SELECT 1 FROM run WHERE experiment_id = e.id AND status = 'FAILED')
+                    status = CASE WHEN EXISTS (SELECT 1 FROM run WHERE experiment_id = e.id AND status = 'FAILED'
+                                                                   AND superseded_by IS NULL)
                                   THEN 'FAILED' ELSE 'FINISHED' END
                 WHERE e.id = ? AND e.status IN ('QUEUED', 'RUNNING')
                   AND NOT EXISTS (SELECT 1 FROM run WHERE experiment_id = e.id AND status IN ('QUEUED', 'RUNNING'))""")
                 .param(experimentId).update();
         return status;
+    }
+
+    /**
+     * Queues the next try of a failed run's point as a new run (the failed one keeps its samples and error)
+     * unless its experiment was cancelled meanwhile.
+     */
+    private void retry(long runId, long experimentId, int attempt) {
+        boolean live = jdbc.sql("SELECT status IN ('QUEUED', 'RUNNING') FROM experiment WHERE id = ?")
+                .param(experimentId).query(Boolean.class).single();
+        if (!live) {
+            return;
+        }
+        long next = jdbc.sql("SELECT nextval(pg_get_serial_sequence('run', 'id'))").query(Long.class).single();
+        jdbc.sql("UPDATE run SET superseded_by = ? WHERE id = ?").params(next, runId).update();
+        jdbc.sql("""
+                INSERT INTO run (id, experiment_id, idx, repeat, params, want_client, want_server, attempt, retry_of)
+                SELECT ?, experiment_id, idx, repeat, params, want_client, want_server, attempt, id FROM run WHERE id = ?""")
+                .params(next, runId).update();
+        log.info("run {} failed on try {} of {}: its point is tried again as run {}", runId, attempt, maxAttempts, next);
     }
 
     private static long longOf(Map<?, ?> map, String key) {

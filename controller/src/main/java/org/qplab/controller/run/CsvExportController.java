@@ -44,9 +44,11 @@ class CsvExportController {
         return jdbc.call(() -> {
             StringBuilder out = new StringBuilder("id,name,status,runs,done,failed,created,finished\n");
             sql.sql("""
-                            SELECT e.id, e.name, e.status, count(r.id),
-                                   count(r.id) FILTER (WHERE r.status IN ('FINISHED', 'FAILED', 'CANCELLED')),
-                                   count(r.id) FILTER (WHERE r.status = 'FAILED'), e.created_at, e.finished_at
+                            SELECT e.id, e.name, e.status, count(r.id) FILTER (WHERE r.superseded_by IS NULL),
+                                   count(r.id) FILTER (WHERE r.status IN ('FINISHED', 'FAILED', 'CANCELLED')
+                                                         AND r.superseded_by IS NULL),
+                                   count(r.id) FILTER (WHERE r.status = 'FAILED' AND r.superseded_by IS NULL),
+                                   e.created_at, e.finished_at
                             FROM experiment e LEFT JOIN run r ON r.experiment_id = e.id GROUP BY e.id ORDER BY e.id""")
                     .query((rs, i) -> {
                         line(out, List.of(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5),
@@ -67,7 +69,8 @@ class CsvExportController {
             List<Object[]> rows = sql.sql("""
                             SELECT r.id, r.repeat, r.status, r.params::text, s.cycles, s.messages, s.bytes, s.errors,
                                    s.duration_ns, s.bw_avg_bps, s.bw_peak_bps, s.msg_rate, s.cycle_median_ns, s.cycle_p99_ns
-                            FROM run r LEFT JOIN run_summary s ON s.run_id = r.id WHERE r.experiment_id = ? ORDER BY r.idx""")
+                            FROM run r LEFT JOIN run_summary s ON s.run_id = r.id
+                            WHERE r.experiment_id = ? AND r.superseded_by IS NULL ORDER BY r.idx""")
                     .param(id).query((rs, i) -> {
                         Object[] row = new Object[4 + RESULTS.length];
                         row[0] = rs.getLong(1);

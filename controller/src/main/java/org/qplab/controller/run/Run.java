@@ -6,8 +6,12 @@ import java.util.Map;
 /**
  * A run as the API shows it: its engine parameters, where and when it ran, its summary once finished,
  * its fingerprint once it has started on a host (parameters + host, see history/Fingerprint) and
- * whether it is the baseline of that fingerprint.
+ * whether it is the baseline of that fingerprint. attempt is the try of its point of the matrix (1, 2, ...):
+ * a failed try that was tried again names the run that replaced it (supersededBy), the new try the one it
+ * replaces (retryOf). partial: the run ended early (FAILED or CANCELLED) and keeps the samplesStored cycles
+ * that reached the controller before.
  */
 public record Run(long id, long experimentId, int index, int repeat, Map<String, Object> params, String status,
                   String agentId, int attempt, OffsetDateTime startedAt, OffsetDateTime finishedAt, String error,
-                  Map<String, Object> summary, String fingerprint, boolean baseline) {}
+                  Map<String, Object> summary, String fingerprint, boolean baseline, Long supersededBy, Long retryOf,
+                  boolean partial, long samplesStored) {}

@@ -19,7 +19,8 @@ public class RunRepository {
     private static final String SELECT = """
             SELECT r.id, r.experiment_id, r.idx, r.repeat, r.params::text AS params, r.status, r.agent_id, r.attempt,
                    r.started_at, r.finished_at, r.error, s.summary::text AS summary, r.host_facts::text AS host_facts,
-                   b.run_id IS NOT NULL AS baseline
+                   b.run_id IS NOT NULL AS baseline, r.superseded_by, r.retry_of,
+                   (SELECT coalesce(sum(rows), 0) FROM sample_batch sb WHERE sb.run_id = r.id) AS samples_stored
             FROM run r LEFT JOIN run_summary s ON s.run_id = r.id LEFT JOIN run_baseline b ON b.run_id = r.id
             """;
 
@@ -58,7 +59,10 @@ public class RunRepository {
                 params, rs.getString("status"), rs.getString("agent_id"), rs.getInt("attempt"),
                 rs.getObject("started_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
                 rs.getString("error"), summary == null ? null : toMap(summary),
-                hostFacts == null ? null : Fingerprint.of(params, toMap(hostFacts)), rs.getBoolean("baseline"));
+                hostFacts == null ? null : Fingerprint.of(params, toMap(hostFacts)), rs.getBoolean("baseline"),
+                rs.getObject("superseded_by", Long.class), rs.getObject("retry_of", Long.class),
+                List.of("FAILED", "CANCELLED").contains(rs.getString("status")) && rs.getLong("samples_stored") > 0,
+                rs.getLong("samples_stored"));
     }
 
     @SuppressWarnings("unchecked")

@@ -11,8 +11,6 @@ import org.qplab.protocol.AgentMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.stereotype.Component;
 
@@ -84,14 +82,11 @@ public class PairRuns {
 
     @Autowired
     public PairRuns(@Lazy AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, @Lazy Scheduler scheduler,
-                    @Value("${qplab.schedule.run-timeout:30m}") String runTimeout) {
-        this(registry, outcomes, queue, scheduler, DurationStyle.detectAndParse(runTimeout));
+                    ScheduleProperties properties) {
+        this(registry, outcomes, queue, scheduler, properties.runTimeout());
     }
 
     PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, Scheduler scheduler, Duration runTimeout) {
-        if (runTimeout.isNegative() || runTimeout.isZero()) {
-            throw new IllegalArgumentException("qplab.schedule.run-timeout must be positive, got " + runTimeout);
-        }
         this.runTimeout = runTimeout;
         this.registry = registry;
         this.outcomes = outcomes;
@@ -121,7 +116,36 @@ public class PairRuns {
             log.info("run {} (experiment {}): pair {} -> {}, preparing", run.runId(), run.experimentId(),
                     client.agentId(), server.agentId());
             if (!sent) {
-                abort(pair, "prepare: the link to an agent closed as the run was assigned");
+                abort(pair, "prepare: the link to an agent closed as the run was assigned", true);
+            }
+        }
+    }
+
+    /**
+     * After a controller restart: a pair run that one of its sides is still running (or has its end to
+     * report for) goes on in its run step; its end arrives as usual. No-op when the run is already here.
+     */
+    void adopt(RunQueue.Running run) {
+        pairs.computeIfAbsent(run.runId(), id -> {
+            Pair pair = new Pair(id, run.client(), run.server(), run.params());
+            pair.step = Step.RUN;
+            pair.serverEnded = run.serverEnded();
+            pair.runLimit = runLimit(run.params());
+            pair.deadline = deadline(pair.runLimit);
+            log.info("run {} ({} -> {}): still running after a controller restart; waiting for its end", id,
+                    run.client(), run.server());
+            return pair;
+        });
+    }
+
+    /** A side of the run is gone (lost-after passed, or it came back without the run): fail it, free the other. */
+    void lost(long runId, String reason) {
+        Pair pair = pairs.get(runId);
+        if (pair != null) {
+            synchronized (pair) {
+                if (pairs.containsKey(runId)) {
+                    abort(pair, reason, true);
+                }
             }
         }
     }
@@ -147,27 +171,35 @@ public class PairRuns {
             } else if (message instanceof AgentMessage.RunStarted) {
                 started(pair, isClient);
             } else if (message instanceof AgentMessage.RunFinished f) {
-                ended(pair, isClient, f.summary(), f.batches(), null);
+                ended(pair, isClient, f.summary(), f.batches(), null, false);
             } else if (message instanceof AgentMessage.RunFailed f) {
-                ended(pair, isClient, null, f.batches(), f.error());
+                ended(pair, isClient, null, f.batches(), f.error(), Boolean.TRUE.equals(f.retryable()));
             }
         }
     }
 
-    /** Fails every pair run whose current step is past its deadline. */
+    /**
+     * Fails every pair run whose current step is past its deadline, and ends the collect step of a run whose
+     * missing side is no longer connected (its own summary cannot come; its partner's host is free at once).
+     */
     void expire() {
         long now = System.nanoTime();
         for (Pair pair : pairs.values()) {
             synchronized (pair) {
-                if (pair.deadline != 0 && now - pair.deadline > 0 && pairs.containsKey(pair.runId)) {
+                if (pair.step == Step.COLLECT && pair.clientEnded && !pair.serverEnded && pairs.containsKey(pair.runId)
+                        && registry.get(pair.server).isEmpty()) {
+                    log.info("run {}: server {} is gone; its own summary is not kept", pair.runId, pair.server);
+                    done(pair);
+                } else if (pair.deadline != 0 && now - pair.deadline > 0 && pairs.containsKey(pair.runId)) {
                     if (pair.step == Step.RUN) {
+                        // a run that outlived its limit would most likely do so again: not retried
                         abort(pair, "run timed out after " + pair.runLimit.toSeconds() + " s"
                                 + (pair.runLimit == runTimeout ? " (qplab.schedule.run-timeout)" : " (duration_ms + "
                                 + COLLECT.toSeconds() + " s)") + ", waiting for " + waitingFor(pair)
-                                + "; both sides were told to stop");
+                                + "; both sides were told to stop", false);
                     } else {
                         abort(pair, stepName(pair.step) + " timed out after " + timeout(pair.step).toSeconds()
-                                + " s, waiting for " + waitingFor(pair));
+                                + " s, waiting for " + waitingFor(pair), true);
                     }
                 }
             }
@@ -204,9 +236,7 @@ public class PairRuns {
     private void started(Pair pair, boolean isClient) {
         if (!isClient && pair.step == Step.START_SERVER) {
             pair.step = Step.RUN;
-            Object duration = pair.params.get("duration_ms");
-            pair.runLimit = duration instanceof Number ms && ms.longValue() > 0
-                    ? Duration.ofMillis(ms.longValue()).plus(COLLECT) : runTimeout;
+            pair.runLimit = runLimit(pair.params);
             pair.deadline = deadline(pair.runLimit);
             send(pair.client, new AgentMessage.StartRun(pair.runId));
         } else if (isClient) {
@@ -214,20 +244,22 @@ public class PairRuns {
         }
     }
 
-    private void ended(Pair pair, boolean isClient, Map<String, Object> summary, long batches, String error) {
+    private void ended(Pair pair, boolean isClient, Map<String, Object> summary, long batches, String error,
+                       boolean retryable) {
         if (isClient) {
             pair.clientEnded = true;
             if (error == null) {
                 outcomes.finished(pair.runId, pair.client, summary, batches);
             } else {
-                outcomes.failed(pair.runId, pair.client, "client " + pair.client + ": " + error);
+                outcomes.failed(pair.runId, pair.client, "client " + pair.client + ": " + error, retryable);
             }
             send(pair.client, new AgentMessage.RunRecorded(pair.runId));
         } else {
             pair.serverEnded = true;
             queue.serverEnded(pair.runId, pair.server, error == null ? summary : Map.of("error", error));
             if (error != null && !pair.clientEnded) {
-                outcomes.failed(pair.runId, pair.client, "server " + pair.server + " during " + stepName(pair.step) + ": " + error);
+                outcomes.failed(pair.runId, pair.client, "server " + pair.server + " during " + stepName(pair.step) + ": "
+                        + error, retryable);
                 send(pair.client, new AgentMessage.CancelRun(pair.runId));
             }
             send(pair.server, new AgentMessage.RunRecorded(pair.runId));
@@ -240,11 +272,17 @@ public class PairRuns {
         }
     }
 
-    /** Fails the run, tells both sides to cancel and frees them. */
-    private void abort(Pair pair, String reason) {
+    /** How long the run step may take: a duration run its duration + collect, a run by iterations run-timeout. */
+    private Duration runLimit(Map<String, Object> params) {
+        Object duration = params.get("duration_ms");
+        return duration instanceof Number ms && ms.longValue() > 0 ? Duration.ofMillis(ms.longValue()).plus(COLLECT) : runTimeout;
+    }
+
+    /** Fails the run (tried again when retryable and tries are left), tells both sides to cancel and frees them. */
+    private void abort(Pair pair, String reason, boolean retryable) {
         log.warn("run {} ({} -> {}): {}", pair.runId, pair.client, pair.server, reason);
         if (!pair.clientEnded) {
-            outcomes.failed(pair.runId, pair.client, reason);
+            outcomes.failed(pair.runId, pair.client, reason, retryable);
         }
         for (String agent : new String[] {pair.client, pair.server}) {
             send(agent, new AgentMessage.CancelRun(pair.runId));

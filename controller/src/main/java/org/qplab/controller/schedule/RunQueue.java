@@ -16,8 +16,8 @@ public class RunQueue {
     /** A run handed to an agent. */
     public record Assignment(long runId, long experimentId, Map<String, Object> params) {}
 
-    /** A run whose agent went away. */
-    public record Orphan(long runId, String agentId) {}
+    /** A run one of whose agents went away: lostAgent (the client, agentId, or a pair's server). */
+    public record Orphan(long runId, String agentId, String lostAgent) {}
 
     private final JdbcClient jdbc;
     private final TransactionTemplate tx;
@@ -64,21 +64,40 @@ public class RunQueue {
                 .params(json.writeValueAsString(summaryOrError), runId, serverAgentId).update();
     }
 
-    /** Puts a run that never reached its agent back in the queue. */
+    /** Puts a run that never reached its agent back in the queue; that was not a try. */
     public void requeue(long runId, String agentId) {
         jdbc.sql("""
-                UPDATE run SET status = 'QUEUED', agent_id = NULL, server_agent_id = NULL, started_at = NULL
+                UPDATE run SET status = 'QUEUED', agent_id = NULL, server_agent_id = NULL, started_at = NULL,
+                    attempt = attempt - 1
                 WHERE id = ? AND agent_id = ? AND status = 'RUNNING'""").params(runId, agentId).update();
     }
 
-    /** Runs still RUNNING on agents that have been disconnected for longer than grace. */
+    /**
+     * Runs still RUNNING where the client, or the server of a pair that has not reported its end yet, has
+     * been disconnected for longer than grace.
+     */
     public List<Orphan> orphans(Duration grace) {
         return jdbc.sql("""
-                        SELECT r.id, r.agent_id FROM run r JOIN agent a ON a.id = r.agent_id
+                        SELECT r.id, r.agent_id, a.id FROM run r
+                        JOIN agent a ON a.id = r.agent_id OR (a.id = r.server_agent_id AND r.server_summary IS NULL)
                         WHERE r.status = 'RUNNING' AND NOT a.connected
                           AND coalesce(a.last_heartbeat, a.registered_at) < now() - make_interval(secs => ?)""")
-                .param(grace.toSeconds())
-                .query((rs, i) -> new Orphan(rs.getLong(1), rs.getString(2))).list();
+                .param(grace.toMillis() / 1000.0)
+                .query((rs, i) -> new Orphan(rs.getLong(1), rs.getString(2), rs.getString(3))).list();
+    }
+
+    /** A run RUNNING on an agent, as one side: see {@link #runningOn}. */
+    public record Running(long runId, String client, String server, boolean serverEnded, Map<String, Object> params) {}
+
+    /** The runs RUNNING with agentId as the client or the server. */
+    public List<Running> runningOn(String agentId) {
+        return jdbc.sql("""
+                        SELECT id, agent_id, server_agent_id, server_summary IS NOT NULL, params::text FROM run
+                        WHERE status = 'RUNNING' AND (agent_id = ? OR server_agent_id = ?) ORDER BY id""")
+                .params(agentId, agentId)
+                .query((rs, i) -> new Running(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getBoolean(4),
+                        toMap(rs.getString(5))))
+                .list();
     }
 
     @SuppressWarnings("unchecked")

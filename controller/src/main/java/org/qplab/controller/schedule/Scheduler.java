@@ -39,6 +39,8 @@ public class Scheduler {
     static final int QUEUE_WINDOW = 1000;
     private final AtomicBoolean requested = new AtomicBoolean();
     private final AtomicBoolean dispatching = new AtomicBoolean();
+    /** When this controller started: agents get lost-after from here to come back before their runs are failed. */
+    private final long startedAt = System.nanoTime();
 
     public Scheduler(Jdbc jdbc, RunQueue queue, RunOutcomes outcomes, @Lazy AgentRegistry registry,
                      AgentProperties properties, PairRuns pairs) {
@@ -79,9 +81,10 @@ public class Scheduler {
     }
 
     /**
-     * One pass over the queue in order. A run takes its agents when they are idle; when they are not,
+     * One pass over the queue in order. A run takes its agents when they are idle; when they are busy,
      * they are held for it, so that no later run takes them first: a pair waiting for a busy host is
-     * never starved by loopback runs behind it, and one pass never deadlocks (it waits for nothing).
+     * never starved by loopback runs behind it, and one pass never deadlocks (it waits for nothing). A
+     * pair with a host that is not connected holds nothing: its partner is not kept idle for an absent host.
      */
     private void dispatch() {
         Map<String, AgentConnection> idle = new LinkedHashMap<>();
@@ -111,10 +114,10 @@ public class Scheduler {
                     idle.remove(client.agentId());
                     idle.remove(server.agentId());
                     queue.claim(run.runId(), client.agentId(), server.agentId()).ifPresent(a -> pairs.begin(a, client, server));
-                } else {
+                } else if (registry.get(run.client()).isPresent() && registry.get(run.server()).isPresent()) {
                     held.add(run.client());
                     held.add(run.server());
-                }
+                } // a host of the pair is not connected: hold nothing for it, its partner may work meanwhile
             }
         }
     }
@@ -129,10 +132,22 @@ public class Scheduler {
         }
     }
 
+    /**
+     * Fails (and, tries left, queues again) runs whose agent has been gone for lost-after. After a controller
+     * restart every agent gets lost-after from the start to reconnect, however long the controller was down.
+     */
     private void failOrphans() {
+        if (System.nanoTime() - startedAt < properties.lostAfter().toNanos()) {
+            return;
+        }
         for (RunQueue.Orphan orphan : queue.orphans(properties.lostAfter())) {
-            outcomes.failed(orphan.runId(), orphan.agentId(), "agent " + orphan.agentId()
-                    + " disconnected during the run and did not come back within " + properties.lostAfter().toSeconds() + " s");
+            String reason = "agent " + orphan.lostAgent() + " disconnected during the run and did not come back within "
+                    + properties.lostAfter().toSeconds() + " s (qplab.agents.lost-after)";
+            if (pairs.owns(orphan.runId())) {
+                pairs.lost(orphan.runId(), reason);
+            } else {
+                outcomes.failed(orphan.runId(), orphan.agentId(), reason, true);
+            }
         }
     }
 }

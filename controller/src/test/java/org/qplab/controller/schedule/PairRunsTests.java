@@ -3,6 +3,7 @@ package org.qplab.controller.schedule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyBoolean;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.contains;
@@ -66,12 +67,13 @@ class PairRunsTests {
         PairRuns pairs = runToRunStep(Duration.ofMillis(200), Map.of("iterations", 1_000_000));
 
         pairs.expire();
-        verify(outcomes, never()).failed(anyLong(), anyString(), anyString());
+        verify(outcomes, never()).failed(anyLong(), anyString(), anyString(), anyBoolean());
 
         Thread.sleep(300);
         pairs.expire();
         verify(outcomes).failed(eq(RUN), eq("client"),
-                contains("run timed out after 0 s (qplab.schedule.run-timeout), waiting for client client to end the run"));
+                contains("run timed out after 0 s (qplab.schedule.run-timeout), waiting for client client to end the run"),
+                eq(false));
         assertThat(sent).contains("client CancelRun", "server CancelRun");
         assertThat(pairs.owns(RUN)).as("late messages of the run are still recognised").isTrue();
     }
@@ -85,7 +87,7 @@ class PairRunsTests {
         Thread.sleep(300);
         pairs.expire();
         verify(outcomes).finished(eq(RUN), eq("client"), any(), eq(1L));
-        verify(outcomes, never()).failed(anyLong(), anyString(), anyString());
+        verify(outcomes, never()).failed(anyLong(), anyString(), anyString(), anyBoolean());
         assertThat(sent).doesNotContain("client CancelRun", "server CancelRun");
     }
 
@@ -95,12 +97,43 @@ class PairRunsTests {
 
         Thread.sleep(300);
         pairs.expire();
-        verify(outcomes, never()).failed(anyLong(), anyString(), anyString());
+        verify(outcomes, never()).failed(anyLong(), anyString(), anyString(), anyBoolean());
     }
 
     @Test
-    void refusesANonPositiveRunTimeout() {
-        assertThatThrownBy(() -> new PairRuns(registry, outcomes, queue, scheduler, Duration.ZERO))
+    void refusesANonPositiveRunTimeoutOrNoTryAtAll() {
+        assertThatThrownBy(() -> new ScheduleProperties(Duration.ZERO, 3))
                 .hasMessageContaining("qplab.schedule.run-timeout must be positive");
+        assertThatThrownBy(() -> new ScheduleProperties(Duration.ofMinutes(30), 0))
+                .hasMessage("qplab.schedule.max-attempts must be at least 1, got 0");
+    }
+
+    @Test
+    void aStepThatTimesOutFailsTheRunAsOneThatMayBeTriedAgain() throws Exception {
+        PairRuns pairs = new PairRuns(registry, outcomes, queue, scheduler, Duration.ofMinutes(30));
+        pairs.begin(new RunQueue.Assignment(RUN, 1, Map.of()), agent("client"), agent("server"));
+        pairs.on("server", new AgentMessage.Prepared(RUN, "server-endpoint"));
+
+        pairs.lost(RUN, "agent client disconnected during the run and did not come back within 60 s");
+
+        verify(outcomes).failed(eq(RUN), eq("client"), contains("agent client disconnected"), eq(true));
+        assertThat(sent).contains("client CancelRun", "server CancelRun");
+        assertThat(pairs.owns(RUN)).isTrue();
+    }
+
+    @Test
+    void aPairRunAdoptedAfterAControllerRestartEndsWhenItsSidesReportTheirEnds() {
+        PairRuns pairs = new PairRuns(registry, outcomes, queue, scheduler, Duration.ofMinutes(30));
+        agent("client");
+        agent("server");
+        pairs.adopt(new RunQueue.Running(RUN, "client", "server", false, Map.of("iterations", 10)));
+        assertThat(pairs.owns(RUN)).isTrue();
+
+        pairs.on("server", new AgentMessage.RunFinished(RUN, Map.of("cycles", 0), 0));
+        pairs.on("client", new AgentMessage.RunFinished(RUN, Map.of("cycles", 10), 3));
+
+        verify(queue).serverEnded(eq(RUN), eq("server"), eq(Map.of("cycles", 0)));
+        verify(outcomes).finished(eq(RUN), eq("client"), eq(Map.of("cycles", 10)), eq(3L));
+        assertThat(sent).contains("client RunRecorded", "server RunRecorded").doesNotContain("client CancelRun");
     }
 }

@@ -1,0 +1,146 @@
+package org.qplab.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.qplab.protocol.AgentMessage;
+import org.qplab.protocol.Sample;
+import org.qplab.protocol.SampleFrame;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+
+class OutboxTests {
+
+    private static final ObjectMapper JSON = JsonMapper.builder().build();
+    /** 100 records of 48 B + the 32 B header. */
+    private static final long FRAME_BYTES = SampleFrame.HEADER_BYTES + 100L * Sample.BYTES;
+
+    @TempDir
+    Path spool;
+
+    @Test
+    void keepsFramesInMemoryUpToTheLimitThenOnDiskAndDeliversThemInOrderWithTheRunEndLast() throws IOException {
+        Outbox outbox = new Outbox(spool, 2 * FRAME_BYTES, JSON);
+        for (int seq = 0; seq < 5; seq++) {
+            outbox.put("inst-a", frame(7, seq));
+        }
+        outbox.putEnd("inst-a", 7, new AgentMessage.RunFinished(7, Map.of("cycles", 500), 5));
+
+        assertThat(outbox.memoryBytes()).as("two frames fit in memory").isEqualTo(2 * FRAME_BYTES);
+        assertThat(outbox.spilled()).as("three went to disk").isEqualTo(3);
+        assertThat(files("inst-a")).containsExactlyInAnyOrder("r7-s2.qpbs", "r7-s3.qpbs", "r7-s4.qpbs", "r7-end.json");
+
+        List<Object> delivered = drainInOrder(outbox);
+        assertThat(delivered).hasSize(6);
+        for (int seq = 0; seq < 5; seq++) {
+            SampleFrame f = (SampleFrame) delivered.get(seq);
+            assertThat(f.seq()).isEqualTo(seq);
+            assertThat(f.samples()).as("frame %d read back from %s", seq, seq < 2 ? "memory" : "disk")
+                    .isEqualTo(frame(7, seq).samples());
+        }
+        assertThat(delivered.get(5)).isEqualTo(new AgentMessage.RunFinished(7, Map.of("cycles", 500), 5));
+    }
+
+    @Test
+    void forgetsWhatTheControllerAcknowledgedFilesIncluded() throws IOException {
+        Outbox outbox = new Outbox(spool, 0, JSON);
+        outbox.put("inst-a", frame(3, 0));
+        outbox.put("inst-a", frame(3, 1));
+        outbox.putEnd("inst-a", 3, new AgentMessage.RunFailed(3, "peer vanished", 2, true));
+
+        outbox.ack(new Outbox.Key(3, 0));
+        outbox.ack(new Outbox.Key(3, 0)); // a duplicate ack changes nothing
+        assertThat(files("inst-a")).containsExactlyInAnyOrder("r3-s1.qpbs", "r3-end.json");
+        outbox.ack(new Outbox.Key(3, 1));
+        outbox.ack(new Outbox.Key(3, Outbox.RUN_END));
+
+        assertThat(outbox.isEmpty()).isTrue();
+        assertThat(outbox.diskBytes()).isZero();
+        assertThat(files("inst-a")).isEmpty();
+    }
+
+    @Test
+    void aNewAgentProcessLoadsWhatTheKilledOneLeftInTheSpool() throws IOException {
+        Outbox before = new Outbox(spool, 0, JSON);
+        before.put("inst-a", frame(9, 0));
+        before.put("inst-a", frame(9, 1));
+        before.putEnd("inst-a", 9, new AgentMessage.RunFinished(9, Map.of("cycles", 200), 2));
+        Files.writeString(spool.resolve("inst-a").resolve("r9-s2.qpbs.tmp"), "half-written by a killed process");
+
+        Outbox after = new Outbox(spool, 0, JSON);
+        assertThat(after.load()).isEqualTo(3);
+
+        assertThat(after.runs()).containsExactly(9L);
+        List<Object> delivered = drainInOrder(after);
+        assertThat(delivered).extracting(o -> o instanceof SampleFrame f ? "frame " + f.seq() : o.getClass().getSimpleName())
+                .containsExactly("frame 0", "frame 1", "RunFinished");
+        assertThat(((SampleFrame) delivered.get(1)).samples()).isEqualTo(frame(9, 1).samples());
+        assertThat(files("inst-a")).as("the half-written file is gone").doesNotContain("r9-s2.qpbs.tmp");
+    }
+
+    @Test
+    void neverReplaysAnotherInstallationsRunsButKeepsThemAside() throws IOException {
+        Outbox outbox = new Outbox(spool, FRAME_BYTES, JSON);
+        outbox.put("old-db", frame(1, 0)); // memory
+        outbox.put("old-db", frame(1, 1)); // disk
+        outbox.put("new-db", frame(2, 0)); // disk
+
+        assertThat(outbox.keepOnly("new-db")).isEqualTo(2);
+
+        assertThat(outbox.runs()).containsExactly(2L);
+        assertThat(files(spool.resolve("undeliverable").resolve("old-db")))
+                .as("both frames, the one from memory too").containsExactlyInAnyOrder("r1-s0.qpbs", "r1-s1.qpbs");
+        assertThat(files("old-db")).isEmpty();
+        assertThat(outbox.memoryBytes()).isZero();
+        assertThat(new Outbox(spool, 0, JSON).load()).as("a restart does not bring them back").isEqualTo(1);
+    }
+
+    @Test
+    void withoutAUsableDiskEverythingStaysInMemory() throws IOException {
+        Path notADirectory = Files.writeString(spool.resolve("file"), "x");
+        Outbox outbox = new Outbox(notADirectory, 0, JSON);
+        outbox.put("inst", frame(4, 0));
+        outbox.putEnd("inst", 4, new AgentMessage.RunFinished(4, Map.of(), 1));
+        assertThat(outbox.size()).isEqualTo(2);
+        assertThat(outbox.memoryBytes()).isEqualTo(FRAME_BYTES);
+        assertThat(((SampleFrame) outbox.load(new Outbox.Key(4, 0))).samples()).isEqualTo(frame(4, 0).samples());
+    }
+
+    private static List<Object> drainInOrder(Outbox outbox) {
+        List<Object> out = new ArrayList<>();
+        for (Outbox.Key k = outbox.first(); k != null; k = outbox.after(k)) {
+            out.add(outbox.load(k));
+        }
+        return out;
+    }
+
+    private static SampleFrame frame(long runId, long seq) {
+        List<Sample> samples = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            long cycle = seq * 100 + i;
+            samples.add(new Sample(i % 2, 0, cycle, cycle * 1000, cycle * 1000 + 700, 4096, 1));
+        }
+        return SampleFrame.of(runId, seq, samples);
+    }
+
+    private List<String> files(String installation) throws IOException {
+        return files(spool.resolve(installation));
+    }
+
+    private static List<String> files(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> list = Files.list(dir)) {
+            return list.filter(Files::isRegularFile).map(p -> p.getFileName().toString()).toList();
+        }
+    }
+}

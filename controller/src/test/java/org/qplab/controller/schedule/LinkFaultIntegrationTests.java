@@ -1,0 +1,128 @@
+package org.qplab.controller.schedule;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.qplab.controller.AgentProcess;
+import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.NetworkNamespaces;
+import org.springframework.http.MediaType;
+
+/**
+ * A host's link goes down for 10 s in the middle of a run (its veth, as a pulled cable would): the agent in
+ * that network namespace notices the silence, keeps the run's samples (memory, then its disk spool: its
+ * memory share is 1 MiB here), reconnects when the link is back and replays them. Every cycle of the run is
+ * then stored exactly once.
+ */
+class LinkFaultIntegrationTests extends ControllerIntegrationTest {
+
+    private static final int HEALTH_PORT = 19181;
+    private static NetworkNamespaces net;
+    private static AgentProcess agent;
+
+    @BeforeAll
+    static void host() throws Exception {
+        NetworkNamespaces.assumeAvailable("link fault test");
+        net = NetworkNamespaces.create(82, 1);
+    }
+
+    @AfterAll
+    static void down() throws Exception {
+        if (agent != null) {
+            agent.close();
+        }
+        if (net != null) {
+            net.close();
+        }
+    }
+
+    @Test
+    void aLinkDownForTenSecondsMidRunLosesNoSampleAndStoresNoneTwice() throws Exception {
+        agent = AgentProcess.start(net.in(1, List.of()), "ws://" + net.hostAddress() + ":" + port + "/agent", "cut", TOKEN,
+                List.of("--spool-memory-mb", "1", "--health-port", String.valueOf(HEALTH_PORT)));
+        await("agent cut registers", Duration.ofSeconds(60),
+                () -> jdbc.sql("SELECT count(*) FROM agent WHERE id = 'cut' AND connected").query(Long.class).single() == 1);
+        Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.parseMediaType("application/yaml"))
+                .bodyValue("""
+                        name: link cut
+                        hosts: {loopback: [cut]}
+                        base: {provider: tcp, duration_ms: 20000, msg_size: 64K}
+                        """).exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        long experiment = ((Number) created.get("id")).longValue();
+        long run = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(experiment).query(Long.class).single();
+        await("samples arrive", Duration.ofSeconds(60), () -> stored(run) > 0);
+        Thread.sleep(2000);
+
+        net.link(1, false);
+        long storedAtCut = stored(run);
+        Thread.sleep(10_000);
+        Map<String, Long> during = agentMetrics();
+        long storedDuringCut = stored(run);
+        net.link(1, true);
+
+        Map<String, Object> ended = awaitExperimentEnd(experiment, Duration.ofSeconds(120), agent::log);
+        assertThat(ended).as(agent.log()).containsEntry("status", "FINISHED");
+        assertThat(during.get("qplab_agent_connected")).as("the agent saw the link die").isZero();
+        assertThat(during.get("qplab_agent_spool_bytes_disk")).as("samples went to the disk spool meanwhile").isPositive();
+        assertThat(during.get("qplab_agent_spooled_frames_total")).isPositive();
+        assertThat(storedDuringCut - storedAtCut).as("nothing arrived while the link was down (at most what was in flight)")
+                .isLessThan(stored(run) - storedAtCut);
+        assertThat(agent.log()).contains("the link is dead").containsPattern("replaying \\d+ unacknowledged");
+        assertThat(agent.log().lines().filter(l -> l.contains("registered with"))).as("one reconnect, after the cut: "
+                + agent.log()).hasSize(2);
+
+        Map<String, Object> summary = jdbc.sql("SELECT cycles, batches, dropped FROM run_summary WHERE run_id = ?").param(run)
+                .query().singleRow();
+        long cycles = (Long) summary.get("cycles");
+        assertThat(summary.get("dropped")).as("the engine's rings never overflowed").isEqualTo(0L);
+        assertThat(stored(run)).as("every cycle stored").isEqualTo(cycles);
+        assertThat(jdbc.sql("SELECT count(DISTINCT (thread, cycle)) FROM sample WHERE run_id = ?").param(run)
+                .query(Long.class).single()).as("none twice").isEqualTo(cycles);
+        assertThat(jdbc.sql("SELECT count(*) FROM sample_batch WHERE run_id = ?").param(run).query(Long.class).single())
+                .as("every frame the agent numbered").isEqualTo(summary.get("batches"));
+        await("the agent's spool is empty again", Duration.ofSeconds(30), () -> {
+            Map<String, Long> after = agentMetrics();
+            return after.get("qplab_agent_spool_entries") == 0 && after.get("qplab_agent_spool_bytes_disk") == 0;
+        });
+    }
+
+    /** The agent's Prometheus metrics, scraped inside its namespace (the link may be down). */
+    private Map<String, Long> agentMetrics() throws Exception {
+        Process curl = new ProcessBuilder(net.in(1, List.of("curl", "-sf", "--max-time", "5",
+                "http://127.0.0.1:" + HEALTH_PORT + "/metrics"))).redirectErrorStream(true).start();
+        String text = new String(curl.getInputStream().readAllBytes());
+        if (!curl.waitFor(10, TimeUnit.SECONDS) || curl.exitValue() != 0) {
+            fail("scraping the agent's metrics failed: " + text);
+        }
+        Map<String, Long> values = new java.util.HashMap<>();
+        Matcher m = Pattern.compile("(?m)^(qplab_\\w+)(?:\\{where=\"(\\w+)\"})? (-?\\d+)$").matcher(text);
+        while (m.find()) {
+            values.put(m.group(1) + (m.group(2) == null ? "" : "_" + m.group(2)), Long.parseLong(m.group(3)));
+        }
+        return values;
+    }
+
+    private long stored(long run) {
+        return jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(run).query(Long.class).single();
+    }
+
+    private void await(String what, Duration timeout, java.util.concurrent.Callable<Boolean> condition) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (condition.call()) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        fail("timed out after " + timeout + " waiting until " + what + "\n" + (agent == null ? "" : agent.log()));
+    }
+}
