@@ -7,7 +7,9 @@ import java.util.Map;
 import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -16,9 +18,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * POST /api/import/perftest[?name=NAME][&amp;file=NAME]: the body is perftest's text output (one run
- * of ib_send_bw, ib_write_bw, ib_read_bw or a _lat twin, -a included). Answers 201 with the new
- * experiment's id, one finished run per message size; or 400 naming the line that failed, and
- * nothing is stored.
+ * of ib_send_bw, ib_write_bw, ib_read_bw or a _lat twin, -a included) or the file its --out_json
+ * wrote: a body that is a JSON object, or is sent as application/json, is read as the latter. Answers
+ * 201 with the new experiment's id, one finished run per message size; or 400 naming the line that
+ * failed, and nothing is stored.
  */
 @RestController
 class ImportController {
@@ -36,7 +39,8 @@ class ImportController {
     @PostMapping("/api/import/perftest")
     Mono<ResponseEntity<Map<String, Object>>> perftest(@RequestBody(required = false) byte[] body,
                                                        @RequestParam(required = false) String name,
-                                                       @RequestParam(required = false) String file) {
+                                                       @RequestParam(required = false) String file,
+                                                       ServerHttpRequest request) {
         if (body == null || body.length == 0) {
             return Mono.error(new BadRequest("invalid perftest output", List.of(new Violation("",
                     "the request body is empty: send perftest's output, e.g. curl --data-binary @send_bw.txt"))));
@@ -45,9 +49,12 @@ class ImportController {
             return Mono.error(new BadRequest("invalid perftest output", List.of(new Violation("",
                     "the file has " + body.length + " bytes; perftest output of one run is far smaller (limit " + MAX_BYTES + ")"))));
         }
+        String text = new String(body, StandardCharsets.UTF_8).replaceFirst("^\uFEFF", "");
+        MediaType type = request.getHeaders().getContentType();
+        boolean json = PerftestJson.looksLikeJson(text) || (type != null && type.equalsTypeAndSubtype(MediaType.APPLICATION_JSON));
         PerftestOutput out;
         try {
-            out = PerftestOutput.parse(new String(body, StandardCharsets.UTF_8));
+            out = json ? PerftestJson.parse(text) : PerftestOutput.parse(text);
         } catch (PerftestOutput.Invalid e) {
             return Mono.error(new BadRequest("invalid perftest output", List.of(new Violation(
                     e.line() > 0 ? "line " + e.line() : "file", e.getMessage()))));

@@ -68,6 +68,7 @@ public class PerftestImport {
             Map<String, Object> imported = new LinkedHashMap<>();
             imported.put("from", "perftest");
             imported.put("tool", out.tool());
+            imported.put("format", out.format());
             imported.put("file", fileName);
             imported.put("header", out.header());
             source.put("imported", imported);

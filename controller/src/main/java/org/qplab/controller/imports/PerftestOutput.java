@@ -9,9 +9,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * perftest's text output (ib_send_bw, ib_write_bw, ib_read_bw, ib_send_lat, ib_write_lat,
- * ib_read_lat; one size or -a over all sizes), read into its header and one row per message size.
- * Anything that does not read as perftest output is refused naming the line.
+ * One perftest report: its header and one row per message size, read from perftest's text output
+ * by {@link #parse} (ib_send_bw, ib_write_bw, ib_read_bw, ib_send_lat, ib_write_lat, ib_read_lat;
+ * one size or -a over all sizes) or from its --out_json file by {@link PerftestJson}, under the
+ * same names either way. Anything that does not read as perftest output is refused naming the line.
  *
  * <pre>
  *                     Send BW Test
@@ -24,9 +25,14 @@ import java.util.regex.Pattern;
  * ---------------------------------------------------------------------------------------
  * </pre>
  */
-public record PerftestOutput(String tool, String op, boolean latency, Map<String, String> header, List<Row> rows) {
+public record PerftestOutput(String tool, String op, boolean latency, Map<String, String> header, List<Row> rows,
+                             String format) {
 
-    /** One result line: its 1-based line number in the file and its values by column. */
+    /** What the report was read from: perftest's printed text, or the file --out_json wrote. */
+    public static final String FORMAT_TEXT = "text";
+    public static final String FORMAT_JSON = "out_json";
+
+    /** One result line: its 1-based line number in the file (of the results object in JSON) and its values by column. */
     public record Row(int line, long bytes, long iterations, Map<String, Double> values) {}
 
     /** A file that is not (complete) perftest output; line is 1-based, 0 for the file as a whole. */
@@ -172,7 +178,7 @@ public record PerftestOutput(String tool, String op, boolean latency, Map<String
                 throw new Invalid(columnsLine, "the result header lacks " + column + " for a " + tool + " run");
             }
         }
-        return new PerftestOutput(tool, op, latency, header, List.copyOf(rows));
+        return new PerftestOutput(tool, op, latency, header, List.copyOf(rows), FORMAT_TEXT);
     }
 
     private static List<String> columns(String line, int number) {

@@ -110,4 +110,21 @@ class QplabCliIntegrationTests extends ControllerIntegrationTest {
         assertThat(jdbc.sql("SELECT matrix->'imported'->>'file' FROM experiment WHERE id = ?").param(id)
                 .query(String.class).single()).isEqualTo("ib_write_bw.txt");
     }
+
+    @Test
+    void importsPerftestOutJson() throws Exception {
+        Path file = Path.of("src", "test", "resources", "perftest", "ib_read_lat.json").toAbsolutePath();
+        Result imported = qplab("import", file.toString());
+        assertThat(imported.exit()).as(imported.err()).isZero();
+        assertThat(imported.err()).contains("imported 1 runs of ib_read_lat");
+        long id = Long.parseLong(imported.out().strip());
+        assertThat(jdbc.sql("SELECT matrix->'imported'->>'format' FROM experiment WHERE id = ?").param(id)
+                .query(String.class).single()).isEqualTo("out_json");
+
+        Path cut = Files.writeString(Files.createTempFile("cut", ".json"), Files.readString(file).substring(0, 200));
+        Result refused = qplab("import", cut.toString());
+        assertThat(refused.exit()).isEqualTo(1);
+        assertThat(refused.err()).contains("HTTP 400").contains("\"field\":\"line ").contains("truncated?");
+        Files.delete(cut);
+    }
 }

@@ -1,0 +1,185 @@
+package org.qplab.controller.imports;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * perftest 4.5's --out_json files captured in the Soft-RoCE lab, each from the same run as the text
+ * fixture of the same name: see src/test/resources/perftest/README.md.
+ */
+class PerftestJsonTests {
+
+    /** The value the file gives key, read with a regex rather than the importer. */
+    static double field(String json, String key) {
+        Matcher m = Pattern.compile("(?m)^\"?" + Pattern.quote(key) + "\"?\\s*:\\s*([0-9.]+)").matcher(json);
+        assertThat(m.find()).as("%s in the file", key).isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+
+    /** 1-based number of the first line that starts with prefix. */
+    static int lineOf(List<String> lines, String prefix) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith(prefix)) {
+                return i + 1;
+            }
+        }
+        throw new AssertionError("no line starts with " + prefix);
+    }
+
+    private static PerftestOutput.Row lastTextRow(String fixture) throws IOException {
+        List<PerftestOutput.Row> rows = PerftestOutput.parse(PerftestOutputTests.fixture(fixture)).rows();
+        return rows.get(rows.size() - 1);
+    }
+
+    @Test
+    void readsABandwidthRunWithTheValuesAndHeaderItsTextOutputHas() throws IOException {
+        String json = PerftestOutputTests.fixture("ib_write_bw.json");
+        PerftestOutput out = PerftestJson.parse(json);
+
+        assertThat(out.tool()).isEqualTo("ib_write_bw");
+        assertThat(out.latency()).isFalse();
+        assertThat(out.format()).isEqualTo("out_json");
+        assertThat(out.bandwidthUnit()).isEqualTo("MB");
+        PerftestOutput.Row row = out.rows().get(0);
+        assertThat(out.rows()).hasSize(1);
+        assertThat(row.bytes()).isEqualTo((long) field(json, "MsgSize"));
+        assertThat(row.iterations()).isEqualTo((long) field(json, "n_iterations"));
+        assertThat(row.values()).containsEntry("bw_peak", field(json, "BW_peak"))
+                .containsEntry("bw_average", field(json, "BW_average"))
+                .containsEntry("msg_rate_mpps", field(json, "MsgRate"));
+        assertThat(row.line()).isEqualTo(lineOf(json.lines().toList(), "results"));
+
+        PerftestOutput text = PerftestOutput.parse(PerftestOutputTests.fixture("ib_write_bw.txt"));
+        assertThat(row.values()).as("the same run's text line").isEqualTo(text.rows().get(0).values());
+        assertThat(PerftestImport.params(out, row)).as("the same run's parameters from its text header")
+                .isEqualTo(PerftestImport.params(text, text.rows().get(0)))
+                .containsEntry("op", "write").containsEntry("qps_per_thread", 2L).containsEntry("tx_depth", 128L)
+                .containsEntry("signal_every", 100L).containsEntry("mtu", 1024L).containsEntry("device", "rxe0")
+                .containsEntry("srq", "none").containsEntry("rdma_cm", false).containsEntry("transport", "rc");
+    }
+
+    @Test
+    void anAllSizesRunsFileHoldsItsLastSizeOnly() throws IOException {
+        String json = PerftestOutputTests.fixture("ib_send_bw-a.json");
+        PerftestOutput out = PerftestJson.parse(json);
+
+        assertThat(out.tool()).isEqualTo("ib_send_bw");
+        assertThat(out.rows()).singleElement().satisfies(row -> {
+            assertThat(row.bytes()).isEqualTo(8388608L);
+            assertThat(row.values()).as("the text's 8 MiB line of the same run").isEqualTo(lastTextRow("ib_send_bw-a.txt").values());
+        });
+        assertThat(PerftestOutput.parse(PerftestOutputTests.fixture("ib_send_bw-a.txt")).rows()).hasSize(23);
+    }
+
+    @Test
+    void readsLatencyRunsWithTheirPercentiles() throws IOException {
+        for (String name : List.of("ib_read_lat", "ib_send_lat")) {
+            String json = PerftestOutputTests.fixture(name + ".json");
+            PerftestOutput out = PerftestJson.parse(json);
+
+            assertThat(out.tool()).isEqualTo(name);
+            assertThat(out.latency()).isTrue();
+            assertThat(out.rows()).singleElement().satisfies(row -> {
+                assertThat(row.bytes()).isEqualTo(64L);
+                assertThat(row.values()).containsEntry("t_typical_us", field(json, "t_typical"))
+                        .containsEntry("t_avg_us", field(json, "t_avg"))
+                        .containsEntry("t_p99_us", field(json, "percentile_99"))
+                        .containsEntry("t_p999_us", field(json, "percentile_99.9"));
+                assertThat(row.values()).as("%s: the same run's text line", name).isEqualTo(lastTextRow(name + ".txt").values());
+            });
+        }
+        PerftestOutput read = PerftestJson.parse(PerftestOutputTests.fixture("ib_read_lat.json"));
+        assertThat(read.value("Outstand reads")).isEqualTo("128");
+    }
+
+    @Test
+    void tellsGigabitsFromMegabytesByTheMessageRateTheFileDoesNotNameItsUnit() throws IOException {
+        assertThat(PerftestJson.parse(PerftestOutputTests.fixture("ib_write_bw-gbits.json")).bandwidthUnit())
+                .as("--report_gbits, as its text header says")
+                .isEqualTo(PerftestOutput.parse(PerftestOutputTests.fixture("ib_write_bw-gbits.txt")).bandwidthUnit())
+                .isEqualTo("Gb");
+        assertThat(PerftestJson.parse(PerftestOutputTests.fixture("ib_send_bw-a.json")).bandwidthUnit())
+                .as("8 MiB at 0.000001 Mpps: a rounded rate still tells").isEqualTo("MB");
+        assertThat(PerftestJson.bandwidthInGigabits(Map.of("bytes", 2.0, "bw_average", 0.0, "msg_rate_mpps", 0.001)))
+                .as("no bandwidth to compare: perftest's default").isFalse();
+    }
+
+    @Test
+    void readsStrictJsonAsCurrentPerftestWritesIt() throws IOException {
+        String loose = PerftestOutputTests.fixture("ib_write_bw.json");
+        // quote every key and bare value, and drop the comma before a closing brace
+        String strict = loose.replaceAll("(?m)^([A-Za-z0-9_.]+)\\s*:", "\"$1\":")
+                .replaceAll("(?m): ([A-Za-z][A-Za-z0-9_]*),$", ": \"$1\",")
+                .replaceAll(",\\s*\n}", "\n}");
+        assertThat(new ObjectMapper().readTree(strict).get("results").get("MsgSize").asLong()).isEqualTo(4096L);
+
+        PerftestOutput out = PerftestJson.parse(strict);
+        PerftestOutput original = PerftestJson.parse(loose);
+        assertThat(out.header()).isEqualTo(original.header());
+        assertThat(out.rows().get(0).values()).isEqualTo(original.rows().get(0).values());
+    }
+
+    @Test
+    void refusesATruncatedFileNamingWhereItStops() throws IOException {
+        List<String> lines = PerftestOutputTests.fixture("ib_write_bw.json").lines().toList();
+        int peak = lineOf(lines, "BW_peak");
+        String cut = String.join("\n", lines.subList(0, peak)) + "\n";
+
+        assertThatThrownBy(() -> PerftestJson.parse(cut)).isInstanceOfSatisfying(PerftestOutput.Invalid.class, e -> {
+            assertThat(e.line()).isEqualTo(peak);
+            assertThat(e.getMessage()).startsWith("column " + lines.get(peak - 1).length() + ": ")
+                    .contains("ends inside the object opened on line " + lineOf(lines, "results")).contains("truncated");
+        });
+        String midString = String.join("\n", lines.subList(0, lineOf(lines, "Device"))).replace("\"rxe0\",", "\"rx");
+        assertThatThrownBy(() -> PerftestJson.parse(midString)).hasMessageContaining("ends inside the string");
+    }
+
+    @Test
+    void refusesAFileWithoutResultsOrWithABadValueNamingTheLine() throws IOException {
+        String json = PerftestOutputTests.fixture("ib_read_lat.json");
+        List<String> lines = json.lines().toList();
+        int results = lineOf(lines, "results");
+        String withoutResults = String.join("\n", lines.subList(0, results - 1)) + "\n}\n";
+
+        assertThatThrownBy(() -> PerftestJson.parse(withoutResults)).isInstanceOfSatisfying(PerftestOutput.Invalid.class, e -> {
+            assertThat(e.line()).isEqualTo(results);
+            assertThat(e.getMessage()).contains("no \"results\"");
+        });
+
+        String withoutTypical = json.replaceFirst("t_typical: [0-9.]+,\n", "");
+        assertThatThrownBy(() -> PerftestJson.parse(withoutTypical))
+                .hasMessageContaining("have no t_typical, which a ib_read_lat run reports");
+
+        String slow = json.replaceFirst("t_avg: [0-9.]+", "t_avg: slow");
+        assertThatThrownBy(() -> PerftestJson.parse(slow)).isInstanceOfSatisfying(PerftestOutput.Invalid.class, e -> {
+            assertThat(e.line()).isEqualTo(lineOf(lines, "t_avg"));
+            assertThat(e.getMessage()).isEqualTo("t_avg is not a non-negative number: 'slow'");
+        });
+    }
+
+    @Test
+    void refusesWhatIsNotAnOutJsonFileOfATestItImports() throws IOException {
+        String json = PerftestOutputTests.fixture("ib_write_bw.json");
+        int test = lineOf(json.lines().toList(), "test:");
+        assertThatThrownBy(() -> PerftestJson.parse(json.replace("RDMA_Write_BW_Test", "Atomic_FETCH_AND_ADD_BW_Test")))
+                .isInstanceOfSatisfying(PerftestOutput.Invalid.class, e -> {
+                    assertThat(e.line()).isEqualTo(test);
+                    assertThat(e.getMessage()).contains("'Atomic_FETCH_AND_ADD_BW_Test' is not one qplab imports");
+                });
+        assertThatThrownBy(() -> PerftestJson.parse("\n" + PerftestOutputTests.fixture("ib_write_bw.txt")))
+                .isInstanceOfSatisfying(PerftestOutput.Invalid.class, e -> {
+                    assertThat(e.line()).isEqualTo(2);
+                    assertThat(e.getMessage()).startsWith("column 1: ").contains("is this its text output?");
+                });
+        assertThatThrownBy(() -> PerftestJson.parse("{\"name\": \"quickstart\", \"dimensions\": {}}"))
+                .hasMessageContaining("has no \"test_info\"");
+    }
+}
