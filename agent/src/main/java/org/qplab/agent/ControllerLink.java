@@ -56,7 +56,7 @@ final class ControllerLink implements WebSocket.Listener {
     private final java.util.concurrent.atomic.AtomicLong runsEnded = new java.util.concurrent.atomic.AtomicLong();
     private volatile CompletableFuture<Integer> closed = new CompletableFuture<>();
     /** Guarded by outboxSignal: the last outbox entry sent on this connection, and which connection. */
-    private Outbox.Key lastSent;
+    private Long lastSent;
     private long connection;
 
     ControllerLink(AgentConfig config, ObjectMapper json, Map<String, Object> facts, Outbox outbox) {
@@ -150,7 +150,7 @@ final class ControllerLink implements WebSocket.Listener {
 
     private void streamOutbox() {
         while (true) {
-            Outbox.Key next;
+            Long next;
             long sentOn;
             synchronized (outboxSignal) {
                 while (!registered || (next = lastSent == null ? outbox.first() : outbox.after(lastSent)) == null) {

@@ -10,8 +10,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -22,7 +26,8 @@ import tools.jackson.databind.ObjectMapper;
 
 /**
  * What the agent has to deliver to the controller and has not had acknowledged: sample frames and run
- * ends, ordered by (run, seq) with a run's end last. Frames stay in memory up to a limit; beyond it they
+ * ends, in the order they were put (so a run's end comes after its frames, and a run that ends later is
+ * sent later whatever its id), each found by its (run, seq) when acknowledged. Frames stay in memory up to a limit; beyond it they
  * go to the on-disk spool, so a long outage costs disk, not the agent's heap, and never a sample. A run's
  * end is always written to the spool too (it is small, and it is what a restarted agent needs to report).
  * The spool survives the agent process: a new process loads what an earlier one left.
@@ -52,12 +57,15 @@ final class Outbox {
     }
 
     /** item: the frame or run end in memory, or null when only the file has it. */
-    private record Entry(String installation, Object item, Path file, long bytes) {}
+    private record Entry(Key key, String installation, Object item, Path file, long bytes) {}
 
     private final Path dir;
     private final long memoryLimit;
     private final ObjectMapper json;
-    private final ConcurrentSkipListMap<Key, Entry> entries = new ConcurrentSkipListMap<>();
+    /** Entries by the position they were put at: the delivery order. */
+    private final ConcurrentSkipListMap<Long, Entry> entries = new ConcurrentSkipListMap<>();
+    private final ConcurrentHashMap<Key, Long> positions = new ConcurrentHashMap<>();
+    private final AtomicLong nextPosition = new AtomicLong();
     private final AtomicLong memoryBytes = new AtomicLong();
     private final AtomicLong diskBytes = new AtomicLong();
     private final AtomicLong spilled = new AtomicLong();
@@ -75,7 +83,7 @@ final class Outbox {
         if (dir == null || !Files.isDirectory(dir)) {
             return 0;
         }
-        int loaded = 0;
+        List<Entry> found = new ArrayList<>();
         try (DirectoryStream<Path> installations = Files.newDirectoryStream(dir, Files::isDirectory)) {
             for (Path inst : installations) {
                 String installation = inst.getFileName().toString();
@@ -84,39 +92,54 @@ final class Outbox {
                 }
                 try (DirectoryStream<Path> files = Files.newDirectoryStream(inst)) {
                     for (Path file : files) {
-                        loaded += loadOne(installation, file) ? 1 : 0;
+                        Entry e = read(installation, file);
+                        if (e != null) {
+                            found.add(e);
+                        }
                     }
                 }
             }
         }
+        found.sort(Comparator.comparing(Entry::key)); // what an earlier process left: by run, then seq, end last
+        int loaded = 0;
+        for (Entry e : found) {
+            if (positions.containsKey(e.key())) { // the same run id from two controllers' databases
+                Log.info("spool: " + e.file() + " has the same run and sequence as another spooled entry; kept aside");
+                moveAside(e);
+                continue;
+            }
+            add(e);
+            diskBytes.addAndGet(e.bytes());
+            loaded++;
+        }
         return loaded;
     }
 
-    private boolean loadOne(String installation, Path file) throws IOException {
+    private Entry read(String installation, Path file) throws IOException {
         String name = file.getFileName().toString();
         Matcher frame = FRAME.matcher(name);
         Matcher end = END.matcher(name);
         long size = Files.size(file);
-        Key key;
-        Entry entry;
         if (frame.matches()) {
-            key = new Key(Long.parseLong(frame.group(1)), Long.parseLong(frame.group(2)));
-            entry = new Entry(installation, null, file, size);
+            return new Entry(new Key(Long.parseLong(frame.group(1)), Long.parseLong(frame.group(2))), installation, null,
+                    file, size);
         } else if (end.matches()) {
-            key = new Key(Long.parseLong(end.group(1)), RUN_END);
-            entry = new Entry(installation, json.readValue(Files.readString(file), AgentMessage.class), file, size);
-        } else {
-            Files.deleteIfExists(file); // a temporary file a killed process did not rename
-            return false;
+            return new Entry(new Key(Long.parseLong(end.group(1)), RUN_END), installation,
+                    json.readValue(Files.readString(file), AgentMessage.class), file, size);
         }
-        Entry other = entries.putIfAbsent(key, entry);
-        if (other != null) { // the same run id from two controllers' databases: only one can be delivered
-            Log.info("spool: " + file + " has the same run and sequence as " + other.file() + "; kept aside");
-            moveAside(key, entry);
-            return false;
-        }
-        diskBytes.addAndGet(size);
-        return true;
+        Files.deleteIfExists(file); // a temporary file a killed process did not rename
+        return null;
+    }
+
+    private void add(Entry e) {
+        long position = nextPosition.getAndIncrement();
+        positions.put(e.key(), position);
+        entries.put(position, e);
+    }
+
+    private Entry remove(Key key) {
+        Long position = positions.remove(key);
+        return position == null ? null : entries.remove(position);
     }
 
     /** Keeps a frame until it is acknowledged: in memory while under the limit, else in the spool. */
@@ -126,24 +149,24 @@ final class Outbox {
         if (memoryBytes.get() + bytes > memoryLimit) {
             Path file = spill(installation, "r" + key.runId() + "-s" + key.seq() + ".qpbs", frame.encode());
             if (file != null) {
-                entries.put(key, new Entry(installation, null, file, bytes));
+                add(new Entry(key, installation, null, file, bytes));
                 return;
             }
         }
         memoryBytes.addAndGet(bytes);
-        entries.put(key, new Entry(installation, frame, null, bytes));
+        add(new Entry(key, installation, frame, null, bytes));
     }
 
     /** Keeps a run's end (RunFinished / RunFailed), in memory and in the spool. */
     void putEnd(String installation, long runId, AgentMessage end) {
         byte[] text = json.writeValueAsBytes(end);
         Path file = spill(installation, "r" + runId + "-end.json", ByteBuffer.wrap(text));
-        entries.put(new Key(runId, RUN_END), new Entry(installation, end, file, text.length));
+        add(new Entry(new Key(runId, RUN_END), installation, end, file, text.length));
     }
 
-    /** The entry's frame or run end, or null when it was acknowledged meanwhile. */
-    Object load(Key key) {
-        Entry e = entries.get(key);
+    /** The frame or run end at this position, or null when it was acknowledged meanwhile. */
+    Object load(long position) {
+        Entry e = entries.get(position);
         if (e == null) {
             return null;
         }
@@ -161,7 +184,7 @@ final class Outbox {
 
     /** The controller stored it: forget it (and its file). */
     void ack(Key key) {
-        Entry e = entries.remove(key);
+        Entry e = remove(key);
         if (e == null) {
             return;
         }
@@ -184,13 +207,10 @@ final class Outbox {
      */
     int keepOnly(String installation) {
         int moved = 0;
-        for (var it = entries.entrySet().iterator(); it.hasNext(); ) {
-            var entry = it.next();
-            Entry e = entry.getValue();
-            if (e.installation().equals(installation) || e.installation().equals(UNKNOWN)) {
+        for (Entry e : List.copyOf(entries.values())) {
+            if (e.installation().equals(installation) || e.installation().equals(UNKNOWN) || remove(e.key()) == null) {
                 continue;
             }
-            it.remove();
             moved++;
             if (e.item() instanceof SampleFrame) {
                 memoryBytes.addAndGet(-e.bytes());
@@ -198,23 +218,25 @@ final class Outbox {
             if (e.file() != null) {
                 diskBytes.addAndGet(-e.bytes());
             }
-            moveAside(entry.getKey(), e);
+            moveAside(e);
         }
         return moved;
     }
 
-    Key first() {
+    /** The position of the first entry to deliver, or null. */
+    Long first() {
         return entries.isEmpty() ? null : entries.firstKey();
     }
 
-    Key after(Key key) {
-        return entries.higherKey(key);
+    /** The position of the entry to deliver after the one at position, or null. */
+    Long after(long position) {
+        return entries.higherKey(position);
     }
 
     /** The runs with anything still to deliver. */
     Set<Long> runs() {
         Set<Long> runs = new TreeSet<>();
-        entries.keySet().forEach(k -> runs.add(k.runId()));
+        positions.keySet().forEach(k -> runs.add(k.runId()));
         return runs;
     }
 
@@ -270,7 +292,7 @@ final class Outbox {
     }
 
     /** Keeps an undeliverable entry under DIR/undeliverable/INSTALLATION (nothing is kept without a spool). */
-    private void moveAside(Key key, Entry e) {
+    private void moveAside(Entry e) {
         if (dir == null) {
             return;
         }
@@ -279,10 +301,10 @@ final class Outbox {
             if (e.file() != null) {
                 move(e.file(), aside.resolve(e.file().getFileName()));
             } else if (e.item() instanceof SampleFrame frame) {
-                Files.write(aside.resolve("r" + key.runId() + "-s" + key.seq() + ".qpbs"), bytesOf(frame.encode()));
+                Files.write(aside.resolve("r" + e.key().runId() + "-s" + e.key().seq() + ".qpbs"), bytesOf(frame.encode()));
             }
         } catch (IOException ex) {
-            Log.info("cannot keep undeliverable run " + key.runId() + " entry aside: " + ex.getMessage());
+            Log.info("cannot keep undeliverable run " + e.key().runId() + " entry aside: " + ex.getMessage());
         }
     }
 

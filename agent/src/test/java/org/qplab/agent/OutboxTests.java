@@ -50,6 +50,21 @@ class OutboxTests {
     }
 
     @Test
+    void aRunThatEndsLaterIsDeliveredLaterWhateverItsId() {
+        Outbox outbox = new Outbox(spool, 1 << 20, JSON);
+        outbox.put("inst", frame(2, 0));
+        outbox.putEnd("inst", 2, new AgentMessage.RunFinished(2, Map.of(), 1));
+        Long sent = outbox.first();
+        sent = outbox.after(sent); // run 2's frame and end went out
+        outbox.put("inst", frame(1, 0)); // run 1 ran after run 2 on this agent
+        outbox.putEnd("inst", 1, new AgentMessage.RunFinished(1, Map.of(), 1));
+
+        assertThat(outbox.load(outbox.after(sent))).isInstanceOf(SampleFrame.class)
+                .extracting(f -> ((SampleFrame) f).runId()).isEqualTo(1L);
+        assertThat(outbox.load(outbox.after(outbox.after(sent)))).isEqualTo(new AgentMessage.RunFinished(1, Map.of(), 1));
+    }
+
+    @Test
     void forgetsWhatTheControllerAcknowledgedFilesIncluded() throws IOException {
         Outbox outbox = new Outbox(spool, 0, JSON);
         outbox.put("inst-a", frame(3, 0));
@@ -111,13 +126,13 @@ class OutboxTests {
         outbox.putEnd("inst", 4, new AgentMessage.RunFinished(4, Map.of(), 1));
         assertThat(outbox.size()).isEqualTo(2);
         assertThat(outbox.memoryBytes()).isEqualTo(FRAME_BYTES);
-        assertThat(((SampleFrame) outbox.load(new Outbox.Key(4, 0))).samples()).isEqualTo(frame(4, 0).samples());
+        assertThat(((SampleFrame) outbox.load(outbox.first())).samples()).isEqualTo(frame(4, 0).samples());
     }
 
     private static List<Object> drainInOrder(Outbox outbox) {
         List<Object> out = new ArrayList<>();
-        for (Outbox.Key k = outbox.first(); k != null; k = outbox.after(k)) {
-            out.add(outbox.load(k));
+        for (Long at = outbox.first(); at != null; at = outbox.after(at)) {
+            out.add(outbox.load(at));
         }
         return out;
     }

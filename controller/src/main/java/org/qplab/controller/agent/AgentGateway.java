@@ -166,11 +166,11 @@ public class AgentGateway implements WebSocketHandler {
             installation.id(); // read here, off the event loop, before the welcome needs it
             agents.registered(agentId, hello.facts() == null ? Map.of() : hello.facts());
             return recovery.agentReturned(agentId, hello.currentRun(), hello.preparedRun(), known);
-        }).doOnNext(cancel -> {
-            connection.busyWith(hello.currentRun());
+        }).doOnNext(returned -> {
+            connection.busyWith(returned.busyWith());
             registry.register(connection).ifPresent(AgentConnection::close);
             connection.send(new AgentMessage.Welcome(agentId, installation.id()));
-            cancel.forEach(runId -> connection.send(new AgentMessage.CancelRun(runId)));
+            returned.cancel().forEach(runId -> connection.send(new AgentMessage.CancelRun(runId)));
             log.info("agent {} registered from {}{}", agentId, connection.remote(),
                     hello.currentRun() == null ? "" : ", still running run " + hello.currentRun());
             scheduler.wake();

@@ -37,33 +37,40 @@ public class RunRecovery {
         this.registry = registry;
     }
 
+    /** What an agent's return decided: the runs it must cancel, and the run it is busy with (or null). */
+    public record Returned(List<Long> cancel, Long busyWith) {}
+
     /**
      * agentId registers, running currentRun, with preparedRun set up but not started, holding knownRuns (its
-     * outbox too). Blocking. Returns the runs the agent must be told to cancel (it has them, the database
-     * says they are over).
+     * outbox too). Blocking. The agent stays busy with what its engine holds, and with a pair run still in
+     * flight here (both hosts of a pair are reserved until the pair is done, as when nothing broke).
      */
-    public List<Long> agentReturned(String agentId, Long currentRun, Long preparedRun, List<Long> knownRuns) {
+    public Returned agentReturned(String agentId, Long currentRun, Long preparedRun, List<Long> knownRuns) {
         Set<Long> running = new HashSet<>();
         List<Long> cancel = new ArrayList<>();
+        Long busy = null;
         for (RunQueue.Running run : queue.runningOn(agentId)) {
             running.add(run.runId());
             boolean isClient = agentId.equals(run.client());
             boolean pair = run.server() != null;
-            if (!isClient && run.serverEnded()) {
-                continue; // this side is done; the client's end decides
-            }
             boolean prepared = Objects.equals(preparedRun, run.runId());
             boolean holds = Objects.equals(currentRun, run.runId()) || knownRuns.contains(run.runId());
             if (pair && pairs.owns(run.runId())) {
-                if (!holds) {
+                if (!holds && (isClient || !run.serverEnded())) { // an ended server side need not hold it
                     pairs.lost(run.runId(), "agent " + agentId + " came back without the run (it was restarted); "
                             + "the samples sent before are kept");
+                } else {
+                    busy = run.runId(); // a broken link: the pair goes on, this host stays reserved for it
                 }
-                continue; // a broken link: the pair goes on
+                continue;
+            }
+            if (!isClient && run.serverEnded()) {
+                continue; // this side is done; the client's end decides
             }
             if (holds && !prepared) {
                 if (pair) {
                     pairs.adopt(run);
+                    busy = run.runId();
                 }
                 continue;
             }
@@ -87,6 +94,9 @@ public class RunRecovery {
                 cancel.add(held);
             }
         }
-        return cancel;
+        if (busy == null) {
+            busy = currentRun != null ? currentRun : preparedRun; // its engine is on it until it reports the end
+        }
+        return new Returned(cancel, busy);
     }
 }
