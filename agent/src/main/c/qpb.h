@@ -69,6 +69,10 @@ typedef struct qpb_session qpb_session;
  *   iterations      cycles per thread (>0) unless duration_ms   default 1000
  *   duration_ms     run for this long instead of iterations     default 0 (off)
  *   warmup_cycles   cycles per thread run but not recorded      default 0
+ *   rate_limit      cycles per second per thread, paced from its first
+ *                   cycle (a late thread catches up); 0 = as fast as it
+ *                   can (perftest's --rate_limit in packets/s with one QP
+ *                   per thread)                                 default 0
  *   tx_depth        cycles a thread may have in flight, 1..4096 default 128
  *                   (verbs: the send queue depth of every QP)
  *   ring_capacity   records per thread ring, power of two       default 65536

@@ -66,6 +66,7 @@ typedef struct qpb_spec {
     uint64_t iterations;
     uint64_t duration_ms;
     uint64_t warmup_cycles;
+    uint64_t rate_limit; /* cycles per second per thread, 0 = unpaced */
     uint32_t tx_depth;
     uint32_t ring_capacity;
     bool verify;
@@ -170,6 +171,13 @@ static inline uint64_t qpb_now_ns(const qpb_session *s)
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
     int64_t ns = (int64_t)(ts.tv_sec - s->t0.tv_sec) * 1000000000LL + (ts.tv_nsec - s->t0.tv_nsec);
     return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+/* When cycle k (0-based, warm-up included) of a thread paced at rate cycles/s
+ * is due: ns after the thread's first cycle. */
+static inline uint64_t qpb_cycle_due_ns(uint64_t k, uint64_t rate)
+{
+    return rate == 0 ? 0 : (uint64_t)((unsigned __int128)k * 1000000000u / rate);
 }
 
 /* Sets s->err (printf-style) and returns status: the one way calls fail. */

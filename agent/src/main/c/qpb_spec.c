@@ -87,6 +87,7 @@ static const key_def KEYS[] = {
     {"iterations", K_UINT, 0, 1ll << 40, NULL, AT(iterations), false},
     {"duration_ms", K_UINT, 0, (int64_t)QPB_MAX_DURATION_MS, NULL, AT(duration_ms), false},
     {"warmup_cycles", K_UINT, 0, 1ll << 40, NULL, AT(warmup_cycles), false},
+    {"rate_limit", K_UINT, 0, 1000000000, NULL, AT(rate_limit), false},
     {"tx_depth", K_UINT, 1, QPB_MAX_DEPTH, NULL, AT(tx_depth), false},
     {"ring_capacity", K_UINT, 1, QPB_MAX_RING, NULL, AT(ring_capacity), false},
     {"verify", K_BOOL, 0, 0, NULL, AT(verify), false},
@@ -332,6 +333,9 @@ qpb_status qpb_spec_parse(const char *json, qpb_spec *s, char *err, uint32_t err
         add(&v, false, "iterations must be > 0 unless duration_ms is set");
     if (s->ring_capacity & (s->ring_capacity - 1))
         add(&v, false, "ring_capacity must be a power of two (got %u)", s->ring_capacity);
+    if (s->rate_limit > 0 && s->provider_kind == QPB_PROVIDER_VERBS)
+        add(&v, true, "rate_limit: the verbs provider does not pace its sends yet (the tcp provider does); "
+                      "leave rate_limit at 0");
     check_combinations(&o, s, &v);
     snprintf(s->provider, sizeof s->provider, "%s", PROVIDER_NAMES[s->provider_kind]);
     snprintf(s->op, sizeof s->op, "%s", QPB_OP_NAMES[s->op_kind]);

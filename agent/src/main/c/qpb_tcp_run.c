@@ -51,6 +51,7 @@ typedef struct sender {
     uint32_t thread, q, depth;
     uint64_t msz, warmup, total;
     uint64_t posted, done;
+    uint64_t rate, first_ns; /* rate_limit and when the first cycle started */
     uint32_t n_unwritten;
     bool verify;
     size_t chunk;
@@ -198,11 +199,20 @@ static void complete_cycles(sender *x)
     }
 }
 
+/* Whether the next cycle's time has come (always, unpaced). */
+static bool due(const sender *x, uint64_t now)
+{
+    return x->rate == 0 || x->posted == 0 || x->first_ns + qpb_cycle_due_ns(x->posted, x->rate) <= now;
+}
+
 /* Admits a batch of cycles and writes them. -1 on failure. */
 static int admit(sender *x, uint64_t now, uint64_t *deadline)
 {
     uint64_t n = 0;
-    while (x->posted < x->total && x->posted - x->done < x->depth && (n == 0 || (n + 1) * x->msz <= x->chunk)) {
+    if (x->posted == 0)
+        x->first_ns = now;
+    while (x->posted < x->total && x->posted - x->done < x->depth && (n == 0 || (n + 1) * x->msz <= x->chunk) &&
+           due(x, now)) {
         cycle_slot *sl = &x->slots[x->posted % x->depth];
         sl->start_ns = now;
         sl->end_ns = 0;
@@ -243,12 +253,20 @@ static bool sender_loop(sender *x, int ep)
             return false;
         }
         bool can_admit = !closing && x->n_unwritten == 0 && x->posted < x->total && x->posted - x->done < x->depth;
-        if (can_admit && admit(x, now, &deadline) < 0)
+        if (can_admit && due(x, now) && admit(x, now, &deadline) < 0)
             return false;
         if (x->done == x->posted && (x->posted == x->total || closing))
             return true;
         can_admit = !closing && x->n_unwritten == 0 && x->posted < x->total && x->posted - x->done < x->depth;
-        int n = epoll_wait(ep, evs, MAX_EVENTS, can_admit ? 0 : BLOCK_MS);
+        int wait_ms = BLOCK_MS;
+        if (can_admit && due(x, now)) {
+            wait_ms = 0;
+        } else if (can_admit) { /* paced: sleep until the next cycle is due (at least 1 ms: no spinning) */
+            uint64_t next = x->first_ns + qpb_cycle_due_ns(x->posted, x->rate);
+            uint64_t ms = (next - now + 999999) / 1000000;
+            wait_ms = ms < (uint64_t)BLOCK_MS ? (int)ms : BLOCK_MS;
+        }
+        int n = epoll_wait(ep, evs, MAX_EVENTS, wait_ms);
         if (n < 0 && errno != EINTR) {
             io_fail(s, "epoll_wait", "sender", x->thread, 0);
             return false;
@@ -276,7 +294,7 @@ void qpb_tcp_run_sender(qpb_session *s, uint32_t thread)
     const qpb_spec *sp = &s->spec;
     sender x = {
         .s = s, .thread = thread, .q = sp->qps_per_thread, .depth = sp->tx_depth, .msz = sp->msg_size,
-        .warmup = sp->warmup_cycles, .verify = sp->verify,
+        .warmup = sp->warmup_cycles, .verify = sp->verify, .rate = sp->rate_limit,
         .total = sp->duration_ms > 0 ? UINT64_MAX : sp->warmup_cycles + sp->iterations,
         .conns = &s->tcp->tx[(size_t)thread * sp->qps_per_thread],
     };

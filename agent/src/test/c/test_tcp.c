@@ -303,6 +303,49 @@ static void calls_out_of_order_are_refused(void)
     qpb_session_destroy(NULL);
 }
 
+/* rate_limit 1000 cycles/s: cycle k starts no earlier than k ms after the first (2 threads, 200 each). */
+static void rate_limit_paces_each_thread(void)
+{
+    char err[512];
+    qpb_session *s = qpb_session_create(
+        "{\"provider\":\"tcp\",\"threads\":2,\"msg_size\":256,\"iterations\":200,\"rate_limit\":1000}", err,
+        sizeof err);
+    CHECKF(s != NULL, "%s", err);
+    if (s == NULL)
+        return;
+    qpb_sample buf[512];
+    uint64_t first[2] = {0, 0}, got = 0;
+    int early = 0, too_slow = 0;
+    CHECK(qpb_start(s) == QPB_OK);
+    for (int i = 0; i < 10000 && got < 400; i++) {
+        int n = qpb_drain(s, buf, 512);
+        for (int k = 0; k < n; k++) {
+            const qpb_sample *x = &buf[k];
+            if (x->cycle == 0)
+                first[x->thread] = x->start_ns;
+            uint64_t due = first[x->thread] + x->cycle * 1000000ull;
+            early += x->start_ns + 200000 < due; /* 0.2 ms of clock jitter allowed */
+            too_slow += x->start_ns > due + 50000000ull; /* never 50 ms behind its schedule */
+            got++;
+        }
+        if (n == 0)
+            qpb_wait(s, 1);
+    }
+    CHECKF(qpb_wait(s, 5000) == QPB_OK, "%s", qpb_last_error(s));
+    CHECK(got == 400);
+    CHECKF(early == 0, "%d cycles started before they were due", early);
+    CHECKF(too_slow == 0, "%d cycles started more than 50 ms after they were due", too_slow);
+    qpb_session_destroy(s);
+}
+
+static void verbs_refuses_rate_limit_until_it_paces(void)
+{
+    char err[512];
+    qpb_session *s = qpb_session_create("{\"provider\":\"verbs\",\"msg_size\":64,\"rate_limit\":10}", err, sizeof err);
+    CHECK(s == NULL);
+    CHECKF(strstr(err, "rate_limit: the verbs provider does not pace") != NULL, "%s", err);
+}
+
 const qpb_test_case qpb_tcp_tests[] = {
     {"tcp loopback accounts every byte and record", loopback_accounts_every_byte_and_record},
     {"tcp loopback with verify has no errors", loopback_with_verify_has_no_errors},
@@ -315,5 +358,7 @@ const qpb_test_case qpb_tcp_tests[] = {
     {"tcp stop ends a duration run early", stop_ends_a_duration_run_early},
     {"tcp duration run ends on time", duration_run_ends_on_time},
     {"tcp calls out of order are refused", calls_out_of_order_are_refused},
+    {"tcp rate_limit paces each thread", rate_limit_paces_each_thread},
+    {"spec: verbs refuses rate_limit until it paces", verbs_refuses_rate_limit_until_it_paces},
     {NULL, NULL},
 };

@@ -21,6 +21,8 @@ function summaryLine(experiment) {
     progressBar(experiment),
     timeLeft(experiment),
     experiment.runsFailed > 0 && h('span', { class: 'failed' }, `${experiment.runsFailed} failed`),
+    experiment.runsRetried > 0 && h('span', { class: 'retried', title: 'failed tries whose point was run again' },
+      `${experiment.runsRetried} retried`),
     h('span', { class: 'time' }, `created ${formatTime(experiment.createdAt)}`),
     experiment.finishedAt && h('span', { class: 'time' }, `finished ${formatTime(experiment.finishedAt)}`));
 }

@@ -9,6 +9,19 @@ import { fixedParamsLine, splitParams } from './params.js';
 
 const num = (value, digits = 3) => h('td', { class: 'num' }, formatNumber(value, digits));
 
+/** Try n of a point, what replaced a failed try, and what a partial run kept. */
+function tryNote(run) {
+  const notes = [];
+  if (run.attempt > 1) notes.push(`try ${run.attempt}`);
+  if (run.supersededBy != null) {
+    notes.push(h('a', { href: `#/runs/${run.supersededBy}`, title: 'This try failed; the point was run again' },
+      `retried as #${run.supersededBy}`));
+  }
+  if (run.partial) notes.push(`partial: ${Number(run.samplesStored).toLocaleString('en')} cycles kept`);
+  if (notes.length === 0) return null;
+  return h('span', { class: 'try-note' }, notes.flatMap((n, i) => (i === 0 ? [' ', n] : [' · ', n])));
+}
+
 function runRow(run, varying, onChange) {
   const summary = run.summary;
   const cycles = summary?.cycle_ns;
@@ -17,7 +30,7 @@ function runRow(run, varying, onChange) {
       run.index)),
     h('td', { class: 'num' }, run.repeat),
     varying.map((name) => h('td', { class: 'num' }, formatParam(name, run.params?.[name]))),
-    h('td', {}, statusBadge(run.status)),
+    h('td', {}, statusBadge(run.status), tryNote(run)),
     h('td', {}, run.agentId ?? '–'),
     num(bytesPerSecondToGbit(summary?.bw_avg_bps)),
     num(messagesPerSecondToMillions(summary?.msg_rate)),
@@ -29,7 +42,8 @@ function runRow(run, varying, onChange) {
 
 /** The runs, each linking to its own page; `onChange` refreshes after a baseline is (un)marked. */
 export function runsTable(runs, onChange) {
-  const sorted = [...runs].sort((a, b) => a.index - b.index || a.repeat - b.repeat);
+  // the tries of one point together, in the order they ran
+  const sorted = [...runs].sort((a, b) => a.index - b.index || a.repeat - b.repeat || a.id - b.id);
   if (sorted.length === 0) return h('p', { class: 'empty' }, 'No runs.');
   const { varying, fixed } = splitParams(sorted);
   return h('div', {},

@@ -1,5 +1,7 @@
 package org.qplab.controller.agent;
 
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
 import org.qplab.protocol.AgentMessage;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -50,6 +52,30 @@ public final class AgentConnection {
 
     Flux<AgentMessage> outbound() {
         return outbound.asFlux();
+    }
+
+    /** Frames of this link being stored, oldest first (a run's end waits for them). */
+    private final ArrayDeque<CompletableFuture<Boolean>> ingesting = new ArrayDeque<>();
+
+    /** A frame of this link went to the ingest. */
+    synchronized void ingesting(CompletableFuture<Boolean> stored) {
+        ingesting.add(stored);
+        stored.whenComplete((fresh, error) -> forget(stored));
+    }
+
+    private synchronized void forget(CompletableFuture<Boolean> stored) {
+        ingesting.remove(stored);
+    }
+
+    /** Completes when fewer than window frames of this link are being stored (fails when one of them failed). */
+    synchronized CompletableFuture<?> window(int window) {
+        return ingesting.size() < window ? CompletableFuture.completedFuture(null) : ingesting.peekFirst();
+    }
+
+    /** Completes when every frame this link has sent so far is stored (fails when one of them failed). */
+    synchronized CompletableFuture<Void> drained() {
+        return ingesting.isEmpty() ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.allOf(ingesting.toArray(CompletableFuture[]::new));
     }
 
     /** Completes when the connection closes. */

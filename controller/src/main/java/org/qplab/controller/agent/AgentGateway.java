@@ -2,6 +2,7 @@ package org.qplab.controller.agent;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.List;
 import java.util.Map;
 import org.qplab.controller.database.Installation;
@@ -36,6 +37,8 @@ public class AgentGateway implements WebSocketHandler {
 
     /** Close code for a refused agent (the agent does not retry). */
     public static final int REFUSED = 4401;
+    /** Frames of one agent being stored at once. */
+    static final int INGEST_WINDOW = 4;
     /** How often every agent is pinged (agents take 3 heartbeats of silence for a dead link). */
     static final Duration KEEPALIVE = Duration.ofSeconds(1);
     private static final Logger log = LoggerFactory.getLogger(AgentGateway.class);
@@ -112,17 +115,30 @@ public class AgentGateway implements WebSocketHandler {
             }
             return refuse(session, connection, "the first message must be hello");
         }
-        String agentId = connection.agentId();
         if (message instanceof SampleFrame frame) {
-            return jdbc.call(() -> ingest.store(frame))
-                    .doOnNext(fresh -> {
-                        connection.send(new AgentMessage.BatchAck(frame.runId(), frame.seq()));
-                        if (fresh) {
-                            live.stored(frame);
-                        }
-                    })
-                    .then();
+            CompletableFuture<Boolean> stored = ingest.submit(frame);
+            connection.ingesting(stored);
+            stored.whenComplete((fresh, error) -> {
+                if (error == null) {
+                    connection.send(new AgentMessage.BatchAck(frame.runId(), frame.seq()));
+                    if (fresh) {
+                        live.stored(frame);
+                    }
+                } else { // the agent keeps the frame and replays it after reconnecting
+                    log.warn("agent {}: frame {} of run {} could not be stored, closing the link: {}", connection.agentId(),
+                            frame.seq(), frame.runId(), error.toString());
+                    session.close(CloseStatus.SERVER_ERROR.withReason(truncate(error.getMessage()))).subscribe();
+                }
+            });
+            // the next frame may follow at once, up to a window: group commit takes several of an agent's frames
+            return Mono.fromFuture(connection.window(INGEST_WINDOW), true).then();
         }
+        // anything else (a run's end above all) only after every frame the agent sent before it is stored
+        return Mono.fromFuture(connection.drained(), true).then(Mono.defer(() -> handleOther(connection, message)));
+    }
+
+    private Mono<Void> handleOther(AgentConnection connection, Object message) {
+        String agentId = connection.agentId();
         long stepRun = message instanceof AgentMessage step ? PairRuns.runId(step) : -1;
         if (stepRun >= 0 && (pairs.owns(stepRun) || message instanceof AgentMessage.Prepared
                 || message instanceof AgentMessage.Connected)) {

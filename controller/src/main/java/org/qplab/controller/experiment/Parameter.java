@@ -22,6 +22,8 @@ public enum Parameter {
     ITERATIONS("iterations", Kind.INT, 1, 1_000_000_000L, List.of()),
     DURATION_MS("duration_ms", Kind.INT, 0, 86_400_000L, List.of()),
     WARMUP_CYCLES("warmup_cycles", Kind.INT, 0, 1_000_000_000L, List.of()),
+    /** Cycles per second per thread, 0 = unpaced (the tcp provider paces; verbs refuses it for now). */
+    RATE_LIMIT("rate_limit", Kind.INT, 0, 1_000_000_000L, List.of()),
     TX_DEPTH("tx_depth", Kind.INT, 1, 4096, List.of()),
     RING_CAPACITY("ring_capacity", Kind.POWER_OF_TWO, 1024, 1L << 24, List.of()),
     VERIFY("verify", Kind.BOOL, 0, 0, List.of()),

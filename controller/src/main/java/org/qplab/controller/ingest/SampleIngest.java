@@ -1,87 +1,153 @@
 package org.qplab.controller.ingest;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.postgresql.PGConnection;
-import org.postgresql.copy.CopyIn;
 import org.qplab.controller.metrics.QplabMetrics;
-import org.qplab.protocol.Sample;
 import org.qplab.protocol.SampleFrame;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 /**
- * Stores sample frames with the PostgreSQL driver's COPY (binary format). Idempotent: the frame's (run, seq) is
- * recorded in sample_batch in the same transaction, so a frame replayed after a broken link is
- * recognised and skipped, never stored twice.
+ * Stores sample frames with group commit: frames from every agent queue here, and each of
+ * qplab.ingest.writers threads takes all that are waiting (up to qplab.ingest.max-group-rows rows) into one
+ * transaction ({@link SampleBatchWriter}): one COPY, one commit, one WAL flush for many frames. A frame's
+ * future completes once its transaction committed (true) or when it had been stored before (false: a
+ * replay). A group that fails is written again frame by frame, so one bad frame fails alone.
  */
 @Component
-public class SampleIngest {
+public class SampleIngest implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(SampleIngest.class);
+
+    private record Pending(SampleFrame frame, CompletableFuture<Boolean> stored) {}
 
     private final DataSource dataSource;
     private final QplabMetrics metrics;
+    private final IngestProperties properties;
+    private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+    private final List<Thread> writers = new ArrayList<>();
+    private volatile boolean running;
 
-    public SampleIngest(DataSource dataSource, QplabMetrics metrics) {
+    public SampleIngest(DataSource dataSource, QplabMetrics metrics, IngestProperties properties) {
         this.dataSource = dataSource;
         this.metrics = metrics;
+        this.properties = properties;
     }
 
-    /** Stores the frame; false when it was stored before (a replay). Blocking. */
+    /** Queues the frame; the future says, once it is committed, whether it was new. Never blocks. */
+    public CompletableFuture<Boolean> submit(SampleFrame frame) {
+        CompletableFuture<Boolean> stored = new CompletableFuture<>();
+        if (!running) {
+            stored.completeExceptionally(new IllegalStateException("the ingest is stopped"));
+        } else {
+            queue.add(new Pending(frame, stored));
+        }
+        return stored;
+    }
+
+    /** Stores the frame and waits for it; false when it was stored before (a replay). Blocking. */
     public boolean store(SampleFrame frame) throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
+        try {
+            return submit(frame).get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SQLException sql) {
+                throw sql;
+            }
+            throw new CompletionException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while storing a frame", e);
+        }
+    }
+
+    private void writeLoop() {
+        List<Pending> group = new ArrayList<>();
+        while (running || !queue.isEmpty()) {
             try {
-                boolean fresh;
-                try (PreparedStatement batch = c.prepareStatement(
-                        "INSERT INTO sample_batch (run_id, seq, rows) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")) {
-                    batch.setLong(1, frame.runId());
-                    batch.setLong(2, frame.seq());
-                    batch.setInt(3, frame.count());
-                    fresh = batch.executeUpdate() == 1;
+                Pending first = queue.poll(200, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
                 }
-                if (fresh && frame.count() > 0) {
-                    byte[] rows = binaryCopy(frame);
-                    CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn(
-                            "COPY sample (run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors) FROM STDIN (FORMAT binary)");
-                    copy.writeToCopy(rows, 0, rows.length);
-                    copy.endCopy();
+                group.add(first);
+                long rows = first.frame().count();
+                Pending next;
+                while (rows < properties.maxGroupRows() && (next = queue.poll()) != null) {
+                    group.add(next);
+                    rows += next.frame().count();
                 }
-                c.commit();
-                metrics.ingested(frame.count(), fresh);
-                return fresh;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
+                write(group);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             } finally {
-                c.setAutoCommit(true);
+                group.clear();
             }
         }
     }
 
-    private static final byte[] COPY_SIGNATURE = "PGCOPY\n\377\r\n\0".getBytes(StandardCharsets.ISO_8859_1);
-    private static final int COPY_ROW_BYTES = 2 + 8 * 4 + 6 * 8 + 2 * 4;
-
-    /** PostgreSQL's binary COPY format, read straight from the frame's records: no text, no object per row. */
-    static byte[] binaryCopy(SampleFrame frame) {
-        ByteBuffer in = frame.records();
-        int rows = frame.count();
-        ByteBuffer out = ByteBuffer.allocate(COPY_SIGNATURE.length + 8 + rows * COPY_ROW_BYTES + 2);
-        out.put(COPY_SIGNATURE).putInt(0).putInt(0);
-        for (int i = 0, at = 0; i < rows; i++, at += Sample.BYTES) {
-            out.putShort((short) 8);
-            out.putInt(8).putLong(frame.runId());
-            out.putInt(4).putInt(in.getInt(at));          // thread
-            out.putInt(8).putLong(in.getLong(at + 8));    // cycle
-            out.putInt(8).putLong(in.getLong(at + 16));   // start_ns
-            out.putInt(8).putLong(in.getLong(at + 24));   // end_ns
-            out.putInt(8).putLong(in.getLong(at + 32));   // bytes
-            out.putInt(8).putLong(in.getLong(at + 40));   // messages
-            out.putInt(4).putInt(in.getInt(at + 4));      // errors
+    private void write(List<Pending> group) {
+        try (Connection c = dataSource.getConnection()) {
+            List<Boolean> fresh = SampleBatchWriter.write(c, group.stream().map(Pending::frame).toList());
+            for (int i = 0; i < group.size(); i++) {
+                metrics.ingested(group.get(i).frame().count(), fresh.get(i));
+                group.get(i).stored().complete(fresh.get(i));
+            }
+        } catch (SQLException | RuntimeException e) {
+            if (group.size() == 1) {
+                group.get(0).stored().completeExceptionally(e);
+            } else {
+                log.info("a group of {} frames failed ({}); writing them one by one", group.size(), e.getMessage());
+                for (Pending p : group) {
+                    write(List.of(p));
+                }
+            }
         }
-        out.putShort((short) -1);
-        return out.array();
+    }
+
+    @Override
+    public void start() {
+        running = true;
+        for (int i = 0; i < properties.writers(); i++) {
+            Thread t = new Thread(this::writeLoop, "qplab-ingest-" + i);
+            t.setDaemon(true);
+            t.start();
+            writers.add(t);
+        }
+    }
+
+    /** Stops taking frames; what is queued is written first. */
+    @Override
+    public void stop() {
+        running = false;
+        for (Thread t : writers) {
+            try {
+                t.join(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        writers.clear();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** Stops after the web server (which stops later-starting beans first) and before the database. */
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE / 2;
     }
 }

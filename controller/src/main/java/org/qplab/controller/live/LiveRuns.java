@@ -36,8 +36,11 @@ public class LiveRuns {
     public void stored(SampleFrame frame) {
         Watched w = watched.get(frame.runId());
         if (w != null) {
-            long total = w.cycles().addAndGet(frame.count());
-            emit(w, new LiveEvent.Progress(frame.runId(), frame.seq(), total, perThread(frame)));
+            List<LiveEvent.ThreadProgress> threads = perThread(frame);
+            synchronized (w) { // frames of one run are stored by several writers: totals go out in order
+                long total = w.cycles().addAndGet(frame.count());
+                w.sink().tryEmitNext(new LiveEvent.Progress(frame.runId(), frame.seq(), total, threads));
+            }
         }
     }
 

@@ -122,6 +122,42 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
     }
 
     @Test
+    void aRunWhoseAgentWasKilledShowsAsRetriedAndPartialBesideTheTryThatReplacedIt() throws Exception {
+        Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"name\":\"killed-browser\",\"hosts\":{\"loopback\":[\"killed-browser-agent\"]},"
+                        + "\"base\":{\"provider\":\"tcp\",\"msg_size\":4096,\"duration_ms\":3000}}")
+                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        long experiment = ((Number) created.get("id")).longValue();
+        long first = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(experiment).query(Long.class).single();
+        AgentProcess agent = AgentProcess.start(port, "killed-browser-agent", TOKEN);
+        try {
+            waiting(Duration.ofSeconds(60)).until(driver ->
+                    jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(first).query(Long.class).single() > 0);
+            agent.kill();
+            agent = agent.restart(); // it comes back without the run: that try fails, the point runs again
+            awaitExperimentEnd(experiment, Duration.ofSeconds(60), agent::log);
+        } finally {
+            agent.close();
+        }
+        long kept = jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(first).query(Long.class).single();
+        long second = jdbc.sql("SELECT superseded_by FROM run WHERE id = ?").param(first).query(Long.class).single();
+
+        open("#/experiments/" + experiment);
+        WebElement failedRow = waitFor(By.id("run-" + first));
+        screenshot("retried");
+        assertThat(failedRow.getAttribute("data-status")).isEqualTo("FAILED");
+        assertThat(failedRow.findElement(By.cssSelector(".try-note")).getText())
+                .isEqualTo("retried as #%d · partial: %,d cycles kept", second, kept);
+        assertThat(failedRow.getText()).contains("came back without the run");
+        WebElement secondRow = browser.findElement(By.id("run-" + second));
+        assertThat(secondRow.getAttribute("data-status")).isEqualTo("FINISHED");
+        assertThat(secondRow.findElement(By.cssSelector(".try-note")).getText()).isEqualTo("try 2");
+        assertThat(browser.findElements(By.cssSelector("#runs tbody tr")).stream().map(r -> r.getAttribute("id")).toList())
+                .as("the two tries of the point, in the order they ran").containsExactly("run-" + first, "run-" + second);
+        assertThat(browser.findElement(By.cssSelector(".summary-line .retried")).getText()).isEqualTo("1 retried");
+    }
+
+    @Test
     void theHostsPageShowsTheInventoryTheAgentsTheirDevicesAndADeployErrorAsTheServerWordsIt() throws Exception {
         jdbc.sql("""
                 INSERT INTO agent (id, hostname, facts, connected, last_heartbeat)

@@ -34,8 +34,11 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
                 Map.of("thread", 0, "cycle", 0L, "start_ns", 100L, "end_ns", 250L, "bytes", 4096L, "messages", 1L, "errors", 0),
                 Map.of("thread", 1, "cycle", 7L, "start_ns", Long.MAX_VALUE - 10, "end_ns", Long.MAX_VALUE,
                         "bytes", 1L << 40, "messages", 3L, "errors", 2));
-        assertThat(jdbc.sql("SELECT rows FROM sample_batch WHERE run_id = ? AND seq = 0").param(runId)
-                .query(Integer.class).single()).isEqualTo(2);
+        Map<String, Object> batch = jdbc.sql("""
+                        SELECT rows, first_end_ns, received_at > now() - interval '1 minute' AS recent
+                        FROM sample_batch WHERE run_id = ? AND seq = 0""").param(runId).query().singleRow();
+        assertThat(batch).as("the batch: its rows, its oldest cycle's end, when it became visible")
+                .containsEntry("rows", 2).containsEntry("first_end_ns", 250L).containsEntry("recent", true);
     }
 
     @Test

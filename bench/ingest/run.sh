@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# bench/ingest/run.sh — many agents streaming samples into the controller at once, against a plain COPY
+# of the same rows through psql, side by side in one run on the same PostgreSQL server.
+#
+# One controller (the packaged jar, its embedded PostgreSQL with default settings: fsync on) and AGENTS
+# agent processes on loopback, each running one tcp loopback run at the same time:
+#   rate    — RATE_SIZE-byte messages for RATE_SECONDS, unpaced: the engines make cycles faster than anything
+#             can store them, so the agents' outboxes fill (memory, then spool). While the engines run, 100
+#             busy engine threads share the machine's cores with everything else; once they have stopped,
+#             all agents stream their backlog at once and the controller ingests at its capacity. Ingest
+#             rate = rows stored after the last engine stopped / the time they took (the whole window is
+#             reported too).
+#   psql    — the rows the rate phase stored, exported with COPY TO (binary) and loaded back with
+#             psql's \copy FROM (binary, one transaction) into a table like `sample` (same BRIN index),
+#             REPEATS times; the median rate. Ratio = ingest rate / psql rate (goal >= 0.8).
+#   latency — LAT_SIZE-byte messages for LAT_SECONDS, each engine paced at LAT_RATE cycles/s (rate_limit),
+#             a load the controller keeps up with; per stored frame, latency = when its rows became visible (sample_batch.received_at,
+#             just before commit) - when its oldest cycle ended (the run's t0_realtime_ns + first_end_ns).
+#             Percentiles are over cycles (every cycle of a frame counted at its frame's oldest: an
+#             upper bound). Goal p99 < 1 s.
+# Writes results.md next to this script.
+#
+# Needs: the packaged jars (./mvnw -q package -DskipTests), psql (Debian: postgresql-client), curl.
+# Knobs: AGENTS=50 RATE_SIZE=64 RATE_SECONDS=10 LAT_SIZE=4096 LAT_RATE=4000 LAT_SECONDS=20 REPEATS=3
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+AGENTS=${AGENTS:-50}
+RATE_SIZE=${RATE_SIZE:-64}
+RATE_SECONDS=${RATE_SECONDS:-10}
+LAT_SIZE=${LAT_SIZE:-4096}
+LAT_RATE=${LAT_RATE:-4000}
+LAT_SECONDS=${LAT_SECONDS:-20}
+REPEATS=${REPEATS:-3}
+CJAR=$ROOT/controller/target/qplab-controller.jar
+AJAR=$ROOT/agent/target/qplab-agent.jar
+TOKEN=ingest-bench
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+[ -f "$CJAR" ] && [ -f "$AJAR" ] || die "build first: ./mvnw -q package -DskipTests"
+command -v psql >/dev/null || die "psql is needed (Debian: apt-get install postgresql-client)"
+command -v curl >/dev/null || die "curl is needed"
+
+free_port() {
+    local p
+    while :; do
+        p=$((20000 + RANDOM % 40000))
+        ss -Hltn "sport = :$p" | grep -q . || { echo "$p"; return; }
+    done
+}
+
+TMP=$(mktemp -d /tmp/qplab-ingest-bench.XXXXXX)
+chmod 755 "$TMP" # the embedded PostgreSQL runs as nobody when this runs as root
+PIDS=()
+CONTROLLER_PID=
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    if [ -n "$CONTROLLER_PID" ]; then
+        kill "$CONTROLLER_PID" 2>/dev/null || true # SIGTERM: it stops its PostgreSQL
+        for _ in $(seq 60); do kill -0 "$CONTROLLER_PID" 2>/dev/null || break; sleep 1; done
+    fi
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+CPORT=$(free_port)
+PGPORT=$(free_port)
+URL=http://127.0.0.1:$CPORT
+PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U postgres -d qplab)
+
+echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
+java -Xmx2g -jar "$CJAR" --server.port="$CPORT" --qplab.agents.token="$TOKEN" \
+    --qplab.database.embedded.data-dir="$TMP/postgres" --qplab.database.embedded.port="$PGPORT" \
+    >"$TMP/controller.log" 2>&1 &
+CONTROLLER_PID=$!
+for _ in $(seq 240); do
+    curl -sf "$URL/actuator/health/readiness" >/dev/null 2>&1 && break
+    kill -0 "$CONTROLLER_PID" 2>/dev/null || { tail -30 "$TMP/controller.log" >&2; die "the controller exited"; }
+    sleep 0.5
+done
+curl -sf "$URL/actuator/health/readiness" >/dev/null || die "the controller did not get ready"
+
+echo "starting $AGENTS agents..." >&2
+ids=()
+for i in $(seq -w 1 "$AGENTS"); do
+    ids+=("ingest-$i")
+    java -Xmx192m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar "$AJAR" --controller "ws://127.0.0.1:$CPORT/agent" \
+        --token "$TOKEN" --id "ingest-$i" --spool-dir "$TMP/spool/$i" --spool-memory-mb 64 \
+        >"$TMP/agent-$i.log" 2>&1 &
+    PIDS+=($!)
+done
+for _ in $(seq 240); do
+    n=$("${PSQL[@]}" -c "SELECT count(*) FROM agent WHERE connected")
+    [ "$n" -ge "$AGENTS" ] && break
+    sleep 0.5
+done
+[ "$n" -ge "$AGENTS" ] || die "only $n of $AGENTS agents registered"
+HOSTS=$(IFS=,; echo "${ids[*]}")
+
+# submit NAME SIZE SECONDS [MORE BASE KEYS] -> experiment id, after it ended (all runs must finish)
+run_experiment() {
+    local name=$1 size=$2 seconds=$3 more=${4:-} id state
+    id=$(curl -sf -H 'Content-Type: application/yaml' --data-binary @- "$URL/api/experiments" <<EOF | sed -n 's/.*"id":\([0-9]*\).*/\1/p'
+name: $name
+hosts: {loopback: [$HOSTS]}
+base: {provider: tcp, msg_size: $size, duration_ms: $((seconds * 1000)), ring_capacity: 1048576$more}
+EOF
+)
+    [ -n "$id" ] || die "submitting $name failed"
+    for _ in $(seq 3600); do
+        state=$("${PSQL[@]}" -c "SELECT status FROM experiment WHERE id = $id")
+        case $state in FINISHED) echo "$id"; return ;; FAILED|CANCELLED) die "$name ended $state: $("${PSQL[@]}" -c "SELECT string_agg(DISTINCT error, '; ') FROM run WHERE experiment_id = $id")" ;; esac
+        sleep 1
+    done
+    die "$name did not end within an hour"
+}
+
+RUNS_OF="SELECT id FROM run WHERE experiment_id = %s AND superseded_by IS NULL"
+
+echo "rate phase: $AGENTS x ${RATE_SIZE} B for ${RATE_SECONDS} s..." >&2
+RATE_ID=$(run_experiment "ingest rate" "$RATE_SIZE" "$RATE_SECONDS")
+# the engines stopped when the last cycle of any run ended: its frame's oldest cycle is at most 100 ms older
+IFS='|' read -r RATE_ROWS RATE_WINDOW RATE_FRAMES RATE_DROPPED RATE_CYCLES DRAIN_ROWS DRAIN_WINDOW <<<"$("${PSQL[@]}" -c "
+    WITH b AS (SELECT b.rows, b.received_at, to_timestamp(((s.summary->'clock'->>'t0_realtime_ns')::numeric
+                                                            + b.first_end_ns) / 1e9) AS oldest
+               FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
+               WHERE b.run_id IN ($(printf "$RUNS_OF" "$RATE_ID"))),
+         e AS (SELECT max(oldest) + interval '100 milliseconds' AS stopped FROM b)
+    SELECT sum(rows), extract(epoch FROM max(received_at) - min(received_at)), count(*),
+           (SELECT sum(dropped) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$RATE_ID"))),
+           (SELECT sum(cycles) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$RATE_ID"))),
+           sum(rows) FILTER (WHERE received_at > (SELECT stopped FROM e)),
+           extract(epoch FROM max(received_at) - (SELECT stopped FROM e))
+    FROM b")"
+[ "$RATE_ROWS" = "$RATE_CYCLES" ] || die "stored $RATE_ROWS rows but the engines measured $RATE_CYCLES cycles"
+WHOLE_RATE=$(awk -v r="$RATE_ROWS" -v w="$RATE_WINDOW" 'BEGIN { printf "%.0f", r / w }')
+INGEST_RATE=$(awk -v r="$DRAIN_ROWS" -v w="$DRAIN_WINDOW" 'BEGIN { printf "%.0f", r / w }')
+echo "  stored $RATE_ROWS rows in $RATE_WINDOW s ($WHOLE_RATE rows/s); after the engines stopped $DRAIN_ROWS rows in $DRAIN_WINDOW s: $INGEST_RATE rows/s" >&2
+
+echo "psql phase: the same rows through psql's \\copy, $REPEATS times..." >&2
+"${PSQL[@]}" -c "\\copy (SELECT run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors FROM sample
+    WHERE run_id IN ($(printf "$RUNS_OF" "$RATE_ID"))) TO '$TMP/rows.bin' WITH (FORMAT binary)"
+"${PSQL[@]}" -c "CREATE TABLE sample_copy (LIKE sample INCLUDING ALL)"
+psql_rates=""
+for r in $(seq "$REPEATS"); do
+    "${PSQL[@]}" -c "TRUNCATE sample_copy; CHECKPOINT"
+    t0=$(date +%s.%N)
+    "${PSQL[@]}" -c "\\copy sample_copy (run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors) FROM '$TMP/rows.bin' WITH (FORMAT binary)"
+    t1=$(date +%s.%N)
+    n=$("${PSQL[@]}" -c "SELECT count(*) FROM sample_copy")
+    [ "$n" = "$RATE_ROWS" ] || die "psql loaded $n rows, expected $RATE_ROWS"
+    rate=$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')
+    psql_rates+="$rate "
+    echo "  psql run $r: $rate rows/s" >&2
+done
+PSQL_RATE=$(echo "$psql_rates" | tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+"${PSQL[@]}" -c "DROP TABLE sample_copy"
+RATIO=$(awk -v a="$INGEST_RATE" -v b="$PSQL_RATE" 'BEGIN { printf "%.2f", a / b }')
+
+echo "latency phase: $AGENTS x ${LAT_SIZE} B at $LAT_RATE cycles/s for ${LAT_SECONDS} s..." >&2
+LAT_ID=$(run_experiment "ingest latency" "$LAT_SIZE" "$LAT_SECONDS" ", rate_limit: $LAT_RATE")
+IFS='|' read -r LAT_P50 LAT_P99 LAT_MAX LAT_ROWS LAT_WINDOW LAT_DROPPED LAT_CYCLES <<<"$("${PSQL[@]}" -c "
+    WITH f AS (
+        SELECT b.rows, (extract(epoch FROM b.received_at) * 1e9
+                        - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6 AS ms, b.received_at
+        FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
+        WHERE b.run_id IN ($(printf "$RUNS_OF" "$LAT_ID")) AND b.rows > 0),
+    w AS (SELECT ms, sum(rows) OVER (ORDER BY ms) AS upto, sum(rows) OVER () AS total FROM f)
+    SELECT round(min(ms) FILTER (WHERE upto >= total * 0.5)::numeric, 1),
+           round(min(ms) FILTER (WHERE upto >= total * 0.99)::numeric, 1), round(max(ms)::numeric, 1),
+           (SELECT sum(rows) FROM f), (SELECT extract(epoch FROM max(received_at) - min(received_at)) FROM f),
+           (SELECT sum(dropped) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$LAT_ID"))),
+           (SELECT sum(cycles) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$LAT_ID")))
+    FROM w")"
+[ "$LAT_ROWS" = "$LAT_CYCLES" ] || die "stored $LAT_ROWS rows but the engines measured $LAT_CYCLES cycles"
+LAT_ROWS_PER_S=$(awk -v r="$LAT_ROWS" -v w="$LAT_WINDOW" 'BEGIN { printf "%.0f", r / w }')
+echo "  p50 $LAT_P50 ms, p99 $LAT_P99 ms, max $LAT_MAX ms at $LAT_ROWS_PER_S rows/s" >&2
+
+verdict() { awk -v v="$1" -v g="$2" -v dir="$3" 'BEGIN { ok = (dir == "ge") ? (v >= g) : (v < g); print ok ? "met" : "NOT met" }'; }
+
+cat >"$HERE/results.md" <<EOF
+# Sample ingest: $AGENTS agents streaming at once vs psql's COPY of the same rows
+
+One controller (\`qplab-controller.jar\`, its embedded PostgreSQL with default settings, fsync on) and
+$AGENTS agent processes on this machine's loopback, each running one tcp loopback run at the same time;
+every cycle of every run is one row in \`sample\`. All on one $(nproc)-core machine: the $AGENTS agent JVMs,
+their engines, the controller and PostgreSQL share the same cores.
+
+| measure | value | goal | |
+|---|---:|---:|---|
+| ingest rate while $AGENTS agents stream their backlog at once, engines stopped ($DRAIN_ROWS rows in ${DRAIN_WINDOW} s) | $INGEST_RATE rows/s | | |
+| the whole window, engines running for the first ${RATE_SECONDS} s ($RATE_SIZE B messages; $RATE_ROWS rows in $RATE_FRAMES frames over ${RATE_WINDOW} s) | $WHOLE_RATE rows/s | | |
+| psql \`\\copy ... FROM (FORMAT binary)\` of the same rows, one transaction, median of $REPEATS ($psql_rates) | $PSQL_RATE rows/s | | |
+| **ratio ingest / psql** | **$RATIO** | ≥ 0.8 | $(verdict "$RATIO" 0.8 ge) |
+| sample latency, engine record → visible row, p50 ($AGENTS agents each paced at $LAT_RATE cycles/s, $LAT_SIZE B messages: $LAT_ROWS rows at $LAT_ROWS_PER_S rows/s) | $LAT_P50 ms | | |
+| **sample latency p99** | **$LAT_P99 ms** | < 1000 ms | $(verdict "$LAT_P99" 1000 lt) |
+| sample latency max | $LAT_MAX ms | | |
+
+- Every run FINISHED; rows stored = cycles the engines measured in both phases (checked); records the
+  engines' rings dropped: $RATE_DROPPED (rate phase), $LAT_DROPPED (latency phase).
+- The rate phase's engines produce cycles faster than they can be stored: the agents keep them (memory,
+  then their spools). The ratio uses the ingest rate after the engines stopped, when the machine runs
+  only the agents' streaming, the controller and PostgreSQL — in a lab the engines run on other hosts;
+  while they run here, 2 x $AGENTS busy engine threads share the same cores (the whole-window rate).
+- Latency is measured from the stored data: a frame's \`received_at\` is taken just before its ingest
+  transaction commits; its oldest cycle's end is the run's \`t0_realtime_ns\` + \`first_end_ns\`; each
+  frame's cycles all count at that oldest one's latency.
+
+- date: $(date -u '+%Y-%m-%d %H:%M UTC')
+- machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r); psql $(psql --version | awk '{ print $3 }')
+- regenerate: \`./mvnw -q package -DskipTests && AGENTS=$AGENTS RATE_SIZE=$RATE_SIZE RATE_SECONDS=$RATE_SECONDS LAT_SIZE=$LAT_SIZE LAT_RATE=$LAT_RATE LAT_SECONDS=$LAT_SECONDS REPEATS=$REPEATS bench/ingest/run.sh\`
+EOF
+cat "$HERE/results.md"

@@ -1,0 +1,24 @@
+package org.qplab.controller.ingest;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * qplab.ingest.*
+ *
+ * @param writers      threads (and database connections) writing sample frames, each a group at a time
+ *                     (default 2)
+ * @param maxGroupRows the most rows one group transaction takes (default 262,144: about 20 MiB of COPY data)
+ */
+@ConfigurationProperties("qplab.ingest")
+public record IngestProperties(@DefaultValue("2") int writers, @DefaultValue("262144") long maxGroupRows) {
+
+    public IngestProperties {
+        if (writers < 1) {
+            throw new IllegalArgumentException("qplab.ingest.writers must be at least 1, got " + writers);
+        }
+        if (maxGroupRows < 1) {
+            throw new IllegalArgumentException("qplab.ingest.max-group-rows must be at least 1, got " + maxGroupRows);
+        }
+    }
+}

@@ -1,0 +1,4 @@
+-- How fresh a stored frame was: first_end_ns is the end (ns since the run's t0) of the frame's oldest cycle,
+-- received_at the moment its rows became visible (just before the ingest transaction commits). With the
+-- run's t0_realtime_ns (in its summary) that gives the time from the engine's record to a visible row.
+ALTER TABLE sample_batch ADD COLUMN first_end_ns BIGINT;
