@@ -33,6 +33,7 @@ LAT_SIZE=${LAT_SIZE:-4096}
 LAT_RATE=${LAT_RATE:-4000}
 LAT_SECONDS=${LAT_SECONDS:-20}
 REPEATS=${REPEATS:-3}
+WRITERS=${WRITERS:-}   # qplab.ingest.writers; empty: the controller's default
 CJAR=$ROOT/controller/target/qplab-controller.jar
 AJAR=$ROOT/agent/target/qplab-agent.jar
 TOKEN=ingest-bench
@@ -41,6 +42,34 @@ die() { echo "run.sh: $*" >&2; exit 1; }
 [ -f "$CJAR" ] && [ -f "$AJAR" ] || die "build first: ./mvnw -q package -DskipTests"
 command -v psql >/dev/null || die "psql is needed (Debian: apt-get install postgresql-client)"
 command -v curl >/dev/null || die "curl is needed"
+
+# CPU seconds (user + system) used so far by processes and, for PostgreSQL, by its backends (alive or reaped)
+cpu_seconds() {
+    local ticks=0 p f
+    for p in "$@"; do
+        [ -r "/proc/$p/stat" ] || continue
+        f=$(sed 's/^.*) //' "/proc/$p/stat") # fields from the 3rd on: utime is the 12th of these, cutime the 14th
+        ticks=$((ticks + $(echo "$f" | awk '{ print $12 + $13 + $14 + $15 }')))
+    done
+    awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t / hz }'
+}
+postgres_pids() {
+    local master
+    master=$(head -1 "$TMP/postgres/postmaster.pid" 2>/dev/null) || return 0
+    echo "$master $(pgrep -P "$master" | tr '\n' ' ')"
+}
+# CPU seconds per PostgreSQL process kind (cmdline "postgres: KIND ..."), for diagnosis
+postgres_breakdown() {
+    local p
+    for p in $(postgres_pids); do
+        printf '%s %s\n' "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | awk '{ print ($1 == "postgres:") ? $2 : "postmaster" }')" \
+            "$(cpu_seconds "$p")"
+    done | awk '{ s[$1] += $2 } END { for (k in s) printf "%s %.1f s; ", k, s[k] }'
+}
+wal_bytes() { "${PSQL[@]}" -c "SELECT wal_bytes || ' B WAL, ' || wal_fpi || ' full-page images' FROM pg_stat_wal"; }
+usage_snapshot() { # -> "agents controller postgres" CPU seconds
+    echo "$(cpu_seconds "${PIDS[@]}") $(cpu_seconds "$CONTROLLER_PID") $(cpu_seconds $(postgres_pids))"
+}
 
 free_port() {
     local p
@@ -72,7 +101,7 @@ PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U postgres -d
 echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
 java -Xmx2g -jar "$CJAR" --server.port="$CPORT" --qplab.agents.token="$TOKEN" \
     --qplab.database.embedded.data-dir="$TMP/postgres" --qplab.database.embedded.port="$PGPORT" \
-    >"$TMP/controller.log" 2>&1 &
+    ${WRITERS:+--qplab.ingest.writers=$WRITERS} >"$TMP/controller.log" 2>&1 &
 CONTROLLER_PID=$!
 for _ in $(seq 240); do
     curl -sf "$URL/actuator/health/readiness" >/dev/null 2>&1 && break
@@ -85,7 +114,7 @@ echo "starting $AGENTS agents..." >&2
 ids=()
 for i in $(seq -w 1 "$AGENTS"); do
     ids+=("ingest-$i")
-    java -Xmx192m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar "$AJAR" --controller "ws://127.0.0.1:$CPORT/agent" \
+    java -Xmx256m -jar "$AJAR" --controller "ws://127.0.0.1:$CPORT/agent" \
         --token "$TOKEN" --id "ingest-$i" --spool-dir "$TMP/spool/$i" --spool-memory-mb 64 \
         >"$TMP/agent-$i.log" 2>&1 &
     PIDS+=($!)
@@ -119,7 +148,12 @@ EOF
 RUNS_OF="SELECT id FROM run WHERE experiment_id = %s AND superseded_by IS NULL"
 
 echo "rate phase: $AGENTS x ${RATE_SIZE} B for ${RATE_SECONDS} s..." >&2
+(sleep $((RATE_SECONDS + 3)); usage_snapshot >"$TMP/usage-drain-start") & # the engines have stopped by then
 RATE_ID=$(run_experiment "ingest rate" "$RATE_SIZE" "$RATE_SECONDS")
+read -r A1 C1 P1 <<<"$(usage_snapshot)"
+read -r A0 C0 P0 <"$TMP/usage-drain-start"
+DRAIN_USAGE=$(awk -v a0="$A0" -v a1="$A1" -v c0="$C0" -v c1="$C1" -v p0="$P0" -v p1="$P1" \
+    'BEGIN { printf "agents %.1f s, controller %.1f s, PostgreSQL %.1f s", a1 - a0, c1 - c0, p1 - p0 }')
 # the engines stopped when the last cycle of any run ended: its frame's oldest cycle is at most 100 ms older
 IFS='|' read -r RATE_ROWS RATE_WINDOW RATE_FRAMES RATE_DROPPED RATE_CYCLES DRAIN_ROWS DRAIN_WINDOW <<<"$("${PSQL[@]}" -c "
     WITH b AS (SELECT b.rows, b.received_at, to_timestamp(((s.summary->'clock'->>'t0_realtime_ns')::numeric
@@ -137,12 +171,19 @@ IFS='|' read -r RATE_ROWS RATE_WINDOW RATE_FRAMES RATE_DROPPED RATE_CYCLES DRAIN
 WHOLE_RATE=$(awk -v r="$RATE_ROWS" -v w="$RATE_WINDOW" 'BEGIN { printf "%.0f", r / w }')
 INGEST_RATE=$(awk -v r="$DRAIN_ROWS" -v w="$DRAIN_WINDOW" 'BEGIN { printf "%.0f", r / w }')
 echo "  stored $RATE_ROWS rows in $RATE_WINDOW s ($WHOLE_RATE rows/s); after the engines stopped $DRAIN_ROWS rows in $DRAIN_WINDOW s: $INGEST_RATE rows/s" >&2
+echo "  CPU from ${RATE_SECONDS}+3 s to the end: $DRAIN_USAGE" >&2
+echo "  PostgreSQL processes: $(postgres_breakdown)" >&2
+echo "  PostgreSQL WAL so far: $(wal_bytes)" >&2
+echo "  PostgreSQL: $("${PSQL[@]}" -c "SELECT 'sample: ' || autovacuum_count || ' autovacuums, ' || autoanalyze_count
+    || ' autoanalyzes; checkpoints: ' || (SELECT num_timed + num_requested FROM pg_stat_checkpointer)
+    FROM pg_stat_user_tables WHERE relname = 'sample'")" >&2
 
 echo "psql phase: the same rows through psql's \\copy, $REPEATS times..." >&2
 "${PSQL[@]}" -c "\\copy (SELECT run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors FROM sample
     WHERE run_id IN ($(printf "$RUNS_OF" "$RATE_ID"))) TO '$TMP/rows.bin' WITH (FORMAT binary)"
 "${PSQL[@]}" -c "CREATE TABLE sample_copy (LIKE sample INCLUDING ALL)"
 psql_rates=""
+P_BEFORE=$(cpu_seconds $(postgres_pids))
 for r in $(seq "$REPEATS"); do
     "${PSQL[@]}" -c "TRUNCATE sample_copy; CHECKPOINT"
     t0=$(date +%s.%N)
@@ -154,6 +195,8 @@ for r in $(seq "$REPEATS"); do
     psql_rates+="$rate "
     echo "  psql run $r: $rate rows/s" >&2
 done
+echo "  PostgreSQL WAL after the psql loads: $(wal_bytes)" >&2
+PSQL_CPU=$(awk -v a="$P_BEFORE" -v b="$(cpu_seconds $(postgres_pids))" -v r="$REPEATS" 'BEGIN { printf "%.1f", (b - a) / r }')
 PSQL_RATE=$(echo "$psql_rates" | tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
 "${PSQL[@]}" -c "DROP TABLE sample_copy"
 RATIO=$(awk -v a="$INGEST_RATE" -v b="$PSQL_RATE" 'BEGIN { printf "%.2f", a / b }')
@@ -183,7 +226,7 @@ cat >"$HERE/results.md" <<EOF
 # Sample ingest: $AGENTS agents streaming at once vs psql's COPY of the same rows
 
 One controller (\`qplab-controller.jar\`, its embedded PostgreSQL with default settings, fsync on) and
-$AGENTS agent processes on this machine's loopback, each running one tcp loopback run at the same time;
+$AGENTS agent processes (\`java -Xmx256m -jar qplab-agent.jar\`) on this machine's loopback, each running one tcp loopback run at the same time;
 every cycle of every run is one row in \`sample\`. All on one $(nproc)-core machine: the $AGENTS agent JVMs,
 their engines, the controller and PostgreSQL share the same cores.
 
@@ -193,6 +236,8 @@ their engines, the controller and PostgreSQL share the same cores.
 | the whole window, engines running for the first ${RATE_SECONDS} s ($RATE_SIZE B messages; $RATE_ROWS rows in $RATE_FRAMES frames over ${RATE_WINDOW} s) | $WHOLE_RATE rows/s | | |
 | psql \`\\copy ... FROM (FORMAT binary)\` of the same rows, one transaction, median of $REPEATS ($psql_rates) | $PSQL_RATE rows/s | | |
 | **ratio ingest / psql** | **$RATIO** | ≥ 0.8 | $(verdict "$RATIO" 0.8 ge) |
+| CPU used while the agents drained (from ${RATE_SECONDS} + 3 s to the end) | $DRAIN_USAGE | | |
+| CPU PostgreSQL used per psql load | $PSQL_CPU s | | |
 | sample latency, engine record → visible row, p50 ($AGENTS agents each paced at $LAT_RATE cycles/s, $LAT_SIZE B messages: $LAT_ROWS rows at $LAT_ROWS_PER_S rows/s) | $LAT_P50 ms | | |
 | **sample latency p99** | **$LAT_P99 ms** | < 1000 ms | $(verdict "$LAT_P99" 1000 lt) |
 | sample latency max | $LAT_MAX ms | | |

@@ -2,3 +2,6 @@
 -- received_at the moment its rows became visible (just before the ingest transaction commits). With the
 -- run's t0_realtime_ns (in its summary) that gives the time from the engine's record to a visible row.
 ALTER TABLE sample_batch ADD COLUMN first_end_ns BIGINT;
+-- (From here on run_histogram, V3, grows as each frame is stored, in the same transaction, instead of
+-- being computed from the sample table when the run ends: rows of concurrent runs interleave, so that
+-- computation scanned the whole table once per run.)

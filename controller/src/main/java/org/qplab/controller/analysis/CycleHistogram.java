@@ -28,6 +28,11 @@ public record CycleHistogram(long runId, long cycles, int binsPerOctave, List<Bi
         return new CycleHistogram(runId, bins.stream().mapToLong(Bin::count).sum(), binsPerOctave, bins);
     }
 
+    /** The stored bucket of a cycle time (V3's qplab_cycle_bucket, exactly): what ingest counts. */
+    public static long storedBucket(long ns) {
+        return bin(ns, STORED_BINS_PER_OCTAVE);
+    }
+
     static boolean validBinsPerOctave(int k) {
         return k >= 1 && k <= STORED_BINS_PER_OCTAVE && Integer.bitCount(k) == 1;
     }

@@ -35,7 +35,10 @@ public class RunOutcomes {
         this.maxAttempts = schedule.maxAttempts();
     }
 
-    /** The agent finished the run; stores the engine's summary and the run's cycle-time histogram. Blocking. */
+    /**
+     * The agent finished the run; stores the engine's summary (its cycle-time histogram grew as its frames were
+     * stored). Blocking.
+     */
     public void finished(long runId, String agentId, Map<String, Object> summary, long batches) {
         String ended = tx.execute(status -> {
             long stored = jdbc.sql("SELECT count(*) FROM sample_batch WHERE run_id = ?").param(runId)
@@ -52,10 +55,6 @@ public class RunOutcomes {
                             doubleOf(summary, "msg_rate"), doubleOf(cycleNs, "median"), doubleOf(cycleNs, "p99"),
                             batches)
                     .update();
-            jdbc.sql("""
-                    INSERT INTO run_histogram (run_id, bucket, count)
-                    SELECT ?, qplab_cycle_bucket(end_ns - start_ns), count(*) FROM sample WHERE run_id = ?
-                    GROUP BY 2 ON CONFLICT DO NOTHING""").params(runId, runId).update();
             if (stored != batches) {
                 return end(runId, agentId, "FAILED", "the agent sent " + batches + " sample batches but " + stored
                         + " were stored", false);

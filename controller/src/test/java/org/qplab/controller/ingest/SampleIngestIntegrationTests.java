@@ -2,6 +2,7 @@ package org.qplab.controller.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -39,6 +40,28 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
                         FROM sample_batch WHERE run_id = ? AND seq = 0""").param(runId).query().singleRow();
         assertThat(batch).as("the batch: its rows, its oldest cycle's end, when it became visible")
                 .containsEntry("rows", 2).containsEntry("first_end_ns", 250L).containsEntry("recent", true);
+    }
+
+    @Test
+    void theHistogramGrowsWithEachStoredFrameAsPostgresqlWouldBucketTheStoredRowsAndAReplayAddsNothing() throws Exception {
+        long runId = queuedRun();
+        List<Sample> first = new ArrayList<>();
+        List<Sample> second = new ArrayList<>();
+        long[] durations = {0, 1, 255, 256, 257, 1023, 1024, 1025, 4096, 65_535, 65_536, 1L << 30, (1L << 31) + 7, 1L << 40};
+        for (int i = 0; i < 2000; i++) {
+            long d = i < durations.length ? durations[i] : (long) Math.pow(1.013, i % 1500);
+            (i % 2 == 0 ? first : second).add(new Sample(i % 3, 0, i, 1000L * i, 1000L * i + d, 64, 1));
+        }
+        ingest.store(SampleFrame.of(runId, 0, first));
+        ingest.store(SampleFrame.of(runId, 1, second));
+        ingest.store(SampleFrame.of(runId, 1, second)); // replay
+
+        String stored = "SELECT bucket, count FROM run_histogram WHERE run_id = ? ORDER BY bucket";
+        String fromRows = "SELECT qplab_cycle_bucket(end_ns - start_ns) AS b, count(*) FROM sample WHERE run_id = ? GROUP BY b ORDER BY b";
+        assertThat(jdbc.sql(stored).param(runId).query().listOfRows().stream().map(Map::values).map(List::copyOf).toList())
+                .isEqualTo(jdbc.sql(fromRows).param(runId).query().listOfRows().stream().map(Map::values).map(List::copyOf).toList());
+        assertThat(jdbc.sql("SELECT sum(count) FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
+                .isEqualTo(2000L);
     }
 
     @Test
