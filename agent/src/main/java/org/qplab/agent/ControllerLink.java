@@ -221,7 +221,7 @@ final class ControllerLink implements WebSocket.Listener {
     private void heartbeat() {
         if (registered) {
             long run = currentRun.getAsLong();
-            trySend(new AgentMessage.Heartbeat(run < 0 ? null : run));
+            trySend(new AgentMessage.Heartbeat(run < 0 ? null : run, outbox.size(), outbox.memoryBytes() + outbox.diskBytes()));
         }
     }
 

@@ -48,8 +48,15 @@ public sealed interface AgentMessage {
      */
     record Welcome(String agentId, String installation) implements AgentMessage {}
 
-    /** Agent → controller, periodically; runId is the run in progress or null. */
-    record Heartbeat(Long runId) implements AgentMessage {}
+    /**
+     * Agent → controller, periodically: runId is the run in progress or null; spooled and spoolBytes what it
+     * keeps unacknowledged (frames and run ends, in memory and on disk; null from agents that do not say).
+     */
+    record Heartbeat(Long runId, Integer spooled, Long spoolBytes) implements AgentMessage {
+        public Heartbeat(Long runId) {
+            this(runId, null, null);
+        }
+    }
 
     /** Controller → agent: run this engine spec (provider, threads, msg_size, ...). */
     record AssignRun(long runId, Map<String, Object> spec) implements AgentMessage {}

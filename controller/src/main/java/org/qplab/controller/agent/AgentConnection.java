@@ -16,6 +16,8 @@ public final class AgentConnection {
     private volatile String agentId;
     private volatile Long busyWith;
     private volatile boolean open = true;
+    private volatile long spooled;
+    private volatile long spoolBytes;
 
     AgentConnection(String remote) {
         this.remote = remote;
@@ -31,6 +33,20 @@ public final class AgentConnection {
 
     String remote() {
         return remote;
+    }
+
+    /** What the agent said it keeps unacknowledged, in its last heartbeat. */
+    void spool(long entries, long bytes) {
+        this.spooled = entries;
+        this.spoolBytes = bytes;
+    }
+
+    long spooled() {
+        return spooled;
+    }
+
+    long spoolBytes() {
+        return spoolBytes;
     }
 
     public boolean idle() {

@@ -156,7 +156,10 @@ public class AgentGateway implements WebSocketHandler {
                 queue.serverEnded(end.runId(), agentId, Map.of("error", end.error()));
             }).then(Mono.fromRunnable(() -> runEnded(connection, end.runId())));
         }
-        if (message instanceof AgentMessage.Heartbeat) {
+        if (message instanceof AgentMessage.Heartbeat beat) {
+            if (beat.spooled() != null && beat.spoolBytes() != null) {
+                connection.spool(beat.spooled(), beat.spoolBytes());
+            }
             return jdbc.run(() -> agents.heartbeat(agentId));
         }
         if (message instanceof AgentMessage.RunStarted started) {

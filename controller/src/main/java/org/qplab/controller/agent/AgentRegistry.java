@@ -31,6 +31,16 @@ public class AgentRegistry {
         return connected.size();
     }
 
+    /** Frames and run ends the connected agents keep unacknowledged (their last heartbeats), in all. */
+    public long spooledEntries() {
+        return connected.values().stream().mapToLong(AgentConnection::spooled).sum();
+    }
+
+    /** The bytes of those, in memory and on disk. */
+    public long spooledBytes() {
+        return connected.values().stream().mapToLong(AgentConnection::spoolBytes).sum();
+    }
+
     public Optional<AgentConnection> get(String agentId) {
         return Optional.ofNullable(connected.get(agentId));
     }

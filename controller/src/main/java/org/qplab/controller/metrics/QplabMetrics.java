@@ -18,6 +18,8 @@ import org.springframework.stereotype.Component;
  * <ul>
  *   <li>{@code qplab_runs{status="queued"|"running"}} — runs in the queue and on agents now;</li>
  *   <li>{@code qplab_agents_connected} — agents with an open link;</li>
+ *   <li>{@code qplab_agents_spooled_entries}, {@code qplab_agents_spooled_bytes} — what the connected agents keep
+ *       unacknowledged (frames and run ends, memory and disk), as their last heartbeats said;</li>
  *   <li>{@code qplab_ingest_samples_total}, {@code qplab_ingest_frames_total} — cycles and sample frames
  *       stored (a replayed frame is counted in {@code qplab_ingest_replayed_frames_total} instead): their
  *       rate is the ingest rate.</li>
@@ -47,6 +49,10 @@ public class QplabMetrics {
         // a supplier gauge holds its source strongly (a gauge on an object would only hold it weakly)
         Gauge.builder("qplab.agents.connected", agents::connectedCount)
                 .description("agents with an open link to this controller").register(registry);
+        Gauge.builder("qplab.agents.spooled.entries", agents::spooledEntries)
+                .description("frames and run ends the connected agents keep unacknowledged").register(registry);
+        Gauge.builder("qplab.agents.spooled.bytes", agents::spooledBytes).baseUnit("bytes")
+                .description("bytes of those, in the agents' memory and on their disks").register(registry);
         samples = Counter.builder("qplab.ingest.samples").description("cycles (sample rows) stored").register(registry);
         frames = Counter.builder("qplab.ingest.frames").description("sample frames stored").register(registry);
         replayed = Counter.builder("qplab.ingest.replayed.frames")

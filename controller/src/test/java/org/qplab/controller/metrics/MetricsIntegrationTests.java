@@ -54,6 +54,10 @@ class MetricsIntegrationTests extends ControllerIntegrationTest {
             String scrape = awaitScrape(s -> metric(s, "qplab_runs{status=\"queued\"}") == 0
                     && metric(s, "qplab_runs{status=\"running\"}") == 0);
             assertThat(metric(scrape, "qplab_agents_connected")).isEqualTo(1);
+            String spool = awaitScrape(s -> s.contains("qplab_agents_spooled_entries"));
+            assertThat(metric(spool, "qplab_agents_spooled_entries")).as("what the agent's heartbeats report: its "
+                    + "spool is empty (its own /metrics said so above)").isZero();
+            assertThat(metric(spool, "qplab_agents_spooled_bytes")).isZero();
             long stored = count("sample") - rowsBefore;
             assertThat(stored).as("cycles of 1 + 2 + 3 threads x 100").isGreaterThanOrEqualTo(600);
             assertThat(metric(scrape, "qplab_ingest_samples_total") - samplesBefore)
