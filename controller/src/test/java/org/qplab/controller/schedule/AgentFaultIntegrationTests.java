@@ -1,16 +1,15 @@
 package org.qplab.controller.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.AgentProcess;
+import org.qplab.controller.Await;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.TestPropertySource;
@@ -135,15 +134,8 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
                 .query(Long.class).single();
     }
 
-    private void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        fail("timed out after " + timeout + " waiting until " + what + "\n" + logs());
+    private void await(String what, Duration timeout, java.util.concurrent.Callable<Boolean> condition) throws Exception {
+        Await.until(what, timeout, condition, this::logs);
     }
 
     private String logs() {

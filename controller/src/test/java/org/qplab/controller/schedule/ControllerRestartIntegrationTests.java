@@ -1,7 +1,6 @@
 package org.qplab.controller.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.AgentProcess;
+import org.qplab.controller.Await;
 import org.qplab.controller.ControllerProcess;
 import org.qplab.controller.NetworkNamespaces;
 import org.qplab.controller.database.TestDatabase;
@@ -197,14 +197,7 @@ class ControllerRestartIntegrationTests {
     }
 
     private static void await(String what, Duration timeout, Callable<Boolean> condition) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (condition.call()) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        fail("timed out after " + timeout + " waiting until " + what + "\n" + logs());
+        Await.until(what, timeout, condition, ControllerRestartIntegrationTests::logs);
     }
 
     private static String logs() {

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.AgentProcess;
+import org.qplab.controller.Await;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.NetworkNamespaces;
 import org.springframework.http.MediaType;
@@ -116,13 +117,6 @@ class LinkFaultIntegrationTests extends ControllerIntegrationTest {
     }
 
     private void await(String what, Duration timeout, java.util.concurrent.Callable<Boolean> condition) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (condition.call()) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        fail("timed out after " + timeout + " waiting until " + what + "\n" + (agent == null ? "" : agent.log()));
+        Await.until(what, timeout, condition, () -> agent == null ? "" : agent.log());
     }
 }
