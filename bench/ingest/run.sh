@@ -22,6 +22,7 @@
 #
 # Needs: the packaged jars (./mvnw -q package -DskipTests), psql (Debian: postgresql-client), curl.
 # Knobs: AGENTS=50 RATE_SIZE=64 RATE_SECONDS=10 LAT_SIZE=4096 LAT_RATE=4000 LAT_SECONDS=20 REPEATS=3
+#   WARMUP_ROUNDS=2 (short runs on every agent first: agents are long-running, their JIT warm)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +35,7 @@ LAT_RATE=${LAT_RATE:-4000}
 LAT_SECONDS=${LAT_SECONDS:-20}
 REPEATS=${REPEATS:-3}
 WRITERS=${WRITERS:-}   # qplab.ingest.writers; empty: the controller's default
+WARMUP_ROUNDS=${WARMUP_ROUNDS:-2}
 CJAR=$ROOT/controller/target/qplab-controller.jar
 AJAR=$ROOT/agent/target/qplab-agent.jar
 TOKEN=ingest-bench
@@ -127,6 +129,7 @@ done
 [ "$n" -ge "$AGENTS" ] || die "only $n of $AGENTS agents registered"
 HOSTS=$(IFS=,; echo "${ids[*]}")
 
+
 # submit NAME SIZE SECONDS [MORE BASE KEYS] -> experiment id, after it ended (all runs must finish)
 run_experiment() {
     local name=$1 size=$2 seconds=$3 more=${4:-} id state
@@ -146,6 +149,13 @@ EOF
 }
 
 RUNS_OF="SELECT id FROM run WHERE experiment_id = %s AND superseded_by IS NULL"
+
+# Agents are long-running processes: warm them up (the JIT compiles their draining and sending paths) with
+# WARMUP_ROUNDS short runs each before anything is measured.
+for r in $(seq "$WARMUP_ROUNDS"); do
+    echo "warm-up $r of $WARMUP_ROUNDS: $AGENTS x ${RATE_SIZE} B for 2 s..." >&2
+    run_experiment "warm-up $r" "$RATE_SIZE" 2 >/dev/null
+done
 
 echo "rate phase: $AGENTS x ${RATE_SIZE} B for ${RATE_SECONDS} s..." >&2
 (sleep $((RATE_SECONDS + 3)); usage_snapshot >"$TMP/usage-drain-start") & # the engines have stopped by then
@@ -254,6 +264,8 @@ their engines, the controller and PostgreSQL share the same cores.
 
 - date: $(date -u '+%Y-%m-%d %H:%M UTC')
 - machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r); psql $(psql --version | awk '{ print $3 }')
-- regenerate: \`./mvnw -q package -DskipTests && AGENTS=$AGENTS RATE_SIZE=$RATE_SIZE RATE_SECONDS=$RATE_SECONDS LAT_SIZE=$LAT_SIZE LAT_RATE=$LAT_RATE LAT_SECONDS=$LAT_SECONDS REPEATS=$REPEATS bench/ingest/run.sh\`
+- Before the measured phases every agent ran $WARMUP_ROUNDS warm-up runs of 2 s (agents are long-running
+  processes; a fresh JVM compiling its hot paths is not what a lab's agents are doing).
+- regenerate: \`./mvnw -q package -DskipTests && AGENTS=$AGENTS WARMUP_ROUNDS=$WARMUP_ROUNDS RATE_SIZE=$RATE_SIZE RATE_SECONDS=$RATE_SECONDS LAT_SIZE=$LAT_SIZE LAT_RATE=$LAT_RATE LAT_SECONDS=$LAT_SECONDS REPEATS=$REPEATS bench/ingest/run.sh\`
 EOF
 cat "$HERE/results.md"

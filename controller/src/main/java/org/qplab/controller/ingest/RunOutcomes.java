@@ -85,6 +85,10 @@ public class RunOutcomes {
 
     /** Sets the run's end; returns the status set, or null when the run was not running there (a replay). */
     private String end(long runId, String agentId, String status, String error, boolean retryable) {
+        // Run ends of one experiment take its row lock first, one after the other: each then sees the others'
+        // runs as they ended, so whichever is last closes the experiment (two at once saw each other running).
+        jdbc.sql("SELECT e.id FROM experiment e JOIN run r ON r.experiment_id = e.id WHERE r.id = ? FOR UPDATE OF e")
+                .param(runId).query(Long.class).optional();
         Ended ended = jdbc.sql("""
                         UPDATE run SET status = ?, error = ?, finished_at = now()
                         WHERE id = ? AND status = 'RUNNING' AND agent_id = ? RETURNING experiment_id, attempt""")
