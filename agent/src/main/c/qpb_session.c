@@ -157,6 +157,9 @@ static void *worker_main(void *p)
 {
     worker_arg a = *(worker_arg *)p;
     free(p);
+    char name[16]; /* what top -H and perf show: qpb-send-0, qpb-recv-3 */
+    snprintf(name, sizeof name, "qpb-%s-%u", a.sender ? "send" : "recv", a.index);
+    pthread_setname_np(pthread_self(), name);
     if (a.sender)
         a.s->provider->run_sender(a.s, a.index);
     else
