@@ -20,8 +20,8 @@ import tools.jackson.databind.ObjectMapper;
 
 /**
  * The agent's WebSocket to the controller. Sample frames and run ends go into the {@link Outbox}
- * (memory, then the on-disk spool), ordered by (run, seq) with a run's end last, and stay there until
- * the controller acknowledges them. A sender thread streams the outbox in order; after a reconnect it
+ * (memory, then the on-disk spool), in the order they were made (a run's end after its frames), and stay
+ * there until the controller acknowledges them. A sender thread streams the outbox in order; after a reconnect it
  * starts again from the top, so a broken link loses nothing (the controller's ingest skips what it
  * already has).
  */
@@ -136,10 +136,6 @@ final class ControllerLink implements WebSocket.Listener {
     /** Unacknowledged entries in the outbox (frames and run ends). */
     int pending() {
         return outbox.size();
-    }
-
-    Outbox outbox() {
-        return outbox;
     }
 
     private void wakeSender() {

@@ -2,9 +2,9 @@ package org.qplab.controller.agent;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.qplab.controller.database.Installation;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.ingest.RunOutcomes;
