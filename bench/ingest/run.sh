@@ -13,8 +13,8 @@
 #   psql    — the rows the rate phase stored, exported with COPY TO (binary) and loaded back with
 #             psql's \copy FROM (binary, one transaction) into a table like `sample` (same BRIN index),
 #             REPEATS times; the median rate. Ratio = ingest rate / psql rate (goal >= 0.8).
-#   latency — LAT_SIZE-byte messages for LAT_SECONDS, each engine paced at LAT_RATE cycles/s (rate_limit),
-#             a load the controller keeps up with; per stored frame, latency = when its rows became visible (sample_batch.received_at,
+#   latency — first, after the warm-up: LAT_SIZE-byte messages for LAT_SECONDS, each engine paced at
+#             LAT_RATE cycles/s (rate_limit), a load the controller keeps up with; per stored frame, latency = when its rows became visible (sample_batch.received_at,
 #             just before commit) - when its oldest cycle ended (the run's t0_realtime_ns + first_end_ns).
 #             Percentiles are over cycles (every cycle of a frame counted at its frame's oldest: an
 #             upper bound). Goal p99 < 1 s.
@@ -152,10 +152,30 @@ RUNS_OF="SELECT id FROM run WHERE experiment_id = %s AND superseded_by IS NULL"
 
 # Agents are long-running processes: warm them up (the JIT compiles their draining and sending paths) with
 # WARMUP_ROUNDS short runs each before anything is measured.
+# (paced like the latency phase: the same code paths, without gigabytes for the disk to write back)
 for r in $(seq "$WARMUP_ROUNDS"); do
-    echo "warm-up $r of $WARMUP_ROUNDS: $AGENTS x ${RATE_SIZE} B for 2 s..." >&2
-    run_experiment "warm-up $r" "$RATE_SIZE" 2 >/dev/null
+    echo "warm-up $r of $WARMUP_ROUNDS: $AGENTS x ${LAT_SIZE} B at $LAT_RATE cycles/s for 5 s..." >&2
+    run_experiment "warm-up $r" "$LAT_SIZE" 5 ", rate_limit: $LAT_RATE" >/dev/null
 done
+
+echo "latency phase: $AGENTS x ${LAT_SIZE} B at $LAT_RATE cycles/s for ${LAT_SECONDS} s..." >&2
+LAT_ID=$(run_experiment "ingest latency" "$LAT_SIZE" "$LAT_SECONDS" ", rate_limit: $LAT_RATE")
+IFS='|' read -r LAT_P50 LAT_P99 LAT_MAX LAT_ROWS LAT_WINDOW LAT_DROPPED LAT_CYCLES <<<"$("${PSQL[@]}" -c "
+    WITH f AS (
+        SELECT b.rows, (extract(epoch FROM b.received_at) * 1e9
+                        - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6 AS ms, b.received_at
+        FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
+        WHERE b.run_id IN ($(printf "$RUNS_OF" "$LAT_ID")) AND b.rows > 0),
+    w AS (SELECT ms, sum(rows) OVER (ORDER BY ms) AS upto, sum(rows) OVER () AS total FROM f)
+    SELECT round(min(ms) FILTER (WHERE upto >= total * 0.5)::numeric, 1),
+           round(min(ms) FILTER (WHERE upto >= total * 0.99)::numeric, 1), round(max(ms)::numeric, 1),
+           (SELECT sum(rows) FROM f), (SELECT extract(epoch FROM max(received_at) - min(received_at)) FROM f),
+           (SELECT sum(dropped) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$LAT_ID"))),
+           (SELECT sum(cycles) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$LAT_ID")))
+    FROM w")"
+[ "$LAT_ROWS" = "$LAT_CYCLES" ] || die "stored $LAT_ROWS rows but the engines measured $LAT_CYCLES cycles"
+LAT_ROWS_PER_S=$(awk -v r="$LAT_ROWS" -v w="$LAT_WINDOW" 'BEGIN { printf "%.0f", r / w }')
+echo "  p50 $LAT_P50 ms, p99 $LAT_P99 ms, max $LAT_MAX ms at $LAT_ROWS_PER_S rows/s" >&2
 
 echo "rate phase: $AGENTS x ${RATE_SIZE} B for ${RATE_SECONDS} s..." >&2
 (sleep $((RATE_SECONDS + 3)); usage_snapshot >"$TMP/usage-drain-start") & # the engines have stopped by then
@@ -211,25 +231,6 @@ PSQL_RATE=$(echo "$psql_rates" | tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] =
 "${PSQL[@]}" -c "DROP TABLE sample_copy"
 RATIO=$(awk -v a="$INGEST_RATE" -v b="$PSQL_RATE" 'BEGIN { printf "%.2f", a / b }')
 
-echo "latency phase: $AGENTS x ${LAT_SIZE} B at $LAT_RATE cycles/s for ${LAT_SECONDS} s..." >&2
-LAT_ID=$(run_experiment "ingest latency" "$LAT_SIZE" "$LAT_SECONDS" ", rate_limit: $LAT_RATE")
-IFS='|' read -r LAT_P50 LAT_P99 LAT_MAX LAT_ROWS LAT_WINDOW LAT_DROPPED LAT_CYCLES <<<"$("${PSQL[@]}" -c "
-    WITH f AS (
-        SELECT b.rows, (extract(epoch FROM b.received_at) * 1e9
-                        - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6 AS ms, b.received_at
-        FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
-        WHERE b.run_id IN ($(printf "$RUNS_OF" "$LAT_ID")) AND b.rows > 0),
-    w AS (SELECT ms, sum(rows) OVER (ORDER BY ms) AS upto, sum(rows) OVER () AS total FROM f)
-    SELECT round(min(ms) FILTER (WHERE upto >= total * 0.5)::numeric, 1),
-           round(min(ms) FILTER (WHERE upto >= total * 0.99)::numeric, 1), round(max(ms)::numeric, 1),
-           (SELECT sum(rows) FROM f), (SELECT extract(epoch FROM max(received_at) - min(received_at)) FROM f),
-           (SELECT sum(dropped) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$LAT_ID"))),
-           (SELECT sum(cycles) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$LAT_ID")))
-    FROM w")"
-[ "$LAT_ROWS" = "$LAT_CYCLES" ] || die "stored $LAT_ROWS rows but the engines measured $LAT_CYCLES cycles"
-LAT_ROWS_PER_S=$(awk -v r="$LAT_ROWS" -v w="$LAT_WINDOW" 'BEGIN { printf "%.0f", r / w }')
-echo "  p50 $LAT_P50 ms, p99 $LAT_P99 ms, max $LAT_MAX ms at $LAT_ROWS_PER_S rows/s" >&2
-
 verdict() { awk -v v="$1" -v g="$2" -v dir="$3" 'BEGIN { ok = (dir == "ge") ? (v >= g) : (v < g); print ok ? "met" : "NOT met" }'; }
 
 cat >"$HERE/results.md" <<EOF
@@ -258,13 +259,15 @@ their engines, the controller and PostgreSQL share the same cores.
   then their spools). The ratio uses the ingest rate after the engines stopped, when the machine runs
   only the agents' streaming, the controller and PostgreSQL — in a lab the engines run on other hosts;
   while they run here, 2 x $AGENTS busy engine threads share the same cores (the whole-window rate).
+- The latency phase runs first: right after the rate and psql phases the kernel is still writing
+  gigabytes back to disk, and every commit's WAL flush waits behind it (seconds).
 - Latency is measured from the stored data: a frame's \`received_at\` is taken just before its ingest
   transaction commits; its oldest cycle's end is the run's \`t0_realtime_ns\` + \`first_end_ns\`; each
   frame's cycles all count at that oldest one's latency.
 
 - date: $(date -u '+%Y-%m-%d %H:%M UTC')
 - machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r); psql $(psql --version | awk '{ print $3 }')
-- Before the measured phases every agent ran $WARMUP_ROUNDS warm-up runs of 2 s (agents are long-running
+- Before the measured phases every agent ran $WARMUP_ROUNDS paced warm-up runs of 5 s (agents are long-running
   processes; a fresh JVM compiling its hot paths is not what a lab's agents are doing).
 - regenerate: \`./mvnw -q package -DskipTests && AGENTS=$AGENTS WARMUP_ROUNDS=$WARMUP_ROUNDS RATE_SIZE=$RATE_SIZE RATE_SECONDS=$RATE_SECONDS LAT_SIZE=$LAT_SIZE LAT_RATE=$LAT_RATE LAT_SECONDS=$LAT_SECONDS REPEATS=$REPEATS bench/ingest/run.sh\`
 EOF
