@@ -118,43 +118,68 @@ uint64_t qpb_hist_percentile(const qpb_hist *h, double p, uint64_t min, uint64_t
     return v;
 }
 
-/* b/d beats the best window so far. Integer cross-multiplication: no
- * division and no floating point in the per-cycle path (floating point is
+/* Keeps b/d when it beats *best_b / *best_d. Integer cross-multiplication:
+ * no division and no floating point in the per-cycle path (floating point is
  * emulated, and slow, where the engine runs in TCG VMs). */
-static inline bool better(const qpb_peak *pk, uint64_t b, uint64_t d)
+static inline void keep_better(uint64_t *best_b, uint64_t *best_d, uint64_t b, uint64_t d)
 {
-    return pk->best_ns == 0 || (unsigned __int128)b * pk->best_ns > (unsigned __int128)pk->best_bytes * d;
+    if (*best_d == 0 || (unsigned __int128)b * *best_d > (unsigned __int128)*best_b * d) {
+        *best_b = b;
+        *best_d = d;
+    }
 }
 
-void qpb_peak_add(qpb_peak *pk, uint64_t start_ns, uint64_t end_ns, uint64_t bytes)
+/* Every window that ends at the latest cycle: those starting at one of the
+ * last QPB_PEAK_WINDOW cycles, and the one from the first cycle. */
+static void windows_to_latest(const qpb_peak *pk, uint64_t *best_b, uint64_t *best_d)
 {
-    uint32_t slot = (uint32_t)(pk->n % QPB_PEAK_WINDOW);
-    if (pk->n == 0)
-        pk->first_start = start_ns;
-    pk->start[slot] = start_ns;
-    pk->bytes_before[slot] = pk->total_bytes;
-    pk->total_bytes += bytes;
-    pk->n++;
     uint64_t window = pk->n < QPB_PEAK_WINDOW ? pk->n : QPB_PEAK_WINDOW;
     for (uint64_t k = 0; k < window; k++) {
         uint32_t i = (uint32_t)((pk->n - 1 - k) % QPB_PEAK_WINDOW);
-        if (end_ns <= pk->start[i])
-            continue;
-        uint64_t b = pk->total_bytes - pk->bytes_before[i], d = end_ns - pk->start[i];
-        if (better(pk, b, d)) {
-            pk->best_bytes = b;
-            pk->best_ns = d;
-        }
+        if (pk->last_end > pk->start[i])
+            keep_better(best_b, best_d, pk->total_bytes - pk->bytes_before[i], pk->last_end - pk->start[i]);
     }
-    if (end_ns > pk->first_start && better(pk, pk->total_bytes, end_ns - pk->first_start)) {
-        pk->best_bytes = pk->total_bytes;
-        pk->best_ns = end_ns - pk->first_start;
+    if (pk->last_end > pk->first_start)
+        keep_better(best_b, best_d, pk->total_bytes, pk->last_end - pk->first_start);
+}
+
+/*
+ * Cycles that end at the same time (one signaled completion covers many
+ * cycles under CQ moderation, and one poll reads them together) form a
+ * group. Of the windows a cycle j of a group could end, [i..j] is never
+ * better than [i..j'] with j' the group's last cycle, or with j' = i + 63
+ * when that comes first: the same duration, more bytes. So only those are
+ * computed: the 64-cycle window when each cycle arrives, and every window to
+ * the group's last cycle once the group is over (a cycle with another end
+ * arrives, or the peak is read). The best is the same as checking all
+ * windows at every cycle; the cost is one window per cycle plus 65 per
+ * group instead of 65 per cycle.
+ */
+void qpb_peak_add(qpb_peak *pk, uint64_t start_ns, uint64_t end_ns, uint64_t bytes)
+{
+    if (pk->n > 0 && end_ns != pk->last_end)
+        windows_to_latest(pk, &pk->best_bytes, &pk->best_ns);
+    if (pk->n == 0)
+        pk->first_start = start_ns;
+    uint32_t slot = (uint32_t)(pk->n % QPB_PEAK_WINDOW);
+    pk->start[slot] = start_ns;
+    pk->bytes_before[slot] = pk->total_bytes;
+    pk->total_bytes += bytes;
+    pk->last_end = end_ns;
+    pk->n++;
+    if (pk->n >= QPB_PEAK_WINDOW) { /* the longest window ending here; its start leaves the window next */
+        uint32_t i = (uint32_t)((pk->n - QPB_PEAK_WINDOW) % QPB_PEAK_WINDOW);
+        if (end_ns > pk->start[i])
+            keep_better(&pk->best_bytes, &pk->best_ns, pk->total_bytes - pk->bytes_before[i], end_ns - pk->start[i]);
     }
 }
 
 double qpb_peak_bps(const qpb_peak *pk)
 {
-    return pk->best_ns > 0 ? (double)pk->best_bytes * 1e9 / (double)pk->best_ns : 0.0;
+    uint64_t b = pk->best_bytes, d = pk->best_ns;
+    if (pk->n > 0)
+        windows_to_latest(pk, &b, &d); /* the group still open */
+    return d > 0 ? (double)b * 1e9 / (double)d : 0.0;
 }
 
 bool qpb_stats_init(qpb_stats *st)

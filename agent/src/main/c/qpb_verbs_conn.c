@@ -9,9 +9,14 @@
  * hex digits of address + 8 of rkey per region) and mr_per ("thread", "qp").
  *
  * Control socket, server listening, all integers big-endian: the client sends
- * a hello ("QPBV", threads, qps_per_thread) when it connects, then at the end
- * FIN ("QFIN", n, n x u64 messages posted per connection); the server answers
- * RES ("QRES", 0, messages, bytes, errors, short connections, missing).
+ * a hello ("QPBV", threads, qps_per_thread) when it connects and waits for
+ * READY ("QRDY"), which the server sends once its QPs are ready to receive
+ * (perftest's second handshake after RTR: without it the client's first
+ * requests can reach a QP not yet in RTR, be dropped, and wait out a
+ * retransmission timeout inside the measured run); at the end the client
+ * sends FIN ("QFIN", n, n x u64 messages posted per connection) and the
+ * server answers RES ("QRES", 0, messages, bytes, errors, short connections,
+ * missing).
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -29,6 +34,7 @@
 #include "qpb_verbs.h"
 
 #define CTL_HELLO 0x51504256u /* "QPBV" */
+#define CTL_READY 0x51524459u /* "QRDY" */
 #define CTL_FIN 0x5146494eu   /* "QFIN" */
 #define CTL_RES 0x51524553u   /* "QRES" */
 #define CTL_TIMEOUT_MS 30000
@@ -216,6 +222,9 @@ static qpb_status accept_ctl(qpb_session *s)
                         where, sp->threads, sp->qps_per_thread);
     int one = 1;
     setsockopt(vb->ctl_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    uint32_t ready = htonl(CTL_READY); /* this side's QPs are up: the client may post */
+    if (!io_exact(vb->ctl_fd, &ready, sizeof ready, true, CTL_TIMEOUT_MS, &why))
+        return qpb_fail(s, QPB_ERUN, "control ready on %s: %s", where, why);
     return QPB_OK;
 }
 
@@ -237,6 +246,11 @@ static qpb_status connect_ctl(qpb_session *s, const char *host, uint32_t port)
     const char *why = NULL;
     if (!io_exact(vb->ctl_fd, h, sizeof h, true, CTL_TIMEOUT_MS, &why))
         return qpb_fail(s, QPB_ERUN, "control hello to %s: %s", where, why);
+    uint32_t ready = 0;
+    if (!io_exact(vb->ctl_fd, &ready, sizeof ready, false, CTL_TIMEOUT_MS, &why))
+        return qpb_fail(s, QPB_ERUN, "control ready from %s: %s (the server did not bring its QPs up)", where, why);
+    if (ntohl(ready) != CTL_READY)
+        return qpb_fail(s, QPB_ERUN, "control ready from %s: unexpected answer 0x%08x", where, ntohl(ready));
     return QPB_OK;
 }
 

@@ -150,6 +150,51 @@ static void bw_peak_is_best_short_or_leading_window(void)
     CHECKF(qpb_peak_bps(&deep) >= avg * (1 - 1e-12), "deep peak %f < average %f", qpb_peak_bps(&deep), avg);
 }
 
+/* CQ moderation: groups of cycles share one end (the completion that covers
+ * them), posted at their own times; groups of every size around the window. */
+static void bw_peak_of_grouped_ends_matches_brute_force(void)
+{
+    enum { N = 2000 };
+    static uint64_t start[N], end[N], bytes[N];
+    uint64_t st = 11;
+    for (int round = 0; round < 4; round++) {
+        qpb_peak pk = {0};
+        uint64_t t = 5000, group_end = 0;
+        uint32_t left = 0;
+        for (size_t i = 0; i < N; i++) {
+            if (left == 0) {
+                left = 1 + (uint32_t)(lcg(&st) % (round == 0 ? 3 : round == 1 ? 70 : 150));
+                group_end = t + 128 * 40 + lcg(&st) % 4000;
+            }
+            left--;
+            start[i] = t;
+            t += 20 + lcg(&st) % (i % 500 < 50 ? 5 : 60); /* bursts of fast posts */
+            end[i] = group_end > t ? group_end : t + 1;
+            group_end = end[i];
+            bytes[i] = 64 + 64 * (lcg(&st) % 2);
+            qpb_peak_add(&pk, start[i], end[i], bytes[i]);
+            if (i == 63 || i == 64 || i == 700) { /* read while a group is still open */
+                double ref = peak_reference(start, end, bytes, i + 1);
+                CHECKF(fabs(qpb_peak_bps(&pk) - ref) <= 1e-9 * ref, "round %d after %zu: %f vs %f", round, i,
+                       qpb_peak_bps(&pk), ref);
+            }
+        }
+        double ref = peak_reference(start, end, bytes, N);
+        CHECKF(fabs(qpb_peak_bps(&pk) - ref) <= 1e-9 * ref, "round %d: peak %f vs %f", round, qpb_peak_bps(&pk), ref);
+    }
+    /* A group of 200 whose best window is 64 big cycles in its middle: it ends
+     * before the group's last cycle, as long as a window may be. */
+    qpb_peak mid = {0};
+    for (size_t i = 0; i < 400; i++) {
+        start[i] = 1000 * i;
+        end[i] = i < 100 ? 1000 * i + 500 : i < 300 ? 400000 : 1000 * i + 500;
+        bytes[i] = i >= 150 && i < 214 ? 1 << 20 : 64;
+        qpb_peak_add(&mid, start[i], end[i], bytes[i]);
+    }
+    double ref = peak_reference(start, end, bytes, 400);
+    CHECKF(fabs(qpb_peak_bps(&mid) - ref) <= 1e-9 * ref, "mid-group window: peak %f vs %f", qpb_peak_bps(&mid), ref);
+}
+
 static void stats_add_tracks_totals_and_span(void)
 {
     qpb_stats s;
@@ -169,6 +214,7 @@ const qpb_test_case qpb_stats_tests[] = {
     {"stats percentiles of known distributions within 1%", percentiles_of_known_distributions_within_one_percent},
     {"stats welford matches two-pass where naive sums cancel", welford_matches_two_pass_where_naive_sums_cancel},
     {"stats bw peak is the best window of up to 64 cycles or from the first", bw_peak_is_best_short_or_leading_window},
+    {"stats bw peak of grouped ends (cq moderation) matches brute force", bw_peak_of_grouped_ends_matches_brute_force},
     {"stats add tracks totals and span", stats_add_tracks_totals_and_span},
     {NULL, NULL},
 };
