@@ -133,6 +133,9 @@ public class AgentGateway implements WebSocketHandler {
             // the next frame may follow at once, up to a window: group commit takes several of an agent's frames
             return Mono.fromFuture(connection.window(INGEST_WINDOW), true).then();
         }
+        if (message instanceof AgentMessage.Heartbeat beat) { // no order to keep with frames: not behind them
+            return Mono.fromRunnable(() -> heartbeat(connection, beat));
+        }
         // anything else (a run's end above all) only after every frame the agent sent before it is stored
         return Mono.fromFuture(connection.drained(), true).then(Mono.defer(() -> handleOther(connection, message)));
     }
@@ -156,16 +159,17 @@ public class AgentGateway implements WebSocketHandler {
                 queue.serverEnded(end.runId(), agentId, Map.of("error", end.error()));
             }).then(Mono.fromRunnable(() -> runEnded(connection, end.runId())));
         }
-        if (message instanceof AgentMessage.Heartbeat beat) {
-            if (beat.spooled() != null && beat.spoolBytes() != null) {
-                connection.spool(beat.spooled(), beat.spoolBytes());
-            }
-            return jdbc.run(() -> agents.heartbeat(agentId));
-        }
         if (message instanceof AgentMessage.RunStarted started) {
             return Mono.fromRunnable(() -> log.info("run {} started on {}", started.runId(), agentId));
         }
         return Mono.fromRunnable(() -> log.warn("agent {} sent an unexpected {}", agentId, message.getClass().getSimpleName()));
+    }
+
+    private void heartbeat(AgentConnection connection, AgentMessage.Heartbeat beat) {
+        if (beat.spooled() != null && beat.spoolBytes() != null) {
+            connection.spool(beat.spooled(), beat.spoolBytes());
+        }
+        agents.heartbeat(connection.agentId()); // in memory: stored with the others every few seconds
     }
 
     private Mono<Void> hello(AgentConnection connection, WebSocketSession session, AgentMessage.Hello hello) {

@@ -1,9 +1,12 @@
 package org.qplab.controller.agent;
 
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Repository;
 import tools.jackson.databind.ObjectMapper;
 
@@ -17,6 +20,8 @@ public class AgentRepository {
 
     private final JdbcClient jdbc;
     private final ObjectMapper json;
+    /** Heartbeats not stored yet: agent id to System.nanoTime() of the latest. */
+    private final ConcurrentHashMap<String, Long> heard = new ConcurrentHashMap<>();
 
     public AgentRepository(JdbcClient jdbc, ObjectMapper json) {
         this.jdbc = jdbc;
@@ -33,12 +38,45 @@ public class AgentRepository {
                 .params(id, String.valueOf(hostname), json.writeValueAsString(facts)).update();
     }
 
+    /**
+     * Notes an agent's heartbeat. Not a transaction per heartbeat: 50 agents beating every second were 50
+     * commits a second, each agent's stream of samples waiting behind its own (bench/ingest: seconds of
+     * latency). {@link #writeHeartbeats} stores them together; reading the table through {@link #list}
+     * or disconnecting stores them first.
+     */
     public void heartbeat(String id) {
-        jdbc.sql("UPDATE agent SET last_heartbeat = now() WHERE id = ?").param(id).update();
+        heard.put(id, System.nanoTime());
+    }
+
+    /** Stores the heartbeats noted since the last call, each at the time it arrived, in one statement. */
+    @Scheduled(fixedDelayString = "${qplab.agents.heartbeat-write:2s}")
+    public void writeHeartbeats() {
+        List<String> ids = new ArrayList<>();
+        List<Double> ages = new ArrayList<>();
+        long now = System.nanoTime();
+        for (String id : List.copyOf(heard.keySet())) {
+            Long at = heard.remove(id);
+            if (at != null) {
+                ids.add(id);
+                ages.add((now - at) / 1e9);
+            }
+        }
+        if (!ids.isEmpty()) {
+            jdbc.sql("""
+                    UPDATE agent a SET last_heartbeat = greatest(a.last_heartbeat, now() - make_interval(secs => h.age))
+                    FROM unnest(?::text[], ?::float8[]) AS h(id, age) WHERE a.id = h.id""")
+                    .params(ids.toArray(String[]::new), ages.stream().mapToDouble(Double::doubleValue).toArray())
+                    .update();
+        }
     }
 
     public void disconnected(String id) {
-        jdbc.sql("UPDATE agent SET connected = false WHERE id = ?").param(id).update();
+        Long at = heard.remove(id);
+        double age = at == null ? -1 : (System.nanoTime() - at) / 1e9;
+        jdbc.sql("""
+                UPDATE agent SET connected = false, last_heartbeat = CASE WHEN ? < 0 THEN last_heartbeat
+                    ELSE greatest(last_heartbeat, now() - make_interval(secs => ?)) END
+                WHERE id = ?""").params(age, age, id).update();
     }
 
     /** At controller start no agent is connected yet, whatever the table says. */
@@ -48,6 +86,7 @@ public class AgentRepository {
 
     @SuppressWarnings("unchecked")
     public List<AgentRow> list() {
+        writeHeartbeats();
         return jdbc.sql("SELECT id, hostname, facts::text, connected, registered_at, last_heartbeat FROM agent ORDER BY id")
                 .query((rs, i) -> new AgentRow(rs.getString(1), rs.getString(2), json.readValue(rs.getString(3), Map.class),
                         rs.getBoolean(4), rs.getObject(5, OffsetDateTime.class), rs.getObject(6, OffsetDateTime.class)))
