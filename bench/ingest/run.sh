@@ -291,6 +291,10 @@ $H_ROWS
 - Latency is measured from the stored data: a frame's \`received_at\` is taken just before its ingest
   transaction commits; its oldest cycle's end is the run's \`t0_realtime_ns\` + \`first_end_ns\`; each
   frame's cycles all count at that oldest one's latency.
+- Where the latency goes (per second of received_at, 200 cycles/s phase, this run): while the 50 runs
+  start together (the controller dispatching them, 50 engine sessions starting) frames wait up to
+  1.9 s for ~5 s; after that at most 0.8 s, ~0.2 s on average. The p99 over whole runs includes that
+  start; an earlier run of the same phase measured p99 204 ms, so it varies with how the starts overlap.
 
 - date: $(date -u '+%Y-%m-%d %H:%M UTC')
 - machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r); psql $(psql --version | awk '{ print $3 }')

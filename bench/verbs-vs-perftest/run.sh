@@ -37,6 +37,7 @@ COMMON="-t 128 -Q 100" # the same on both sides of the comparison (perftest's de
 die() { echo "run.sh: $*" >&2; exit 1; }
 "$LAB" check >/dev/null || die "the Soft-RoCE lab cannot run here: $("$LAB" check)"
 command -v make >/dev/null && command -v gcc >/dev/null || die "make and gcc are needed to build qpbench"
+command -v jq >/dev/null || die "jq is needed to read qpbench's JSON summary (apt-get install jq)"
 make -s -C "$ROOT/agent/src/main/c" OUT="$OUT" >/dev/null || die "building qpbench failed"
 QPB="$OUT/qpbench"
 
@@ -83,35 +84,42 @@ perftest_mbps() { # op size iterations processes
     bw_of "$size" "$TMP/p.log" || { cat "$TMP/p.log" >&2; die "perftest $op $size x$procs failed"; }
 }
 
+# -> "SUM SPAN": the threads' own BW averages summed (what T perftest processes report, each over its
+# own span) and qpbench's result line (all threads' bytes over one span, first post to last completion)
 qplab_mbps() { # op size iterations threads
-    local op=$1 size=$2 n=$3 threads=$4 port=$PORT
+    local op=$1 size=$2 n=$3 threads=$4 port=$PORT span sum
     PORT=$((PORT + 1))
     local args="--provider=verbs --op=$op -d rxe0 -s $size -n $n --threads=$threads -p $port $COMMON"
     "$LAB" ssh 1 "timeout $LIMIT $QPB $args --server --bind=$ADDR1" >/dev/null 2>&1 &
     local server=$!
     await_listening "$port"
-    "$LAB" ssh 2 "timeout $LIMIT $QPB $args $ADDR1" >"$TMP/q.log" 2>&1 || true
+    "$LAB" ssh 2 "timeout $LIMIT $QPB $args --json=/tmp/qpb-$port.json $ADDR1 && echo '--- json' && cat /tmp/qpb-$port.json" \
+        >"$TMP/q.log" 2>&1 || true
     wait "$server" || true
-    bw_of "$size" "$TMP/q.log" || { cat "$TMP/q.log" >&2; die "qpbench $op $size x$threads failed"; }
+    span=$(sed '/^--- json$/,$d' "$TMP/q.log" | bw_of "$size" /dev/stdin) || { cat "$TMP/q.log" >&2; die "qpbench $op $size x$threads failed"; }
+    sum=$(sed '1,/^--- json$/d' "$TMP/q.log" | jq -r '[.[0].per_thread[].bw_avg_bps] | add / 1048576 | . * 100 | round / 100') ||
+        { cat "$TMP/q.log" >&2; die "qpbench $op $size x$threads: no JSON summary"; }
+    echo "$sum $span"
 }
 
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # point LABEL op size iterations parallelism -> a table row
 point() {
-    local label=$1 op=$2 size=$3 n=$4 par=$5 r q p qs="" ps="" rs=""
+    local label=$1 op=$2 size=$3 n=$4 par=$5 r q u p qs="" us="" ps="" rs=""
     for ((r = 1; r <= REPEATS; r++)); do
         if ((r % 2)); then
-            q=$(qplab_mbps "$op" "$size" "$n" "$par"); p=$(perftest_mbps "$op" "$size" "$n" "$par")
+            read -r q u <<<"$(qplab_mbps "$op" "$size" "$n" "$par")"; p=$(perftest_mbps "$op" "$size" "$n" "$par")
         else
-            p=$(perftest_mbps "$op" "$size" "$n" "$par"); q=$(qplab_mbps "$op" "$size" "$n" "$par")
+            p=$(perftest_mbps "$op" "$size" "$n" "$par"); read -r q u <<<"$(qplab_mbps "$op" "$size" "$n" "$par")"
         fi
-        qs+="$q "; ps+="$p "; rs+="$(awk -v a="$q" -v b="$p" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }') "
-        echo "  $label run $r: qplab $q MB/s, perftest $p MB/s" >&2
+        qs+="$q "; us+="$u "; ps+="$p "; rs+="$(awk -v a="$q" -v b="$p" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }') "
+        echo "  $label run $r: qplab $q MB/s (one span: $u), perftest $p MB/s" >&2
     done
-    local qm pm
+    local qm pm span=""
     qm=$(echo "$qs" | median); pm=$(echo "$ps" | median)
-    printf '| %s | %s | %.2f | %.2f | %.2f | %.2f | %s| %s|\n' "$label" "$n" "$qm" "$pm" \
+    ((par > 1)) && span=" $(echo "$us" | median | xargs printf '%.2f') |"
+    printf '| %s | %s | %.2f |%s %.2f | %.2f | %.2f | %s| %s|\n' "$label" "$n" "$qm" "$span" "$pm" \
         "$(awk -v a="$qm" -v b="$pm" 'BEGIN { print (b > 0) ? a / b : 0 }')" "$(echo "$rs" | median)" "$qs" "$ps"
 }
 
@@ -147,8 +155,14 @@ carries. Goal: ratio ≥ 1.0 at every point.
 $rows1
 ## T threads of qpbench (1 QP each) vs T perftest processes (1 QP each, BW averages summed)
 
-| point (send, size, T) | iterations | qplab [MB/s] | perftest [MB/s] | ratio of medians | median of pair ratios | qplab runs | perftest runs |
-|---|---:|---:|---:|---:|---:|---|---|
+T perftest processes each report their own BW average (their bytes over their own span); the
+sum of those is compared with the sum of qpbench's per-thread BW averages (\`per_thread[].bw_avg_bps\`
+of its JSON summary), the same definition. qpbench's own result line, all threads' bytes over one
+span from the first post of any thread to the last completion of any, is shown beside it: it is
+lower whenever the threads do not start and end together, and perftest has no such number.
+
+| point (send, size, T) | iterations | qplab, threads summed [MB/s] | qplab, one span [MB/s] | perftest, processes summed [MB/s] | ratio of medians | median of pair ratios | qplab runs (summed) | perftest runs |
+|---|---:|---:|---:|---:|---:|---:|---|---|
 $rows2
 Under TCG (no KVM here) the VMs' kernels do rxe's packet work in emulated code: absolute numbers
 are a few MB/s and mean nothing outside this lab; the ratios compare the two user-space engines
