@@ -1,5 +1,5 @@
 /*
- * qpb_stats.c — Welford, the log-linear histogram and the BW peak window.
+ * qpb_stats.c — exact moments, the log-linear histogram and the BW peak window.
  * The bounds and definitions are documented in qpb_stats.h.
  */
 #include "qpb_stats.h"
@@ -8,20 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-void qpb_welford_add(qpb_welford *w, uint64_t value)
+void qpb_moments_add(qpb_moments *w, uint64_t value)
 {
-    double x = (double)value;
+    if (w->n == 0) {
+        w->shift = w->min = w->max = value;
+    } else {
+        if (value < w->min)
+            w->min = value;
+        if (value > w->max)
+            w->max = value;
+    }
     w->n++;
-    double delta = x - w->mean;
-    w->mean += delta / (double)w->n;
-    w->m2 += delta * (x - w->mean);
-    if (w->n == 1 || value < w->min)
-        w->min = value;
-    if (w->n == 1 || value > w->max)
-        w->max = value;
+    int64_t d = (int64_t)(value - w->shift);
+    w->sum += d;
+    w->sq += (unsigned __int128)((__int128)d * d);
 }
 
-void qpb_welford_merge(qpb_welford *into, const qpb_welford *from)
+void qpb_moments_merge(qpb_moments *into, const qpb_moments *from)
 {
     if (from->n == 0)
         return;
@@ -29,10 +32,10 @@ void qpb_welford_merge(qpb_welford *into, const qpb_welford *from)
         *into = *from;
         return;
     }
-    double na = (double)into->n, nb = (double)from->n, n = na + nb;
-    double delta = from->mean - into->mean;
-    into->mean += delta * nb / n;
-    into->m2 += from->m2 + delta * delta * na * nb / n;
+    /* from's values relative to into's shift: d' = d + k, k = from.shift - into.shift */
+    __int128 k = (__int128)from->shift - (__int128)into->shift;
+    into->sq += from->sq + (unsigned __int128)(2 * k * from->sum) + (unsigned __int128)((__int128)from->n * k * k);
+    into->sum += from->sum + (__int128)from->n * k;
     into->n += from->n;
     if (from->min < into->min)
         into->min = from->min;
@@ -40,9 +43,23 @@ void qpb_welford_merge(qpb_welford *into, const qpb_welford *from)
         into->max = from->max;
 }
 
-double qpb_welford_stdev(const qpb_welford *w)
+double qpb_moments_mean(const qpb_moments *w)
 {
-    return w->n > 0 ? sqrt(w->m2 / (double)w->n) : 0.0;
+    return w->n > 0 ? (double)w->shift + (double)((long double)w->sum / (long double)w->n) : 0.0;
+}
+
+double qpb_moments_stdev(const qpb_moments *w)
+{
+    if (w->n == 0)
+        return 0.0;
+    /* n^2 var = n sq - sum^2, exact in 128 bits within the bounds of qpb_stats.h */
+    unsigned __int128 n = w->n;
+    __int128 sum = w->sum;
+    unsigned __int128 sum2 = (unsigned __int128)(sum < 0 ? -sum : sum);
+    sum2 *= sum2;
+    unsigned __int128 nsq = n * w->sq;
+    long double var = nsq > sum2 ? (long double)(nsq - sum2) / ((long double)w->n * (long double)w->n) : 0.0L;
+    return (double)sqrtl(var);
 }
 
 static uint32_t hist_index(uint64_t v)
@@ -204,7 +221,7 @@ void qpb_stats_add(qpb_stats *st, const qpb_sample *sample)
     st->messages += sample->messages;
     st->errors += sample->errors;
     uint64_t cycle_ns = sample->end_ns - sample->start_ns;
-    qpb_welford_add(&st->cycle_ns, cycle_ns);
+    qpb_moments_add(&st->cycle_ns, cycle_ns);
     qpb_hist_add(&st->hist, cycle_ns);
     qpb_peak_add(&st->peak, sample->start_ns, sample->end_ns, sample->bytes);
 }

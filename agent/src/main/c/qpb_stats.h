@@ -3,8 +3,12 @@
  * worker itself so they cover every cycle even when the record ring drops.
  *
  * Cycle time (end_ns - start_ns):
- *   - min/max/avg/stdev exactly, by Welford's update (no cancellation on long
- *     runs, unlike sum/sum-of-squares), merged across threads by Chan et al.
+ *   - min/max/avg/stdev exactly, from integer sums of (value - the first
+ *     value) and of its square (128 bits): no cancellation on long runs,
+ *     unlike floating-point sum/sum-of-squares, and no floating point or
+ *     division per cycle (Welford's update had one division per cycle; in
+ *     the TCG lab every floating-point instruction is a softfloat call).
+ *     Exact while |value - first| < 2^40 ns (18 min) and cycles < 2^40.
  *   - median/p99/p99.9 from a log-linear histogram: values below 128 ns get
  *     their own bucket; above, each power of two [2^e, 2^(e+1)) is split into
  *     128 equal buckets. A percentile reports its bucket's midpoint (clamped
@@ -40,13 +44,14 @@
 #define QPB_HIST_BUCKETS (QPB_HIST_SUB + (QPB_HIST_MAX_EXP - QPB_HIST_SUB_BITS) * QPB_HIST_SUB)
 #define QPB_PEAK_WINDOW 64
 
-typedef struct qpb_welford {
+typedef struct qpb_moments {
     uint64_t n;
-    double mean;
-    double m2;
+    uint64_t shift;        /* the first value */
+    __int128 sum;          /* of value - shift */
+    unsigned __int128 sq;  /* of (value - shift)^2 */
     uint64_t min;
     uint64_t max;
-} qpb_welford;
+} qpb_moments;
 
 typedef struct qpb_hist {
     uint64_t count;
@@ -71,7 +76,7 @@ typedef struct qpb_stats {
     uint64_t errors;
     uint64_t first_start_ns;
     uint64_t last_end_ns;
-    qpb_welford cycle_ns;
+    qpb_moments cycle_ns;
     qpb_hist hist;
     qpb_peak peak;
 } qpb_stats;
@@ -80,9 +85,10 @@ bool qpb_stats_init(qpb_stats *st);
 void qpb_stats_free(qpb_stats *st);
 void qpb_stats_add(qpb_stats *st, const qpb_sample *sample);
 
-void qpb_welford_add(qpb_welford *w, uint64_t value);
-void qpb_welford_merge(qpb_welford *into, const qpb_welford *from);
-double qpb_welford_stdev(const qpb_welford *w); /* population stdev, like perftest */
+void qpb_moments_add(qpb_moments *w, uint64_t value);
+void qpb_moments_merge(qpb_moments *into, const qpb_moments *from);
+double qpb_moments_mean(const qpb_moments *w);
+double qpb_moments_stdev(const qpb_moments *w); /* population stdev, like perftest */
 
 bool qpb_hist_init(qpb_hist *h);
 void qpb_hist_free(qpb_hist *h);

@@ -36,7 +36,7 @@ static void put_rates(qpb_jw *w, uint64_t bytes, uint64_t messages, uint64_t fir
     qpb_jw_dbl(w, dur ? (double)messages * 1e9 / (double)dur : 0.0);
 }
 
-static void put_cycle_ns(qpb_jw *w, const qpb_welford *wf, const qpb_hist *h)
+static void put_cycle_ns(qpb_jw *w, const qpb_moments *wf, const qpb_hist *h)
 {
     qpb_jw_key(w, "cycle_ns");
     qpb_jw_obj_begin(w);
@@ -45,9 +45,9 @@ static void put_cycle_ns(qpb_jw *w, const qpb_welford *wf, const qpb_hist *h)
     qpb_jw_key(w, "median");
     qpb_jw_u64(w, h ? qpb_hist_percentile(h, 0.5, wf->min, wf->max) : 0);
     qpb_jw_key(w, "avg");
-    qpb_jw_dbl(w, wf->mean);
+    qpb_jw_dbl(w, qpb_moments_mean(wf));
     qpb_jw_key(w, "stdev");
-    qpb_jw_dbl(w, qpb_welford_stdev(wf));
+    qpb_jw_dbl(w, qpb_moments_stdev(wf));
     qpb_jw_key(w, "p99");
     qpb_jw_u64(w, h ? qpb_hist_percentile(h, 0.99, wf->min, wf->max) : 0);
     qpb_jw_key(w, "p999");
@@ -75,7 +75,7 @@ static void include_span(totals *t, uint64_t first, uint64_t last)
 /* One per_thread entry; adds the thread into t. */
 static void put_thread(qpb_session *s, qpb_jw *w, uint32_t i, totals *t)
 {
-    static const qpb_welford none;
+    static const qpb_moments none;
     qpb_jw_obj_begin(w);
     put_count(w, "thread", i);
     if (s->senders != NULL) {
@@ -167,13 +167,13 @@ QPB_EXPORT int32_t qpb_summary(qpb_session *s, char *buf, uint32_t buf_len)
     if (s->state != QPB_ST_ENDED)
         return qpb_fail(s, QPB_ESTATE, "qpb_summary: the run has not ended (call qpb_wait until it returns 0)");
 
-    qpb_welford all = {0};
+    qpb_moments all = {0};
     qpb_hist merged = {0};
     if (s->senders != NULL) {
         if (!qpb_hist_init(&merged))
             return qpb_fail(s, QPB_ESYS, "qpb_summary: out of memory for the histogram");
         for (uint32_t i = 0; i < s->spec.threads; i++) {
-            qpb_welford_merge(&all, &s->senders[i].stats.cycle_ns);
+            qpb_moments_merge(&all, &s->senders[i].stats.cycle_ns);
             qpb_hist_merge(&merged, &s->senders[i].stats.hist);
         }
     }

@@ -1,6 +1,6 @@
 /*
  * test_stats.c — percentiles within the documented 1% bound on known
- * distributions, Welford against a two-pass reference, the BW peak window
+ * distributions, the moments against a two-pass reference, the BW peak window
  * against brute force.
  */
 #include <math.h>
@@ -31,11 +31,11 @@ static uint64_t exact_rank(const uint64_t *sorted, size_t n, double p)
 static void check_percentiles(uint64_t *v, size_t n, const char *name)
 {
     qpb_hist h;
-    qpb_welford w = {0};
+    qpb_moments w = {0};
     CHECK(qpb_hist_init(&h));
     for (size_t i = 0; i < n; i++) {
         qpb_hist_add(&h, v[i]);
-        qpb_welford_add(&w, v[i]);
+        qpb_moments_add(&w, v[i]);
     }
     qsort(v, n, sizeof v[0], cmp_u64);
     const double ps[] = {0.5, 0.9, 0.99, 0.999, 1.0};
@@ -67,17 +67,17 @@ static void percentiles_of_known_distributions_within_one_percent(void)
     free(v);
 }
 
-static void welford_matches_two_pass_where_naive_sums_cancel(void)
+static void moments_match_two_pass_where_naive_sums_cancel(void)
 {
     enum { N = 100000 };
     uint64_t st = 7;
     uint64_t *v = malloc(N * sizeof *v);
-    qpb_welford w = {0}, a = {0}, b = {0};
+    qpb_moments w = {0}, a = {0}, b = {0};
     double sum = 0, sumsq = 0;
     for (size_t i = 0; i < N; i++) {
         v[i] = 1000000000000ull + lcg(&st) % 1000; /* large offset, tiny spread */
-        qpb_welford_add(&w, v[i]);
-        qpb_welford_add(i % 3 ? &a : &b, v[i]);
+        qpb_moments_add(&w, v[i]);
+        qpb_moments_add(i % 3 ? &a : &b, v[i]);
         sum += (double)v[i];
         sumsq += (double)v[i] * (double)v[i];
     }
@@ -90,13 +90,13 @@ static void welford_matches_two_pass_where_naive_sums_cancel(void)
         m2 += ((double)v[i] - mean) * ((double)v[i] - mean);
     double sd = sqrt(m2 / N);
     double naive_var = sumsq / N - (sum / N) * (sum / N);
-    CHECKF(fabs(w.mean - mean) < 1e-13 * mean, "mean %f vs %f", w.mean, mean);
-    CHECKF(fabs(qpb_welford_stdev(&w) - sd) < 1e-6 * sd, "stdev %f vs %f", qpb_welford_stdev(&w), sd);
-    /* Why Welford: the textbook formula is off by far more here. */
+    CHECKF(fabs(qpb_moments_mean(&w) - mean) < 1e-13 * mean, "mean %f vs %f", qpb_moments_mean(&w), mean);
+    CHECKF(fabs(qpb_moments_stdev(&w) - sd) < 1e-6 * sd, "stdev %f vs %f", qpb_moments_stdev(&w), sd);
+    /* Why not floating-point sums: the textbook formula is off by far more here. */
     CHECKF(fabs(sqrt(fabs(naive_var)) - sd) > 1e-3 * sd, "naive %f happened to be right", sqrt(fabs(naive_var)));
-    qpb_welford_merge(&a, &b);
+    qpb_moments_merge(&a, &b);
     CHECK(a.n == N && a.min == w.min && a.max == w.max);
-    CHECKF(fabs(qpb_welford_stdev(&a) - sd) < 1e-6 * sd, "merged stdev %f vs %f", qpb_welford_stdev(&a), sd);
+    CHECKF(fabs(qpb_moments_stdev(&a) - sd) < 1e-6 * sd, "merged stdev %f vs %f", qpb_moments_stdev(&a), sd);
     free(v);
 }
 
@@ -206,13 +206,13 @@ static void stats_add_tracks_totals_and_span(void)
     }
     CHECK(s.cycles == 10 && s.bytes == 80 && s.messages == 20 && s.errors == 1);
     CHECK(s.first_start_ns == 100 && s.last_end_ns == 220);
-    CHECK(s.cycle_ns.min == 30 && s.cycle_ns.max == 30 && qpb_welford_stdev(&s.cycle_ns) == 0.0);
+    CHECK(s.cycle_ns.min == 30 && s.cycle_ns.max == 30 && qpb_moments_stdev(&s.cycle_ns) == 0.0);
     qpb_stats_free(&s);
 }
 
 const qpb_test_case qpb_stats_tests[] = {
     {"stats percentiles of known distributions within 1%", percentiles_of_known_distributions_within_one_percent},
-    {"stats welford matches two-pass where naive sums cancel", welford_matches_two_pass_where_naive_sums_cancel},
+    {"stats moments match two-pass where naive sums cancel", moments_match_two_pass_where_naive_sums_cancel},
     {"stats bw peak is the best window of up to 64 cycles or from the first", bw_peak_is_best_short_or_leading_window},
     {"stats bw peak of grouped ends (cq moderation) matches brute force", bw_peak_of_grouped_ends_matches_brute_force},
     {"stats add tracks totals and span", stats_add_tracks_totals_and_span},
