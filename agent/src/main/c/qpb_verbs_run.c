@@ -109,10 +109,20 @@ static void sender_completion(qpb_session *s, qpb_vside *side, const struct ibv_
             }
         }
     }
-    for (uint64_t k = c->completed; k <= m; k++) {
-        qpb_vcycle *cy = &owner->cycles[k % depth];
-        if (atomic_fetch_sub_explicit(&cy->remaining, 1, memory_order_acq_rel) == 1)
-            atomic_store_explicit(&cy->end_ns, now ? now : 1, memory_order_release);
+    if (s->spec.cq_mode == QPB_CQ_SHARED) { /* any thread may count down the owner's cycles */
+        for (uint64_t k = c->completed; k <= m; k++) {
+            qpb_vcycle *cy = &owner->cycles[k % depth];
+            if (atomic_fetch_sub_explicit(&cy->remaining, 1, memory_order_acq_rel) == 1)
+                atomic_store_explicit(&cy->end_ns, now ? now : 1, memory_order_release);
+        }
+    } else { /* the owner polls its own CQs: no other thread touches these cycles, no locked instruction */
+        for (uint64_t k = c->completed; k <= m; k++) {
+            qpb_vcycle *cy = &owner->cycles[k % depth];
+            unsigned left = atomic_load_explicit(&cy->remaining, memory_order_relaxed) - 1;
+            atomic_store_explicit(&cy->remaining, left, memory_order_relaxed);
+            if (left == 0)
+                atomic_store_explicit(&cy->end_ns, now ? now : 1, memory_order_relaxed);
+        }
     }
     c->completed = m + 1;
 }
@@ -426,10 +436,13 @@ static void receiver_completion(qpb_session *s, qpb_vside *side, const struct ib
     bool bad = bytes != sp->msg_size;
     for (uint64_t o = 0; sp->verify && !bad && o < sp->msg_size; o++)
         bad = buf[skip + o] != qpb_verbs_pattern(c->index, o);
-    atomic_fetch_add_explicit(&c->received, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&c->received_bytes, bytes, memory_order_relaxed);
+    /* one poller per CQ at a time (a shared CQ is polled under its lock): the counters have one writer,
+     * other threads only read them; no locked instruction per message */
+    atomic_store_explicit(&c->received, atomic_load_explicit(&c->received, memory_order_relaxed) + 1, memory_order_relaxed);
+    atomic_store_explicit(&c->received_bytes, atomic_load_explicit(&c->received_bytes, memory_order_relaxed) + bytes,
+                          memory_order_relaxed);
     if (bad)
-        atomic_fetch_add_explicit(&c->bad, 1, memory_order_relaxed);
+        atomic_store_explicit(&c->bad, atomic_load_explicit(&c->bad, memory_order_relaxed) + 1, memory_order_relaxed);
     qpb_receiver_out *out = s->receivers != NULL ? &s->receivers[c->thread] : NULL;
     if (out != NULL) { /* the owner's CQ, or a shared one under its lock: one writer */
         if (out->bytes == 0)
