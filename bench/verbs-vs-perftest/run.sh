@@ -31,7 +31,8 @@ MAX_ITERS=${MAX_ITERS:-20000}
 export QPLAB_LAB_DIR=${QPLAB_LAB_DIR:-$ROOT/lab/target/bench-lab}
 LAB="$ROOT/lab/lab"
 OUT="$ROOT/agent/target/native"
-LIMIT=240 # seconds: no single run may hang the script
+LIMIT=60 # seconds: no single run may hang the script (the longest takes ~15 s)
+MAX_TRIES=3 # a run that fails or hangs (rxe across the TCG lab loses packets now and then) is run again
 COMMON="-t 128 -Q 100" # the same on both sides of the comparison (perftest's defaults made explicit)
 
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -49,7 +50,8 @@ echo "booting the lab (2 VMs)..." >&2
 GID1=$("$LAB" gid 1)
 GID2=$("$LAB" gid 2)
 ADDR1=$("$LAB" addr 1)
-PORT=20000
+echo 20000 >"$TMP/port"
+: >"$TMP/failures"
 
 iters_for() { # size -> iterations
     local n=$((BYTES / $1))
@@ -62,7 +64,33 @@ await_listening() { # ports... (in VM 1)
     local checks="" p
     for p in "$@"; do checks+="ss -Hltn 'sport = :$p' | grep -q . && "; done
     "$LAB" ssh 1 "for i in \$(seq 100); do ${checks}exit 0; sleep 0.2; done; exit 1" ||
-        die "servers on ports $* did not start in VM 1"
+        { echo "servers on ports $* did not start in VM 1" >&2; return 1; }
+}
+
+next_ports() { # n -> the first of n ports no run has used (a file: the runs are in subshells)
+    local p
+    p=$(cat "$TMP/port")
+    echo $((p + $1)) >"$TMP/port"
+    echo "$p"
+}
+
+# try_run FUNCTION ARGS... -> its output; a run that fails is run again, up to MAX_TRIES, each failure noted
+try_run() {
+    local t out
+    for ((t = 1; t <= MAX_TRIES; t++)); do
+        if out=$("$@" 2>"$TMP/err"); then
+            echo "$out"
+            return 0
+        fi
+        echo "- \`${*:2}\` (${1%_mbps}, try $t): $(grep -m1 -iE 'error|fail|refused|timed? ?out|did not' "$TMP/err" || echo "no result within ${LIMIT} s")" >>"$TMP/failures"
+        echo "  ${1%_mbps} ${*:2} failed (try $t of $MAX_TRIES):" >&2
+        tail -5 "$TMP/err" | sed 's/^/    /' >&2
+    done
+    die "${1%_mbps} ${*:2} failed $MAX_TRIES times"
+}
+
+bw_lines() { # size file -> the result lines for that size
+    awk -v s="$1" '$1 == s && NF >= 5' "$2"
 }
 
 bw_of() { # size file -> the BW average column of the result line (MB/s), summed over lines
@@ -70,35 +98,36 @@ bw_of() { # size file -> the BW average column of the result line (MB/s), summed
 }
 
 perftest_mbps() { # op size iterations processes
-    local op=$1 size=$2 n=$3 procs=$4 first=$PORT i servers="" clients=""
-    PORT=$((PORT + procs))
+    local op=$1 size=$2 n=$3 procs=$4 first i servers="" clients=""
+    first=$(next_ports "$procs")
     for ((i = 0; i < procs; i++)); do
         servers+="timeout $LIMIT ib_${op}_bw -d rxe0 -x $GID1 -F -s $size -n $n -p $((first + i)) $COMMON >/dev/null 2>&1 & "
         clients+="timeout $LIMIT ib_${op}_bw -d rxe0 -x $GID2 -F -s $size -n $n -p $((first + i)) $COMMON $ADDR1 & "
     done
-    "$LAB" ssh 1 "${servers}wait" >/dev/null 2>&1 &
+    timeout $((LIMIT + 30)) "$LAB" ssh 1 "${servers}wait" >/dev/null 2>&1 &
     local server=$!
-    await_listening $(seq "$first" $((first + procs - 1)))
-    "$LAB" ssh 2 "${clients}wait" >"$TMP/p.log" 2>&1 || true
+    await_listening $(seq "$first" $((first + procs - 1))) || { kill "$server" 2>/dev/null; return 1; }
+    timeout $((LIMIT + 30)) "$LAB" ssh 2 "${clients}wait" >"$TMP/p.log" 2>&1 || true
     wait "$server" || true
-    bw_of "$size" "$TMP/p.log" || { cat "$TMP/p.log" >&2; die "perftest $op $size x$procs failed"; }
+    [ "$(grep -c . <(bw_lines "$size" "$TMP/p.log"))" = "$procs" ] || { cat "$TMP/p.log" >&2; return 1; }
+    bw_of "$size" "$TMP/p.log"
 }
 
 # -> "SUM SPAN": the threads' own BW averages summed (what T perftest processes report, each over its
 # own span) and qpbench's result line (all threads' bytes over one span, first post to last completion)
 qplab_mbps() { # op size iterations threads
-    local op=$1 size=$2 n=$3 threads=$4 port=$PORT span sum
-    PORT=$((PORT + 1))
+    local op=$1 size=$2 n=$3 threads=$4 port span sum
+    port=$(next_ports 1)
     local args="--provider=verbs --op=$op -d rxe0 -s $size -n $n --threads=$threads -p $port $COMMON"
-    "$LAB" ssh 1 "timeout $LIMIT $QPB $args --server --bind=$ADDR1" >/dev/null 2>&1 &
+    timeout $((LIMIT + 30)) "$LAB" ssh 1 "timeout $LIMIT $QPB $args --server --bind=$ADDR1" >/dev/null 2>&1 &
     local server=$!
-    await_listening "$port"
-    "$LAB" ssh 2 "timeout $LIMIT $QPB $args --json=/tmp/qpb-$port.json $ADDR1 && echo '--- json' && cat /tmp/qpb-$port.json" \
+    await_listening "$port" || { kill "$server" 2>/dev/null; return 1; }
+    timeout $((LIMIT + 30)) "$LAB" ssh 2 "timeout $LIMIT $QPB $args --json=/tmp/qpb-$port.json $ADDR1 && echo '--- json' && cat /tmp/qpb-$port.json" \
         >"$TMP/q.log" 2>&1 || true
     wait "$server" || true
-    span=$(sed '/^--- json$/,$d' "$TMP/q.log" | bw_of "$size" /dev/stdin) || { cat "$TMP/q.log" >&2; die "qpbench $op $size x$threads failed"; }
+    span=$(sed '/^--- json$/,$d' "$TMP/q.log" | bw_of "$size" /dev/stdin) || { cat "$TMP/q.log" >&2; return 1; }
     sum=$(sed '1,/^--- json$/d' "$TMP/q.log" | jq -r '[.[0].per_thread[].bw_avg_bps] | add / 1048576 | . * 100 | round / 100') ||
-        { cat "$TMP/q.log" >&2; die "qpbench $op $size x$threads: no JSON summary"; }
+        { cat "$TMP/q.log" >&2; return 1; }
     echo "$sum $span"
 }
 
@@ -106,13 +135,14 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print (NR 
 
 # point LABEL op size iterations parallelism -> a table row
 point() {
-    local label=$1 op=$2 size=$3 n=$4 par=$5 r q u p qs="" us="" ps="" rs=""
+    local label=$1 op=$2 size=$3 n=$4 par=$5 r q u qu p qs="" us="" ps="" rs=""
     for ((r = 1; r <= REPEATS; r++)); do
         if ((r % 2)); then
-            read -r q u <<<"$(qplab_mbps "$op" "$size" "$n" "$par")"; p=$(perftest_mbps "$op" "$size" "$n" "$par")
+            qu=$(try_run qplab_mbps "$op" "$size" "$n" "$par"); p=$(try_run perftest_mbps "$op" "$size" "$n" "$par")
         else
-            p=$(perftest_mbps "$op" "$size" "$n" "$par"); read -r q u <<<"$(qplab_mbps "$op" "$size" "$n" "$par")"
+            p=$(try_run perftest_mbps "$op" "$size" "$n" "$par"); qu=$(try_run qplab_mbps "$op" "$size" "$n" "$par")
         fi
+        read -r q u <<<"$qu"
         qs+="$q "; us+="$u "; ps+="$p "; rs+="$(awk -v a="$q" -v b="$p" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }') "
         echo "  $label run $r: qplab $q MB/s (one span: $u), perftest $p MB/s" >&2
     done
@@ -167,6 +197,10 @@ $rows2
 Under TCG (no KVM here) the VMs' kernels do rxe's packet work in emulated code: absolute numbers
 are a few MB/s and mean nothing outside this lab; the ratios compare the two user-space engines
 on identical kernels and devices.
+
+Runs that failed or hung (past ${LIMIT} s) and were run again (up to $MAX_TRIES tries; rxe across the TCG
+lab loses packets now and then, lab/README.md): $(grep -c . "$TMP/failures" || true)
+$(cat "$TMP/failures")
 
 - date: $(date -u '+%Y-%m-%d %H:%M UTC')
 - machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), host kernel $(uname -r)
