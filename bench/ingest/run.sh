@@ -27,6 +27,7 @@
 # Needs: the packaged jars (./mvnw -q package -DskipTests), psql (Debian: postgresql-client), curl.
 # Knobs: AGENTS=50 RATE_SIZE=64 RATE_SECONDS=10 LAT_SIZE=4096 LAT_RATE=200 LAT_RATE_HIGH=1000 LAT_SECONDS=20 REPEATS=3
 #   WARMUP_ROUNDS=2 (short runs on every agent first: agents are long-running, their JIT warm) AGENT_NICE=10
+#   LATENCY_ONLY=1 (stop after the latency phases, for looking into them; results.md is not written)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -188,6 +189,15 @@ latency_phase() {
     [ "$LAT_ROWS" = "$cycles" ] || die "stored $LAT_ROWS rows but the engines measured $cycles cycles"
     LAT_ROWS_PER_S=$(awk -v r="$LAT_ROWS" -v w="$window" 'BEGIN { printf "%.0f", r / w }')
     echo "  p50 $LAT_P50 ms, p99 $LAT_P99 ms, max $LAT_MAX ms at $LAT_ROWS_PER_S rows/s; CPU: $LAT_CPU" >&2
+    [ -z "${LATENCY_ONLY:-}" ] || "${PSQL[@]}" -F ' ' -c "
+        SELECT to_char(date_trunc('second', b.received_at), 'HH24:MI:SS') AS second, sum(b.rows) AS rows,
+               round(avg((extract(epoch FROM b.received_at) * 1e9
+                          - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6)) AS avg_ms,
+               round(max((extract(epoch FROM b.received_at) * 1e9
+                          - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6)) AS max_ms
+        FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
+        WHERE b.run_id IN ($(printf "$RUNS_OF" "$id")) AND b.rows > 0 GROUP BY 1 ORDER BY 1" |
+        sed 's/^/    /' >&2
 }
 
 latency_phase "$LAT_RATE"
@@ -199,6 +209,8 @@ if [ -n "$LAT_RATE_HIGH" ]; then
 | CPU used during that phase | $LAT_CPU | | |"
     G_DROPPED="$G_DROPPED + $LAT_DROPPED"
 fi
+
+[ -n "${LATENCY_ONLY:-}" ] && { echo "LATENCY_ONLY: stopping before the rate phase (results.md not written)" >&2; exit 0; }
 
 echo "rate phase: $AGENTS x ${RATE_SIZE} B for ${RATE_SECONDS} s..." >&2
 (sleep $((RATE_SECONDS + 3)); usage_snapshot >"$TMP/usage-drain-start") & # the engines have stopped by then
