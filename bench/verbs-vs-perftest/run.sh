@@ -17,6 +17,7 @@
 #   BYTES / size within MIN_ITERS..MAX_ITERS) MIN_ITERS=1000 MAX_ITERS=20000
 #   QPLAB_LAB_DIR (the lab's state; default lab/target/bench-lab)
 set -euo pipefail
+shopt -s inherit_errexit # a die inside $(...) ends the script, not just its subshell
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -74,6 +75,17 @@ next_ports() { # n -> the first of n ports no run has used (a file: the runs are
     echo "$p"
 }
 
+# Whether a VM's RDMA segment stopped sending: QEMU's virtio-net now and then stops taking packets from
+# the guest under this load (the guest logs NETDEV WATCHDOG ... transmit queue 0 timed out; nothing
+# crosses eth1 after that). Only a restart of the VMs has been seen to recover it.
+lab_stuck() {
+    local i
+    for i in 1 2; do
+        timeout 30 "$LAB" ssh "$i" "dmesg | grep -q 'transmit queue 0 timed out'" 2>/dev/null && return 0
+    done
+    return 1
+}
+
 # try_run FUNCTION ARGS... -> its output; a run that fails is run again, up to MAX_TRIES, each failure noted
 try_run() {
     local t out
@@ -85,6 +97,14 @@ try_run() {
         echo "- \`${*:2}\` (${1%_mbps}, try $t): $(grep -m1 -iE 'error|fail|refused|timed? ?out|did not' "$TMP/err" || echo "no result within ${LIMIT} s")" >>"$TMP/failures"
         echo "  ${1%_mbps} ${*:2} failed (try $t of $MAX_TRIES):" >&2
         tail -5 "$TMP/err" | sed 's/^/    /' >&2
+        if lab_stuck; then
+            echo "- the lab restarted after that: a VM's eth1 transmit queue was stuck (NETDEV WATCHDOG)" >>"$TMP/failures"
+            echo "  a VM's eth1 transmit queue is stuck (NETDEV WATCHDOG in dmesg): restarting the lab..." >&2
+            "$LAB" down >/dev/null 2>&1 || true
+            "$LAB" up 2 >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log" >&2; die "lab up failed"; }
+            [ "$("$LAB" gid 1) $("$LAB" gid 2) $("$LAB" addr 1)" = "$GID1 $GID2 $ADDR1" ] ||
+                die "the restarted lab has other GIDs or addresses"
+        fi
     done
     die "${1%_mbps} ${*:2} failed $MAX_TRIES times"
 }
