@@ -1,12 +1,11 @@
 /*
  * qpb_verbs_run.c — the verbs data path (the model is in qpb_verbs.h).
  *
- * Sender: fills its window as perftest fills its send queue: while fewer
- * than tx_depth cycles are in flight it admits post_list cycles at a time and
- * posts them as one chain of requests per QP (one ibv_post_send per QP, like
- * perftest's post list); then it polls its CQs. A completion of message m on
- * a QP covers every earlier message of that QP, so it counts down the cycles
- * up to m. Cycles are recorded in order as they complete.
+ * Sender: admits up to post_list cycles at once while fewer than tx_depth are
+ * in flight, posts them as one chain of requests per QP (one ibv_post_send
+ * per QP, like perftest's post list), and polls its CQs; a completion of
+ * message m on a QP covers every earlier message of that QP, so it counts
+ * down the cycles up to m. Cycles are recorded in order as they complete.
  * Receiver (op send): reaps receive completions, checks the payload when
  * verify is on, and posts each receive again.
  */
@@ -207,10 +206,10 @@ static bool signaled(const vsender *x, const qpb_vconn *c, uint64_t k, uint64_t 
     return flush || (msg + 1) % x->signal == 0 || k + 1 == x->total;
 }
 
-/* Posts cycles [first, first + n) on every QP of the thread; now, read
- * right before, is their start. */
-static bool post_cycles(vsender *x, uint64_t first, uint32_t n, bool flush, uint64_t now)
+/* Posts cycles [first, first + n) on every QP of the thread. */
+static bool post_cycles(vsender *x, uint64_t first, uint32_t n, bool flush)
 {
+    uint64_t now = qpb_now_ns(x->s);
     for (uint32_t k = 0; k < n; k++) {
         qpb_vcycle *cy = &x->th->cycles[(first + k) % x->depth];
         cy->start_ns = now;
@@ -292,58 +291,40 @@ static bool needs_flush(const vsender *x)
     return false;
 }
 
-/* Posts cycles while the send queue has room for them, as perftest fills
- * its queue before polling: one clock read per post (the cycles' start) and
- * none while the window is full. Returns the posts made, -1 on failure;
- * *ended is set once the duration's deadline has passed. */
-static int fill_window(vsender *x, uint64_t *deadline, bool *ended)
-{
-    qpb_session *s = x->s;
-    qpb_vthread *th = x->th;
-    int posts = 0;
-    while (th->admitted < x->total && th->admitted - th->done + x->post_list <= x->depth) {
-        uint64_t now = qpb_now_ns(s);
-        if (now >= *deadline) {
-            *ended = true;
-            break;
-        }
-        uint64_t left = x->total - th->admitted;
-        uint32_t n = left < x->post_list ? (uint32_t)left : x->post_list;
-        if (th->admitted <= x->warmup && th->admitted + n > x->warmup && s->spec.duration_ms > 0)
-            *deadline = now + s->spec.duration_ms * 1000000ull;
-        if (!post_cycles(x, th->admitted, n, false, now))
-            return -1;
-        posts++;
-    }
-    return posts;
-}
-
 static bool sender_loop(vsender *x)
 {
     qpb_session *s = x->s;
     qpb_vthread *th = x->th;
     uint64_t deadline = UINT64_MAX, stop_by = UINT64_MAX;
-    bool ended = false, flushed = false;
+    bool flushed = false;
     for (;;) {
         if (atomic_load_explicit(&s->abort, memory_order_relaxed))
             return false;
+        uint64_t now = qpb_now_ns(s);
         if (stop_by == UINT64_MAX && atomic_load_explicit(&s->stop, memory_order_relaxed))
-            stop_by = qpb_now_ns(s) + STOP_GRACE_NS;
-        if (stop_by != UINT64_MAX && qpb_now_ns(s) > stop_by) {
+            stop_by = now + STOP_GRACE_NS;
+        if (now > stop_by) {
             qpb_run_fail(s, QPB_ERUN, "thread %u: %llu cycles still in flight 5 s after qpb_stop", x->thread,
                          (unsigned long long)(th->admitted - th->done));
             return false;
         }
-        int posts = 0;
-        if (stop_by == UINT64_MAX && !ended && (posts = fill_window(x, &deadline, &ended)) < 0)
-            return false;
-        bool closing = stop_by != UINT64_MAX || ended;
-        if (closing && !flushed && th->admitted - th->done < x->depth) {
+        bool closing = stop_by != UINT64_MAX || now >= deadline;
+        uint64_t in_flight = th->admitted - th->done;
+        bool posted = false;
+        if (!closing && th->admitted < x->total && in_flight + x->post_list <= x->depth) {
+            uint64_t left = x->total - th->admitted;
+            uint32_t n = left < x->post_list ? (uint32_t)left : x->post_list;
+            if (th->admitted <= x->warmup && th->admitted + n > x->warmup && s->spec.duration_ms > 0)
+                deadline = now + s->spec.duration_ms * 1000000ull;
+            if (!post_cycles(x, th->admitted, n, false))
+                return false;
+            posted = true;
+        } else if (closing && !flushed && in_flight < x->depth) {
             /* the last request of every QP must be signaled, or its cycles never complete */
             flushed = true;
-            if (needs_flush(x) && !post_cycles(x, th->admitted, 1, true, qpb_now_ns(s)))
+            if (needs_flush(x) && !post_cycles(x, th->admitted, 1, true))
                 return false;
-            posts++;
+            posted = true;
         }
         int got = poll_thread(s, x->side, th, x->wc, sender_completion);
         if (got < 0)
@@ -351,7 +332,7 @@ static bool sender_loop(vsender *x)
         record_done(x);
         if (th->done == th->admitted && (th->admitted == x->total || (closing && flushed)))
             return true;
-        if (got == 0 && posts == 0 && s->spec.polling == QPB_POLL_EVENT && !wait_event(s, x->side, th))
+        if (got == 0 && !posted && s->spec.polling == QPB_POLL_EVENT && !wait_event(s, x->side, th))
             return false;
     }
 }
