@@ -52,13 +52,16 @@ double qpb_moments_stdev(const qpb_moments *w)
 {
     if (w->n == 0)
         return 0.0;
-    /* n^2 var = n sq - sum^2, exact in 128 bits within the bounds of qpb_stats.h */
-    unsigned __int128 n = w->n;
-    __int128 sum = w->sum;
-    unsigned __int128 sum2 = (unsigned __int128)(sum < 0 ? -sum : sum);
-    sum2 *= sum2;
-    unsigned __int128 nsq = n * w->sq;
-    long double var = nsq > sum2 ? (long double)(nsq - sum2) / ((long double)w->n * (long double)w->n) : 0.0L;
+    /* n^2 var = n sq - sum^2 is never negative and, computed modulo 2^128, exact whenever it fits
+     * (n x stdev < 2^64), even when n sq itself does not; a long double estimate says which */
+    long double n = (long double)w->n, m = (long double)w->sum / n;
+    long double var = (long double)w->sq / n - m * m;
+    if (var * n * n < 0x1p120L) {
+        unsigned __int128 abs_sum = (unsigned __int128)(w->sum < 0 ? -w->sum : w->sum);
+        var = (long double)((unsigned __int128)w->n * w->sq - abs_sum * abs_sum) / (n * n);
+    } else if (var < 0) {
+        var = 0;
+    }
     return (double)sqrtl(var);
 }
 

@@ -8,7 +8,9 @@
  *     unlike floating-point sum/sum-of-squares, and no floating point or
  *     division per cycle (Welford's update had one division per cycle; in
  *     the TCG lab every floating-point instruction is a softfloat call).
- *     Exact while |value - first| < 2^40 ns (18 min) and cycles < 2^40.
+ *     Bounds: n x (value - first)^2 < 2^128 for the sums (2^40 cycles up to
+ *     2^44 ns, 4.9 h, from the first); stdev exact while n x stdev < 2^64,
+ *     beyond that long double.
  *   - median/p99/p99.9 from a log-linear histogram: values below 128 ns get
  *     their own bucket; above, each power of two [2^e, 2^(e+1)) is split into
  *     128 equal buckets. A percentile reports its bucket's midpoint (clamped

@@ -100,6 +100,20 @@ static void moments_match_two_pass_where_naive_sums_cancel(void)
     free(v);
 }
 
+static void moments_stdev_exact_where_n_times_squares_overflows(void)
+{
+    /* one 0 and fifteen 2^62: n x sum of squares = 16 x 15 x 2^124 wraps to 0 in 128 bits, below
+     * sum^2 = 225 x 2^124 (wrapped: 2^124); the difference, 15 x 2^124, is still exact */
+    qpb_moments w = {0};
+    qpb_moments_add(&w, 0);
+    for (int i = 0; i < 15; i++)
+        qpb_moments_add(&w, 1ull << 62);
+    double expect = sqrt(15.0) / 16.0 * 0x1p62, mean = 15.0 / 16.0 * 0x1p62;
+    CHECKF(fabs(qpb_moments_stdev(&w) - expect) < 1e-12 * expect, "stdev %g vs %g", qpb_moments_stdev(&w), expect);
+    CHECKF(fabs(qpb_moments_mean(&w) - mean) < 1e-12 * mean, "mean %g vs %g", qpb_moments_mean(&w), mean);
+    CHECK(w.min == 0 && w.max == 1ull << 62);
+}
+
 /* Brute force of the definition in qpb_stats.h. */
 static double peak_reference(const uint64_t *start, const uint64_t *end, const uint64_t *bytes, size_t n)
 {
@@ -213,6 +227,7 @@ static void stats_add_tracks_totals_and_span(void)
 const qpb_test_case qpb_stats_tests[] = {
     {"stats percentiles of known distributions within 1%", percentiles_of_known_distributions_within_one_percent},
     {"stats moments match two-pass where naive sums cancel", moments_match_two_pass_where_naive_sums_cancel},
+    {"stats moments: stdev exact where n x sum of squares overflows 128 bits", moments_stdev_exact_where_n_times_squares_overflows},
     {"stats bw peak is the best window of up to 64 cycles or from the first", bw_peak_is_best_short_or_leading_window},
     {"stats bw peak of grouped ends (cq moderation) matches brute force", bw_peak_of_grouped_ends_matches_brute_force},
     {"stats add tracks totals and span", stats_add_tracks_totals_and_span},
