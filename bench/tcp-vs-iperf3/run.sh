@@ -125,7 +125,8 @@ CPU=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo "send()/recv() (depth x size / 4, 128-512 KiB, at least one message), so messages below"
     echo "512 KiB are batched several per call (like perftest's post list) where iperf3 writes one"
     echo "-l block per call: at those sizes the ratio measures syscall batching as much as TCP."
-    echo "On 2 cores the 4 KiB case is bimodal (~19 or ~30 Gbit/s) with process placement."
+    echo "At 4 KiB (~1.8 M cycles/s) the per-cycle statistics weigh most: since the BW peak is computed per"
+    echo "completion group and the moments in integers, 4 KiB measures ~55–63 Gbit/s (before: ~19 or ~30)."
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- machine: $(nproc) CPUs ($CPU), kernel $(uname -r)"
