@@ -10,9 +10,12 @@
 #             all agents stream their backlog at once and the controller ingests at its capacity. Ingest
 #             rate = rows stored after the last engine stopped while all agents still stream (until the
 #             first has stored its whole backlog) / that time (the tail and the whole window are reported too).
+#             RATE_REPEATS times (a checkpoint before each); the run with the median ingest rate stands.
+#             Before it, WAL_WARM_ROWS rows' worth of WAL written once, so that neither load pays for creating
+#             the server's WAL segment files (see below).
 #   psql    — the rows the rate phase stored, exported with COPY TO (binary) and loaded back with
 #             psql's \copy FROM (binary, one transaction) into a table like `sample` (same BRIN index),
-#             REPEATS times; the median rate. Ratio = ingest rate / psql rate (goal >= 0.8).
+#             REPEATS times; the median rate. The rows are those of the median rate run. Ratio = ingest rate / psql rate (goal >= 0.8).
 #   latency — first, after the warm-up: LAT_SIZE-byte messages for LAT_SECONDS, each engine paced at
 #             LAT_RATE cycles/s (rate_limit), then again at LAT_RATE_HIGH (reported beside, no goal); per stored frame, latency = when its rows became visible (sample_batch.received_at,
 #             just before commit) - when its oldest cycle ended (the run's t0_realtime_ns + first_end_ns).
@@ -25,7 +28,8 @@
 # Writes results.md next to this script.
 #
 # Needs: the packaged jars (./mvnw -q package -DskipTests), psql (Debian: postgresql-client), curl.
-# Knobs: AGENTS=50 RATE_SIZE=64 RATE_SECONDS=10 LAT_SIZE=4096 LAT_RATE=200 LAT_RATE_HIGH=1000 LAT_SECONDS=20 REPEATS=3
+# Knobs: AGENTS=50 RATE_SIZE=64 RATE_SECONDS=20 LAT_SIZE=4096 LAT_RATE=200 LAT_RATE_HIGH=1000 LAT_SECONDS=20 REPEATS=3
+#   RATE_REPEATS=$REPEATS WAL_WARM_ROWS=15000000
 #   WARMUP_ROUNDS=4 (short runs on every agent first: agents are long-running, their JIT warm) AGENT_NICE=10
 #   LATENCY_ONLY=1 (stop after the latency phases, for looking into them; results.md is not written)
 set -euo pipefail
@@ -34,12 +38,14 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 AGENTS=${AGENTS:-50}
 RATE_SIZE=${RATE_SIZE:-64}
-RATE_SECONDS=${RATE_SECONDS:-10}
+RATE_SECONDS=${RATE_SECONDS:-20}
 LAT_SIZE=${LAT_SIZE:-4096}
 LAT_RATE=${LAT_RATE:-200}
 LAT_RATE_HIGH=${LAT_RATE_HIGH-1000} # a second latency phase at this rate, reported beside (empty: none)
 LAT_SECONDS=${LAT_SECONDS:-20}
 REPEATS=${REPEATS:-3}
+RATE_REPEATS=${RATE_REPEATS:-$REPEATS}
+WAL_WARM_ROWS=${WAL_WARM_ROWS:-15000000} # ~1.5 GB of WAL: more than one rate phase writes
 WRITERS=${WRITERS:-}   # qplab.ingest.writers; empty: the controller's default
 WARMUP_ROUNDS=${WARMUP_ROUNDS:-4}
 AGENT_NICE=${AGENT_NICE:-10} # the agents stand in for other hosts: they get the CPU the controller and PostgreSQL leave
@@ -216,42 +222,69 @@ fi
 
 [ -n "${LATENCY_ONLY:-}" ] && { echo "LATENCY_ONLY: stopping before the rate phase (results.md not written)" >&2; exit 0; }
 
-echo "rate phase: $AGENTS x ${RATE_SIZE} B for ${RATE_SECONDS} s..." >&2
-(sleep $((RATE_SECONDS + 3)); usage_snapshot >"$TMP/usage-drain-start") & # the engines have stopped by then
-RATE_ID=$(run_experiment "ingest rate" "$RATE_SIZE" "$RATE_SECONDS")
-read -r A1 C1 P1 <<<"$(usage_snapshot)"
-read -r A0 C0 P0 <"$TMP/usage-drain-start"
-DRAIN_USAGE=$(awk -v a0="$A0" -v a1="$A1" -v c0="$C0" -v c1="$C1" -v p0="$P0" -v p1="$P1" \
-    'BEGIN { printf "agents %.1f s, controller %.1f s, PostgreSQL %.1f s", a1 - a0, c1 - c0, p1 - p0 }')
-# the engines stopped when the last cycle of any run ended: its frame's oldest cycle is at most 100 ms older
-# "all streaming": from then until the first agent had stored its whole backlog (all 50 still sending)
-IFS='|' read -r RATE_ROWS RATE_WINDOW RATE_FRAMES RATE_DROPPED RATE_CYCLES DRAIN_ROWS DRAIN_WINDOW ALL_ROWS ALL_WINDOW <<<"$("${PSQL[@]}" -c "
-    WITH b AS (SELECT b.run_id, b.rows, b.received_at, to_timestamp(((s.summary->'clock'->>'t0_realtime_ns')::numeric
-                                                            + b.first_end_ns) / 1e9) AS oldest
-               FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
-               WHERE b.run_id IN ($(printf "$RUNS_OF" "$RATE_ID"))),
-         e AS (SELECT max(oldest) + interval '100 milliseconds' AS stopped FROM b),
-         f AS (SELECT min(last) AS first_done FROM (SELECT max(received_at) AS last FROM b GROUP BY run_id) r)
-    SELECT sum(rows), extract(epoch FROM max(received_at) - min(received_at)), count(*),
-           (SELECT sum(dropped) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$RATE_ID"))),
-           (SELECT sum(cycles) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$RATE_ID"))),
-           sum(rows) FILTER (WHERE received_at > (SELECT stopped FROM e)),
-           extract(epoch FROM max(received_at) - (SELECT stopped FROM e)),
-           coalesce(sum(rows) FILTER (WHERE received_at > (SELECT stopped FROM e) AND received_at <= (SELECT first_done FROM f)), 0),
-           greatest(extract(epoch FROM (SELECT first_done FROM f) - (SELECT stopped FROM e)), 0)
-    FROM b")"
-# a record an engine's ring dropped (its agent did not drain it in time) is counted, never stored
-[ $((RATE_ROWS + RATE_DROPPED)) = "$RATE_CYCLES" ] ||
-    die "stored $RATE_ROWS rows and the rings dropped $RATE_DROPPED, but the engines measured $RATE_CYCLES cycles"
-WHOLE_RATE=$(awk -v r="$RATE_ROWS" -v w="$RATE_WINDOW" 'BEGIN { printf "%.0f", r / w }')
-DRAIN_RATE=$(awk -v r="$DRAIN_ROWS" -v w="$DRAIN_WINDOW" 'BEGIN { printf "%.0f", r / w }')
-awk -v w="$ALL_WINDOW" 'BEGIN { exit !(w >= 2) }' ||
-    die "an agent had stored its backlog ${ALL_WINDOW} s after the engines stopped: too short to measure; raise RATE_SECONDS"
-INGEST_RATE=$(awk -v r="$ALL_ROWS" -v w="$ALL_WINDOW" 'BEGIN { printf "%.0f", r / w }')
-echo "  stored $RATE_ROWS rows in $RATE_WINDOW s ($WHOLE_RATE rows/s); after the engines stopped $DRAIN_ROWS rows in $DRAIN_WINDOW s: $DRAIN_RATE rows/s; while all $AGENTS still streamed $ALL_ROWS rows in $ALL_WINDOW s: $INGEST_RATE rows/s" >&2
-echo "  CPU from ${RATE_SECONDS}+3 s to the end: $DRAIN_USAGE" >&2
-echo "  PostgreSQL processes: $(postgres_breakdown)" >&2
-echo "  PostgreSQL WAL so far: $(wal_bytes)" >&2
+# A long-running server recycles its WAL segments at each checkpoint; a new one creates and zero-fills a
+# 16 MiB file for every segment it writes (IO/WalInitWrite and the LWLock/WALWrite waits behind it were about
+# a third of the ingest writers' samples in pg_stat_activity on a fresh server). Whichever load came first
+# paid for that and the later ones did not (the psql loads found the ingest's segments recycled): write
+# WAL_WARM_ROWS rows' worth of WAL once (a table created and dropped) and checkpoint, so both find them.
+echo "WAL warm-up: $WAL_WARM_ROWS rows written and dropped..." >&2
+"${PSQL[@]}" -c "CREATE TABLE wal_warm AS SELECT g AS a, g AS b, g AS c, g AS d, g AS e, g AS f
+                 FROM generate_series(1::bigint, $WAL_WARM_ROWS) g; DROP TABLE wal_warm; CHECKPOINT"
+echo "  $(wal_bytes); $(ls "$TMP/postgres/pg_wal" | grep -c '^[0-9A-F]\{24\}$') segment files" >&2
+
+# rate_phase: one unpaced run per agent; appends a line to $TMP/rate-runs:
+# INGEST_RATE ALL_ROWS ALL_WINDOW DRAIN_RATE DRAIN_ROWS DRAIN_WINDOW WHOLE_RATE RATE_ROWS RATE_FRAMES RATE_WINDOW
+# RATE_DROPPED RATE_ID DRAIN_USAGE (the last with spaces)
+rate_phase() {
+    local id a0 c0 p0 a1 c1 p1 usage rows window frames dropped cycles drain_rows drain_window all_rows all_window
+    local whole drain ingest
+    "${PSQL[@]}" -c "CHECKPOINT" # as before each psql load
+    echo "rate phase $1 of $RATE_REPEATS: $AGENTS x ${RATE_SIZE} B for ${RATE_SECONDS} s..." >&2
+    (sleep $((RATE_SECONDS + 3)); usage_snapshot >"$TMP/usage-drain-start") & # the engines have stopped by then
+    id=$(run_experiment "ingest rate $1" "$RATE_SIZE" "$RATE_SECONDS")
+    read -r a1 c1 p1 <<<"$(usage_snapshot)"
+    read -r a0 c0 p0 <"$TMP/usage-drain-start"
+    usage=$(awk -v a0="$a0" -v a1="$a1" -v c0="$c0" -v c1="$c1" -v p0="$p0" -v p1="$p1" \
+        'BEGIN { printf "agents %.1f s, controller %.1f s, PostgreSQL %.1f s", a1 - a0, c1 - c0, p1 - p0 }')
+    # the engines stopped when the last cycle of any run ended: its frame's oldest cycle is at most 100 ms older
+    # "all streaming": from then until the first agent had stored its whole backlog (all still sending)
+    IFS='|' read -r rows window frames dropped cycles drain_rows drain_window all_rows all_window <<<"$("${PSQL[@]}" -c "
+        WITH b AS (SELECT b.run_id, b.rows, b.received_at, to_timestamp(((s.summary->'clock'->>'t0_realtime_ns')::numeric
+                                                                + b.first_end_ns) / 1e9) AS oldest
+                   FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
+                   WHERE b.run_id IN ($(printf "$RUNS_OF" "$id"))),
+             e AS (SELECT max(oldest) + interval '100 milliseconds' AS stopped FROM b),
+             f AS (SELECT min(last) AS first_done FROM (SELECT max(received_at) AS last FROM b GROUP BY run_id) r)
+        SELECT sum(rows), extract(epoch FROM max(received_at) - min(received_at)), count(*),
+               (SELECT sum(dropped) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$id"))),
+               (SELECT sum(cycles) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$id"))),
+               sum(rows) FILTER (WHERE received_at > (SELECT stopped FROM e)),
+               extract(epoch FROM max(received_at) - (SELECT stopped FROM e)),
+               coalesce(sum(rows) FILTER (WHERE received_at > (SELECT stopped FROM e) AND received_at <= (SELECT first_done FROM f)), 0),
+               greatest(extract(epoch FROM (SELECT first_done FROM f) - (SELECT stopped FROM e)), 0)
+        FROM b")"
+    # a record an engine's ring dropped (its agent did not drain it in time) is counted, never stored
+    [ $((rows + dropped)) = "$cycles" ] ||
+        die "stored $rows rows and the rings dropped $dropped, but the engines measured $cycles cycles"
+    whole=$(awk -v r="$rows" -v w="$window" 'BEGIN { printf "%.0f", r / w }')
+    drain=$(awk -v r="$drain_rows" -v w="$drain_window" 'BEGIN { printf "%.0f", r / w }')
+    awk -v w="$all_window" 'BEGIN { exit !(w >= 2) }' ||
+        die "an agent had stored its backlog ${all_window} s after the engines stopped: too short to measure; raise RATE_SECONDS"
+    ingest=$(awk -v r="$all_rows" -v w="$all_window" 'BEGIN { printf "%.0f", r / w }')
+    echo "  stored $rows rows in $window s ($whole rows/s); after the engines stopped $drain_rows rows in $drain_window s: $drain rows/s; while all $AGENTS still streamed $all_rows rows in $all_window s: $ingest rows/s" >&2
+    echo "  CPU from ${RATE_SECONDS}+3 s to the end: $usage" >&2
+    echo "  PostgreSQL processes so far: $(postgres_breakdown)" >&2
+    echo "  PostgreSQL WAL so far: $(wal_bytes)" >&2
+    echo "$ingest $all_rows $all_window $drain $drain_rows $drain_window $whole $rows $frames $window $dropped $id $usage" >>"$TMP/rate-runs"
+}
+for r in $(seq "$RATE_REPEATS"); do
+    rate_phase "$r"
+done
+# the run with the median ingest rate (the lower middle one of an even count) stands for the phase
+INGEST_RATES=$(awk '{ printf "%s ", $1 }' "$TMP/rate-runs")
+read -r INGEST_RATE ALL_ROWS ALL_WINDOW DRAIN_RATE DRAIN_ROWS DRAIN_WINDOW WHOLE_RATE RATE_ROWS RATE_FRAMES RATE_WINDOW \
+    RATE_DROPPED RATE_ID DRAIN_USAGE <<<"$(sort -n -k1,1 "$TMP/rate-runs" | sed -n "$(( (RATE_REPEATS + 1) / 2 ))p")"
+RATE_DROPS=$(awk '{ printf "%s%s", (NR > 1 ? " + " : ""), $11 }' "$TMP/rate-runs")
 echo "  PostgreSQL: $("${PSQL[@]}" -c "SELECT 'sample: ' || autovacuum_count || ' autovacuums, ' || autoanalyze_count
     || ' autoanalyzes; checkpoints: ' || (SELECT num_timed + num_requested FROM pg_stat_checkpointer)
     FROM pg_stat_user_tables WHERE relname = 'sample'")" >&2
@@ -293,7 +326,7 @@ made every hop of a sample wait its turn: p99 1.4 s at 200 cycles/s per agent).
 
 | measure | value | goal | |
 |---|---:|---:|---|
-| **sustained ingest rate while all $AGENTS agents stream their backlogs at once** (engines stopped, until the first agent had stored all of its backlog: $ALL_ROWS rows in ${ALL_WINDOW} s) | **$INGEST_RATE rows/s** | | |
+| **sustained ingest rate while all $AGENTS agents stream their backlogs at once** (engines stopped, until the first agent had stored all of its backlog), median of $RATE_REPEATS rate phases ($INGEST_RATES); that phase: $ALL_ROWS rows in ${ALL_WINDOW} s | **$INGEST_RATE rows/s** | | |
 | the same until the last agent's backlog was stored (the tail: fewer and fewer agents, each with at most 4 frames in flight) ($DRAIN_ROWS rows in ${DRAIN_WINDOW} s) | $DRAIN_RATE rows/s | | |
 | the whole window, engines running for the first ${RATE_SECONDS} s ($RATE_SIZE B messages; $RATE_ROWS rows in $RATE_FRAMES frames over ${RATE_WINDOW} s) | $WHOLE_RATE rows/s | | |
 | psql \`\\copy ... FROM (FORMAT binary)\` of the same rows, one transaction, median of $REPEATS ($psql_rates) | $PSQL_RATE rows/s | | |
@@ -307,12 +340,17 @@ made every hop of a sample wait its turn: p99 1.4 s at 200 cycles/s per agent).
 $H_ROWS
 
 - Every run FINISHED; rows stored + records dropped = cycles the engines measured (checked); records the
-  engines' rings dropped: $RATE_DROPPED (rate phase), $G_DROPPED (latency phases).
+  engines' rings dropped: $RATE_DROPS (rate phases), $G_DROPPED (latency phases).
 - The rate phase's engines produce cycles faster than they can be stored: the agents keep them (memory,
   then their spools). The ratio uses the sustained rate after the engines stopped while all $AGENTS agents
   still stream (until the first one has stored its whole backlog), when the machine runs only the
   agents' streaming, the controller and PostgreSQL — in a lab the engines run on other hosts;
   while they run here, 2 x $AGENTS busy engine threads share the same cores (the whole-window rate).
+- Before the rate phases, ${WAL_WARM_ROWS} rows' worth of WAL is written once and checkpointed: a new server
+  creates and zero-fills a 16 MiB file for every WAL segment it writes, a long-running one recycles them at each
+  checkpoint. Without it the first load paid for that and the later ones did not (IO/WalInitWrite and the
+  WALWrite lock behind it were about a third of the ingest writers' samples in pg_stat_activity, and the
+  psql loads, run after, found the ingest's segments recycled).
 - The latency phase runs first: right after the rate and psql phases the kernel is still writing
   gigabytes back to disk, and every commit's WAL flush waits behind it (seconds).
 - Latency is measured from the stored data: a frame's \`received_at\` is taken just before its ingest
@@ -328,6 +366,6 @@ $H_ROWS
 - machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r); psql $(psql --version | awk '{ print $3 }')
 - Before the measured phases every agent ran $WARMUP_ROUNDS paced warm-up runs of 5 s (agents are long-running
   processes; a fresh JVM compiling its hot paths is not what a lab's agents are doing).
-- regenerate: \`./mvnw -q package -DskipTests && AGENTS=$AGENTS AGENT_NICE=$AGENT_NICE WARMUP_ROUNDS=$WARMUP_ROUNDS RATE_SIZE=$RATE_SIZE RATE_SECONDS=$RATE_SECONDS LAT_SIZE=$LAT_SIZE LAT_RATE=$LAT_RATE LAT_RATE_HIGH=$LAT_RATE_HIGH LAT_SECONDS=$LAT_SECONDS REPEATS=$REPEATS bench/ingest/run.sh\`
+- regenerate: \`./mvnw -q package -DskipTests && AGENTS=$AGENTS AGENT_NICE=$AGENT_NICE WARMUP_ROUNDS=$WARMUP_ROUNDS RATE_SIZE=$RATE_SIZE RATE_SECONDS=$RATE_SECONDS LAT_SIZE=$LAT_SIZE LAT_RATE=$LAT_RATE LAT_RATE_HIGH=$LAT_RATE_HIGH LAT_SECONDS=$LAT_SECONDS REPEATS=$REPEATS RATE_REPEATS=$RATE_REPEATS WAL_WARM_ROWS=$WAL_WARM_ROWS bench/ingest/run.sh\`
 EOF
 cat "$HERE/results.md"
