@@ -1,13 +1,11 @@
 package org.qplab.agent;
 
-import java.net.http.HttpClient;
-import java.net.http.WebSocket;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -25,16 +23,15 @@ import tools.jackson.databind.ObjectMapper;
  * starts again from the top, so a broken link loses nothing (the controller's ingest skips what it
  * already has).
  */
-final class ControllerLink implements WebSocket.Listener {
+final class ControllerLink implements BlockingWebSocket.Listener {
 
     /** Close code the controller uses for a refused token: retrying cannot help. */
     static final int REFUSED = 4401;
-    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
     private final AgentConfig config;
     private final ObjectMapper json;
     private final Map<String, Object> facts;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final Outbox outbox;
     /** The controller installation that assigned each run still in the outbox or on the engine. */
     private final Map<Long, String> runOwners = new ConcurrentHashMap<>();
@@ -46,12 +43,11 @@ final class ControllerLink implements WebSocket.Listener {
     private volatile long lastHeard = System.nanoTime();
     private final Object sendLock = new Object();
     private final Object outboxSignal = new Object();
-    private final StringBuilder partial = new StringBuilder();
     private Consumer<AgentMessage> handler = m -> { };
     private LongSupplier currentRun = () -> -1;
     private LongSupplier preparedRun = () -> -1;
 
-    private volatile WebSocket socket;
+    private volatile BlockingWebSocket socket;
     private volatile boolean registered;
     private final java.util.concurrent.atomic.AtomicLong runsEnded = new java.util.concurrent.atomic.AtomicLong();
     private volatile CompletableFuture<Integer> closed = new CompletableFuture<>();
@@ -83,14 +79,16 @@ final class ControllerLink implements WebSocket.Listener {
             try {
                 closed = new CompletableFuture<>();
                 registered = false;
-                http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10))
-                        .buildAsync(config.controller(), this).join();
+                BlockingWebSocket ws = BlockingWebSocket.connect(config.controller(), CONNECT_TIMEOUT, this);
+                if (onOpen(ws)) {
+                    ws.startReading("qplab-link-reader");
+                }
                 int code = closed.join();
                 if (code == REFUSED) {
                     return 2;
                 }
                 backoffMs = 500;
-            } catch (RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 Log.info("cannot reach the controller at " + config.controller() + ": " + rootMessage(e)
                         + "; retrying in " + backoffMs + " ms");
             }
@@ -171,19 +169,21 @@ final class ControllerLink implements WebSocket.Listener {
         }
     }
 
+    /** Sends on the current link; a send blocked on a dead link ends when the watchdog aborts the link. */
     private boolean trySend(Object item) {
         synchronized (sendLock) {
-            WebSocket ws = socket;
+            BlockingWebSocket ws = socket;
             if (ws == null) {
                 return false;
             }
             try {
-                CompletableFuture<WebSocket> sent = item instanceof SampleFrame frame
-                        ? ws.sendBinary(frame.encode(), true)
-                        : ws.sendText(json.writeValueAsString(item), true);
-                sent.get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                if (item instanceof SampleFrame frame) {
+                    ws.sendBinary(frame.encode());
+                } else {
+                    ws.sendText(json.writeValueAsBytes(item));
+                }
                 return true;
-            } catch (Exception e) {
+            } catch (IOException | RuntimeException e) {
                 ws.abort();
                 if (socket == ws) { // else the watchdog gave up on this link already
                     Log.info("link to controller broke while sending (" + rootMessage(e) + "); will replay after reconnect");
@@ -201,7 +201,7 @@ final class ControllerLink implements WebSocket.Listener {
      * pings every second whatever it is doing. Abort it; the connect loop reconnects and the outbox replays.
      */
     private void checkLink() {
-        WebSocket ws = socket;
+        BlockingWebSocket ws = socket;
         long silentMs = (System.nanoTime() - lastHeard) / 1_000_000;
         long limitMs = Math.max(3 * config.heartbeat().toMillis(), 3000);
         if (ws != null && silentMs > limitMs) {
@@ -221,8 +221,8 @@ final class ControllerLink implements WebSocket.Listener {
         }
     }
 
-    @Override
-    public void onOpen(WebSocket webSocket) {
+    /** Registers on a new link: sends hello; whether it went out. */
+    private boolean onOpen(BlockingWebSocket webSocket) {
         lastHeard = System.nanoTime();
         socket = webSocket;
         long current = currentRun.getAsLong();
@@ -236,88 +236,69 @@ final class ControllerLink implements WebSocket.Listener {
         }
         var hello = new AgentMessage.Hello(config.agentId(), config.token(), facts, current < 0 ? null : current,
                 List.copyOf(known), prepared < 0 ? null : prepared);
-        if (!trySend(hello)) {
-            return;
-        }
-        webSocket.request(1);
+        return trySend(hello);
     }
 
     @Override
-    public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+    public void onText(BlockingWebSocket webSocket, String text) {
         lastHeard = System.nanoTime();
-        partial.append(data);
-        if (last) {
-            String text = partial.toString();
-            partial.setLength(0);
-            AgentMessage message = json.readValue(text, AgentMessage.class);
-            if (message instanceof AgentMessage.Welcome w) {
-                if (w.installation() != null) {
-                    installation = w.installation();
-                    int aside = outbox.keepOnly(w.installation());
-                    if (aside > 0) {
-                        Log.info(aside + " unacknowledged frames and run ends belong to another controller installation "
-                                + "than " + w.installation() + " (its database was replaced, or this agent moved): "
-                                + "not replayed, kept under the spool's undeliverable/ directory");
-                    }
+        AgentMessage message = json.readValue(text, AgentMessage.class);
+        if (message instanceof AgentMessage.Welcome w) {
+            if (w.installation() != null) {
+                installation = w.installation();
+                int aside = outbox.keepOnly(w.installation());
+                if (aside > 0) {
+                    Log.info(aside + " unacknowledged frames and run ends belong to another controller installation "
+                            + "than " + w.installation() + " (its database was replaced, or this agent moved): "
+                            + "not replayed, kept under the spool's undeliverable/ directory");
                 }
-                Log.info("registered with " + config.controller() + " as " + w.agentId()
-                        + (outbox.isEmpty() ? "" : "; replaying " + outbox.size() + " unacknowledged frames and run ends"));
-                synchronized (outboxSignal) {
-                    connection++;
-                    lastSent = null;
-                    registered = true;
-                    outboxSignal.notifyAll();
-                }
-            } else if (message instanceof AgentMessage.BatchAck ack) {
-                outbox.ack(new Outbox.Key(ack.runId(), ack.seq()));
-            } else if (message instanceof AgentMessage.RunRecorded r) {
-                outbox.ack(new Outbox.Key(r.runId(), Outbox.RUN_END));
-                runOwners.remove(r.runId());
-            } else {
-                if (message instanceof AgentMessage.AssignRun a) {
-                    runOwners.put(a.runId(), installation);
-                } else if (message instanceof AgentMessage.PrepareRun p) {
-                    runOwners.put(p.runId(), installation);
-                }
-                handler.accept(message);
             }
+            Log.info("registered with " + config.controller() + " as " + w.agentId()
+                    + (outbox.isEmpty() ? "" : "; replaying " + outbox.size() + " unacknowledged frames and run ends"));
+            synchronized (outboxSignal) {
+                connection++;
+                lastSent = null;
+                registered = true;
+                outboxSignal.notifyAll();
+            }
+        } else if (message instanceof AgentMessage.BatchAck ack) {
+            outbox.ack(new Outbox.Key(ack.runId(), ack.seq()));
+        } else if (message instanceof AgentMessage.RunRecorded r) {
+            outbox.ack(new Outbox.Key(r.runId(), Outbox.RUN_END));
+            runOwners.remove(r.runId());
+        } else {
+            if (message instanceof AgentMessage.AssignRun a) {
+                runOwners.put(a.runId(), installation);
+            } else if (message instanceof AgentMessage.PrepareRun p) {
+                runOwners.put(p.runId(), installation);
+            }
+            handler.accept(message);
         }
-        webSocket.request(1);
-        return null;
     }
 
     @Override
-    public CompletionStage<?> onPing(WebSocket webSocket, java.nio.ByteBuffer message) {
+    public void onPing(BlockingWebSocket webSocket) {
         lastHeard = System.nanoTime();
-        webSocket.request(1);
-        return null; // the client answers with a pong itself
     }
 
     @Override
-    public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+    public void onClosed(BlockingWebSocket webSocket, int statusCode, String reason, Throwable error) {
         if (webSocket != socket) {
-            return null; // a link already given up
+            return; // a link already given up
         }
         registered = false;
         socket = null;
+        if (error != null) {
+            Log.info("link to controller failed: " + rootMessage(error) + "; reconnecting");
+            closed.complete(-1);
+            return;
+        }
         if (statusCode == REFUSED) {
             Log.info("the controller refused this agent: " + reason);
         } else {
             Log.info("controller closed the link (" + statusCode + " " + reason + "); reconnecting");
         }
         closed.complete(statusCode);
-        return null;
-    }
-
-    @Override
-    public void onError(WebSocket webSocket, Throwable error) {
-        if (webSocket != socket) {
-            return; // a link already given up
-        }
-        registered = false;
-        socket = null;
-        Log.info("link to controller failed: " + rootMessage(error) + "; reconnecting");
-        closed.complete(-1);
     }
 
     private static Thread daemon(Runnable body, String name) {
