@@ -81,6 +81,12 @@ final class BlockingWebSocket {
      * upgrade.
      */
     static BlockingWebSocket connect(URI uri, Duration timeout, Listener listener) throws IOException {
+        return connect(uri, timeout, listener, (SSLSocketFactory) SSLSocketFactory.getDefault());
+    }
+
+    /** The same with the given TLS socket factory for wss:// (its trust decides which servers are believed). */
+    static BlockingWebSocket connect(URI uri, Duration timeout, Listener listener, SSLSocketFactory tlsFactory)
+            throws IOException {
         boolean tls = "wss".equalsIgnoreCase(uri.getScheme());
         if (!tls && !"ws".equalsIgnoreCase(uri.getScheme())) {
             throw new IllegalArgumentException("not a ws:// or wss:// URL: " + uri);
@@ -95,7 +101,7 @@ final class BlockingWebSocket {
             raw.setSoTimeout(timeoutMs); // the handshake only
             Socket socket = raw;
             if (tls) {
-                SSLSocket ssl = (SSLSocket) ((SSLSocketFactory) SSLSocketFactory.getDefault()).createSocket(raw, host, port, true);
+                SSLSocket ssl = (SSLSocket) tlsFactory.createSocket(raw, host, port, true);
                 SSLParameters parameters = ssl.getSSLParameters();
                 parameters.setEndpointIdentificationAlgorithm("HTTPS");
                 ssl.setSSLParameters(parameters);

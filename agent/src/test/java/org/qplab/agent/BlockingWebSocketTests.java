@@ -13,6 +13,9 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -21,9 +24,14 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The agent's WebSocket client against a server written from RFC 6455 here (loopback): what the server reads is
@@ -173,6 +181,63 @@ class BlockingWebSocketTests {
         answer.start();
         assertThatThrownBy(this::connect).isInstanceOf(IOException.class).hasMessageContaining("Sec-WebSocket-Accept");
         answer.join(10_000);
+    }
+
+    @Test
+    void wssChecksTheServersCertificateAndHostName(@TempDir Path dir) throws Exception {
+        Path keystore = dir.resolve("server.p12");
+        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=qplab test",
+                "-ext", "san=ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12", "-keystore", keystore.toString(),
+                "-storepass", "changeit", "-keypass", "changeit").redirectErrorStream(true).start();
+        assertThat(keytool.waitFor(60, TimeUnit.SECONDS) && keytool.exitValue() == 0)
+                .as("keytool: %s", new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isTrue();
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(keystore)) {
+            ks.load(in, "changeit".toCharArray());
+        }
+        KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        keys.init(ks, "changeit".toCharArray());
+        SSLContext serverTls = SSLContext.getInstance("TLS");
+        serverTls.init(keys.getKeyManagers(), null, null);
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(ks);
+        SSLContext clientTls = SSLContext.getInstance("TLS");
+        clientTls.init(null, trust.getTrustManagers(), null);
+
+        try (ServerSocket tls = serverTls.getServerSocketFactory().createServerSocket(0, 4, InetAddress.getLoopbackAddress())) {
+            tls.setSoTimeout(10_000);
+            int port = tls.getLocalPort();
+            BlockingQueue<String> received = new LinkedBlockingQueue<>();
+            Thread serve = new Thread(() -> {
+                for (int i = 0; i < 3; i++) {
+                    try (Socket peer = tls.accept()) {
+                        upgrade(peer);
+                        received.add(new String(readClientFrame(new DataInputStream(peer.getInputStream())).payload,
+                                StandardCharsets.UTF_8));
+                    } catch (IOException e) {
+                        received.add("server: " + e.getClass().getSimpleName());
+                    }
+                }
+            });
+            serve.start();
+
+            BlockingWebSocket ws = BlockingWebSocket.connect(URI.create("wss://127.0.0.1:" + port + "/agent"),
+                    Duration.ofSeconds(10), listener, clientTls.getSocketFactory());
+            ws.sendText("over TLS".getBytes(StandardCharsets.UTF_8));
+            assertThat(received.poll(10, TimeUnit.SECONDS)).isEqualTo("over TLS");
+            ws.abort();
+
+            assertThatThrownBy(() -> BlockingWebSocket.connect(URI.create("wss://127.0.0.1:" + port + "/agent"),
+                    Duration.ofSeconds(10), listener)).as("the JDK's trust store does not know the test certificate")
+                    .isInstanceOf(SSLHandshakeException.class);
+            assertThat(received.poll(10, TimeUnit.SECONDS)).startsWith("server: ");
+            assertThatThrownBy(() -> BlockingWebSocket.connect(URI.create("wss://localhost:" + port + "/agent"),
+                    Duration.ofSeconds(10), listener, clientTls.getSocketFactory()))
+                    .as("a trusted certificate for 127.0.0.1 does not name localhost")
+                    .isInstanceOf(SSLHandshakeException.class).hasMessageContaining("localhost");
+            serve.join(10_000);
+        }
     }
 
     private BlockingWebSocket connect() throws IOException {
