@@ -10,12 +10,12 @@
 #             all agents stream their backlog at once and the controller ingests at its capacity. Ingest
 #             rate = rows stored after the last engine stopped while all agents still stream (until the
 #             first has stored its whole backlog) / that time (the tail and the whole window are reported too).
-#             RATE_REPEATS times (a checkpoint before each); the run with the median ingest rate stands.
+#             RATE_REPEATS times (`sample` truncated and a checkpoint before each); the median ingest rate stands.
 #             Before it, WAL_WARM_ROWS rows' worth of WAL written once, so that neither load pays for creating
 #             the server's WAL segment files (see below).
 #   psql    — the rows the rate phase stored, exported with COPY TO (binary) and loaded back with
 #             psql's \copy FROM (binary, one transaction) into a table like `sample` (same BRIN index),
-#             REPEATS times; the median rate. The rows are those of the median rate run. Ratio = ingest rate / psql rate (goal >= 0.8).
+#             REPEATS times; the median rate. The rows are those of the last rate phase. Ratio = ingest rate / psql rate (goal >= 0.8).
 #   latency — first, after the warm-up: LAT_SIZE-byte messages for LAT_SECONDS, each engine paced at
 #             LAT_RATE cycles/s (rate_limit), then again at LAT_RATE_HIGH (reported beside, no goal); per stored frame, latency = when its rows became visible (sample_batch.received_at,
 #             just before commit) - when its oldest cycle ended (the run's t0_realtime_ns + first_end_ns).
@@ -238,7 +238,8 @@ echo "  $(wal_bytes); $(ls "$TMP/postgres/pg_wal" | grep -c '^[0-9A-F]\{24\}$') 
 rate_phase() {
     local id a0 c0 p0 a1 c1 p1 usage rows window frames dropped cycles drain_rows drain_window all_rows all_window
     local whole drain ingest
-    "${PSQL[@]}" -c "CHECKPOINT" # as before each psql load
+    # only the last phase's rows are kept (for the psql loads): each phase stores up to ~13 GB
+    "${PSQL[@]}" -c "TRUNCATE sample; CHECKPOINT" # as before each psql load
     echo "rate phase $1 of $RATE_REPEATS: $AGENTS x ${RATE_SIZE} B for ${RATE_SECONDS} s..." >&2
     (sleep $((RATE_SECONDS + 3)); usage_snapshot >"$TMP/usage-drain-start") & # the engines have stopped by then
     id=$(run_experiment "ingest rate $1" "$RATE_SIZE" "$RATE_SECONDS")
@@ -289,9 +290,12 @@ echo "  PostgreSQL: $("${PSQL[@]}" -c "SELECT 'sample: ' || autovacuum_count || 
     || ' autoanalyzes; checkpoints: ' || (SELECT num_timed + num_requested FROM pg_stat_checkpointer)
     FROM pg_stat_user_tables WHERE relname = 'sample'")" >&2
 
-echo "psql phase: the same rows through psql's \\copy, $REPEATS times..." >&2
+echo "psql phase: the last rate phase's rows through psql's \\copy, $REPEATS times..." >&2
+LAST_ID=$(awk 'END { print $12 }' "$TMP/rate-runs")
+PSQL_ROWS=$(awk 'END { print $8 }' "$TMP/rate-runs")
 "${PSQL[@]}" -c "\\copy (SELECT run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors FROM sample
-    WHERE run_id IN ($(printf "$RUNS_OF" "$RATE_ID"))) TO '$TMP/rows.bin' WITH (FORMAT binary)"
+    WHERE run_id IN ($(printf "$RUNS_OF" "$LAST_ID"))) TO '$TMP/rows.bin' WITH (FORMAT binary)"
+"${PSQL[@]}" -c "TRUNCATE sample" # the disk they take, for the copies
 "${PSQL[@]}" -c "CREATE TABLE sample_copy (LIKE sample INCLUDING ALL)"
 psql_rates=""
 P_BEFORE=$(cpu_seconds $(postgres_pids))
@@ -301,7 +305,7 @@ for r in $(seq "$REPEATS"); do
     "${PSQL[@]}" -c "\\copy sample_copy (run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors) FROM '$TMP/rows.bin' WITH (FORMAT binary)"
     t1=$(date +%s.%N)
     n=$("${PSQL[@]}" -c "SELECT count(*) FROM sample_copy")
-    [ "$n" = "$RATE_ROWS" ] || die "psql loaded $n rows, expected $RATE_ROWS"
+    [ "$n" = "$PSQL_ROWS" ] || die "psql loaded $n rows, expected $PSQL_ROWS"
     rate=$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')
     psql_rates+="$rate "
     echo "  psql run $r: $rate rows/s" >&2
@@ -321,15 +325,16 @@ One controller (\`qplab-controller.jar\`, its embedded PostgreSQL with default s
 $AGENTS agent processes (\`nice -n $AGENT_NICE java -Xmx256m -jar qplab-agent.jar\`) on this machine's loopback, each running one tcp loopback run at the same time;
 every cycle of every run is one row in \`sample\`. All on one $(nproc)-core machine: the $AGENTS agent JVMs,
 their engines, the controller and PostgreSQL share the same cores. The agents stand in for other hosts:
-niced, they get the CPU the controller and PostgreSQL leave (un-niced, ~70 runnable threads on 2 cores
-made every hop of a sample wait its turn: p99 1.4 s at 200 cycles/s per agent).
+niced, they get the CPU the controller and PostgreSQL leave (un-niced, with the JDK's WebSocket client the
+agents had then, ~70 runnable threads on 2 cores made every hop of a sample wait its turn: p99 1.4 s at 200
+cycles/s per agent).
 
 | measure | value | goal | |
 |---|---:|---:|---|
 | **sustained ingest rate while all $AGENTS agents stream their backlogs at once** (engines stopped, until the first agent had stored all of its backlog), median of $RATE_REPEATS rate phases ($INGEST_RATES); that phase: $ALL_ROWS rows in ${ALL_WINDOW} s | **$INGEST_RATE rows/s** | | |
 | the same until the last agent's backlog was stored (the tail: fewer and fewer agents, each with at most 4 frames in flight) ($DRAIN_ROWS rows in ${DRAIN_WINDOW} s) | $DRAIN_RATE rows/s | | |
 | the whole window, engines running for the first ${RATE_SECONDS} s ($RATE_SIZE B messages; $RATE_ROWS rows in $RATE_FRAMES frames over ${RATE_WINDOW} s) | $WHOLE_RATE rows/s | | |
-| psql \`\\copy ... FROM (FORMAT binary)\` of the same rows, one transaction, median of $REPEATS ($psql_rates) | $PSQL_RATE rows/s | | |
+| psql \`\\copy ... FROM (FORMAT binary)\` of the last rate phase's rows ($PSQL_ROWS), one transaction, median of $REPEATS ($psql_rates) | $PSQL_RATE rows/s | | |
 | **ratio ingest / psql** | **$RATIO** | ≥ 0.8 | $(verdict "$RATIO" 0.8 ge) |
 | CPU used while the agents drained (from ${RATE_SECONDS} + 3 s to the end) | $DRAIN_USAGE | | |
 | CPU PostgreSQL used per psql load | $PSQL_CPU s | | |
@@ -346,6 +351,9 @@ $H_ROWS
   still stream (until the first one has stored its whole backlog), when the machine runs only the
   agents' streaming, the controller and PostgreSQL — in a lab the engines run on other hosts;
   while they run here, 2 x $AGENTS busy engine threads share the same cores (the whole-window rate).
+- The ingest can beat psql: its \`qplab.ingest.writers\` (2) each run their own COPY, so PostgreSQL
+  inserts on both cores at once; psql's one \`\\copy\` is one backend. Each rate phase starts on an empty
+  \`sample\` table (the previous phase's rows truncated, for disk space), as each psql load does.
 - Before the rate phases, ${WAL_WARM_ROWS} rows' worth of WAL is written once and checkpointed: a new server
   creates and zero-fills a 16 MiB file for every WAL segment it writes, a long-running one recycles them at each
   checkpoint. Without it the first load paid for that and the later ones did not (IO/WalInitWrite and the
@@ -356,11 +364,13 @@ $H_ROWS
 - Latency is measured from the stored data: a frame's \`received_at\` is taken just before its ingest
   transaction commits; its oldest cycle's end is the run's \`t0_realtime_ns\` + \`first_end_ns\`; each
   frame's cycles all count at that oldest one's latency.
-- Where the latency goes (\`LATENCY_ONLY=1\` prints it per second): the slowest frames are those of the
-  first seconds, while the $AGENTS runs start together; with 2 warm-up rounds they waited up to 1.9 s
-  (p99 1.7 s), with 4 up to 1.06 s (p99 0.68 s): warmer agents, less of it. At 1000
-  cycles/s per agent the $AGENTS agents and their engines alone keep both cores busy, and the
-  latency comes and goes in waves of seconds.
+- Where the latency goes (\`LATENCY_ONLY=1\` prints it per second): an agent sends a frame when its oldest
+  record is 100 ms old (or the frame is full), so at 200 cycles/s nearly all of the median is that wait.
+  With the JDK's java.net.http WebSocket client the agents had before, the agents' threads kept both cores
+  busy (over 10 s of this phase: the client's selector and worker threads 3.9 s of CPU, the engines' sender
+  threads 2.3 s, the JIT compilers 3.0 s) and the latency came in waves up to ~1 s (p99 0.78-0.94 s in three
+  runs, 0.34 s in one); with the agent's own client, p99 0.15-0.16 s. At 1000 cycles/s per agent the
+  $AGENTS agents and their engines alone still keep both cores busy, and the latency comes and goes in waves.
 
 - date: $(date -u '+%Y-%m-%d %H:%M UTC')
 - machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r); psql $(psql --version | awk '{ print $3 }')
