@@ -91,7 +91,11 @@ final class BlockingWebSocket {
         if (!tls && !"ws".equalsIgnoreCase(uri.getScheme())) {
             throw new IllegalArgumentException("not a ws:// or wss:// URL: " + uri);
         }
-        String host = uri.getHost();
+        if (uri.getHost() == null) {
+            throw new IllegalArgumentException("no host in " + uri);
+        }
+        String hostHeader = uri.getHost(); // an IPv6 literal keeps its brackets here
+        String host = hostHeader.startsWith("[") ? hostHeader.substring(1, hostHeader.length() - 1) : hostHeader;
         int port = uri.getPort() != -1 ? uri.getPort() : tls ? 443 : 80;
         int timeoutMs = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
         Socket raw = new Socket();
@@ -109,7 +113,7 @@ final class BlockingWebSocket {
                 socket = ssl;
             }
             InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
-            handshake(uri, host, port, tls, socket.getOutputStream(), in);
+            handshake(uri, hostHeader, port, tls, socket.getOutputStream(), in);
             raw.setSoTimeout(0);
             return new BlockingWebSocket(raw, socket, in, listener);
         } catch (IOException | RuntimeException e) {
@@ -118,7 +122,7 @@ final class BlockingWebSocket {
         }
     }
 
-    private static void handshake(URI uri, String host, int port, boolean tls, OutputStream out, InputStream in)
+    private static void handshake(URI uri, String hostHeader, int port, boolean tls, OutputStream out, InputStream in)
             throws IOException {
         byte[] nonce = new byte[16];
         ThreadLocalRandom.current().nextBytes(nonce);
@@ -127,7 +131,7 @@ final class BlockingWebSocket {
                 + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
         boolean defaultPort = port == (tls ? 443 : 80);
         String request = "GET " + path + " HTTP/1.1\r\n"
-                + "Host: " + (host.contains(":") ? "[" + host + "]" : host) + (defaultPort ? "" : ":" + port) + "\r\n"
+                + "Host: " + hostHeader + (defaultPort ? "" : ":" + port) + "\r\n"
                 + "Upgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: " + key + "\r\nSec-WebSocket-Version: 13\r\n\r\n";
         out.write(request.getBytes(StandardCharsets.US_ASCII));

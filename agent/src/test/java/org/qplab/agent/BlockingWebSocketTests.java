@@ -29,6 +29,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -149,6 +150,32 @@ class BlockingWebSocketTests {
         }
         Object closed = events.stream().filter(e -> e.toString().startsWith("failed:")).findFirst().orElse(null);
         assertThat(closed).as("the reader reports the end").isNotNull();
+    }
+
+    @Test
+    void anIpv6LiteralIsConnectedToAndNamedInBracketsInTheHostHeader() throws Exception {
+        ServerSocket v6;
+        try {
+            v6 = new ServerSocket(0, 1, InetAddress.getByName("::1"));
+        } catch (IOException e) {
+            Assumptions.abort("no IPv6 loopback on this machine: " + e.getMessage());
+            return;
+        }
+        try (v6) {
+            v6.setSoTimeout(10_000);
+            URI uri = URI.create("ws://[::1]:" + v6.getLocalPort() + "/agent");
+            CompletableFuture<BlockingWebSocket> connecting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return BlockingWebSocket.connect(uri, Duration.ofSeconds(10), listener);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            try (Socket peer = v6.accept()) {
+                assertThat(upgrade(peer)).contains("\r\nHost: [::1]:" + v6.getLocalPort() + "\r\n");
+                connecting.get(10, TimeUnit.SECONDS).abort();
+            }
+        }
     }
 
     @Test
