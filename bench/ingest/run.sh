@@ -234,7 +234,7 @@ echo "  $(wal_bytes); $(ls "$TMP/postgres/pg_wal" | grep -c '^[0-9A-F]\{24\}$') 
 
 # rate_phase: one unpaced run per agent; appends a line to $TMP/rate-runs:
 # INGEST_RATE ALL_ROWS ALL_WINDOW DRAIN_RATE DRAIN_ROWS DRAIN_WINDOW WHOLE_RATE RATE_ROWS RATE_FRAMES RATE_WINDOW
-# RATE_DROPPED RATE_ID DRAIN_USAGE (the last with spaces)
+# RATE_DROPPED RATE_ID DRAIN_USAGE (the last with spaces; the two before it are not needed for the median run)
 rate_phase() {
     local id a0 c0 p0 a1 c1 p1 usage rows window frames dropped cycles drain_rows drain_window all_rows all_window
     local whole drain ingest
@@ -284,7 +284,7 @@ done
 # the run with the median ingest rate (the lower middle one of an even count) stands for the phase
 INGEST_RATES=$(awk '{ printf "%s ", $1 }' "$TMP/rate-runs")
 read -r INGEST_RATE ALL_ROWS ALL_WINDOW DRAIN_RATE DRAIN_ROWS DRAIN_WINDOW WHOLE_RATE RATE_ROWS RATE_FRAMES RATE_WINDOW \
-    RATE_DROPPED RATE_ID DRAIN_USAGE <<<"$(sort -n -k1,1 "$TMP/rate-runs" | sed -n "$(( (RATE_REPEATS + 1) / 2 ))p")"
+    _ _ DRAIN_USAGE <<<"$(sort -n -k1,1 "$TMP/rate-runs" | sed -n "$(( (RATE_REPEATS + 1) / 2 ))p")"
 RATE_DROPS=$(awk '{ printf "%s%s", (NR > 1 ? " + " : ""), $11 }' "$TMP/rate-runs")
 echo "  PostgreSQL: $("${PSQL[@]}" -c "SELECT 'sample: ' || autovacuum_count || ' autovacuums, ' || autoanalyze_count
     || ' autoanalyzes; checkpoints: ' || (SELECT num_timed + num_requested FROM pg_stat_checkpointer)

@@ -81,10 +81,13 @@ final class BlockingWebSocket {
      * upgrade.
      */
     static BlockingWebSocket connect(URI uri, Duration timeout, Listener listener) throws IOException {
-        return connect(uri, timeout, listener, (SSLSocketFactory) SSLSocketFactory.getDefault());
+        return connect(uri, timeout, listener, null);
     }
 
-    /** The same with the given TLS socket factory for wss:// (its trust decides which servers are believed). */
+    /**
+     * The same with the given TLS socket factory for wss:// (its trust decides which servers are believed); null:
+     * the JDK's default, loaded only for a wss:// URL.
+     */
     static BlockingWebSocket connect(URI uri, Duration timeout, Listener listener, SSLSocketFactory tlsFactory)
             throws IOException {
         boolean tls = "wss".equalsIgnoreCase(uri.getScheme());
@@ -105,7 +108,8 @@ final class BlockingWebSocket {
             raw.setSoTimeout(timeoutMs); // the handshake only
             Socket socket = raw;
             if (tls) {
-                SSLSocket ssl = (SSLSocket) tlsFactory.createSocket(raw, host, port, true);
+                SSLSocketFactory factory = tlsFactory != null ? tlsFactory : (SSLSocketFactory) SSLSocketFactory.getDefault();
+                SSLSocket ssl = (SSLSocket) factory.createSocket(raw, host, port, true);
                 SSLParameters parameters = ssl.getSSLParameters();
                 parameters.setEndpointIdentificationAlgorithm("HTTPS");
                 ssl.setSSLParameters(parameters);
