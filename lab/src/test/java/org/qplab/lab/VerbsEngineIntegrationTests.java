@@ -114,6 +114,25 @@ class VerbsEngineIntegrationTests {
         assertReliableRun(pair(lab, "-R --op=write -q 2 -s 8192 -n 100 --verify"), 1, 2, 100, 8192);
     }
 
+    /**
+     * The lab's own robustness: with virtio's default notification suppression, this load stopped a
+     * VM's eth1 from transmitting for good within two or three such runs (lab/README.md, "eth1 stalls");
+     * every verbs run across it then waited forever.
+     */
+    @Test
+    void sustainedLoadKeepsTheRdmaLinkTransmitting(SoftRoceLab lab) throws Exception {
+        for (int round = 1; round <= 2; round++) {
+            Pair run = pair(lab, "--op=write -s 4096 --threads=2 -q 16 -t 8 -D 20");
+            assertThat(run.client().get("status")).as("round %d: %s", round, run.client().get("error")).isEqualTo("ok");
+            assertThat(run.clientLong("errors")).as("completions with an error").isZero();
+            assertThat(run.clientLong("cycles")).as("cycles in 20 s").isPositive();
+        }
+        for (int vm = SERVER; vm <= CLIENT; vm++) {
+            CommandResult dmesg = lab.ssh(vm, TIMEOUT, "dmesg");
+            assertThat(dmesg.stdout()).as("vm%d's kernel log", vm).doesNotContain("NETDEV WATCHDOG");
+        }
+    }
+
     @Test
     void whatRxeCannotDoIsRefusedBeforeAnythingRunsNamingTheLimit(SoftRoceLab lab) throws Exception {
         CommandResult xrc = lab.ssh(CLIENT, TIMEOUT, qpbench() + " --provider=verbs -c XRC -s 4096 -n 10");
