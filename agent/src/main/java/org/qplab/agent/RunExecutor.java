@@ -37,6 +37,8 @@ final class RunExecutor {
     private volatile long currentRunId = -1;
     private volatile EngineSession current;
     private final Set<Long> cancelledBeforeStart = ConcurrentHashMap.newKeySet();
+    /** Whether the engine thread is stuck in a run that does not stop or a teardown that does not return. */
+    private final EngineWatch watch = new EngineWatch();
     /** The data address a tcp server side listens on (see {@link AgentConfig#dataAddress()}). */
     private final Supplier<String> dataAddress;
     /** --data-address when given: also where a verbs server's control socket listens (else its RoCE address). */
@@ -63,9 +65,13 @@ final class RunExecutor {
 
     void handle(AgentMessage message) {
         if (message instanceof AgentMessage.AssignRun assign) {
-            engineThread.execute(() -> execute(assign.runId(), assign.spec()));
+            if (!refusedWhileStuck(assign.runId())) {
+                engineThread.execute(() -> execute(assign.runId(), assign.spec()));
+            }
         } else if (message instanceof AgentMessage.PrepareRun prepare) {
-            engineThread.execute(() -> prepare(prepare.runId(), prepare.spec()));
+            if (!refusedWhileStuck(prepare.runId())) {
+                engineThread.execute(() -> prepare(prepare.runId(), prepare.spec()));
+            }
         } else if (message instanceof AgentMessage.ConnectRun connect) {
             engineThread.execute(() -> connect(connect.runId(), connect.peerEndpoint()));
         } else if (message instanceof AgentMessage.StartRun start) {
@@ -74,6 +80,7 @@ final class RunExecutor {
             EngineSession session = current;
             if (session != null && currentRunId == cancel.runId()) {
                 Log.info("run " + cancel.runId() + ": cancel requested");
+                watch.stopRequested(cancel.runId());
                 session.stop();
             } else {
                 // assigned or prepared, waiting for the engine thread: dropped when it gets there
@@ -82,6 +89,29 @@ final class RunExecutor {
             }
         } else {
             Log.info("ignoring unexpected message " + message.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * A new run while the engine thread is stuck would wait behind it for good: it fails at once instead,
+     * not to be retried here (the agent needs a restart).
+     */
+    private boolean refusedWhileStuck(long runId) {
+        String stuck = watch.stuck();
+        if (stuck == null) {
+            return false;
+        }
+        link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, stuck, 0, false));
+        return true;
+    }
+
+    /** Destroys a session on the engine thread, watched: a teardown may not return (see {@link EngineWatch}). */
+    private void closeWatched(long runId, EngineSession session) {
+        watch.tearingDown(runId);
+        try {
+            session.close();
+        } finally {
+            watch.idle();
         }
     }
 
@@ -135,8 +165,10 @@ final class RunExecutor {
         currentRunId = runId; // before it stops being prepared: a hello in between still names it
         prepared = null;
         preparedRunId = -1;
-        try (session) {
+        try {
             run(runId, session);
+        } finally {
+            closeWatched(runId, session);
         }
     }
 
@@ -161,7 +193,7 @@ final class RunExecutor {
     private void closePrepared(String why) {
         if (prepared != null) {
             Log.info("run " + preparedRunId + ": dropping its prepared session (" + why + ")");
-            prepared.close();
+            closeWatched(preparedRunId, prepared);
             prepared = null;
             preparedRunId = -1;
         }
@@ -177,8 +209,13 @@ final class RunExecutor {
         Map<String, Object> spec = new LinkedHashMap<>(params);
         spec.putIfAbsent("role", "loopback");
         Log.info("run " + runId + ": starting " + spec);
-        try (EngineSession session = EngineSession.create(json.writeValueAsString(spec))) {
-            run(runId, session);
+        try {
+            EngineSession session = EngineSession.create(json.writeValueAsString(spec));
+            try {
+                run(runId, session);
+            } finally {
+                closeWatched(runId, session);
+            }
         } catch (EngineException | IllegalStateException e) {
             Log.info("run " + runId + ": failed: " + e.getMessage());
             link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), 0, retryable(e)));
