@@ -8,14 +8,17 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The agent's health and metrics over HTTP (--health-port; off unless given), for a process
  * supervisor, a container's probes and Prometheus:
  * <ul>
  *   <li>GET /health/liveness — 200 while the process serves requests;</li>
- *   <li>GET /health/readiness and /health — 200 when registered with the controller, else 503;</li>
+ *   <li>GET /health/readiness and /health — 200 when registered with the controller and the engine is
+ *       not stuck (see EngineWatch; "engine" says why), else 503;</li>
  *   <li>GET /metrics — Prometheus text: qplab_agent_connected, qplab_agent_running (the run id or -1),
+ *       qplab_agent_engine_stuck (1 while the engine takes no run until the agent restarts),
  *       qplab_agent_spool_entries (sample frames and run ends kept until the controller acknowledges
  *       them), qplab_agent_spool_bytes{where="memory"|"disk"}, qplab_agent_spooled_frames_total (frames
  *       that went to disk because memory was full), qplab_agent_runs_total.</li>
@@ -29,6 +32,9 @@ final class AgentHealth implements AutoCloseable {
         boolean registered();
 
         long currentRunId();
+
+        /** Why the engine takes no run (see EngineWatch), or null. */
+        String engineStuck();
 
         int spooled();
 
@@ -55,14 +61,19 @@ final class AgentHealth implements AutoCloseable {
         server.createContext("/health/liveness", ex -> reply(ex, 200, "application/json",
                 "{\"status\":\"UP\",\"agent\":\"" + agentId + "\"}\n"));
         server.createContext("/health", ex -> {
-            boolean up = state.registered();
+            boolean registered = state.registered();
+            String stuck = state.engineStuck();
+            boolean up = registered && stuck == null;
             reply(ex, up ? 200 : 503, "application/json", "{\"status\":\"" + (up ? "UP" : "DOWN") + "\",\"agent\":\""
-                    + agentId + "\",\"controller\":\"" + (up ? "connected" : "not connected") + "\",\"run\":"
+                    + agentId + "\",\"controller\":\"" + (registered ? "connected" : "not connected") + "\",\"engine\":\""
+                    + (stuck == null ? "ok" : jsonText(stuck)) + "\",\"run\":"
                     + (state.currentRunId() < 0 ? "null" : state.currentRunId()) + ",\"spooled\":" + state.spooled() + "}\n");
         });
         server.createContext("/metrics", ex -> reply(ex, 200, "text/plain; version=0.0.4; charset=utf-8",
                 gauge("qplab_agent_connected", "1 while registered with the controller", state.registered() ? 1 : 0)
                         + gauge("qplab_agent_running", "the run on the engine now, -1 when idle", state.currentRunId())
+                        + gauge("qplab_agent_engine_stuck", "1 while the engine takes no run until the agent restarts",
+                                state.engineStuck() == null ? 0 : 1)
                         + gauge("qplab_agent_spool_entries", "sample frames and run ends not yet acknowledged", state.spooled())
                         + "# HELP qplab_agent_spool_bytes bytes of unacknowledged frames and run ends, in memory and on disk\n"
                         + "# TYPE qplab_agent_spool_bytes gauge\n"
@@ -79,6 +90,10 @@ final class AgentHealth implements AutoCloseable {
 
     int port() {
         return server.getAddress().getPort();
+    }
+
+    private static String jsonText(String text) {
+        return text.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 
     private static String gauge(String name, String help, long value) {
@@ -100,7 +115,8 @@ final class AgentHealth implements AutoCloseable {
     }
 
     /** A State read from suppliers and the outbox. */
-    static State of(java.util.function.BooleanSupplier registered, LongSupplier run, Outbox outbox, LongSupplier ended) {
+    static State of(java.util.function.BooleanSupplier registered, LongSupplier run, Supplier<String> stuck, Outbox outbox,
+            LongSupplier ended) {
         return new State() {
             public boolean registered() {
                 return registered.getAsBoolean();
@@ -108,6 +124,10 @@ final class AgentHealth implements AutoCloseable {
 
             public long currentRunId() {
                 return run.getAsLong();
+            }
+
+            public String engineStuck() {
+                return stuck.get();
             }
 
             public int spooled() {

@@ -50,7 +50,7 @@ public final class AgentMain {
         if (config.healthPort() >= 0) {
             try {
                 AgentHealth health = AgentHealth.start(config.healthAddress(), config.healthPort(), config.agentId(),
-                        AgentHealth.of(link::registered, executor::currentRunId, outbox, link::runsEnded));
+                        AgentHealth.of(link::registered, executor::currentRunId, executor::engineStuck, outbox, link::runsEnded));
                 Log.info("health and metrics on http://" + config.healthAddress() + ":" + health.port()
                         + "/health, /metrics");
             } catch (IOException e) {

@@ -58,6 +58,11 @@ final class RunExecutor {
         return currentRunId;
     }
 
+    /** Why the engine takes no run now (a run that does not stop, a teardown that does not return), or null. */
+    String engineStuck() {
+        return watch.stuck();
+    }
+
     /** The pair run whose session is prepared (or connected) but not started, or -1. */
     long preparedRunId() {
         return preparedRunId;

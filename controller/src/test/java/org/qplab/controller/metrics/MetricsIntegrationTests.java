@@ -47,10 +47,11 @@ class MetricsIntegrationTests extends ControllerIntegrationTest {
                 List.of("--health-port", String.valueOf(healthPort)))) {
             awaitExperimentEnd(id, Duration.ofSeconds(60), agent::log);
             // the agent's own probes and metrics: registered, three runs ended, nothing left unacknowledged
-            assertThat(agentGet(healthPort, "/health/readiness")).startsWith("200 ").contains("\"status\":\"UP\"");
+            assertThat(agentGet(healthPort, "/health/readiness")).startsWith("200 ").contains("\"status\":\"UP\"")
+                    .contains("\"engine\":\"ok\"");
             String agentMetrics = awaitAgent(healthPort, m -> m.contains("\nqplab_agent_spool_entries 0\n"));
             assertThat(agentMetrics).contains("\nqplab_agent_connected 1\n", "\nqplab_agent_runs_total 3\n",
-                    "\nqplab_agent_running -1\n");
+                    "\nqplab_agent_running -1\n", "\nqplab_agent_engine_stuck 0\n");
             String scrape = awaitScrape(s -> metric(s, "qplab_runs{status=\"queued\"}") == 0
                     && metric(s, "qplab_runs{status=\"running\"}") == 0);
             assertThat(metric(scrape, "qplab_agents_connected")).isEqualTo(1);
