@@ -192,7 +192,8 @@ class SoftRoceDeployIntegrationTests {
                 long id = ((Number) http().post().uri("/api/experiments").contentType(MediaType.parseMediaType("application/yaml"))
                         .bodyValue(Files.readAllBytes(file)).exchange().expectStatus().isCreated().expectBody(JSON_OBJECT)
                         .returnResult().getResponseBody().get("id")).longValue();
-                Map<String, Object> experiment = awaitEnd(id, Duration.ofMinutes(12));
+                // each takes well under a minute here; a hung run fails after the 3 min run-timeout
+                Map<String, Object> experiment = awaitEnd(id, Duration.ofMinutes(6));
                 List<Map<String, Object>> runs = http().get().uri("/api/experiments/{id}/runs", id).exchange()
                         .expectStatus().isOk().expectBody(JSON_ARRAY).returnResult().getResponseBody();
                 List<String> bad = runs.stream().filter(r -> !"FINISHED".equals(r.get("status")))
