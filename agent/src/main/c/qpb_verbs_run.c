@@ -21,6 +21,11 @@
 #include "qpb_verbs.h"
 
 #define STOP_GRACE_NS (5ull * 1000000000ull)
+/* Cycles in flight and no completion for this long: the run fails. A reliable QP normally reports a
+ * dead peer itself (retry or RNR retry exceeded, well under this), but a link that stops carrying
+ * packets can leave it retransmitting without end and without an error (rxe across a stalled or
+ * packet-dropping link: lab/README.md), and nothing else would end the run. */
+#define PROGRESS_TIMEOUT_NS (30ull * 1000000000ull)
 #define FIN_CHECK_NS 1000000ull           /* how often a receiver looks for the end of run */
 #define UNRELIABLE_GRACE_NS 1000000000ull /* UC/UD: end once nothing arrived for this long */
 #define RELIABLE_GRACE_NS 10000000000ull  /* RC/XRC: posted messages must all arrive within this */
@@ -296,6 +301,7 @@ static bool sender_loop(vsender *x)
     qpb_session *s = x->s;
     qpb_vthread *th = x->th;
     uint64_t deadline = UINT64_MAX, stop_by = UINT64_MAX;
+    uint64_t last_progress = qpb_now_ns(s), last_done = th->done;
     bool flushed = false;
     for (;;) {
         if (atomic_load_explicit(&s->abort, memory_order_relaxed))
@@ -332,6 +338,18 @@ static bool sender_loop(vsender *x)
         record_done(x);
         if (th->done == th->admitted && (th->admitted == x->total || (closing && flushed)))
             return true;
+        if (got > 0 || posted || th->done != last_done) {
+            last_progress = now;
+            last_done = th->done;
+        } else if (now - last_progress > PROGRESS_TIMEOUT_NS) {
+            qpb_run_fail(s, QPB_ERUN,
+                         "thread %u: no completion for %llu s with %llu cycles in flight on %s (%s %s): the link or the "
+                         "peer stopped carrying packets, and the device reported no error",
+                         x->thread, (unsigned long long)((now - last_progress) / 1000000000ull),
+                         (unsigned long long)(th->admitted - th->done), x->vb->caps.name,
+                         QPB_TRANSPORT_NAMES[s->spec.transport], QPB_OP_NAMES[s->spec.op_kind]);
+            return false;
+        }
         if (got == 0 && !posted && s->spec.polling == QPB_POLL_EVENT && !wait_event(s, x->side, th))
             return false;
     }

@@ -133,6 +133,45 @@ class VerbsEngineIntegrationTests {
         }
     }
 
+    /**
+     * The server's link goes down mid-run: rxe on the client keeps its requests in flight without ever
+     * reporting an error, so only the engine's own progress check ends the run, naming what it saw.
+     */
+    @Test
+    void aRunWhosePeerStopsAnsweringFailsNamingTheStallInsteadOfHanging(SoftRoceLab lab) throws Exception {
+        int port = PORTS.getAndIncrement();
+        String common = qpbench() + " --provider=verbs -p " + port + " --op=write -s 4096 -D 120";
+        try (RemoteProcess served = lab.start(SERVER, TIMEOUT, "timeout 150 " + common + " --server --bind="
+                + lab.rdmaAddress(SERVER))) {
+            lab.awaitListening(SERVER, port, Duration.ofSeconds(60));
+            try (RemoteProcess client = lab.start(CLIENT, TIMEOUT, "timeout 150 " + common + " " + lab.rdmaAddress(SERVER))) {
+                Thread.sleep(5_000); // running: the server answers
+                assertThat(client.isAlive()).as(client.stdoutSoFar()).isTrue();
+                long down = System.nanoTime();
+                CommandResult cut = lab.ssh(SERVER, TIMEOUT, "ip link set eth1 down");
+                assertThat(cut.succeeded()).as(cut.describe()).isTrue();
+                CommandResult result = client.await();
+                long seconds = Duration.ofNanos(System.nanoTime() - down).toSeconds();
+                assertThat(result.exitCode()).as(result.describe()).isEqualTo(1);
+                assertThat(result.stderr()).as(result.describe())
+                        .containsPattern("run failed: thread 0: no completion for 3\\d s with \\d+ cycles in flight on rxe0 "
+                                + "\\(rc write\\): the link or the peer stopped carrying packets, and the device reported no error");
+                assertThat(seconds).as("seconds from the cut to the client's end").isBetween(30L, 90L);
+            } finally {
+                lab.ssh(SERVER, TIMEOUT, "ip link set eth1 up; pkill -f 'qpbench.*-p " + port + " ' || true");
+            }
+        }
+        // the link works again for whatever runs next
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        CommandResult state;
+        do {
+            Thread.sleep(1_000);
+            state = lab.ssh(SERVER, TIMEOUT, "rdma link show rxe0/1");
+        } while (!state.stdout().contains("state ACTIVE") && System.nanoTime() < deadline);
+        assertThat(state.stdout()).contains("state ACTIVE");
+        assertReliableRun(pair(lab, "--op=write -s 4096 -n 50 --verify"), 1, 1, 50, 4096);
+    }
+
     @Test
     void whatRxeCannotDoIsRefusedBeforeAnythingRunsNamingTheLimit(SoftRoceLab lab) throws Exception {
         CommandResult xrc = lab.ssh(CLIENT, TIMEOUT, qpbench() + " --provider=verbs -c XRC -s 4096 -n 10");
