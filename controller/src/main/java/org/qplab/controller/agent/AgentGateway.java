@@ -117,8 +117,9 @@ public class AgentGateway implements WebSocketHandler {
         }
         if (message instanceof SampleFrame frame) {
             CompletableFuture<Boolean> stored = ingest.submit(frame);
-            connection.ingesting(stored);
-            stored.whenComplete((fresh, error) -> {
+            // the link waits for this (drained(), before a run's end) only once the frame is acked and announced:
+            // a run's end handled between the store and the announcement reached a live watcher before it
+            connection.ingesting(stored.whenComplete((fresh, error) -> {
                 if (error == null) {
                     connection.send(new AgentMessage.BatchAck(frame.runId(), frame.seq()));
                     if (fresh) {
@@ -129,7 +130,7 @@ public class AgentGateway implements WebSocketHandler {
                             frame.seq(), frame.runId(), error.toString());
                     session.close(CloseStatus.SERVER_ERROR.withReason(truncate(error.getMessage()))).subscribe();
                 }
-            });
+            }));
             // the next frame may follow at once, up to a window: group commit takes several of an agent's frames
             return Mono.fromFuture(connection.window(INGEST_WINDOW), true).then();
         }
