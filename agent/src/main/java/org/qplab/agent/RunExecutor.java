@@ -273,7 +273,9 @@ final class RunExecutor {
                 Log.info("run " + runId + ": failed: " + text);
                 link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, text, seq, true)); // failed while running
             } else {
-                Log.info("run " + runId + ": finished, " + summary.get("cycles") + " cycles in " + seq + " frames");
+                Log.info("run " + runId + ": finished, " + summary.get("cycles") + " cycles in " + seq + " frames"
+                        + (summary.get("dropped") instanceof Number d && d.longValue() > 0
+                                ? " (" + d + " records dropped: the rings were not drained in time)" : ""));
                 link.sendRunEnd(runId, new AgentMessage.RunFinished(runId, summary, seq));
             }
         } catch (EngineException | IllegalStateException e) {
