@@ -148,8 +148,14 @@ class BlockingWebSocketTests {
             sender.join(10_000);
             assertThat(events).contains("send failed");
         }
-        Object closed = events.stream().filter(e -> e.toString().startsWith("failed:")).findFirst().orElse(null);
-        assertThat(closed).as("the reader reports the end").isNotNull();
+        // the reader thread notices the aborted socket on its own: its report may come after the sender's
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        Object closed = null;
+        while (closed == null && System.nanoTime() < deadline) {
+            closed = events.stream().filter(e -> e.toString().startsWith("failed:")).findFirst().orElse(null);
+            Thread.sleep(10);
+        }
+        assertThat(closed).as("the reader reports the end (events: %s)", events).isNotNull();
     }
 
     @Test
