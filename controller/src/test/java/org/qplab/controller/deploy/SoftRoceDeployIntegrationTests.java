@@ -210,8 +210,9 @@ class SoftRoceDeployIntegrationTests {
                         // its queued runs would hold the hosts the next experiment needs
                         http().post().uri("/api/experiments/{id}/cancel", id).exchange().expectStatus().is2xxSuccessful();
                     }
-                    if (stalledLink().isPresent()) {
-                        failures.add(stalledLink().get() + ": the experiments after " + entry.getKey() + " were not run");
+                    Optional<String> stalled = stalledLink();
+                    if (stalled.isPresent()) {
+                        failures.add(stalled.get() + ": the experiments after " + entry.getKey() + " were not run");
                         break;
                     }
                     continue;
