@@ -27,6 +27,11 @@ public final class AgentProcess implements AutoCloseable {
         return Path.of("target", "agent-spool", id).toAbsolutePath();
     }
 
+    /** The agent's own java.io.tmpdir in tests (emptied when such an agent is first started). */
+    public static Path tmpOf(String id) {
+        return Path.of("target", "agent-tmp", id).toAbsolutePath();
+    }
+
     public static AgentProcess start(int controllerPort, String id, String token) throws IOException {
         return start(List.of(), "ws://127.0.0.1:" + controllerPort + "/agent", id, token);
     }
@@ -50,9 +55,12 @@ public final class AgentProcess implements AutoCloseable {
         }
         Path log = Path.of("target", "agent-" + id + ".log");
         Files.deleteIfExists(log);
-        deleteTree(spoolOf(id));
+        TestDirs.delete(spoolOf(id));
+        TestDirs.delete(tmpOf(id));
+        Files.createDirectories(tmpOf(id));
         List<String> command = new java.util.ArrayList<>(prefix);
-        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar,
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Djava.io.tmpdir=" + tmpOf(id), "-jar", jar,
                 "--controller", url, "--token", token, "--id", id, "--heartbeat-seconds", "1",
                 "--spool-dir", spoolOf(id).toString()));
         command.addAll(flags);
@@ -73,17 +81,6 @@ public final class AgentProcess implements AutoCloseable {
     /** The same agent again (same id, flags and spool), as a supervisor would restart it; its log goes on. */
     public AgentProcess restart() throws IOException {
         return new AgentProcess(launch(command, log), log, command);
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (var paths = Files.walk(root)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 
     public Process process() {

@@ -17,6 +17,7 @@ import jnr.ffi.LibraryLoader;
 public final class Engine {
 
     public static final String LIBRARY_PROPERTY = "qplab.engine.library";
+    private static final String EXTRACT_PREFIX = "qplab-engine-";
     private static final String RESOURCE = "/native/linux-x86_64/libqpbench.so";
 
     private static final class Holder {
@@ -27,7 +28,16 @@ public final class Engine {
             QpbLibrary library = null;
             Throwable cause = null;
             try {
-                library = LibraryLoader.create(QpbLibrary.class).failImmediately().load(locate().toString());
+                Path override = override();
+                Path path = override != null ? override : extract();
+                try {
+                    // failImmediately binds every function now, so the library is mapped when load returns
+                    library = LibraryLoader.create(QpbLibrary.class).failImmediately().load(path.toString());
+                } finally {
+                    if (override == null) {
+                        removeExtracted(path);
+                    }
+                }
             } catch (Throwable t) {
                 cause = t;
             }
@@ -100,26 +110,41 @@ public final class Engine {
         throw new EngineException(name, QpbLibrary.QPB_ENOSPC, "result larger than 64 MiB");
     }
 
-    private static Path locate() throws IOException {
+    /** The library the user pointed at, or null for the one in the jar. */
+    private static Path override() throws IOException {
         String override = System.getProperty(LIBRARY_PROPERTY, System.getenv("QPLAB_ENGINE_LIBRARY"));
-        if (override != null && !override.isBlank()) {
-            Path path = Path.of(override).toAbsolutePath();
-            if (!Files.isReadable(path)) {
-                throw new IOException(LIBRARY_PROPERTY + " points at " + path + ", which is not a readable file");
-            }
-            return path;
+        if (override == null || override.isBlank()) {
+            return null;
         }
+        Path path = Path.of(override).toAbsolutePath();
+        if (!Files.isReadable(path)) {
+            throw new IOException(LIBRARY_PROPERTY + " points at " + path + ", which is not a readable file");
+        }
+        return path;
+    }
+
+    private static Path extract() throws IOException {
         try (InputStream in = Engine.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
                 throw new IOException(RESOURCE + " is not in the agent jar (build it with ./mvnw package)");
             }
-            Path dir = Files.createTempDirectory("qplab-engine-",
+            Path dir = Files.createTempDirectory(EXTRACT_PREFIX,
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             Path lib = dir.resolve("libqpbench.so");
             Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
+            return lib;
+        }
+    }
+
+    /** The copy out of the jar is removed once mapped: an agent that is killed leaves nothing behind. */
+    private static void removeExtracted(Path lib) {
+        Path dir = lib.getParent();
+        try {
+            Files.deleteIfExists(lib);
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
             lib.toFile().deleteOnExit();
             dir.toFile().deleteOnExit();
-            return lib;
         }
     }
 }

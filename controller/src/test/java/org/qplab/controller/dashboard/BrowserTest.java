@@ -26,6 +26,7 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.TestDirs;
 
 /**
  * The dashboard in headless Chromium against a real controller: a browser per test, waits that
@@ -40,16 +41,18 @@ abstract class BrowserTest extends ControllerIntegrationTest {
 
     protected ChromeDriver browser;
     protected Path downloads;
+    private Path profile;
 
     @BeforeEach
     void openBrowser() throws IOException {
         assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
                 "headless Chromium is not installed: apt-get install -y chromium chromium-driver (.ci/run does)");
-        downloads = Files.createTempDirectory("qplab-downloads");
+        downloads = TestDirs.fresh("downloads");
+        profile = TestDirs.fresh("chromium");
         ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments(
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--window-size=1400,1600", "--user-data-dir=" + Files.createTempDirectory("qplab-chromium"));
+                "--window-size=1400,1600", "--user-data-dir=" + profile);
         options.setExperimentalOption("prefs", Map.of("download.default_directory", downloads.toString(),
                 "download.prompt_for_download", false));
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).build();
@@ -58,10 +61,12 @@ abstract class BrowserTest extends ControllerIntegrationTest {
     }
 
     @AfterEach
-    void closeBrowser() {
+    void closeBrowser() throws IOException {
         if (browser != null) {
             browser.quit();
         }
+        TestDirs.delete(profile);
+        TestDirs.delete(downloads);
     }
 
     protected void open(String hash) {

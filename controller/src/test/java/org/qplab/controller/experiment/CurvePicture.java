@@ -15,6 +15,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
+import org.qplab.controller.TestDirs;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -32,9 +33,11 @@ public final class CurvePicture implements AutoCloseable {
     public record Spec(String x, boolean log2X, String y, String yTitle, double scale, List<String> series) {}
 
     private final ChromeDriver browser;
+    private final Path profile;
 
-    private CurvePicture(ChromeDriver browser) {
+    private CurvePicture(ChromeDriver browser, Path profile) {
         this.browser = browser;
+        this.profile = profile;
     }
 
     /** A browser on the controller's dashboard page, or empty where Chromium is not installed. */
@@ -42,16 +45,17 @@ public final class CurvePicture implements AutoCloseable {
         if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
             return Optional.empty();
         }
+        Path profile = TestDirs.fresh("chromium");
         ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments(
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--window-size=1000,800", "--user-data-dir=" + Files.createTempDirectory("qplab-chromium"));
+                "--window-size=1000,800", "--user-data-dir=" + profile);
         ChromeDriver browser = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
                 .build(), options);
         browser.get("http://127.0.0.1:" + port + "/");
         new WebDriverWait(browser, Duration.ofSeconds(30))
                 .until(d -> (Boolean) ((JavascriptExecutor) d).executeScript("return typeof window.Chart === 'function'"));
-        return Optional.of(new CurvePicture(browser));
+        return Optional.of(new CurvePicture(browser, profile));
     }
 
     /** The points of an experiment's finished runs by series label: [x, mean y] sorted by x. */
@@ -135,5 +139,10 @@ public final class CurvePicture implements AutoCloseable {
     @Override
     public void close() {
         browser.quit();
+        try {
+            TestDirs.delete(profile);
+        } catch (IOException e) {
+            // a scratch directory under target/tmp: clean removes it
+        }
     }
 }

@@ -2,6 +2,7 @@ package org.qplab.controller.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,6 +45,10 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
         await("samples of run " + run + " are stored", Duration.ofSeconds(60), () -> stored(run) > 0);
 
         victim.kill();
+        try (var left = Files.list(AgentProcess.tmpOf("victim"))) {
+            assertThat(left.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("qplab-engine-")))
+                    .as("the engine library it copied out of its jar (removed once loaded, not at exit)").isEmpty();
+        }
 
         await("run " + run + " is failed", Duration.ofSeconds(30), () -> "FAILED".equals(status(run)));
         Map<String, Object> failed = runJson(run);
