@@ -204,7 +204,8 @@ cat >"$HERE/results.md" <<EOF
 
 Both tools on the same pair of rxe devices (server in VM 1, client in VM 2, one vde segment,
 RoCE v2, active MTU 1024), RC, TX depth 128, CQ moderation 100 (signal every 100th request),
-no inline, 128 outstanding reads, the same size and iteration count. BW average =
+no inline, 128 outstanding reads, the same size and iteration count; qpbench as its CLI runs,
+with the summary only (no per-cycle record stream: that is the agent's, and perftest has none). BW average =
 bytes / (last completion − first post) in MB/s (2^20 B), perftest's definition on both sides;
 median of $REPEATS interleaved runs (the order alternates). Each qplab run also has a partner: the
 perftest run right before or after it; "median of pair ratios" is the median of those per-pair

@@ -69,6 +69,7 @@ typedef struct qpb_spec {
     uint64_t rate_limit; /* cycles per second per thread, 0 = unpaced */
     uint32_t tx_depth;
     uint32_t ring_capacity;
+    bool records;
     bool verify;
     bool tcp_nodelay;
     char bind[64];

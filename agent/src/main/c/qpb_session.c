@@ -40,7 +40,8 @@ void qpb_record_cycle(qpb_session *s, uint32_t thread, const qpb_sample *sample)
 {
     qpb_sender_out *out = &s->senders[thread];
     qpb_stats_add(&out->stats, sample);
-    qpb_ring_push(&out->ring, sample);
+    if (s->spec.records)
+        qpb_ring_push(&out->ring, sample);
 }
 
 static void free_outputs(qpb_session *s)
@@ -63,7 +64,7 @@ static qpb_status alloc_outputs(qpb_session *s)
         if (s->senders == NULL)
             return QPB_ESYS;
         for (uint32_t i = 0; i < t; i++) {
-            if (!qpb_ring_init(&s->senders[i].ring, s->spec.ring_capacity) ||
+            if (!qpb_ring_init(&s->senders[i].ring, s->spec.records ? s->spec.ring_capacity : 1) ||
                 !qpb_stats_init(&s->senders[i].stats))
                 return QPB_ESYS;
         }

@@ -90,6 +90,7 @@ static const key_def KEYS[] = {
     {"rate_limit", K_UINT, 0, 1000000000, NULL, AT(rate_limit), false},
     {"tx_depth", K_UINT, 1, QPB_MAX_DEPTH, NULL, AT(tx_depth), false},
     {"ring_capacity", K_UINT, 1, QPB_MAX_RING, NULL, AT(ring_capacity), false},
+    {"records", K_BOOL, 0, 0, NULL, AT(records), false},
     {"verify", K_BOOL, 0, 0, NULL, AT(verify), false},
     {"tcp_nodelay", K_BOOL, 0, 0, NULL, AT(tcp_nodelay), false},
     {"bind", K_STRING, 0, 0, NULL, 0, 0, false},
@@ -115,7 +116,7 @@ static const key_def KEYS[] = {
 static const qpb_spec DEFAULTS = {
     .provider = "", .provider_kind = QPB_PROVIDER_TCP, .role = QPB_ROLE_LOOPBACK, .op = "send",
     .op_kind = QPB_OP_SEND, .threads = 1, .qps_per_thread = 1, .msg_size = 0, .iterations = 1000,
-    .duration_ms = 0, .warmup_cycles = 0, .tx_depth = 128, .ring_capacity = 65536, .verify = false,
+    .duration_ms = 0, .warmup_cycles = 0, .tx_depth = 128, .ring_capacity = 65536, .records = true, .verify = false,
     .tcp_nodelay = true, .bind = "127.0.0.1", .port = 0, .device = "", .ib_port = 1, .gid_index = -1,
     .transport = QPB_TR_RC, .srq = QPB_SRQ_NONE, .inline_size = 0, .signal_every = 1, .post_list = 1,
     .rx_depth = 512, .cq_mode = QPB_CQ_PER_THREAD, .mr_mode = QPB_MR_PER_THREAD, .polling = QPB_POLL_BUSY,

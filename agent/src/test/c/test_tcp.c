@@ -108,6 +108,28 @@ static void loopback_case(const char *extra, int drain)
 static void loopback_accounts_every_byte_and_record(void) { loopback_case("", 1); }
 static void loopback_with_verify_has_no_errors(void) { loopback_case(",\"verify\":true,\"tx_depth\":7", 1); }
 static void loopback_counts_drops_of_a_tiny_ring(void) { loopback_case(",\"ring_capacity\":16", 0); }
+
+/* records false (qpbench): the summary counts every cycle, nothing is left to drain, none dropped. */
+static void loopback_without_records_summarizes_every_cycle(void)
+{
+    char err[512];
+    qpb_session *s = qpb_session_create("{\"provider\":\"tcp\",\"threads\":2,\"msg_size\":64,\"iterations\":50000,"
+                                        "\"records\":false}",
+                                        err, sizeof err);
+    CHECKF(s != NULL, "%s", err);
+    if (s == NULL)
+        return;
+    CHECKF(qpb_start(s) == QPB_OK && qpb_wait(s, -1) == QPB_OK, "%s", qpb_last_error(s));
+    qpb_sample r[16];
+    CHECK(qpb_drain(s, r, 16) == 0);
+    char *sum = malloc(SUMMARY_LEN);
+    CHECKF(qpb_summary(s, sum, SUMMARY_LEN) == QPB_OK, "%s", qpb_last_error(s));
+    CHECKF(qpb_test_json_num(sum, "cycles") == 100000 && qpb_test_json_num(sum, "dropped") == 0, "%s", sum);
+    CHECKF(qpb_test_json_num(sum, "bytes") == 100000.0 * 64 && qpb_test_json_num(sum, "bw_avg_bps") > 0, "%s", sum);
+    CHECKF(qpb_test_json_num(sum, "p99") >= qpb_test_json_num(sum, "min"), "%s", sum);
+    free(sum);
+    qpb_session_destroy(s);
+}
 static void loopback_skips_warmup_and_records_odd_sizes(void)
 {
     loopback_case(",\"warmup_cycles\":50,\"verify\":true,\"tcp_nodelay\":false", 1);
@@ -350,6 +372,7 @@ const qpb_test_case qpb_tcp_tests[] = {
     {"tcp loopback accounts every byte and record", loopback_accounts_every_byte_and_record},
     {"tcp loopback with verify has no errors", loopback_with_verify_has_no_errors},
     {"tcp loopback counts drops of a tiny ring", loopback_counts_drops_of_a_tiny_ring},
+    {"tcp loopback without records summarizes every cycle", loopback_without_records_summarizes_every_cycle},
     {"tcp loopback skips warmup and handles odd sizes", loopback_skips_warmup_and_records_odd_sizes},
     {"tcp client and server sessions agree", client_and_server_sessions_agree},
     {"tcp verify charges each bad message to its cycle", verify_charges_each_bad_message_to_its_cycle},
