@@ -76,9 +76,9 @@ typedef struct qpb_session qpb_session;
  *   tx_depth        cycles a thread may have in flight, 1..4096 default 128
  *                   (verbs: the send queue depth of every QP)
  *   ring_capacity   records per thread ring, power of two       default 65536
- *   records         keep per-cycle records for qpb_drain; false: default true
- *                   the summary only, nothing to drain and none
- *                   dropped (qpbench, which prints the summary)
+ *   records         keep per-cycle records for qpb_drain        default true
+ *                   (false: the summary only, nothing to drain and
+ *                   nothing dropped; qpbench asks for that)
  *   verify          check payload bytes on the receiver         default false
  *   tcp_nodelay     TCP_NODELAY on data sockets (tcp)           default true
  *   bind            address to listen on (server/loopback)      default "127.0.0.1"

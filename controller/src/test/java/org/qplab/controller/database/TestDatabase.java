@@ -10,10 +10,10 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
+import org.qplab.controller.TestDirs;
 
 /**
  * Where tests put their embedded PostgreSQL: a new directory the server's user can reach, removed again
@@ -110,10 +110,8 @@ public final class TestDatabase {
         if (serverRunning(dir.resolve("postgres"))) {
             return false;
         }
-        try (Stream<Path> tree = Files.walk(dir)) {
-            for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
+        try {
+            TestDirs.delete(dir);
         } catch (IOException | UncheckedIOException e) {
             // not ours to remove after all (another user's files): nothing to wait for either
         }

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.qplab.controller.AgentProcess;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.TestDirs;
 import org.springframework.http.MediaType;
 
 /**
@@ -43,11 +44,7 @@ class SshDeployIntegrationTests extends ControllerIntegrationTest {
         Files.deleteIfExists(SSH_DIR.resolve("known_hosts"));
         sshd = NamespaceSshd.start(SSH_DIR.resolve("sshd"), Path.of(key + ".pub"));
         remoteDir = SSH_DIR.resolve("remote");
-        if (Files.exists(remoteDir)) {
-            try (var files = Files.walk(remoteDir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-            }
-        }
+        TestDirs.delete(remoteDir);
     }
 
     @AfterAll
