@@ -147,12 +147,17 @@ int32_t qpb_stop(qpb_session *s);
  * {"provider","role","op","threads","qps_per_thread","msg_size",
  *  "iterations","cycles","messages","bytes","errors","dropped","stopped",
  *  "duration_ns","bw_avg_bps","bw_peak_bps","msg_rate",
+ *  "window_full_ns","window_full_share",
  *  "cycle_ns":{"min","median","avg","stdev","p99","p999","max"},
  *  "per_thread":[{"thread","cycles","bytes","messages","errors","dropped",
  *                 "duration_ns","bw_avg_bps","bw_peak_bps","msg_rate",
- *                 "cycle_ns":{...}}],
+ *                 "window_full_ns","cycle_ns":{...}}],
  *  "clock":{"source":"CLOCK_MONOTONIC_RAW","t0_realtime_ns":..}}
- * bw_* are bytes per second. */
+ * bw_* are bytes per second. window_full_ns (verbs; 0 for tcp): how long a
+ * thread had all tx_depth cycles in flight and nothing completing, i.e. waited
+ * on the device and the link, not on itself; window_full_share is that over
+ * the threads' spans (near 1: the window or the device sets the pace, not
+ * the engine's own work). */
 int32_t qpb_summary(qpb_session *s, char *buf, uint32_t buf_len);
 
 /* Message of the last failure on this session ("" if none). Valid until the

@@ -125,6 +125,9 @@ enum qpb_state { QPB_ST_CREATED, QPB_ST_CONNECTED, QPB_ST_RUNNING, QPB_ST_ENDED 
 typedef struct qpb_sender_out {
     qpb_ring ring;
     qpb_stats stats;
+    /* verbs: how long the thread had its whole window (tx_depth cycles) in flight with nothing completing,
+     * i.e. waited on the device and the link rather than on itself (written by the thread, read after it) */
+    uint64_t window_full_ns;
 } qpb_sender_out;
 
 /* What a receiver worker counts (server role reports these). */

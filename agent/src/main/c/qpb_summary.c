@@ -4,7 +4,8 @@
  * Definitions follow perftest so numbers can be checked against it:
  * bw_avg_bps = bytes / (last completion - first post), msg_rate = messages
  * over the same span, bw_peak_bps = sum over threads of each thread's best
- * window (see qpb_stats.h). Extra keys beyond qpb.h: "side" ("sender" or, on
+ * window (see qpb_stats.h), window_full_share = the threads' window_full_ns
+ * over the sum of their spans. Extra keys beyond qpb.h: "side" ("sender" or, on
  * a server, "receiver": its numbers are what it received, it has no cycles),
  * "status" and "error" (the run failure, or null), "warmup_cycles",
  * "tx_depth", "verify", "duration_ms".
@@ -17,6 +18,7 @@
 
 typedef struct totals {
     uint64_t cycles, bytes, messages, errors, dropped;
+    uint64_t window_full_ns, thread_ns; /* summed over the threads */
     uint64_t first_ns, last_ns;
     double peak_bps;
     bool any;
@@ -88,7 +90,11 @@ static void put_thread(qpb_session *s, qpb_jw *w, uint32_t i, totals *t)
         put_count(w, "errors", st->errors);
         put_count(w, "dropped", dropped);
         put_rates(w, st->bytes, st->messages, st->first_start_ns, st->last_end_ns, peak);
+        put_count(w, "window_full_ns", s->senders[i].window_full_ns);
         put_cycle_ns(w, &st->cycle_ns, &st->hist);
+        t->window_full_ns += s->senders[i].window_full_ns;
+        if (st->last_end_ns > st->first_start_ns)
+            t->thread_ns += st->last_end_ns - st->first_start_ns;
         t->cycles += st->cycles;
         t->bytes += st->bytes;
         t->messages += st->messages;
@@ -105,6 +111,7 @@ static void put_thread(qpb_session *s, qpb_jw *w, uint32_t i, totals *t)
         put_count(w, "errors", r->errors);
         put_count(w, "dropped", 0);
         put_rates(w, r->bytes, r->messages, r->first_ns, r->last_ns, 0.0);
+        put_count(w, "window_full_ns", 0);
         put_cycle_ns(w, &none, NULL);
         t->bytes += r->bytes;
         t->messages += r->messages;
@@ -199,6 +206,9 @@ QPB_EXPORT int32_t qpb_summary(qpb_session *s, char *buf, uint32_t buf_len)
     qpb_jw_key(&w, "stopped");
     qpb_jw_bool(&w, atomic_load(&s->stop) != 0);
     put_rates(&w, t.bytes, t.messages, t.first_ns, t.last_ns, t.peak_bps);
+    put_count(&w, "window_full_ns", t.window_full_ns);
+    qpb_jw_key(&w, "window_full_share");
+    qpb_jw_dbl(&w, t.thread_ns ? (double)t.window_full_ns / (double)t.thread_ns : 0.0);
     put_cycle_ns(&w, &all, s->senders != NULL ? &merged : NULL);
     qpb_jw_key(&w, "per_thread");
     qpb_jw_arr_begin(&w);

@@ -302,6 +302,8 @@ static bool sender_loop(vsender *x)
     qpb_vthread *th = x->th;
     uint64_t deadline = UINT64_MAX, stop_by = UINT64_MAX;
     uint64_t last_progress = qpb_now_ns(s), last_done = th->done;
+    uint64_t full_since = 0; /* when the window filled and nothing completed since (0: it is not) */
+    uint64_t *full_ns = &s->senders[x->thread].window_full_ns;
     bool flushed = false;
     for (;;) {
         if (atomic_load_explicit(&s->abort, memory_order_relaxed))
@@ -316,6 +318,8 @@ static bool sender_loop(vsender *x)
         }
         bool closing = stop_by != UINT64_MAX || now >= deadline;
         uint64_t in_flight = th->admitted - th->done;
+        /* every slot of the window holds a measured cycle: only a completion lets the thread go on */
+        bool full = !closing && th->admitted < x->total && th->admitted > x->warmup && in_flight + x->post_list > x->depth;
         bool posted = false;
         if (!closing && th->admitted < x->total && in_flight + x->post_list <= x->depth) {
             uint64_t left = x->total - th->admitted;
@@ -335,6 +339,12 @@ static bool sender_loop(vsender *x)
         int got = poll_thread(s, x->side, th, x->wc, sender_completion);
         if (got < 0)
             return false;
+        if (full && got == 0 && full_since == 0) {
+            full_since = now;
+        } else if (full_since != 0 && (got > 0 || !full)) {
+            *full_ns += now - full_since;
+            full_since = 0;
+        }
         record_done(x);
         if (th->done == th->admitted && (th->admitted == x->total || (closing && flushed)))
             return true;

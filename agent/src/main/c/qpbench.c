@@ -362,6 +362,9 @@ static void print_result(const options *o, const char *sum)
                num_after(sum, c, "min") / 1e3, num_after(sum, c, "median") / 1e3, num_after(sum, c, "avg") / 1e3,
                num_after(sum, c, "stdev") / 1e3, num_after(sum, c, "p99") / 1e3, num_after(sum, c, "p999") / 1e3,
                num_after(sum, c, "max") / 1e3, num_after(sum, NULL, "errors"), num_after(sum, NULL, "dropped"));
+        if (strstr(sum, "\"provider\":\"verbs\"") != NULL)
+            printf(" window full: %.1f %% of the time (tx depth %.0f in flight, waiting for a completion)\n",
+                   100.0 * num_after(sum, NULL, "window_full_share"), num_after(sum, NULL, "tx_depth"));
     }
     fflush(stdout);
 }

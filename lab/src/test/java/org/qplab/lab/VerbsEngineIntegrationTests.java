@@ -60,6 +60,22 @@ class VerbsEngineIntegrationTests {
     }
 
     @Test
+    void aSenderWithOneRequestInFlightSpendsMostOfItsTimeWaitingForTheCompletion(SoftRoceLab lab) throws Exception {
+        // TX depth 1, every request signaled: after each post the thread can only wait for that request's
+        // completion, a round trip through both VMs' kernels and the switch, of which posting is a fraction
+        Pair run = pair(lab, "--op=write -c RC -s 64 -n 2000 -t 1 -Q 1");
+        assertSenderSide(run, 1, 1, 2000, 64);
+        double share = ((Number) run.client().get("window_full_share")).doubleValue();
+        assertThat(share).as("share of the run with the window full").isBetween(0.5, 1.0);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> thread = ((List<Map<String, Object>>) run.client().get("per_thread")).get(0);
+        assertThat(((Number) thread.get("window_full_ns")).longValue())
+                .isEqualTo(run.clientLong("window_full_ns"))
+                .isLessThanOrEqualTo(((Number) thread.get("duration_ns")).longValue());
+        assertThat(run.clientOutput()).containsPattern("window full: \\d+\\.\\d % of the time \\(tx depth 1 in flight");
+    }
+
+    @Test
     void ucSendAndWriteComplete(SoftRoceLab lab) throws Exception {
         // UC has no acknowledgements: what the receiver missed is counted, nothing arrives corrupted
         Pair send = pair(lab, "--op=send -c UC -q 2 -s 4096 -n 200 --verify");
