@@ -5,8 +5,11 @@
 # Per point both tools run with the same parameters — server in VM 1, client in VM 2, RC,
 # TX depth 128, CQ moderation 100, no inline, 128 outstanding reads (perftest's defaults
 # on rxe), the same message size and iteration count — REPEATS times, interleaved (the
-# order alternates) so the machine's drift hits both alike. The table keeps the median
+# order rotates) so the machine's drift hits both alike. The table keeps the median
 # BW average (perftest's definition: bytes / (last completion - first post), MB = 2^20 B).
+# Each repeat also runs perftest a second time (the control): perftest against itself, paired
+# the same way, shows how far two runs of one tool scatter here; a difference between the
+# tools smaller than that scatter is not resolved by this machine.
 # Part 1: send, write and read, 1 QP, sizes 64 B .. 64 KiB. Part 2: T threads of qpbench
 # (one QP each) vs T perftest processes (one QP each, summed), send.
 # Writes results.md next to this script.
@@ -135,8 +138,10 @@ perftest_mbps() { # op size iterations processes
     bw_of "$size" "$TMP/p.log"
 }
 
-# -> "SUM SPAN": the threads' own BW averages summed (what T perftest processes report, each over its
-# own span) and qpbench's result line (all threads' bytes over one span, first post to last completion)
+# -> "SUM FULL SPAN": the threads' own BW averages summed (what T perftest processes report, each over
+# its own span), the share of the threads' time with the whole window in flight and nothing completing
+# (%, window_full_share) and qpbench's result line (all threads' bytes over one span, first post to
+# last completion)
 qplab_mbps() { # op size iterations threads
     local op=$1 size=$2 n=$3 threads=$4 port span sum
     port=$(next_ports 1)
@@ -149,32 +154,38 @@ qplab_mbps() { # op size iterations threads
     wait "$server" || true
     span=$(sed '/^--- json$/,$d' "$TMP/q.log" | bw_of "$size" /dev/stdin) || { cat "$TMP/q.log" >&2; return 1; }
     awk -v b="$span" 'BEGIN { exit !(b > 0) }' || { cat "$TMP/q.log" >&2; return 1; }
-    sum=$(sed '1,/^--- json$/d' "$TMP/q.log" | jq -r '[.[0].per_thread[].bw_avg_bps] | add / 1048576 | . * 100 | round / 100') ||
-        { cat "$TMP/q.log" >&2; return 1; }
+    sum=$(sed '1,/^--- json$/d' "$TMP/q.log" | jq -r '.[0] | ([.per_thread[].bw_avg_bps] | add / 1048576 | . * 100 | round / 100),
+        (.window_full_share * 1000 | round / 10)' | xargs) || { cat "$TMP/q.log" >&2; return 1; }
     echo "$sum $span"
 }
 
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }'; }
+range_of() { tr ' ' '\n' | grep . | sort -g | sed -n '1p;$p' | xargs printf '%.2f–%.2f'; }
+
 # point LABEL op size iterations parallelism -> a table row
+# Each repeat runs qplab (q), perftest (p) and perftest again (c, the control) in a rotating order;
+# the pairs are q/p and c/p.
 point() {
-    local label=$1 op=$2 size=$3 n=$4 par=$5 r q u qu p qs="" us="" ps="" rs=""
+    local label=$1 op=$2 size=$3 n=$4 par=$5 r k q w u c p qs="" us="" ws="" ps="" cs="" rs="" crs=""
     for ((r = 1; r <= REPEATS; r++)); do
-        if ((r % 2)); then
-            qu=$(try_run qplab_mbps "$op" "$size" "$n" "$par"); p=$(try_run perftest_mbps "$op" "$size" "$n" "$par")
-        else
-            p=$(try_run perftest_mbps "$op" "$size" "$n" "$par"); qu=$(try_run qplab_mbps "$op" "$size" "$n" "$par")
-        fi
-        read -r q u <<<"$qu"
-        qs+="$q "; us+="$u "; ps+="$p "; rs+="$(awk -v a="$q" -v b="$p" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }') "
-        echo "  $label run $r: qplab $q MB/s (one span: $u), perftest $p MB/s" >&2
+        for k in $(echo "q p c q p" | cut -d' ' -f$(((r - 1) % 3 + 1))-$(((r - 1) % 3 + 3))); do
+            case $k in
+            q) read -r q w u <<<"$(try_run qplab_mbps "$op" "$size" "$n" "$par")" ;;
+            p) p=$(try_run perftest_mbps "$op" "$size" "$n" "$par") ;;
+            c) c=$(try_run perftest_mbps "$op" "$size" "$n" "$par") ;;
+            esac
+        done
+        qs+="$q "; us+="$u "; ws+="$w "; ps+="$p "; cs+="$c "; rs+="$(ratio "$q" "$p") "; crs+="$(ratio "$c" "$p") "
+        echo "  $label run $r: qplab $q MB/s (one span: $u, window full $w %), perftest $p MB/s, perftest again $c MB/s" >&2
     done
     local qm pm span=""
     qm=$(echo "$qs" | median); pm=$(echo "$ps" | median)
     [ "$label" = "${label%,*}" ] || span=" $(echo "$us" | median | xargs printf '%.2f') |" # part 2 ("op size, T") has the column
-    printf '| %s | %s | %.2f |%s %.2f | %.2f | %.2f | %s | %s| %s|\n' "$label" "$n" "$qm" "$span" "$pm" \
+    printf '| %s | %s | %.2f |%s %.2f | %.2f | %.2f | %s | %.2f | %s | %.0f | %s| %s| %s|\n' "$label" "$n" "$qm" "$span" "$pm" \
         "$(awk -v a="$qm" -v b="$pm" 'BEGIN { print (b > 0) ? a / b : 0 }')" "$(echo "$rs" | median)" \
-        "$(echo "$rs" | tr ' ' '\n' | grep . | sort -g | sed -n '1p;$p' | xargs printf '%.2f–%.2f')" "$qs" "$ps"
+        "$(echo "$rs" | range_of)" "$(echo "$crs" | median)" "$(echo "$crs" | range_of)" "$(echo "$ws" | median)" "$qs" "$ps" "$cs"
 }
 
 human() { awk -v b="$1" 'BEGIN { if (b >= 1024) printf "%d KiB", b / 1024; else printf "%d B", b }'; }
@@ -190,13 +201,19 @@ for t in $THREADS; do
     rows2+="$(point "send $(human "$THREAD_SIZE"), $t" send "$THREAD_SIZE" "$(iters_for "$THREAD_SIZE")" "$t")"$'\n'
 done
 
-verdict() { # from the tables: the median of pair ratios at every point, and whether 1.0 is inside the pairs' range
-    { echo "$rows1" | awk -F'|' 'NF > 9 { print $7, $8 }'; echo "$rows2" | awk -F'|' 'NF > 10 { print $8, $9 }'; } |
+verdict() { # from the tables: qplab's median of pair ratios at every point, beside the control's (perftest against itself)
+    { echo "$rows1" | awk -F'|' 'NF > 13 { print $7, $8, $9, $10 }'; echo "$rows2" | awk -F'|' 'NF > 14 { print $8, $9, $10, $11 }'; } |
         awk '{ n++; if ($1 + 0 >= 1.0) k++; if (n == 1 || $1 < lo) lo = $1; if (n == 1 || $1 > hi) hi = $1
-               split($2, r, "–"); if (r[1] + 0 <= 1.0 && r[2] + 0 >= 1.0) in_range++ }
-             END { printf "the median of pair ratios is %.2f–%.2f; >= 1.0 at %d of %d points: the goal (>= 1.0 at every point) is %s. ",
+               split($2, r, "–"); if (r[1] + 0 <= 1.0 && r[2] + 0 >= 1.0) in_range++
+               if ($3 + 0 >= 1.0) ck++; if (n == 1 || $3 < clo) clo = $3; if (n == 1 || $3 > chi) chi = $3
+               split($4, c, "–"); if ($1 + 0 < c[1] + 0) below++ }
+             END { printf "qplab against perftest: the median of pair ratios is %.2f–%.2f, >= 1.0 at %d of %d points: the goal (>= 1.0 at every point) is %s. ",
                    lo, hi, k, n, (k == n) ? "met" : "**not met**"
-                   printf "At %d of %d points the pair ratios range over 1.0 (some pairs go each way).", in_range, n }'
+                   printf "At %d of %d points the pair ratios range over 1.0 (some pairs go each way). ", in_range, n
+                   printf "Control, perftest against itself paired the same way: the median of pair ratios is %.2f–%.2f, >= 1.0 at %d of %d points ", clo, chi, ck, n
+                   printf "(the same goal, applied to perftest against itself, is %s). ", (ck == n) ? "met" : "not met"
+                   printf "At %d of %d points qplab'"'"'s median pair ratio lies below the lowest pair ratio of perftest against itself, ", below, n
+                   printf "i.e. differs from perftest by more than perftest differs from itself here." }'
 }
 
 cat >"$HERE/results.md" <<EOF
@@ -207,15 +224,20 @@ RoCE v2, active MTU 1024), RC, TX depth 128, CQ moderation 100 (signal every 100
 no inline, 128 outstanding reads, the same size and iteration count; qpbench as its CLI runs,
 with the summary only (no per-cycle record stream: that is the agent's, and perftest has none). BW average =
 bytes / (last completion − first post) in MB/s (2^20 B), perftest's definition on both sides;
-median of $REPEATS interleaved runs (the order alternates). Each qplab run also has a partner: the
-perftest run right before or after it; "median of pair ratios" is the median of those per-pair
-ratios, which cancels the slow drift of a shared 2-core machine that the ratio of medians still
-carries. Goal: ratio ≥ 1.0 at every point.
+median of $REPEATS interleaved repeats (the order rotates). Each qplab run has a partner: the
+perftest run of the same repeat; "median of pair ratios" is the median of those per-pair ratios,
+which cancels the slow drift of a shared 2-core machine that the ratio of medians still carries.
+Goal: ratio ≥ 1.0 at every point.
+
+The control: every repeat runs perftest a second time, paired with the same perftest run as
+qplab is. "perftest vs itself" is that pair ratio: what the machine alone does to a ratio between
+two runs of one tool. "window full" is the share of qplab's sending time with the whole TX depth
+in flight and nothing completing (\`window_full_share\`, median over the runs).
 
 ## send, write, read — 1 thread, 1 QP
 
-| point | iterations | qplab [MB/s] | perftest [MB/s] | ratio of medians | median of pair ratios | pair ratios (min–max) | qplab runs | perftest runs |
-|---|---:|---:|---:|---:|---:|---|---|---|
+| point | iterations | qplab [MB/s] | perftest [MB/s] | ratio of medians | median of pair ratios | pair ratios (min–max) | perftest vs itself: median of pair ratios | perftest vs itself (min–max) | qplab window full [%] | qplab runs | perftest runs | perftest again (control) |
+|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|---|---|
 $rows1
 ## T threads of qpbench (1 QP each) vs T perftest processes (1 QP each, BW averages summed)
 
@@ -225,8 +247,8 @@ of its JSON summary), the same definition. qpbench's own result line, all thread
 span from the first post of any thread to the last completion of any, is shown beside it: it is
 lower whenever the threads do not start and end together, and perftest has no such number.
 
-| point (send, size, T) | iterations | qplab, threads summed [MB/s] | qplab, one span [MB/s] | perftest, processes summed [MB/s] | ratio of medians | median of pair ratios | pair ratios (min–max) | qplab runs (summed) | perftest runs |
-|---|---:|---:|---:|---:|---:|---:|---|---|---|
+| point (send, size, T) | iterations | qplab, threads summed [MB/s] | qplab, one span [MB/s] | perftest, processes summed [MB/s] | ratio of medians | median of pair ratios | pair ratios (min–max) | perftest vs itself: median of pair ratios | perftest vs itself (min–max) | qplab window full [%] | qplab runs (summed) | perftest runs | perftest again (control) |
+|---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---|---|---|
 $rows2
 Under TCG (no KVM here) the VMs' kernels do rxe's packet work in emulated code: absolute numbers
 are a few MB/s and mean nothing outside this lab; the ratios compare the two user-space engines
