@@ -126,6 +126,51 @@ static qpb_gid_type gid_type(const char *dev, uint32_t port, uint32_t index, boo
     return strstr(text, "v2") != NULL ? QPB_GID_ROCE_V2 : QPB_GID_ROCE_V1;
 }
 
+static void add_gid(qpb_port_caps *pc, uint32_t index, const uint8_t raw[16], qpb_gid_type type)
+{
+    static const uint8_t zero[16];
+    static const uint8_t v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (memcmp(raw, zero, 16) == 0)
+        return;
+    qpb_gid_caps *g = &pc->gids[pc->n_gids++];
+    g->index = index;
+    memcpy(g->raw, raw, 16);
+    g->ipv4 = memcmp(raw, v4_prefix, 12) == 0;
+    g->type = type;
+}
+
+static int by_index(const void *a, const void *b)
+{
+    const struct ibv_gid_entry *x = a, *y = b;
+    return x->gid_index < y->gid_index ? -1 : x->gid_index > y->gid_index;
+}
+
+/* The port's valid GIDs from one ibv_query_gid_table call; false where rdma-core or the kernel lacks it. */
+static bool list_gids(const qpb_ibv *v, struct ibv_context *ctx, const qpb_dev_caps *c, qpb_port_caps *pc,
+                      int table_len)
+{
+    if (v->query_gid_table == NULL || table_len <= 0)
+        return false;
+    size_t max = (size_t)table_len * (c->phys_port_cnt > 0 ? c->phys_port_cnt : 1); /* the call covers every port */
+    struct ibv_gid_entry *e = calloc(max, sizeof *e);
+    ssize_t n = e != NULL ? v->query_gid_table(ctx, e, max, 0, sizeof *e) : -1;
+    if (n < 0) {
+        free(e);
+        return false;
+    }
+    qsort(e, (size_t)n, sizeof *e, by_index);
+    for (ssize_t k = 0; k < n && pc->n_gids < QPB_CAPS_MAX_GIDS; k++) {
+        if (e[k].port_num != pc->port)
+            continue;
+        qpb_gid_type type = !pc->ethernet                          ? QPB_GID_IB
+                            : e[k].gid_type == IBV_GID_TYPE_ROCE_V2 ? QPB_GID_ROCE_V2
+                                                                    : QPB_GID_ROCE_V1;
+        add_gid(pc, e[k].gid_index, e[k].gid.raw, type);
+    }
+    free(e);
+    return true;
+}
+
 static void query_port(const qpb_ibv *v, struct ibv_context *ctx, qpb_dev_caps *c, uint32_t port)
 {
     qpb_port_caps *pc = &c->ports[c->n_ports++];
@@ -142,17 +187,13 @@ static void query_port(const qpb_ibv *v, struct ibv_context *ctx, qpb_dev_caps *
     pc->max_mtu = qpb_ibv_mtu_bytes(pa.max_mtu);
     pc->active_mtu = qpb_ibv_mtu_bytes(pa.active_mtu);
     pc->lid = pa.lid;
+    if (list_gids(v, ctx, c, pc, pa.gid_tbl_len))
+        return;
+    /* one query per index: most of a RoCE table is empty, and each empty index is a failed ioctl */
     for (int i = 0; i < pa.gid_tbl_len && pc->n_gids < QPB_CAPS_MAX_GIDS; i++) {
         union ibv_gid gid;
-        static const uint8_t zero[16];
-        if (v->query_gid(ctx, (uint8_t)port, i, &gid) != 0 || memcmp(gid.raw, zero, 16) == 0)
-            continue;
-        qpb_gid_caps *g = &pc->gids[pc->n_gids++];
-        g->index = (uint32_t)i;
-        memcpy(g->raw, gid.raw, 16);
-        static const uint8_t v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-        g->ipv4 = memcmp(gid.raw, v4_prefix, 12) == 0;
-        g->type = gid_type(c->name, port, (uint32_t)i, pc->ethernet);
+        if (v->query_gid(ctx, (uint8_t)port, i, &gid) == 0)
+            add_gid(pc, (uint32_t)i, gid.raw, gid_type(c->name, port, (uint32_t)i, pc->ethernet));
     }
 }
 

@@ -69,6 +69,7 @@ static void load(void)
             return;
         }
     }
+    table.query_gid_table = dlsym(h, "_ibv_query_gid_table"); /* optional: rdma-core 32 and later */
     /* Never dlclose a loaded libibverbs: providers keep threads and state. */
     loaded = true;
 }

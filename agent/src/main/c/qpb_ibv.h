@@ -28,6 +28,9 @@ typedef struct qpb_ibv {
     int (*query_device)(struct ibv_context *context, struct ibv_device_attr *attr);
     int (*query_port_compat)(struct ibv_context *context, uint8_t port, struct _compat_ibv_port_attr *attr);
     int (*query_gid)(struct ibv_context *context, uint8_t port, int index, union ibv_gid *gid);
+    /* the valid GIDs of every port in one call; NULL before rdma-core 32 (then query_gid per index) */
+    ssize_t (*query_gid_table)(struct ibv_context *context, struct ibv_gid_entry *entries, size_t max_entries,
+                               uint32_t flags, size_t entry_size);
     struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
     int (*dealloc_pd)(struct ibv_pd *pd);
     struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access);
