@@ -72,7 +72,9 @@ typedef struct qpb_session qpb_session;
  *   rate_limit      cycles per second per thread, paced from its first
  *                   cycle (a late thread catches up); 0 = as fast as it
  *                   can (perftest's --rate_limit in packets/s with one QP
- *                   per thread)                                 default 0
+ *                   per thread; software pacing in both providers, verbs
+ *                   event polling sleeps no longer than until the next
+ *                   cycle is due)                               default 0
  *   tx_depth        cycles a thread may have in flight, 1..4096 default 128
  *                   (verbs: the send queue depth of every QP)
  *   ring_capacity   records per thread ring, power of two       default 65536

@@ -334,9 +334,6 @@ qpb_status qpb_spec_parse(const char *json, qpb_spec *s, char *err, uint32_t err
         add(&v, false, "iterations must be > 0 unless duration_ms is set");
     if (s->ring_capacity & (s->ring_capacity - 1))
         add(&v, false, "ring_capacity must be a power of two (got %u)", s->ring_capacity);
-    if (s->rate_limit > 0 && s->provider_kind == QPB_PROVIDER_VERBS)
-        add(&v, true, "rate_limit: the verbs provider does not pace its sends yet (the tcp provider does); "
-                      "leave rate_limit at 0");
     check_combinations(&o, s, &v);
     snprintf(s->provider, sizeof s->provider, "%s", PROVIDER_NAMES[s->provider_kind]);
     snprintf(s->op, sizeof s->op, "%s", QPB_OP_NAMES[s->op_kind]);

@@ -38,6 +38,7 @@ typedef struct vsender {
     qpb_vthread *th;
     uint32_t thread, q, depth, signal, post_list;
     uint64_t msz, warmup, total;
+    uint64_t rate, first_ns; /* rate_limit (cycles/s, 0 = unpaced) and when the first cycle was posted */
     bool use_inline, verify_read;
     enum ibv_wr_opcode opcode;
     struct ibv_send_wr *wrs; /* post_list requests, reused for every QP */
@@ -173,9 +174,9 @@ static int poll_thread(qpb_session *s, qpb_vside *side, qpb_vthread *th, struct 
 }
 
 /* Event polling: arm the thread's CQs and sleep until one has a completion
- * (or EVENT_WAIT_MS passed). Completions that raced the arming are found by
- * the next poll. */
-static bool wait_event(qpb_session *s, qpb_vside *side, qpb_vthread *th)
+ * (or timeout_ns passed, at most EVENT_WAIT_MS). Completions that raced the
+ * arming are found by the next poll. */
+static bool wait_event(qpb_session *s, qpb_vside *side, qpb_vthread *th, uint64_t timeout_ns)
 {
     const qpb_spec *sp = &s->spec;
     const qpb_ibv *v = s->verbs->v;
@@ -185,8 +186,11 @@ static bool wait_event(qpb_session *s, qpb_vside *side, qpb_vthread *th)
         return true;
     }
     struct pollfd p = {.fd = ch->fd, .events = POLLIN};
+    if (timeout_ns > EVENT_WAIT_MS * 1000000ull)
+        timeout_ns = EVENT_WAIT_MS * 1000000ull;
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)timeout_ns};
     bool ok = true;
-    if (poll(&p, 1, EVENT_WAIT_MS) > 0) {
+    if (ppoll(&p, 1, &ts, NULL) > 0) {
         struct ibv_cq *cq;
         void *ctx;
         while (v->get_cq_event(ch, &cq, &ctx) == 0) {
@@ -211,10 +215,36 @@ static bool signaled(const vsender *x, const qpb_vconn *c, uint64_t k, uint64_t 
     return flush || (msg + 1) % x->signal == 0 || k + 1 == x->total;
 }
 
+/* How many of the next n cycles are due: with rate_limit, cycle k of the thread is posted no earlier than
+ * k / rate s after its first (a thread that fell behind catches up, like the tcp provider). */
+static uint32_t due_cycles(vsender *x, uint64_t now, uint32_t n)
+{
+    if (x->rate == 0)
+        return n;
+    uint64_t k = x->th->admitted;
+    if (k == 0)
+        return 1; /* the pace counts from its start time (post_cycles) */
+    uint32_t d = 0;
+    while (d < n && x->first_ns + qpb_cycle_due_ns(k + d, x->rate) <= now)
+        d++;
+    return d;
+}
+
+/* Nanoseconds until the next cycle is due (0: it is; UINT64_MAX: unpaced or nothing left to post). */
+static uint64_t until_due(const vsender *x, uint64_t now)
+{
+    if (x->rate == 0 || x->th->admitted == 0 || x->th->admitted >= x->total)
+        return UINT64_MAX;
+    uint64_t due = x->first_ns + qpb_cycle_due_ns(x->th->admitted, x->rate);
+    return due > now ? due - now : 0;
+}
+
 /* Posts cycles [first, first + n) on every QP of the thread. */
 static bool post_cycles(vsender *x, uint64_t first, uint32_t n, bool flush)
 {
     uint64_t now = qpb_now_ns(x->s);
+    if (first == 0)
+        x->first_ns = now;
     for (uint32_t k = 0; k < n; k++) {
         qpb_vcycle *cy = &x->th->cycles[(first + k) % x->depth];
         cy->start_ns = now;
@@ -321,9 +351,12 @@ static bool sender_loop(vsender *x)
         /* every slot of the window holds a measured cycle: only a completion lets the thread go on */
         bool full = !closing && th->admitted < x->total && th->admitted > x->warmup && in_flight + x->post_list > x->depth;
         bool posted = false;
+        uint32_t n = 0;
         if (!closing && th->admitted < x->total && in_flight + x->post_list <= x->depth) {
             uint64_t left = x->total - th->admitted;
-            uint32_t n = left < x->post_list ? (uint32_t)left : x->post_list;
+            n = due_cycles(x, now, left < x->post_list ? (uint32_t)left : x->post_list);
+        }
+        if (n > 0) {
             if (th->admitted <= x->warmup && th->admitted + n > x->warmup && s->spec.duration_ms > 0)
                 deadline = now + s->spec.duration_ms * 1000000ull;
             if (!post_cycles(x, th->admitted, n, false))
@@ -360,8 +393,12 @@ static bool sender_loop(vsender *x)
                          QPB_TRANSPORT_NAMES[s->spec.transport], QPB_OP_NAMES[s->spec.op_kind]);
             return false;
         }
-        if (got == 0 && !posted && s->spec.polling == QPB_POLL_EVENT && !wait_event(s, x->side, th))
-            return false;
+        if (got == 0 && !posted && s->spec.polling == QPB_POLL_EVENT) {
+            /* paced with room in the window: sleep no longer than until the next cycle is due */
+            uint64_t timeout = !closing && in_flight + x->post_list <= x->depth ? until_due(x, now) : UINT64_MAX;
+            if (timeout > 0 && !wait_event(s, x->side, th, timeout))
+                return false;
+        }
     }
 }
 
@@ -388,7 +425,7 @@ void qpb_verbs_run_sender(qpb_session *s, uint32_t thread)
     vsender x = {
         .s = s, .vb = vb, .side = vb->tx, .th = &vb->tx->threads[thread], .thread = thread,
         .q = sp->qps_per_thread, .depth = sp->tx_depth, .signal = sp->signal_every, .post_list = sp->post_list,
-        .msz = sp->msg_size, .warmup = sp->warmup_cycles,
+        .msz = sp->msg_size, .warmup = sp->warmup_cycles, .rate = sp->rate_limit,
         .total = sp->duration_ms > 0 ? UINT64_MAX : sp->warmup_cycles + sp->iterations,
         .use_inline = sp->op_kind != QPB_OP_READ && sp->msg_size <= sp->inline_size,
         .opcode = sp->op_kind == QPB_OP_SEND ? IBV_WR_SEND : sp->op_kind == QPB_OP_WRITE ? IBV_WR_RDMA_WRITE
@@ -515,7 +552,7 @@ static void receive_loop(qpb_session *s, uint32_t thread)
             continue;
         uint64_t now = qpb_now_ns(s);
         if (now < next_check) {
-            if (sp->polling == QPB_POLL_EVENT && !wait_event(s, vb->rx, th))
+            if (sp->polling == QPB_POLL_EVENT && !wait_event(s, vb->rx, th, UINT64_MAX))
                 return;
             continue;
         }

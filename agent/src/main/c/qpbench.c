@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +36,8 @@ typedef struct options {
     double duration_s;
     unsigned qps, threads, depth, port;
     int verify, server, gbits;
+    double rate;     /* --rate_limit in rate_unit, per thread; 0 = unpaced */
+    char rate_unit;  /* 'M' MiB/s, 'g' Gb/s, 'p' messages/s (perftest's --rate_units) */
     const char *json_path, *provider, *bind, *host;
     /* verbs */
     const char *device, *op, *transport, *srq, *cq_mode, *mr_mode, *lock_model, *qp_sharing;
@@ -81,6 +84,8 @@ static void usage(void)
          "      --json=FILE        write a JSON array with the summary of every size\n"
          "      --provider=NAME    engine provider: tcp (default) or verbs\n"
          "      --devices          print this host's RDMA devices and their limits (JSON) and exit\n"
+         "      --rate_limit=RATE  pace every thread to RATE (perftest's flag, software pacing), in\n"
+         "      --rate_units=U     g: Gb/s (default), M: MiB/s, p: messages/s per QP\n"
          "\n"
          "verbs provider (perftest's flags where it has them):\n"
          "      --op=OP            send (default), write or read\n"
@@ -165,12 +170,13 @@ static void parse_args(int argc, char **argv, options *o)
         {"mr-mode", required_argument, 0, 'M'}, {"lock-model", required_argument, 0, 'L'},
         {"out_json", no_argument, 0, 'j'}, {"out_json_file", required_argument, 0, 'J'},
         {"devices", no_argument, 0, 'v'}, {"rdma_cm", no_argument, 0, 'K'},
-        {"qp-sharing", required_argument, 0, 'H'}, {0, 0, 0, 0},
+        {"qp-sharing", required_argument, 0, 'H'}, {"rate_limit", required_argument, 0, 'y'},
+        {"rate_units", required_argument, 0, 'Y'}, {"rate_limit_type", required_argument, 0, 'k'}, {0, 0, 0, 0},
     };
     *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp",
                    .device = "", .op = "send", .transport = "rc", .srq = "none",
                    .mr_mode = "per_thread", .lock_model = "shared", .qp_sharing = "per_thread", .ib_port = 1, .gid_index = -1, .rx_depth = 512,
-                   .signal_every = 1, .post_list = 1};
+                   .signal_every = 1, .post_list = 1, .rate_unit = 'g'};
     int c;
     while ((c = getopt_long(argc, argv, "s:an:D:q:t:p:hd:i:x:c:r:I:Q:l:em:FR", longs, NULL)) != -1) {
         switch (c) {
@@ -224,6 +230,23 @@ static void parse_args(int argc, char **argv, options *o)
         case 'F': break;
         case 'R': case 'K': o->rdma_cm = 1; break;
         case 'H': o->qp_sharing = optarg; break;
+        case 'y': {
+            char *end;
+            o->rate = strtod(optarg, &end);
+            if (*end != '\0' || !(o->rate > 0))
+                die("bad --rate_limit \"%s\": a positive number in --rate_units", optarg);
+            break;
+        }
+        case 'Y':
+            if (strcmp(optarg, "M") != 0 && strcmp(optarg, "g") != 0 && strcmp(optarg, "p") != 0)
+                die("bad --rate_units \"%s\": M (MiB/s), g (Gb/s) or p (messages/s)", optarg);
+            o->rate_unit = optarg[0];
+            break;
+        case 'k':
+            if (strcasecmp(optarg, "SW") != 0)
+                die("--rate_limit_type %s: qpbench paces in software only (SW); the device's rate limiter is not "
+                    "used", optarg);
+            break;
         case 'v': {
             static char inv[1 << 20];
             int32_t rc = qpb_devices(inv, sizeof inv);
@@ -272,6 +295,14 @@ static void spec_for(const options *o, uint64_t size, const char *role, char *bu
         n += snprintf(buf + n, len - (size_t)n, ",\"cq_mode\":\"%s\"", o->cq_mode);
     if (!verbs && strcmp(o->op, "send") != 0)
         n += snprintf(buf + n, len - (size_t)n, ",\"op\":\"%s\"", o->op);
+    if (o->rate > 0) { /* the engine paces cycles (one message per QP) per second per thread */
+        double bytes_per_cycle = (double)size * o->qps;
+        double cycles = o->rate_unit == 'p' ? o->rate / o->qps
+                        : o->rate_unit == 'M' ? o->rate * MEGA_BYTE / bytes_per_cycle
+                                              : o->rate * GIGA_BIT / bytes_per_cycle;
+        n += snprintf(buf + n, len - (size_t)n, ",\"rate_limit\":%llu",
+                      (unsigned long long)(cycles < 1.0 ? 1.0 : cycles + 0.5));
+    }
     snprintf(buf + n, len - (size_t)n, "}");
 }
 
@@ -329,6 +360,9 @@ static void print_header(const options *o, const char *role, const char *sum)
     if (o->duration_s > 0)
         printf(" Duration        : %.3g s\n", o->duration_s);
     printf(" Verify          : %s\n", o->verify ? "on" : "off");
+    if (o->rate > 0)
+        printf(" Rate limit      : %g %s per thread (software pacing)\n", o->rate,
+               o->rate_unit == 'p' ? "messages/s per QP" : o->rate_unit == 'M' ? "MiB/s" : "Gb/s");
     printf(LINE);
     printf(o->gbits ? " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
                     : " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");

@@ -58,6 +58,16 @@ static void plans_a_default_run_on_rxe(void)
     CHECK(p.slot == 4096 && p.registered == 2 * 8 * 4096 && p.n_mr == 4);
 }
 
+/* The verbs sender paces like the tcp one (the lab test measures it on rxe); the spec no longer refuses it. */
+static void plans_a_paced_run(void)
+{
+    qpb_dev_caps c = rxe0();
+    qpb_plan p;
+    char err[1024];
+    CHECKF(plan("{\"provider\":\"verbs\",\"op\":\"write\",\"msg_size\":64,\"rate_limit\":2000}", &c, &p, err,
+                sizeof err) == QPB_OK, "%s", err);
+}
+
 static void refuses_what_rxe_cannot_do_naming_the_limit(void)
 {
     qpb_dev_caps c = rxe0();
@@ -184,6 +194,7 @@ static void picks_the_ipv4_roce_v2_gid(void)
 
 const qpb_test_case qpb_check_tests[] = {
     {"check plans a default run on rxe", plans_a_default_run_on_rxe},
+    {"check plans a paced run (rate_limit)", plans_a_paced_run},
     {"check refuses what rxe cannot do, naming the limit", refuses_what_rxe_cannot_do_naming_the_limit},
     {"check refuses CQs the device cannot hold", refuses_cqs_the_device_cannot_hold},
     {"check refuses memory beyond memlock, a down port and a missing GID", refuses_memory_beyond_memlock_and_missing_gid},

@@ -360,14 +360,6 @@ static void rate_limit_paces_each_thread(void)
     qpb_session_destroy(s);
 }
 
-static void verbs_refuses_rate_limit_until_it_paces(void)
-{
-    char err[512];
-    qpb_session *s = qpb_session_create("{\"provider\":\"verbs\",\"msg_size\":64,\"rate_limit\":10}", err, sizeof err);
-    CHECK(s == NULL);
-    CHECKF(strstr(err, "rate_limit: the verbs provider does not pace") != NULL, "%s", err);
-}
-
 const qpb_test_case qpb_tcp_tests[] = {
     {"tcp loopback accounts every byte and record", loopback_accounts_every_byte_and_record},
     {"tcp loopback with verify has no errors", loopback_with_verify_has_no_errors},
@@ -382,6 +374,5 @@ const qpb_test_case qpb_tcp_tests[] = {
     {"tcp duration run ends on time", duration_run_ends_on_time},
     {"tcp calls out of order are refused", calls_out_of_order_are_refused},
     {"tcp rate_limit paces each thread", rate_limit_paces_each_thread},
-    {"spec: verbs refuses rate_limit until it paces", verbs_refuses_rate_limit_until_it_paces},
     {NULL, NULL},
 };

@@ -76,6 +76,21 @@ class VerbsEngineIntegrationTests {
     }
 
     @Test
+    void rateLimitPacesTheSenderWithBusyAndEventPolling(SoftRoceLab lab) throws Exception {
+        // 1000 writes at 2000 messages/s: the last may not be posted before 999 / 2000 s after the first; the
+        // lab carries ~15,000 small writes/s unpaced, so pacing, not the link, sets the run's length
+        for (String polling : List.of("", " -e")) {
+            Pair run = pair(lab, "--op=write -c RC -s 64 -n 1000 -Q 1 --rate_limit=2000 --rate_units=p" + polling);
+            assertSenderSide(run, 1, 1, 1000, 64);
+            assertThat(run.clientLong("duration_ns")).as("first post to last completion%s", polling)
+                    .isGreaterThanOrEqualTo(499_500_000L);
+            assertThat(((Number) run.client().get("msg_rate")).doubleValue()).as("messages/s%s", polling)
+                    .isBetween(1_600.0, 2_002.0);
+            assertThat(run.clientOutput()).contains("Rate limit      : 2000 messages/s per QP per thread");
+        }
+    }
+
+    @Test
     void ucSendAndWriteComplete(SoftRoceLab lab) throws Exception {
         // UC has no acknowledgements: what the receiver missed is counted, nothing arrives corrupted
         Pair send = pair(lab, "--op=send -c UC -q 2 -s 4096 -n 200 --verify");
