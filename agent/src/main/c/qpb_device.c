@@ -145,21 +145,29 @@ static int by_index(const void *a, const void *b)
     return x->gid_index < y->gid_index ? -1 : x->gid_index > y->gid_index;
 }
 
-/* The port's valid GIDs from one ibv_query_gid_table call; false where rdma-core or the kernel lacks it. */
+/* Every port's valid GIDs, from one ibv_query_gid_table call per device (made by the first port that asks). */
+typedef struct gid_table {
+    bool tried;
+    ssize_t n; /* < 0: rdma-core or the kernel lacks the call */
+    struct ibv_gid_entry *e;
+} gid_table;
+
+/* The port's GIDs from the device's table; false where there is none. */
 static bool list_gids(const qpb_ibv *v, struct ibv_context *ctx, const qpb_dev_caps *c, qpb_port_caps *pc,
-                      int table_len)
+                      int table_len, gid_table *t)
 {
-    if (v->query_gid_table == NULL || table_len <= 0)
-        return false;
-    size_t max = (size_t)table_len * (c->phys_port_cnt > 0 ? c->phys_port_cnt : 1); /* the call covers every port */
-    struct ibv_gid_entry *e = calloc(max, sizeof *e);
-    ssize_t n = e != NULL ? v->query_gid_table(ctx, e, max, 0, sizeof *e) : -1;
-    if (n < 0) {
-        free(e);
-        return false;
+    if (!t->tried && v->query_gid_table != NULL && table_len > 0) {
+        t->tried = true;
+        size_t max = (size_t)table_len * (c->phys_port_cnt > 0 ? c->phys_port_cnt : 1); /* ports share a size */
+        t->e = calloc(max, sizeof *t->e);
+        t->n = t->e != NULL ? v->query_gid_table(ctx, t->e, max, 0, sizeof *t->e) : -1;
+        if (t->n > 0)
+            qsort(t->e, (size_t)t->n, sizeof *t->e, by_index);
     }
-    qsort(e, (size_t)n, sizeof *e, by_index);
-    for (ssize_t k = 0; k < n && pc->n_gids < QPB_CAPS_MAX_GIDS; k++) {
+    if (!t->tried || t->n < 0)
+        return false;
+    const struct ibv_gid_entry *e = t->e;
+    for (ssize_t k = 0; k < t->n && pc->n_gids < QPB_CAPS_MAX_GIDS; k++) {
         if (e[k].port_num != pc->port)
             continue;
         qpb_gid_type type = !pc->ethernet                          ? QPB_GID_IB
@@ -167,11 +175,10 @@ static bool list_gids(const qpb_ibv *v, struct ibv_context *ctx, const qpb_dev_c
                                                                     : QPB_GID_ROCE_V1;
         add_gid(pc, e[k].gid_index, e[k].gid.raw, type);
     }
-    free(e);
     return true;
 }
 
-static void query_port(const qpb_ibv *v, struct ibv_context *ctx, qpb_dev_caps *c, uint32_t port)
+static void query_port(const qpb_ibv *v, struct ibv_context *ctx, qpb_dev_caps *c, uint32_t port, gid_table *gids)
 {
     qpb_port_caps *pc = &c->ports[c->n_ports++];
     struct ibv_port_attr pa;
@@ -187,7 +194,7 @@ static void query_port(const qpb_ibv *v, struct ibv_context *ctx, qpb_dev_caps *
     pc->max_mtu = qpb_ibv_mtu_bytes(pa.max_mtu);
     pc->active_mtu = qpb_ibv_mtu_bytes(pa.active_mtu);
     pc->lid = pa.lid;
-    if (list_gids(v, ctx, c, pc, pa.gid_tbl_len))
+    if (list_gids(v, ctx, c, pc, pa.gid_tbl_len, gids))
         return;
     /* one query per index: most of a RoCE table is empty, and each empty index is a failed ioctl */
     for (int i = 0; i < pa.gid_tbl_len && pc->n_gids < QPB_CAPS_MAX_GIDS; i++) {
@@ -224,8 +231,10 @@ void qpb_device_caps(const qpb_ibv *v, struct ibv_context *ctx, const char *name
         c->max_ah = (uint32_t)a.max_ah;
         c->phys_port_cnt = a.phys_port_cnt;
     }
+    gid_table gids = {0};
     for (uint32_t p = 1; p <= c->phys_port_cnt && p <= QPB_CAPS_MAX_PORTS; p++)
-        query_port(v, ctx, c, p);
+        query_port(v, ctx, c, p, &gids);
+    free(gids.e);
     struct rlimit rl;
     c->memlock_limit = getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? rl.rlim_cur : UINT64_MAX;
     probe_cached(v, ctx, c);

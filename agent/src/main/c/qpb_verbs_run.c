@@ -215,27 +215,31 @@ static bool signaled(const vsender *x, const qpb_vconn *c, uint64_t k, uint64_t 
     return flush || (msg + 1) % x->signal == 0 || k + 1 == x->total;
 }
 
-/* How many of the next n cycles are due: with rate_limit, cycle k of the thread is posted no earlier than
- * k / rate s after its first (a thread that fell behind catches up, like the tcp provider). */
-static uint32_t due_cycles(vsender *x, uint64_t now, uint32_t n)
+/* With rate_limit, cycle k of the thread is posted no earlier than k / rate s after its first (a thread that
+ * fell behind catches up, like the tcp provider). */
+static uint64_t due_at(const vsender *x, uint64_t k)
 {
-    if (x->rate == 0)
-        return n;
+    return x->first_ns + qpb_cycle_due_ns(k, x->rate);
+}
+
+/* How many of the next n cycles are due. */
+static uint32_t due_cycles(const vsender *x, uint64_t now, uint32_t n)
+{
     uint64_t k = x->th->admitted;
-    if (k == 0)
-        return 1; /* the pace counts from its start time (post_cycles) */
+    if (x->rate == 0 || k == 0) /* cycle 0 starts the pace (post_cycles takes its time) */
+        return x->rate == 0 ? n : 1;
     uint32_t d = 0;
-    while (d < n && x->first_ns + qpb_cycle_due_ns(k + d, x->rate) <= now)
+    while (d < n && due_at(x, k + d) <= now)
         d++;
     return d;
 }
 
-/* Nanoseconds until the next cycle is due (0: it is; UINT64_MAX: unpaced or nothing left to post). */
+/* Nanoseconds until the next cycle is due (0: it is; UINT64_MAX: unpaced or not started). */
 static uint64_t until_due(const vsender *x, uint64_t now)
 {
-    if (x->rate == 0 || x->th->admitted == 0 || x->th->admitted >= x->total)
+    if (x->rate == 0 || x->th->admitted == 0)
         return UINT64_MAX;
-    uint64_t due = x->first_ns + qpb_cycle_due_ns(x->th->admitted, x->rate);
+    uint64_t due = due_at(x, x->th->admitted);
     return due > now ? due - now : 0;
 }
 
@@ -348,11 +352,12 @@ static bool sender_loop(vsender *x)
         }
         bool closing = stop_by != UINT64_MAX || now >= deadline;
         uint64_t in_flight = th->admitted - th->done;
+        bool more = !closing && th->admitted < x->total, room = in_flight + x->post_list <= x->depth;
         /* every slot of the window holds a measured cycle: only a completion lets the thread go on */
-        bool full = !closing && th->admitted < x->total && th->admitted > x->warmup && in_flight + x->post_list > x->depth;
+        bool full = more && !room && th->admitted > x->warmup;
         bool posted = false;
         uint32_t n = 0;
-        if (!closing && th->admitted < x->total && in_flight + x->post_list <= x->depth) {
+        if (more && room) {
             uint64_t left = x->total - th->admitted;
             n = due_cycles(x, now, left < x->post_list ? (uint32_t)left : x->post_list);
         }
@@ -395,7 +400,7 @@ static bool sender_loop(vsender *x)
         }
         if (got == 0 && !posted && s->spec.polling == QPB_POLL_EVENT) {
             /* paced with room in the window: sleep no longer than until the next cycle is due */
-            uint64_t timeout = !closing && in_flight + x->post_list <= x->depth ? until_due(x, now) : UINT64_MAX;
+            uint64_t timeout = more && room ? until_due(x, now) : UINT64_MAX;
             if (timeout > 0 && !wait_event(s, x->side, th, timeout))
                 return false;
         }

@@ -300,6 +300,10 @@ static void spec_for(const options *o, uint64_t size, const char *role, char *bu
         double cycles = o->rate_unit == 'p' ? o->rate / o->qps
                         : o->rate_unit == 'M' ? o->rate * MEGA_BYTE / bytes_per_cycle
                                               : o->rate * GIGA_BIT / bytes_per_cycle;
+        if (cycles > 1e9)
+            die("--rate_limit %g%s at %llu B x %u QPs is %.3g cycles/s per thread, more than the engine paces "
+                "(1e9)", o->rate, o->rate_unit == 'p' ? " messages/s" : o->rate_unit == 'M' ? " MiB/s" : " Gb/s",
+                (unsigned long long)size, o->qps, cycles);
         n += snprintf(buf + n, len - (size_t)n, ",\"rate_limit\":%llu",
                       (unsigned long long)(cycles < 1.0 ? 1.0 : cycles + 0.5));
     }
