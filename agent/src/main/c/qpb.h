@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define QPB_ABI_VERSION 1
+#define QPB_ABI_VERSION 2
 
 typedef enum qpb_status {
     QPB_OK = 0,
@@ -40,11 +40,49 @@ typedef enum qpb_status {
 } qpb_status;
 
 /*
- * One record per cycle of one thread: a cycle is one message of msg_size
- * bytes posted on each of the thread's connections and all of their
- * completions reaped. Times are nanoseconds since the session's t0 on one
- * monotonic clock (CLOCK_MONOTONIC_RAW). 48 bytes, naturally aligned, no
- * padding; tests check these offsets from Java against qpb_sample_layout().
+ * The statistics of a run flow as intervals: every interval_ms each sending
+ * thread closes one record of what its cycles did in that time (a cycle is
+ * one message of msg_size bytes posted on each of the thread's connections
+ * and all of their completions reaped). Every cycle is in exactly one
+ * interval, so the records add up to the summary, however fast the run: the
+ * stream's size depends on time and threads, not on the cycle rate.
+ * Times are nanoseconds since the session's t0 on one monotonic clock
+ * (CLOCK_MONOTONIC_RAW). A record is this header and then `buckets` pairs
+ * of qpb_interval_bucket, ascending by bucket: the sparse histogram of the
+ * interval's cycle times, in the summary's layout (qpb_stats.h: bucket b
+ * holds b ns below 256 ns, above 128 buckets per power of two). Fixed-width,
+ * naturally aligned, no padding; tests check these offsets from Java against
+ * qpb_interval_layout().
+ */
+typedef struct qpb_interval {
+    uint32_t size;           /* bytes of this record: 88 + 16 x buckets */
+    uint32_t thread;         /* 0-based worker thread index */
+    uint64_t index;          /* it holds the cycles that ended from index x interval_ms after t0 ... */
+    uint32_t span;           /* ... for span intervals (1; more only when its record could not be handed over) */
+    uint32_t buckets;        /* histogram pairs that follow */
+    uint64_t cycles;
+    uint64_t messages;
+    uint64_t bytes;          /* payload bytes of its cycles */
+    uint64_t errors;         /* completions that carried an error */
+    uint64_t min_ns;         /* shortest and longest cycle */
+    uint64_t max_ns;
+    uint64_t first_start_ns; /* first post of its first cycle */
+    uint64_t last_end_ns;    /* last completion of its last cycle */
+} qpb_interval;
+
+typedef struct qpb_interval_bucket {
+    uint32_t bucket;
+    uint32_t reserved; /* 0 */
+    uint64_t count;    /* cycles whose time falls in the bucket (> 0) */
+} qpb_interval_bucket;
+
+/* The largest interval record: every bucket of the histogram present. */
+#define QPB_INTERVAL_MAX_BYTES 118872
+
+/*
+ * A trace record: one cycle of one thread, kept only when the spec asks for
+ * a trace (trace_first / trace_every). No statistic depends on them. 48
+ * bytes, naturally aligned, no padding; checked against qpb_sample_layout().
  */
 typedef struct qpb_sample {
     uint32_t thread;   /* 0-based worker thread index */
@@ -77,10 +115,22 @@ typedef struct qpb_session qpb_session;
  *                   cycle is due)                               default 0
  *   tx_depth        cycles a thread may have in flight, 1..4096 default 128
  *                   (verbs: the send queue depth of every QP)
- *   ring_capacity   records per thread ring, power of two       default 65536
- *   records         keep per-cycle records for qpb_drain        default true
- *                   (false: the summary only, nothing to drain and
- *                   nothing dropped; qpbench asks for that)
+ *   interval_ms     close an interval record every this long,
+ *                   10..60000, or 0: none, the summary only
+ *                   (what qpbench asks for without --interval)  default 100
+ *   interval_ring   bytes of interval records buffered per thread until
+ *                   qpb_drain_intervals, a power of two, 16 KiB..64 MiB
+ *                   (nearly full: the open interval stays open and grows,
+ *                   losing no cycle, and intervals_late counts it)
+ *                                                               default 1 MiB
+ *   trace_first     keep trace records (qpb_sample) of at most this many
+ *                   cycles per thread, 0..1000000; trace_first x threads
+ *                   <= 1000000 per run                          default 0
+ *   trace_every     of the cycles 0, K, 2K, ... (1..2^40); alone it keeps
+ *                   up to 1000000 / threads per thread          default 1
+ *   ring_capacity   trace records buffered per thread until qpb_drain,
+ *                   a power of two (full: the record is dropped and
+ *                   counted)                                    default 65536
  *   verify          check payload bytes on the receiver         default false
  *   tcp_nodelay     TCP_NODELAY on data sockets (tcp)           default true
  *   bind            address to listen on (server/loopback)      default "127.0.0.1"
@@ -129,8 +179,16 @@ int32_t qpb_connect(qpb_session *s, const char *peer_endpoint_json);
 /* Start the worker threads; returns at once. */
 int32_t qpb_start(qpb_session *s);
 
-/* Move up to max records out of the per-thread rings into out. Returns the
- * number of records written (>= 0) or -qpb_status. Safe to call from one
+/* Moves whole interval records (qpb_interval, each followed by its buckets)
+ * out of the threads' interval rings into buf, and returns the bytes written
+ * (>= 0) or -qpb_status (-QPB_ENOSPC when buf_len < QPB_INTERVAL_MAX_BYTES).
+ * Safe to call from one thread concurrently with the running workers; after
+ * the run has ended, call it until it returns 0: a thread's last interval is
+ * closed when the thread ends. */
+int32_t qpb_drain_intervals(qpb_session *s, void *buf, uint32_t buf_len);
+
+/* Moves up to max trace records out of the per-thread rings into out. Returns
+ * the number of records written (>= 0) or -qpb_status. Safe to call from one
  * thread concurrently with the running workers. */
 int32_t qpb_drain(qpb_session *s, qpb_sample *out, int32_t max);
 
@@ -147,15 +205,19 @@ int32_t qpb_stop(qpb_session *s);
  * adds its knobs, the device, path_mtu and "peer": what the receiving side
  * got, {"messages","bytes","errors","short_connections","missing"}):
  * {"provider","role","op","threads","qps_per_thread","msg_size",
- *  "iterations","cycles","messages","bytes","errors","dropped","stopped",
+ *  "iterations","cycles","messages","bytes","errors","stopped",
+ *  "interval_ms","intervals","intervals_late","traced","dropped",
  *  "duration_ns","bw_avg_bps","bw_peak_bps","msg_rate",
  *  "window_full_ns","window_full_share",
  *  "cycle_ns":{"min","median","avg","stdev","p99","p999","max"},
- *  "per_thread":[{"thread","cycles","bytes","messages","errors","dropped",
+ *  "per_thread":[{"thread","cycles","bytes","messages","errors","intervals","intervals_late","traced","dropped",
  *                 "duration_ns","bw_avg_bps","bw_peak_bps","msg_rate",
  *                 "window_full_ns","cycle_ns":{...}}],
  *  "clock":{"source":"CLOCK_MONOTONIC_RAW","t0_realtime_ns":..}}
- * bw_* are bytes per second. window_full_ns (verbs; 0 for tcp): how long a
+ * bw_* are bytes per second. intervals: the interval records closed (their
+ * cycles add up to "cycles"); intervals_late: closes put off because the
+ * records were not drained in time (the interval grew instead); traced: trace records kept, dropped: those
+ * lost to a full ring. window_full_ns (verbs; 0 for tcp): how long a
  * thread had all tx_depth cycles in flight and nothing completing, i.e. waited
  * on the device and the link, not on itself; window_full_share is that over
  * the threads' spans (near 1: the window or the device sets the pace, not
@@ -186,6 +248,11 @@ int32_t qpb_devices(char *buf, uint32_t buf_len);
 /* {"size":48,"thread":0,"errors":4,"cycle":8,"start_ns":16,"end_ns":24,
  *  "bytes":32,"messages":40} — for the binding's layout test. */
 int32_t qpb_sample_layout(char *buf, uint32_t buf_len);
+
+/* {"size":88,"bucket_size":16,"max_bytes":118872,"size_field":0,"thread":4,
+ *  "index":8,...,"bucket":0,"count":8} — every field's offset, for the
+ * binding's layout test. */
+int32_t qpb_interval_layout(char *buf, uint32_t buf_len);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,13 @@
 #define QPB_MAX_DEPTH 4096u
 #define QPB_MAX_RING (1u << 24)
 #define QPB_MAX_DURATION_MS (24ull * 3600 * 1000)
+#define QPB_MIN_INTERVAL_MS 10u
+#define QPB_MAX_INTERVAL_MS 60000u
+#define QPB_MAX_TRACE 1000000u /* trace records per run */
+/* Bytes of a thread's interval ring. A record that can never fit still loses
+ * nothing: its interval grows to the end of the run and waits in scratch. */
+#define QPB_MIN_INTERVAL_RING (1u << 14)
+#define QPB_MAX_INTERVAL_RING (1u << 26)
 
 typedef enum qpb_role { QPB_ROLE_LOOPBACK, QPB_ROLE_CLIENT, QPB_ROLE_SERVER } qpb_role;
 typedef enum qpb_provider_kind { QPB_PROVIDER_TCP, QPB_PROVIDER_VERBS } qpb_provider_kind;
@@ -68,8 +75,11 @@ typedef struct qpb_spec {
     uint64_t warmup_cycles;
     uint64_t rate_limit; /* cycles per second per thread, 0 = unpaced */
     uint32_t tx_depth;
+    uint32_t interval_ms; /* 0: no interval records, the summary only */
+    uint32_t trace_first; /* trace records per thread, at most */
+    uint64_t trace_every; /* of every this many cycles */
+    uint32_t interval_ring; /* bytes per thread */
     uint32_t ring_capacity;
-    bool records;
     bool verify;
     bool tcp_nodelay;
     char bind[64];
@@ -121,10 +131,23 @@ extern const qpb_provider qpb_verbs_provider;
 
 enum qpb_state { QPB_ST_CREATED, QPB_ST_CONNECTED, QPB_ST_RUNNING, QPB_ST_ENDED };
 
-/* What a sender worker owns: its records and its running statistics. */
+/*
+ * What a sender worker owns: its statistics (the per-cycle path, qpb_record.h,
+ * touches only stats and trace_next), its closed intervals and its trace.
+ */
 typedef struct qpb_sender_out {
-    qpb_ring ring;
     qpb_stats stats;
+    uint64_t trace_next;        /* the next cycle to trace; UINT64_MAX: none */
+    uint64_t trace_every;
+    uint64_t trace_left;        /* cycles still to trace */
+    uint64_t traced;            /* trace records kept (the ring counts those dropped) */
+    qpb_ring ring;              /* trace records, for qpb_drain */
+    qpb_bytes_ring intervals;   /* closed interval records, for qpb_drain_intervals */
+    uint8_t *scratch;           /* QPB_INTERVAL_MAX_BYTES: the record being closed */
+    atomic_uint pending;        /* bytes of scratch left for the drain when the thread ended with a full ring */
+    uint64_t late;              /* closes put off because the interval ring was full */
+    qpb_session *s;
+    uint32_t thread;
     /* verbs: how long the thread had its whole window (tx_depth cycles) in flight with nothing completing,
      * i.e. waited on the device and the link rather than on itself (written by the thread, read after it) */
     uint64_t window_full_ns;
@@ -150,6 +173,7 @@ struct qpb_session {
     qpb_sender_out *senders;     /* spec.threads, NULL on the server */
     qpb_receiver_out *receivers; /* spec.threads, NULL on the client */
     uint32_t drain_next;         /* round-robin start of qpb_drain */
+    uint32_t interval_drain_next; /* and of qpb_drain_intervals */
 
     const qpb_provider *provider;
     qpb_tcp *tcp;
@@ -192,8 +216,8 @@ qpb_status qpb_fail(qpb_session *s, qpb_status status, const char *fmt, ...)
 void qpb_run_fail(qpb_session *s, qpb_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* A worker records one completed cycle (ring + stats). */
-void qpb_record_cycle(qpb_session *s, uint32_t thread, const qpb_sample *sample);
+/* A sender thread's statistics as it ends: its open interval is closed (qpb_session.c). */
+void qpb_interval_finish(qpb_sender_out *out);
 
 /* --- tcp provider (qpb_tcp.c, qpb_tcp_run.c) --- */
 /* Worker bodies; index i of 0..threads-1. */

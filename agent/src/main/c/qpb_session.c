@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "qpb_ibv.h"
-#include "qpb_internal.h"
 #include "qpb_json.h"
+#include "qpb_record.h"
 
 qpb_status qpb_fail(qpb_session *s, qpb_status status, const char *fmt, ...)
 {
@@ -36,19 +36,84 @@ void qpb_run_fail(qpb_session *s, qpb_status status, const char *fmt, ...)
     atomic_store(&s->abort, 1);
 }
 
-void qpb_record_cycle(qpb_session *s, uint32_t thread, const qpb_sample *sample)
+static uint64_t interval_ns(const qpb_session *s)
 {
-    qpb_sender_out *out = &s->senders[thread];
-    qpb_stats_add(&out->stats, sample);
-    if (s->spec.records)
-        qpb_ring_push(&out->ring, sample);
+    return (uint64_t)s->spec.interval_ms * 1000000ull;
+}
+
+/* Closes the open interval into the thread's ring; false (and it stays open) when the ring has no room
+ * for its record: the drain fell behind, and no cycle may be lost, so the interval grows instead. */
+static bool close_interval(qpb_sender_out *out)
+{
+    if (qpb_bytes_ring_room(&out->intervals) < qpb_stats_record_bytes(&out->stats)) {
+        out->late++;
+        return false;
+    }
+    uint32_t len = qpb_stats_close(&out->stats, out->thread, interval_ns(out->s), out->scratch);
+    if (len > 0)
+        qpb_bytes_ring_put(&out->intervals, out->scratch, len);
+    return true;
+}
+
+/* Closes the open interval if the cycle ends past it, and opens the next one at the cycle. */
+static void roll(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns)
+{
+    uint64_t every = interval_ns(out->s);
+    if (every == 0) { /* the summary only: one interval for the whole run */
+        qpb_stats_open(&out->stats, 0, UINT64_MAX, cycle, start_ns);
+        return;
+    }
+    uint64_t index = end_ns / every;
+    if (out->stats.iv.open && !close_interval(out)) {
+        out->stats.iv.boundary_ns = (index + 1) * every; /* try again at the next boundary */
+        return;
+    }
+    qpb_stats_open(&out->stats, index, (index + 1) * every, cycle, start_ns);
+}
+
+void qpb_record_new_end(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns)
+{
+    qpb_stats_group_end(&out->stats, end_ns);
+    if (end_ns >= out->stats.iv.boundary_ns)
+        roll(out, cycle, start_ns, end_ns);
+    qpb_stats_new_end(&out->stats, end_ns);
+}
+
+void qpb_interval_tick_slow(qpb_sender_out *out, uint64_t now_ns)
+{
+    if (!close_interval(out))
+        out->stats.iv.boundary_ns = (now_ns / interval_ns(out->s) + 1) * interval_ns(out->s);
+    out->stats.end_seen = UINT64_MAX; /* the next cycle opens an interval, whatever its end */
+}
+
+void qpb_interval_finish(qpb_sender_out *out)
+{
+    if (interval_ns(out->s) == 0) {
+        qpb_stats_close(&out->stats, out->thread, 0, NULL);
+    } else if (out->stats.iv.open && !close_interval(out)) {
+        /* the ring is full and the thread ends: its last record waits in scratch for the drain */
+        uint32_t len = qpb_stats_close(&out->stats, out->thread, interval_ns(out->s), out->scratch);
+        atomic_store_explicit(&out->pending, len, memory_order_release);
+    }
+}
+
+void qpb_trace_keep(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns, uint64_t errors)
+{
+    qpb_sample smp = {
+        .thread = out->thread, .errors = (uint32_t)errors, .cycle = cycle, .start_ns = start_ns, .end_ns = end_ns,
+        .bytes = out->stats.cycle_bytes, .messages = out->stats.cycle_messages,
+    };
+    out->traced += qpb_ring_push(&out->ring, &smp);
+    out->trace_next = --out->trace_left > 0 ? cycle + out->trace_every : UINT64_MAX;
 }
 
 static void free_outputs(qpb_session *s)
 {
     for (uint32_t i = 0; s->senders != NULL && i < s->spec.threads; i++) {
         qpb_ring_free(&s->senders[i].ring);
+        qpb_bytes_ring_free(&s->senders[i].intervals);
         qpb_stats_free(&s->senders[i].stats);
+        free(s->senders[i].scratch);
     }
     free(s->senders);
     free(s->receivers);
@@ -58,18 +123,30 @@ static void free_outputs(qpb_session *s)
 
 static qpb_status alloc_outputs(qpb_session *s)
 {
-    uint32_t t = s->spec.threads;
-    if (s->spec.role != QPB_ROLE_SERVER) {
+    const qpb_spec *sp = &s->spec;
+    uint32_t t = sp->threads;
+    if (sp->role != QPB_ROLE_SERVER) {
         s->senders = calloc(t, sizeof(qpb_sender_out));
         if (s->senders == NULL)
             return QPB_ESYS;
         for (uint32_t i = 0; i < t; i++) {
-            if (!qpb_ring_init(&s->senders[i].ring, s->spec.records ? s->spec.ring_capacity : 1) ||
-                !qpb_stats_init(&s->senders[i].stats))
+            qpb_sender_out *out = &s->senders[i];
+            out->s = s;
+            out->thread = i;
+            out->trace_every = sp->trace_every;
+            out->trace_left = sp->trace_first;
+            out->trace_next = sp->trace_first > 0 ? 0 : UINT64_MAX;
+            atomic_init(&out->pending, 0);
+            uint32_t trace_slots = sp->trace_first > 0 ? sp->ring_capacity : 1;
+            if (!qpb_ring_init(&out->ring, trace_slots) ||
+                !qpb_stats_init(&out->stats, sp->msg_size * sp->qps_per_thread, sp->qps_per_thread))
+                return QPB_ESYS;
+            if (sp->interval_ms > 0 && (!qpb_bytes_ring_init(&out->intervals, sp->interval_ring) ||
+                                        (out->scratch = malloc(QPB_INTERVAL_MAX_BYTES)) == NULL))
                 return QPB_ESYS;
         }
     }
-    if (s->spec.role != QPB_ROLE_CLIENT) {
+    if (sp->role != QPB_ROLE_CLIENT) {
         s->receivers = calloc(t, sizeof(qpb_receiver_out));
         if (s->receivers == NULL)
             return QPB_ESYS;
@@ -108,8 +185,8 @@ QPB_EXPORT qpb_session *qpb_session_create(const char *spec_json, char *err, uin
     pthread_condattr_destroy(&ca);
 
     if (alloc_outputs(s) != QPB_OK) {
-        snprintf(err, err_len, "out of memory for %u rings of %u records (qpb_session_create)",
-                 s->spec.threads, s->spec.ring_capacity);
+        snprintf(err, err_len, "out of memory for the statistics and rings of %u threads (qpb_session_create)",
+                 s->spec.threads);
         qpb_session_destroy(s);
         return NULL;
     }
@@ -161,9 +238,10 @@ static void *worker_main(void *p)
     char name[16]; /* what top -H and perf show: qpb-send-0, qpb-recv-3 */
     snprintf(name, sizeof name, "qpb-%s-%u", a.sender ? "send" : "recv", a.index);
     pthread_setname_np(pthread_self(), name);
-    if (a.sender)
+    if (a.sender) {
         a.s->provider->run_sender(a.s, a.index);
-    else
+        qpb_interval_finish(&a.s->senders[a.index]);
+    } else
         a.s->provider->run_receiver(a.s, a.index);
     pthread_mutex_lock(&a.s->lock);
     if (--a.s->live == 0)
@@ -247,6 +325,32 @@ QPB_EXPORT int32_t qpb_drain(qpb_session *s, qpb_sample *out, int32_t max)
     }
     s->drain_next = (s->drain_next + 1) % t;
     return (int32_t)got;
+}
+
+QPB_EXPORT int32_t qpb_drain_intervals(qpb_session *s, void *buf, uint32_t buf_len)
+{
+    if (s == NULL)
+        return -QPB_EINVAL;
+    if (buf == NULL || buf_len < QPB_INTERVAL_MAX_BYTES)
+        return -qpb_fail(s, QPB_ENOSPC, "qpb_drain_intervals: buf is NULL or shorter than QPB_INTERVAL_MAX_BYTES (%u)",
+                         (unsigned)QPB_INTERVAL_MAX_BYTES);
+    if (s->state < QPB_ST_RUNNING)
+        return -qpb_fail(s, QPB_ESTATE, "qpb_drain_intervals: the session was not started");
+    if (s->senders == NULL || s->spec.interval_ms == 0)
+        return 0;
+    uint32_t t = s->spec.threads, moved = 0;
+    for (uint32_t k = 0; k < t; k++) {
+        qpb_sender_out *out = &s->senders[(s->interval_drain_next + k) % t];
+        moved += qpb_bytes_ring_take(&out->intervals, (char *)buf + moved, buf_len - moved);
+        uint32_t pending = atomic_load_explicit(&out->pending, memory_order_acquire);
+        if (pending > 0 && qpb_bytes_ring_room(&out->intervals) == s->spec.interval_ring && pending <= buf_len - moved) {
+            memcpy((char *)buf + moved, out->scratch, pending); /* after the ring's records: its last */
+            moved += pending;
+            atomic_store_explicit(&out->pending, 0, memory_order_relaxed);
+        }
+    }
+    s->interval_drain_next = (s->interval_drain_next + 1) % t;
+    return (int32_t)moved;
 }
 
 QPB_EXPORT int32_t qpb_wait(qpb_session *s, int32_t timeout_ms)
@@ -354,6 +458,25 @@ QPB_EXPORT int32_t qpb_sample_layout(char *buf, uint32_t buf_len)
                      sizeof(qpb_sample), offsetof(qpb_sample, thread), offsetof(qpb_sample, errors),
                      offsetof(qpb_sample, cycle), offsetof(qpb_sample, start_ns), offsetof(qpb_sample, end_ns),
                      offsetof(qpb_sample, bytes), offsetof(qpb_sample, messages));
+    return n >= 0 && (uint32_t)n < buf_len ? QPB_OK : QPB_ENOSPC;
+}
+
+QPB_EXPORT int32_t qpb_interval_layout(char *buf, uint32_t buf_len)
+{
+    if (buf == NULL)
+        return QPB_EINVAL;
+    int n = snprintf(buf, buf_len,
+                     "{\"size\":%zu,\"bucket_size\":%zu,\"max_bytes\":%u,\"size_field\":%zu,\"thread\":%zu,"
+                     "\"index\":%zu,\"span\":%zu,\"buckets\":%zu,\"cycles\":%zu,\"messages\":%zu,\"bytes\":%zu,"
+                     "\"errors\":%zu,\"min_ns\":%zu,\"max_ns\":%zu,\"first_start_ns\":%zu,\"last_end_ns\":%zu,"
+                     "\"bucket\":%zu,\"count\":%zu}",
+                     sizeof(qpb_interval), sizeof(qpb_interval_bucket), (unsigned)QPB_INTERVAL_MAX_BYTES,
+                     offsetof(qpb_interval, size), offsetof(qpb_interval, thread), offsetof(qpb_interval, index),
+                     offsetof(qpb_interval, span), offsetof(qpb_interval, buckets), offsetof(qpb_interval, cycles),
+                     offsetof(qpb_interval, messages), offsetof(qpb_interval, bytes), offsetof(qpb_interval, errors),
+                     offsetof(qpb_interval, min_ns), offsetof(qpb_interval, max_ns),
+                     offsetof(qpb_interval, first_start_ns), offsetof(qpb_interval, last_end_ns),
+                     offsetof(qpb_interval_bucket, bucket), offsetof(qpb_interval_bucket, count));
     return n >= 0 && (uint32_t)n < buf_len ? QPB_OK : QPB_ENOSPC;
 }
 

@@ -89,8 +89,11 @@ static const key_def KEYS[] = {
     {"warmup_cycles", K_UINT, 0, 1ll << 40, NULL, AT(warmup_cycles), false},
     {"rate_limit", K_UINT, 0, 1000000000, NULL, AT(rate_limit), false},
     {"tx_depth", K_UINT, 1, QPB_MAX_DEPTH, NULL, AT(tx_depth), false},
+    {"interval_ms", K_UINT, 0, QPB_MAX_INTERVAL_MS, NULL, AT(interval_ms), false},
+    {"interval_ring", K_UINT, QPB_MIN_INTERVAL_RING, QPB_MAX_INTERVAL_RING, NULL, AT(interval_ring), false},
+    {"trace_first", K_UINT, 0, QPB_MAX_TRACE, NULL, AT(trace_first), false},
+    {"trace_every", K_UINT, 1, 1ll << 40, NULL, AT(trace_every), false},
     {"ring_capacity", K_UINT, 1, QPB_MAX_RING, NULL, AT(ring_capacity), false},
-    {"records", K_BOOL, 0, 0, NULL, AT(records), false},
     {"verify", K_BOOL, 0, 0, NULL, AT(verify), false},
     {"tcp_nodelay", K_BOOL, 0, 0, NULL, AT(tcp_nodelay), false},
     {"bind", K_STRING, 0, 0, NULL, 0, 0, false},
@@ -116,7 +119,8 @@ static const key_def KEYS[] = {
 static const qpb_spec DEFAULTS = {
     .provider = "", .provider_kind = QPB_PROVIDER_TCP, .role = QPB_ROLE_LOOPBACK, .op = "send",
     .op_kind = QPB_OP_SEND, .threads = 1, .qps_per_thread = 1, .msg_size = 0, .iterations = 1000,
-    .duration_ms = 0, .warmup_cycles = 0, .tx_depth = 128, .ring_capacity = 65536, .records = true, .verify = false,
+    .duration_ms = 0, .warmup_cycles = 0, .tx_depth = 128, .interval_ms = 100, .interval_ring = 1u << 20, .trace_first = 0,
+    .trace_every = 1, .ring_capacity = 65536, .verify = false,
     .tcp_nodelay = true, .bind = "127.0.0.1", .port = 0, .device = "", .ib_port = 1, .gid_index = -1,
     .transport = QPB_TR_RC, .srq = QPB_SRQ_NONE, .inline_size = 0, .signal_every = 1, .post_list = 1,
     .rx_depth = 512, .cq_mode = QPB_CQ_PER_THREAD, .mr_mode = QPB_MR_PER_THREAD, .polling = QPB_POLL_BUSY,
@@ -244,6 +248,21 @@ static void check_field(const qpb_json_field *f, qpb_spec *s, violations *v)
     }
 }
 
+/* interval_ms and the trace: what flows besides the summary. */
+static void check_statistics(const qpb_json_object *o, qpb_spec *s, violations *v)
+{
+    if (s->interval_ms != 0 && s->interval_ms < QPB_MIN_INTERVAL_MS)
+        add(v, false, "interval_ms must be 0 (the summary only) or in %u..%u (got %u)", QPB_MIN_INTERVAL_MS,
+            QPB_MAX_INTERVAL_MS, s->interval_ms);
+    if (s->interval_ring & (s->interval_ring - 1))
+        add(v, false, "interval_ring must be a power of two (got %u)", s->interval_ring);
+    if (qpb_json_get(o, "trace_first") == NULL && qpb_json_get(o, "trace_every") != NULL)
+        s->trace_first = QPB_MAX_TRACE / s->threads; /* every K-th cycle, up to the run's bound */
+    if ((uint64_t)s->trace_first * s->threads > QPB_MAX_TRACE)
+        add(v, false, "trace_first %u x threads %u = %llu trace records > %u per run", s->trace_first, s->threads,
+            (unsigned long long)s->trace_first * s->threads, QPB_MAX_TRACE);
+}
+
 /* Rules between keys that hold whatever the device. */
 static void check_combinations(const qpb_json_object *o, qpb_spec *s, violations *v)
 {
@@ -334,6 +353,7 @@ qpb_status qpb_spec_parse(const char *json, qpb_spec *s, char *err, uint32_t err
         add(&v, false, "iterations must be > 0 unless duration_ms is set");
     if (s->ring_capacity & (s->ring_capacity - 1))
         add(&v, false, "ring_capacity must be a power of two (got %u)", s->ring_capacity);
+    check_statistics(&o, s, &v);
     check_combinations(&o, s, &v);
     snprintf(s->provider, sizeof s->provider, "%s", PROVIDER_NAMES[s->provider_kind]);
     snprintf(s->op, sizeof s->op, "%s", QPB_OP_NAMES[s->op_kind]);

@@ -1,6 +1,7 @@
 /*
- * qpb_stats.c — exact moments, the log-linear histogram and the BW peak window.
- * The bounds and definitions are documented in qpb_stats.h.
+ * qpb_stats.c — exact moments, the log-linear histogram, the BW peak window
+ * and the closing of intervals. The bounds and definitions are documented in
+ * qpb_stats.h; the per-cycle path is inline there.
  */
 #include "qpb_stats.h"
 
@@ -8,82 +9,63 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(sizeof(qpb_interval) == 88, "qpb_interval is 88 bytes: the Java binding relies on it");
+_Static_assert(sizeof(qpb_interval_bucket) == 16, "qpb_interval_bucket is 16 bytes");
+_Static_assert(QPB_INTERVAL_MAX_BYTES == sizeof(qpb_interval) + QPB_HIST_BUCKETS * sizeof(qpb_interval_bucket),
+               "QPB_INTERVAL_MAX_BYTES (qpb.h) is a header and every bucket");
+
 void qpb_moments_add(qpb_moments *w, uint64_t value)
 {
-    if (w->n == 0) {
-        w->shift = w->min = w->max = value;
-    } else {
-        if (value < w->min)
-            w->min = value;
-        if (value > w->max)
-            w->max = value;
-    }
+    if (w->n == 0 || value < w->min)
+        w->min = value;
+    if (w->n == 0 || value > w->max)
+        w->max = value;
     w->n++;
-    int64_t d = (int64_t)(value - w->shift);
-    w->sum += d;
-    w->sq += (unsigned __int128)((__int128)d * d);
+    w->sum += value;
+    w->sq += (unsigned __int128)value * value;
 }
 
 void qpb_moments_merge(qpb_moments *into, const qpb_moments *from)
 {
     if (from->n == 0)
         return;
-    if (into->n == 0) {
-        *into = *from;
-        return;
-    }
-    /* from's values relative to into's shift: d' = d + k, k = from.shift - into.shift */
-    __int128 k = (__int128)from->shift - (__int128)into->shift;
-    into->sq += from->sq + (unsigned __int128)(2 * k * from->sum) + (unsigned __int128)((__int128)from->n * k * k);
-    into->sum += from->sum + (__int128)from->n * k;
-    into->n += from->n;
-    if (from->min < into->min)
+    if (into->n == 0 || from->min < into->min)
         into->min = from->min;
-    if (from->max > into->max)
+    if (into->n == 0 || from->max > into->max)
         into->max = from->max;
+    into->n += from->n;
+    into->sum += from->sum;
+    into->sq += from->sq;
 }
 
 double qpb_moments_mean(const qpb_moments *w)
 {
-    return w->n > 0 ? (double)w->shift + (double)((long double)w->sum / (long double)w->n) : 0.0;
+    return w->n > 0 ? (double)((long double)w->sum / (long double)w->n) : 0.0;
 }
 
 double qpb_moments_stdev(const qpb_moments *w)
 {
     if (w->n == 0)
         return 0.0;
-    /* n^2 var = n sq - sum^2 is never negative and, computed modulo 2^128, exact whenever it fits
-     * (n x stdev < 2^64), even when n sq itself does not; a long double estimate says which */
-    long double n = (long double)w->n, m = (long double)w->sum / n;
-    long double var = (long double)w->sq / n - m * m;
-    if (var * n * n < 0x1p120L) {
-        unsigned __int128 abs_sum = (unsigned __int128)(w->sum < 0 ? -w->sum : w->sum);
-        var = (long double)((unsigned __int128)w->n * w->sq - abs_sum * abs_sum) / (n * n);
-    } else if (var < 0) {
-        var = 0;
+    long double n = (long double)w->n;
+    /* n^2 var = n sq - sum^2 is never negative and, computed modulo 2^128, exact whenever it fits; it does
+     * while n x (max - min) < 2^64, since var <= (max - min)^2 / 4 (Popoviciu) */
+    unsigned __int128 spread = (unsigned __int128)w->n * (w->max - w->min);
+    if (spread >> 64 == 0) {
+        unsigned __int128 n2var = (unsigned __int128)w->n * w->sq - w->sum * w->sum;
+        return (double)sqrtl((long double)n2var / (n * n));
     }
-    return (double)sqrtl(var);
-}
-
-static uint32_t hist_index(uint64_t v)
-{
-    if (v < QPB_HIST_SUB)
-        return (uint32_t)v;
-    if (v >> QPB_HIST_MAX_EXP)
-        v = (1ull << QPB_HIST_MAX_EXP) - 1;
-    uint32_t e = 63u - (uint32_t)__builtin_clzll(v);
-    uint32_t shift = e - QPB_HIST_SUB_BITS;
-    return QPB_HIST_SUB + shift * QPB_HIST_SUB + (uint32_t)((v >> shift) - QPB_HIST_SUB);
+    long double m = (long double)w->sum / n, var = (long double)w->sq / n - m * m;
+    return var > 0 ? (double)sqrtl(var) : 0.0;
 }
 
 /* Midpoint of the integer values that fall into bucket idx. */
 static uint64_t hist_value(uint32_t idx)
 {
-    if (idx < QPB_HIST_SUB)
+    if (idx < 2 * QPB_HIST_SUB)
         return idx;
-    uint32_t b = idx - QPB_HIST_SUB;
-    uint32_t shift = b / QPB_HIST_SUB;
-    uint64_t lower = (uint64_t)(b % QPB_HIST_SUB + QPB_HIST_SUB) << shift;
+    uint32_t shift = idx / QPB_HIST_SUB - 1;
+    uint64_t lower = (uint64_t)(idx - shift * QPB_HIST_SUB) << shift;
     uint64_t width = 1ull << shift;
     return lower + (width - 1) / 2;
 }
@@ -103,7 +85,7 @@ void qpb_hist_free(qpb_hist *h)
 
 void qpb_hist_add(qpb_hist *h, uint64_t value)
 {
-    h->buckets[hist_index(value)]++;
+    h->buckets[qpb_hist_index(value)]++;
     h->count++;
 }
 
@@ -138,9 +120,18 @@ uint64_t qpb_hist_percentile(const qpb_hist *h, double p, uint64_t min, uint64_t
     return v;
 }
 
+void qpb_peak_init(qpb_peak *pk, uint64_t bytes_per_cycle)
+{
+    memset(pk, 0, sizeof(*pk));
+    pk->bytes_per_cycle = bytes_per_cycle;
+    pk->last_start = UINT64_MAX;
+    pk->last_end = UINT64_MAX;
+    pk->last_cycle = UINT64_MAX;
+}
+
 /* Keeps b/d when it beats *best_b / *best_d. Integer cross-multiplication:
- * no division and no floating point in the per-cycle path (floating point is
- * emulated, and slow, where the engine runs in TCG VMs). */
+ * no division and no floating point (floating point is emulated, and slow,
+ * where the engine runs in TCG VMs). */
 static inline void keep_better(uint64_t *best_b, uint64_t *best_d, uint64_t b, uint64_t d)
 {
     if (*best_d == 0 || (unsigned __int128)b * *best_d > (unsigned __int128)*best_b * d) {
@@ -149,62 +140,69 @@ static inline void keep_better(uint64_t *best_b, uint64_t *best_d, uint64_t b, u
     }
 }
 
-/* Every window that ends at the latest cycle: those starting at one of the
- * last QPB_PEAK_WINDOW cycles, and the one from the first cycle. */
-static void windows_to_latest(const qpb_peak *pk, uint64_t *best_b, uint64_t *best_d)
+static inline bool beats(uint64_t b, uint64_t d, uint64_t best_b, uint64_t best_d)
 {
-    uint64_t window = pk->n < QPB_PEAK_WINDOW ? pk->n : QPB_PEAK_WINDOW;
-    for (uint64_t k = 0; k < window; k++) {
-        uint32_t i = (uint32_t)((pk->n - 1 - k) % QPB_PEAK_WINDOW);
-        if (pk->last_end > pk->start[i])
-            keep_better(best_b, best_d, pk->total_bytes - pk->bytes_before[i], pk->last_end - pk->start[i]);
-    }
-    if (pk->last_end > pk->first_start)
-        keep_better(best_b, best_d, pk->total_bytes, pk->last_end - pk->first_start);
+    return best_d == 0 || (unsigned __int128)b * best_d > (unsigned __int128)best_b * d;
 }
 
 /*
- * Cycles that end at the same time (one signaled completion covers many
- * cycles under CQ moderation, and one poll reads them together) form a
- * group. Of the windows a cycle j of a group could end, [i..j] is never
- * better than [i..j'] with j' the group's last cycle, or with j' = i + 63
- * when that comes first: the same duration, more bytes. So only those are
- * computed: the 64-cycle window when each cycle arrives, and every window to
- * the group's last cycle once the group is over (a cycle with another end
- * arrives, or the peak is read). The best is the same as checking all
- * windows at every cycle; the cost is one window per cycle plus 65 per
- * group instead of 65 per cycle.
+ * The best windows that end at the latest cycle j (end E): from the first
+ * cycle, and from each start group that reaches into the last 64 cycles, at
+ * its first cycle or at j - 63, whichever is later (the same start, more
+ * cycles). None can beat 64 cycles over the shortest of their spans, from the
+ * newest start: when that does not beat the best so far, none is computed.
  */
-void qpb_peak_add(qpb_peak *pk, uint64_t start_ns, uint64_t end_ns, uint64_t bytes)
+static void windows_to_latest(const qpb_peak *pk, uint64_t *best_b, uint64_t *best_d)
 {
-    if (pk->n > 0 && end_ns != pk->last_end)
-        windows_to_latest(pk, &pk->best_bytes, &pk->best_ns);
-    if (pk->n == 0)
-        pk->first_start = start_ns;
-    uint32_t slot = (uint32_t)(pk->n % QPB_PEAK_WINDOW);
-    pk->start[slot] = start_ns;
-    pk->bytes_before[slot] = pk->total_bytes;
-    pk->total_bytes += bytes;
-    pk->last_end = end_ns;
-    pk->n++;
-    if (pk->n >= QPB_PEAK_WINDOW) { /* the longest window ending here; its start leaves the window next */
-        uint32_t i = (uint32_t)((pk->n - QPB_PEAK_WINDOW) % QPB_PEAK_WINDOW);
-        if (end_ns > pk->start[i])
-            keep_better(&pk->best_bytes, &pk->best_ns, pk->total_bytes - pk->bytes_before[i], end_ns - pk->start[i]);
+    uint64_t j = pk->last_cycle, e = pk->last_end, b = pk->bytes_per_cycle;
+    uint64_t oldest = j >= QPB_PEAK_WINDOW - 1 ? j - (QPB_PEAK_WINDOW - 1) : 0;
+    if (e > pk->first_start)
+        keep_better(best_b, best_d, (j + 1) * b, e - pk->first_start);
+    if (e <= pk->last_start || !beats(QPB_PEAK_WINDOW * b, e - pk->last_start, *best_b, *best_d))
+        return;
+    uint32_t pushed = pk->leads < QPB_PEAK_WINDOW ? pk->leads : QPB_PEAK_WINDOW;
+    for (uint32_t k = 1; k <= pushed; k++) {
+        uint32_t slot = (pk->leads - k) % QPB_PEAK_WINDOW;
+        uint64_t first = pk->lead_cycle[slot] > oldest ? pk->lead_cycle[slot] : oldest;
+        if (e > pk->lead_start[slot])
+            keep_better(best_b, best_d, (j - first + 1) * b, e - pk->lead_start[slot]);
+        if (pk->lead_cycle[slot] <= oldest)
+            break; /* older groups end before the window */
     }
+}
+
+void qpb_peak_group_ended(qpb_peak *pk)
+{
+    if (pk->leads > 0)
+        windows_to_latest(pk, &pk->best_bytes, &pk->best_ns);
+}
+
+void qpb_peak_group_started(qpb_peak *pk, uint64_t cycle, uint64_t start_ns)
+{
+    if (pk->leads == 0)
+        pk->first_start = start_ns;
+    uint32_t slot = pk->leads % QPB_PEAK_WINDOW;
+    pk->lead_start[slot] = start_ns;
+    pk->lead_cycle[slot] = cycle;
+    pk->leads++;
+    pk->last_start = start_ns;
 }
 
 double qpb_peak_bps(const qpb_peak *pk)
 {
     uint64_t b = pk->best_bytes, d = pk->best_ns;
-    if (pk->n > 0)
+    if (pk->leads > 0)
         windows_to_latest(pk, &b, &d); /* the group still open */
     return d > 0 ? (double)b * 1e9 / (double)d : 0.0;
 }
 
-bool qpb_stats_init(qpb_stats *st)
+bool qpb_stats_init(qpb_stats *st, uint64_t cycle_bytes, uint64_t cycle_messages)
 {
     memset(st, 0, sizeof(*st));
+    st->cycle_bytes = cycle_bytes;
+    st->cycle_messages = cycle_messages;
+    st->end_seen = UINT64_MAX;
+    qpb_peak_init(&st->peak, cycle_bytes);
     return qpb_hist_init(&st->hist);
 }
 
@@ -213,18 +211,71 @@ void qpb_stats_free(qpb_stats *st)
     qpb_hist_free(&st->hist);
 }
 
-void qpb_stats_add(qpb_stats *st, const qpb_sample *sample)
+void qpb_stats_open(qpb_stats *st, uint64_t index, uint64_t boundary_ns, uint64_t cycle, uint64_t start_ns)
 {
-    if (st->cycles == 0 || sample->start_ns < st->first_start_ns)
-        st->first_start_ns = sample->start_ns;
-    if (sample->end_ns > st->last_end_ns)
-        st->last_end_ns = sample->end_ns;
-    st->cycles++;
-    st->bytes += sample->bytes;
-    st->messages += sample->messages;
-    st->errors += sample->errors;
-    uint64_t cycle_ns = sample->end_ns - sample->start_ns;
-    qpb_moments_add(&st->cycle_ns, cycle_ns);
-    qpb_hist_add(&st->hist, cycle_ns);
-    qpb_peak_add(&st->peak, sample->start_ns, sample->end_ns, sample->bytes);
+    qpb_interval_acc *iv = &st->iv;
+    iv->open = true;
+    iv->index = index;
+    iv->boundary_ns = boundary_ns;
+    iv->first_cycle = cycle;
+    iv->first_start_ns = start_ns;
+    iv->errors = 0;
+    iv->min = UINT64_MAX;
+    iv->max = 0;
+    iv->sum = 0;
+    iv->sq = 0;
+}
+
+uint32_t qpb_stats_record_bytes(const qpb_stats *st)
+{
+    const qpb_interval_acc *iv = &st->iv;
+    if (qpb_stats_open_cycles(st) == 0)
+        return 0;
+    uint32_t n = 0;
+    for (uint32_t b = qpb_hist_index(iv->min), hi = qpb_hist_index(iv->max); b <= hi; b++)
+        n += iv->buckets[b] != 0;
+    return (uint32_t)(sizeof(qpb_interval) + n * sizeof(qpb_interval_bucket));
+}
+
+uint32_t qpb_stats_close(qpb_stats *st, uint32_t thread, uint64_t interval_ns, void *out)
+{
+    qpb_interval_acc *iv = &st->iv;
+    uint64_t cycles = qpb_stats_open_cycles(st);
+    iv->open = false;
+    iv->boundary_ns = 0;
+    if (cycles == 0)
+        return 0;
+    uint64_t last_end = st->peak.last_end;
+    qpb_interval_bucket *pairs = out != NULL ? (qpb_interval_bucket *)((char *)out + sizeof(qpb_interval)) : NULL;
+    uint32_t n = 0;
+    for (uint32_t b = qpb_hist_index(iv->min), hi = qpb_hist_index(iv->max); b <= hi; b++) {
+        uint64_t c = iv->buckets[b];
+        if (c == 0)
+            continue;
+        if (pairs != NULL)
+            pairs[n++] = (qpb_interval_bucket){.bucket = b, .count = c};
+        st->hist.buckets[b] += c;
+        iv->buckets[b] = 0;
+    }
+    st->hist.count += cycles;
+    qpb_moments m = {.n = cycles, .sum = iv->sum, .sq = iv->sq, .min = iv->min, .max = iv->max};
+    qpb_moments_merge(&st->cycle_ns, &m);
+    if (st->cycles == 0)
+        st->first_start_ns = iv->first_start_ns;
+    st->cycles += cycles;
+    st->errors += iv->errors;
+    st->last_end_ns = last_end;
+    if (out == NULL)
+        return 0;
+    uint64_t last_index = interval_ns > 0 ? last_end / interval_ns : iv->index;
+    qpb_interval h = {
+        .size = (uint32_t)(sizeof(qpb_interval) + n * sizeof(qpb_interval_bucket)), .thread = thread,
+        .index = iv->index, .span = (uint32_t)(last_index >= iv->index ? last_index - iv->index + 1 : 1),
+        .buckets = n, .cycles = cycles, .messages = cycles * st->cycle_messages, .bytes = cycles * st->cycle_bytes,
+        .errors = iv->errors, .min_ns = iv->min, .max_ns = iv->max, .first_start_ns = iv->first_start_ns,
+        .last_end_ns = last_end,
+    };
+    memcpy(out, &h, sizeof h);
+    st->intervals++;
+    return h.size;
 }

@@ -17,7 +17,7 @@
 #include "qpb_json.h"
 
 typedef struct totals {
-    uint64_t cycles, bytes, messages, errors, dropped;
+    uint64_t cycles, bytes, messages, errors, intervals, late, traced, dropped;
     uint64_t window_full_ns, thread_ns; /* summed over the threads */
     uint64_t first_ns, last_ns;
     double peak_bps;
@@ -81,24 +81,32 @@ static void put_thread(qpb_session *s, qpb_jw *w, uint32_t i, totals *t)
     qpb_jw_obj_begin(w);
     put_count(w, "thread", i);
     if (s->senders != NULL) {
-        const qpb_stats *st = &s->senders[i].stats;
-        uint64_t dropped = qpb_ring_dropped(&s->senders[i].ring);
+        const qpb_sender_out *out = &s->senders[i];
+        const qpb_stats *st = &out->stats;
+        uint64_t dropped = qpb_ring_dropped(&out->ring);
+        uint64_t bytes = st->cycles * st->cycle_bytes, messages = st->cycles * st->cycle_messages;
         double peak = qpb_peak_bps(&st->peak);
         put_count(w, "cycles", st->cycles);
-        put_count(w, "bytes", st->bytes);
-        put_count(w, "messages", st->messages);
+        put_count(w, "bytes", bytes);
+        put_count(w, "messages", messages);
         put_count(w, "errors", st->errors);
+        put_count(w, "intervals", st->intervals);
+        put_count(w, "intervals_late", out->late);
+        put_count(w, "traced", out->traced);
         put_count(w, "dropped", dropped);
-        put_rates(w, st->bytes, st->messages, st->first_start_ns, st->last_end_ns, peak);
+        put_rates(w, bytes, messages, st->first_start_ns, st->last_end_ns, peak);
         put_count(w, "window_full_ns", s->senders[i].window_full_ns);
         put_cycle_ns(w, &st->cycle_ns, &st->hist);
         t->window_full_ns += s->senders[i].window_full_ns;
         if (st->last_end_ns > st->first_start_ns)
             t->thread_ns += st->last_end_ns - st->first_start_ns;
         t->cycles += st->cycles;
-        t->bytes += st->bytes;
-        t->messages += st->messages;
+        t->bytes += bytes;
+        t->messages += messages;
         t->errors += st->errors;
+        t->intervals += st->intervals;
+        t->late += out->late;
+        t->traced += out->traced;
         t->dropped += dropped;
         t->peak_bps += peak;
         if (st->cycles)
@@ -109,6 +117,9 @@ static void put_thread(qpb_session *s, qpb_jw *w, uint32_t i, totals *t)
         put_count(w, "bytes", r->bytes);
         put_count(w, "messages", r->messages);
         put_count(w, "errors", r->errors);
+        put_count(w, "intervals", 0);
+        put_count(w, "intervals_late", 0);
+        put_count(w, "traced", 0);
         put_count(w, "dropped", 0);
         put_rates(w, r->bytes, r->messages, r->first_ns, r->last_ns, 0.0);
         put_count(w, "window_full_ns", 0);
@@ -202,9 +213,13 @@ QPB_EXPORT int32_t qpb_summary(qpb_session *s, char *buf, uint32_t buf_len)
     put_count(&w, "messages", t.messages);
     put_count(&w, "bytes", t.bytes);
     put_count(&w, "errors", t.errors);
-    put_count(&w, "dropped", t.dropped);
     qpb_jw_key(&w, "stopped");
     qpb_jw_bool(&w, atomic_load(&s->stop) != 0);
+    put_count(&w, "interval_ms", s->spec.interval_ms);
+    put_count(&w, "intervals", t.intervals);
+    put_count(&w, "intervals_late", t.late);
+    put_count(&w, "traced", t.traced);
+    put_count(&w, "dropped", t.dropped);
     put_rates(&w, t.bytes, t.messages, t.first_ns, t.last_ns, t.peak_bps);
     put_count(&w, "window_full_ns", t.window_full_ns);
     qpb_jw_key(&w, "window_full_share");

@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "qpb_record.h"
 #include "qpb_tcp.h"
 
 /* How much one send()/recv() moves: a quarter of the in-flight window
@@ -58,6 +59,7 @@ typedef struct sender {
     qpb_tx_conn *conns;
     cycle_slot *slots;
     uint8_t *buf;
+    qpb_sender_out *out;
 } sender;
 
 typedef struct receiver {
@@ -184,17 +186,13 @@ static int read_acks(sender *x, qpb_tx_conn *c)
 
 static void complete_cycles(sender *x)
 {
+    qpb_sender_out *out = x->out;
     while (x->done < x->posted) {
         cycle_slot *sl = &x->slots[x->done % x->depth];
         if (sl->remaining != 0)
             break;
-        if (x->done >= x->warmup) {
-            qpb_sample smp = {
-                .thread = x->thread, .errors = sl->errors, .cycle = x->done - x->warmup,
-                .start_ns = sl->start_ns, .end_ns = sl->end_ns, .bytes = x->msz * x->q, .messages = x->q,
-            };
-            qpb_record_cycle(x->s, x->thread, &smp);
-        }
+        if (x->done >= x->warmup)
+            qpb_record_cycle(out, x->done - x->warmup, sl->start_ns, sl->end_ns, sl->errors);
         x->done++;
     }
 }
@@ -286,6 +284,7 @@ static bool sender_loop(sender *x, int ep)
             }
         }
         complete_cycles(x);
+        qpb_interval_tick(x->out, now);
     }
 }
 
@@ -296,7 +295,7 @@ void qpb_tcp_run_sender(qpb_session *s, uint32_t thread)
         .s = s, .thread = thread, .q = sp->qps_per_thread, .depth = sp->tx_depth, .msz = sp->msg_size,
         .warmup = sp->warmup_cycles, .verify = sp->verify, .rate = sp->rate_limit,
         .total = sp->duration_ms > 0 ? UINT64_MAX : sp->warmup_cycles + sp->iterations,
-        .conns = &s->tcp->tx[(size_t)thread * sp->qps_per_thread],
+        .conns = &s->tcp->tx[(size_t)thread * sp->qps_per_thread], .out = &s->senders[thread],
     };
     x.chunk = chunk_for(x.msz, x.depth);
     x.slots = calloc(x.depth, sizeof(cycle_slot));

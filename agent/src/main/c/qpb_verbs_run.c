@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "qpb_record.h"
 #include "qpb_verbs.h"
 
 #define STOP_GRACE_NS (5ull * 1000000000ull)
@@ -44,6 +45,7 @@ typedef struct vsender {
     struct ibv_send_wr *wrs; /* post_list requests, reused for every QP */
     struct ibv_sge *sges;
     struct ibv_wc wc[QPB_VERBS_POLL_BATCH];
+    qpb_sender_out *out;
 } vsender;
 
 static const char *wc_status(qpb_verbs *vb, enum ibv_wc_status st)
@@ -303,19 +305,15 @@ static bool post_cycles(vsender *x, uint64_t first, uint32_t n, bool flush)
 static void record_done(vsender *x)
 {
     qpb_vthread *th = x->th;
+    qpb_sender_out *out = x->out;
     while (th->done < th->admitted) {
         qpb_vcycle *cy = &th->cycles[th->done % x->depth];
         uint64_t end = atomic_load_explicit(&cy->end_ns, memory_order_acquire);
         if (end == 0)
             break;
-        if (th->done >= x->warmup) {
-            qpb_sample smp = {
-                .thread = x->thread, .errors = atomic_load_explicit(&cy->errors, memory_order_relaxed),
-                .cycle = th->done - x->warmup, .start_ns = cy->start_ns, .end_ns = end,
-                .bytes = x->msz * x->q, .messages = x->q,
-            };
-            qpb_record_cycle(x->s, x->thread, &smp);
-        }
+        if (th->done >= x->warmup)
+            qpb_record_cycle(out, th->done - x->warmup, cy->start_ns, end,
+                             atomic_load_explicit(&cy->errors, memory_order_relaxed));
         th->done++;
     }
 }
@@ -384,6 +382,7 @@ static bool sender_loop(vsender *x)
             full_since = 0;
         }
         record_done(x);
+        qpb_interval_tick(x->out, now);
         if (th->done == th->admitted && (th->admitted == x->total || (closing && flushed)))
             return true;
         if (got > 0 || posted || th->done != last_done) {
@@ -428,7 +427,7 @@ void qpb_verbs_run_sender(qpb_session *s, uint32_t thread)
     const qpb_spec *sp = &s->spec;
     qpb_verbs *vb = s->verbs;
     vsender x = {
-        .s = s, .vb = vb, .side = vb->tx, .th = &vb->tx->threads[thread], .thread = thread,
+        .s = s, .vb = vb, .side = vb->tx, .th = &vb->tx->threads[thread], .thread = thread, .out = &s->senders[thread],
         .q = sp->qps_per_thread, .depth = sp->tx_depth, .signal = sp->signal_every, .post_list = sp->post_list,
         .msz = sp->msg_size, .warmup = sp->warmup_cycles, .rate = sp->rate_limit,
         .total = sp->duration_ms > 0 ? UINT64_MAX : sp->warmup_cycles + sp->iterations,

@@ -34,7 +34,7 @@ typedef struct options {
     int n_sizes;
     uint64_t iterations, warmup;
     double duration_s;
-    unsigned qps, threads, depth, port;
+    unsigned qps, threads, depth, port, interval_ms;
     int verify, server, gbits;
     double rate;     /* --rate_limit in rate_unit, per thread; 0 = unpaced */
     char rate_unit;  /* 'M' MiB/s, 'g' Gb/s, 'p' messages/s (perftest's --rate_units) */
@@ -82,6 +82,8 @@ static void usage(void)
          "      --bind=ADDR        address to listen on (server default 0.0.0.0, loopback 127.0.0.1)\n"
          "      --verify           fill and check a payload pattern; mismatches count as errors\n"
          "      --json=FILE        write a JSON array with the summary of every size\n"
+         "      --interval=MS      print every thread's interval of MS ms (10..60000) as it closes:\n"
+         "                         cycles, BW and cycle-time percentiles (default: the summary only)\n"
          "      --provider=NAME    engine provider: tcp (default) or verbs\n"
          "      --devices          print this host's RDMA devices and their limits (JSON) and exit\n"
          "      --rate_limit=RATE  pace every thread to RATE (perftest's flag, software pacing), in\n"
@@ -171,7 +173,8 @@ static void parse_args(int argc, char **argv, options *o)
         {"out_json", no_argument, 0, 'j'}, {"out_json_file", required_argument, 0, 'J'},
         {"devices", no_argument, 0, 'v'}, {"rdma_cm", no_argument, 0, 'K'},
         {"qp-sharing", required_argument, 0, 'H'}, {"rate_limit", required_argument, 0, 'y'},
-        {"rate_units", required_argument, 0, 'Y'}, {"rate_limit_type", required_argument, 0, 'k'}, {0, 0, 0, 0},
+        {"rate_units", required_argument, 0, 'Y'}, {"rate_limit_type", required_argument, 0, 'k'},
+        {"interval", required_argument, 0, 'N'}, {0, 0, 0, 0},
     };
     *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp",
                    .device = "", .op = "send", .transport = "rc", .srq = "none",
@@ -200,6 +203,7 @@ static void parse_args(int argc, char **argv, options *o)
         case 'n': o->iterations = parse_uint(optarg, "iteration count"); break;
         case 'D': o->duration_s = strtod(optarg, NULL); if (o->duration_s <= 0) die("bad -D \"%s\"", optarg); break;
         case 'W': o->warmup = parse_uint(optarg, "warm-up count"); break;
+        case 'N': o->interval_ms = (unsigned)parse_uint(optarg, "interval"); break;
         case 'q': o->qps = (unsigned)parse_uint(optarg, "qp count"); break;
         case 'T': o->threads = (unsigned)parse_uint(optarg, "thread count"); break;
         case 't': o->depth = (unsigned)parse_uint(optarg, "tx depth"); break;
@@ -275,11 +279,11 @@ static void spec_for(const options *o, uint64_t size, const char *role, char *bu
     int n = snprintf(buf, len,
              "{\"provider\":\"%s\",\"role\":\"%s\",\"threads\":%u,\"qps_per_thread\":%u,\"msg_size\":%llu,"
              "\"iterations\":%llu,\"duration_ms\":%llu,\"warmup_cycles\":%llu,\"tx_depth\":%u,\"verify\":%s,"
-             "\"bind\":\"%s\",\"records\":false", /* the CLI prints the summary: no per-cycle records */
+             "\"bind\":\"%s\",\"interval_ms\":%u", /* 0 without --interval: the summary only */
              o->provider, role, o->threads, o->qps, (unsigned long long)size,
              (unsigned long long)(o->duration_s > 0 ? 1 : o->iterations),
              (unsigned long long)(o->duration_s * 1000.0), (unsigned long long)o->warmup, o->depth,
-             o->verify ? "true" : "false", bind);
+             o->verify ? "true" : "false", bind, o->interval_ms);
     if (strcmp(o->provider, "verbs") == 0)
         n += snprintf(buf + n, len - (size_t)n,
                       ",\"op\":\"%s\",\"device\":\"%s\",\"ib_port\":%d,\"gid_index\":%d,\"transport\":\"%s\","
@@ -413,11 +417,61 @@ static void check(qpb_session *s, int32_t rc, const char *what)
         die("%s: %s", what, qpb_last_error(s));
 }
 
-/* Runs a started session to its end. The CLI asks for no per-cycle records (spec_for): the summary
- * has every figure it prints, counted in the engine from every cycle. */
-static void run_to_end(qpb_session *s)
+/* The value in the middle of histogram bucket b (qpb.h's layout). */
+static double bucket_mid_ns(uint32_t b)
 {
-    qpb_wait(s, -1);
+    if (b < 256)
+        return b;
+    uint32_t shift = b / 128 - 1;
+    return ((double)(b - shift * 128) + 0.5) * (double)(1ull << shift);
+}
+
+static double interval_percentile(const qpb_interval *iv, const qpb_interval_bucket *pairs, double p)
+{
+    uint64_t rank = (uint64_t)(p * (double)iv->cycles + 0.999999), seen = 0;
+    for (uint32_t k = 0; k < iv->buckets; k++) {
+        seen += pairs[k].count;
+        if (seen >= rank) {
+            double v = bucket_mid_ns(pairs[k].bucket);
+            return v < (double)iv->min_ns ? (double)iv->min_ns : v > (double)iv->max_ns ? (double)iv->max_ns : v;
+        }
+    }
+    return (double)iv->max_ns;
+}
+
+/* Prints the interval records in buf (n bytes), one line each. */
+static void print_intervals(const options *o, const uint8_t *buf, int32_t n)
+{
+    for (int32_t at = 0; at < n;) {
+        qpb_interval iv;
+        memcpy(&iv, buf + at, sizeof iv);
+        const qpb_interval_bucket *pairs = (const qpb_interval_bucket *)(buf + at + sizeof iv);
+        double from = (double)iv.index * o->interval_ms / 1e3, to = from + (double)iv.span * o->interval_ms / 1e3;
+        double span_ns = iv.last_end_ns > iv.first_start_ns ? (double)(iv.last_end_ns - iv.first_start_ns) : 0;
+        double bw = span_ns > 0 ? (double)iv.bytes * 1e9 / span_ns : 0;
+        printf(" [thread %u] %7.3f-%-7.3f s %10llu cycles  BW %10.2f %s  cycle[usec] p50 %.2f p99 %.2f p99.9 %.2f "
+               "max %.2f\n",
+               iv.thread, from, to, (unsigned long long)iv.cycles, o->gbits ? bw / GIGA_BIT : bw / MEGA_BYTE,
+               o->gbits ? "Gb/sec" : "MB/sec", interval_percentile(&iv, pairs, 0.5) / 1e3,
+               interval_percentile(&iv, pairs, 0.99) / 1e3, interval_percentile(&iv, pairs, 0.999) / 1e3,
+               (double)iv.max_ns / 1e3);
+        at += (int32_t)iv.size;
+    }
+    fflush(stdout);
+}
+
+/* Runs a started session to its end. Without --interval the engine keeps the summary only (its figures
+ * count every cycle); with it, each closed interval is printed as it comes. */
+static void run_to_end(const options *o, qpb_session *s)
+{
+    static uint8_t buf[4 * QPB_INTERVAL_MAX_BYTES];
+    bool ended = false;
+    while (!ended) {
+        ended = qpb_wait(s, o->interval_ms > 0 ? 20 : -1) == QPB_OK;
+        int32_t n;
+        while (o->interval_ms > 0 && (n = qpb_drain_intervals(s, buf, sizeof buf)) > 0)
+            print_intervals(o, buf, n);
+    }
     const char *e = qpb_last_error(s);
     if (e[0] != '\0')
         die("run failed: %s", e);
@@ -539,7 +593,7 @@ static void run_size(const options *o, uint64_t size, int ctl, char *sum, uint32
         free(peer);
     }
     check(s, qpb_start(s), "start");
-    run_to_end(s);
+    run_to_end(o, s);
     check(s, qpb_summary(s, sum, sum_len), "summary");
     if (ctl >= 0) {
         /* Lockstep: neither side starts the next size before both ended. */

@@ -100,7 +100,89 @@ static void concurrent_consumer_sees_every_accepted_record_once(void)
     qpb_ring_free(&r);
 }
 
+/* Variable-length records of 8..200 bytes: each starts with its size and carries its sequence number. */
+static uint32_t make_record(uint8_t *buf, uint32_t seq)
+{
+    uint32_t len = 8 + (seq * 37) % 193;
+    memcpy(buf, &len, 4);
+    memcpy(buf + 4, &seq, 4);
+    for (uint32_t k = 8; k < len; k++)
+        buf[k] = (uint8_t)(seq + k);
+    return len;
+}
+
+static int check_records(const uint8_t *buf, uint32_t n, uint32_t *next)
+{
+    int bad = 0;
+    for (uint32_t at = 0; at < n;) {
+        uint8_t want[256];
+        uint32_t len, seq;
+        memcpy(&len, buf + at, 4);
+        memcpy(&seq, buf + at + 4, 4);
+        bad += seq != *next || len != make_record(want, seq) || memcmp(buf + at, want, len) != 0;
+        (*next)++;
+        at += len;
+    }
+    return bad;
+}
+
+static void bytes_ring_keeps_records_whole_across_the_end(void)
+{
+    qpb_bytes_ring r, odd;
+    CHECK(!qpb_bytes_ring_init(&odd, 1000)); /* not a power of two */
+    CHECK(qpb_bytes_ring_init(&r, 1024));
+    uint8_t rec[256], out[2048];
+    uint32_t seq = 0, next = 0;
+    int bad = 0;
+    for (int round = 0; round < 200; round++) {
+        uint32_t len;
+        while ((len = make_record(rec, seq)) <= qpb_bytes_ring_room(&r)) {
+            CHECK(qpb_bytes_ring_put(&r, rec, len));
+            seq++;
+        }
+        CHECK(!qpb_bytes_ring_put(&r, rec, len)); /* full: refused, nothing half-written */
+        uint32_t n = qpb_bytes_ring_take(&r, out, 300 + (uint32_t)round * 7 % 500); /* whole records only */
+        bad += check_records(out, n, &next);
+    }
+    uint32_t n = qpb_bytes_ring_take(&r, out, sizeof out);
+    bad += check_records(out, n, &next);
+    CHECK(bad == 0 && next == seq && qpb_bytes_ring_room(&r) == 1024);
+    CHECK(qpb_bytes_ring_take(&r, out, sizeof out) == 0);
+    qpb_bytes_ring_free(&r);
+}
+
+static void *bytes_producer(void *p)
+{
+    qpb_bytes_ring *r = p;
+    uint8_t rec[256];
+    for (uint32_t seq = 0; seq < 200000;) {
+        uint32_t len = make_record(rec, seq);
+        if (qpb_bytes_ring_put(r, rec, len))
+            seq++;
+    }
+    return NULL;
+}
+
+static void bytes_ring_concurrent_consumer_gets_everything_in_order(void)
+{
+    qpb_bytes_ring r;
+    CHECK(qpb_bytes_ring_init(&r, 4096));
+    pthread_t th;
+    pthread_create(&th, NULL, bytes_producer, &r);
+    static uint8_t out[8192];
+    uint32_t next = 0;
+    int bad = 0;
+    for (long spins = 0; spins < 500000000L && next < 200000; spins++)
+        bad += check_records(out, qpb_bytes_ring_take(&r, out, sizeof out), &next);
+    pthread_join(th, NULL);
+    bad += check_records(out, qpb_bytes_ring_take(&r, out, sizeof out), &next);
+    CHECKF(bad == 0 && next == 200000, "%d bad, %u of 200000", bad, next);
+    qpb_bytes_ring_free(&r);
+}
+
 const qpb_test_case qpb_ring_tests[] = {
+    {"bytes ring keeps records whole across the end", bytes_ring_keeps_records_whole_across_the_end},
+    {"bytes ring concurrent consumer gets everything in order", bytes_ring_concurrent_consumer_gets_everything_in_order},
     {"ring keeps order across wraparound", keeps_order_across_wraparound},
     {"ring counts every drop when full", counts_every_drop_when_full},
     {"ring rejects capacity not a power of two", rejects_capacity_not_power_of_two},

@@ -15,6 +15,33 @@ static void applies_documented_defaults(void)
     CHECK(s.role == QPB_ROLE_LOOPBACK && !strcmp(s.op, "send") && s.threads == 1 && s.qps_per_thread == 1);
     CHECK(s.iterations == 1000 && s.duration_ms == 0 && s.warmup_cycles == 0 && s.tx_depth == 128);
     CHECK(s.ring_capacity == 65536 && !s.verify && s.tcp_nodelay && !strcmp(s.bind, "127.0.0.1") && s.port == 0);
+    /* intervals every 100 ms into a 1 MiB ring per thread, and no trace */
+    CHECK(s.interval_ms == 100 && s.interval_ring == 1u << 20 && s.trace_first == 0 && s.trace_every == 1);
+}
+
+static void bounds_intervals_and_the_trace(void)
+{
+    qpb_spec s;
+    char err[1024];
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":64,\"interval_ms\":5,\"threads\":4,"
+                         "\"trace_first\":300000,\"interval_ring\":20000}",
+                         &s, err, sizeof err) == QPB_EINVAL);
+    CHECKF(strstr(err, "interval_ms must be 0 (the summary only) or in 10..60000 (got 5)") &&
+               strstr(err, "trace_first 300000 x threads 4 = 1200000 trace records > 1000000 per run") &&
+               strstr(err, "interval_ring must be a power of two (got 20000)"),
+           "%s", err);
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":64,\"interval_ms\":60001}", &s, err, sizeof err) ==
+          QPB_EINVAL);
+    CHECKF(strstr(err, "interval_ms must be in 0..60000 (got 60001)") != NULL, "%s", err);
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":64,\"trace_first\":1000001}", &s, err, sizeof err) ==
+          QPB_EINVAL);
+    CHECKF(strstr(err, "trace_first must be in 0..1000000 (got 1000001)") != NULL, "%s", err);
+    /* every K-th cycle alone: up to the run's bound, shared by the threads */
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":64,\"threads\":4,\"trace_every\":1000}", &s, err,
+                         sizeof err) == QPB_OK);
+    CHECK(s.trace_every == 1000 && s.trace_first == 250000);
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":64,\"interval_ms\":0}", &s, err, sizeof err) == QPB_OK);
+    CHECK(s.interval_ms == 0);
 }
 
 static void parses_every_key(void)
@@ -230,7 +257,7 @@ static void engine_info_and_sample_layout(void)
     char buf[1024];
     CHECK(qpb_engine_info(buf, sizeof buf) == QPB_OK);
     /* verbs is listed where libibverbs loads, else the reason is */
-    const char *head = "{\"abi\":1,\"version\":\"0.1.0\",\"providers\":[\"tcp\"";
+    const char *head = "{\"abi\":2,\"version\":\"0.1.0\",\"providers\":[\"tcp\"";
     CHECKF(!strncmp(buf, head, strlen(head)), "%s", buf);
     CHECKF(strstr(buf, "\"verbs\"") != NULL || strstr(buf, "\"verbs_unavailable\":\"provider verbs needs") != NULL,
            "%s", buf);
@@ -238,10 +265,17 @@ static void engine_info_and_sample_layout(void)
     CHECKF(!strcmp(buf, "{\"size\":48,\"thread\":0,\"errors\":4,\"cycle\":8,\"start_ns\":16,\"end_ns\":24,"
                         "\"bytes\":32,\"messages\":40}"),
            "%s", buf);
+    CHECK(qpb_interval_layout(buf, sizeof buf) == QPB_OK);
+    CHECKF(!strcmp(buf, "{\"size\":88,\"bucket_size\":16,\"max_bytes\":118872,\"size_field\":0,\"thread\":4,"
+                        "\"index\":8,\"span\":16,\"buckets\":20,\"cycles\":24,\"messages\":32,\"bytes\":40,"
+                        "\"errors\":48,\"min_ns\":56,\"max_ns\":64,\"first_start_ns\":72,\"last_end_ns\":80,"
+                        "\"bucket\":0,\"count\":8}"),
+           "%s", buf);
     CHECK(qpb_engine_info(buf, 10) == QPB_ENOSPC);
 }
 
 const qpb_test_case qpb_spec_tests[] = {
+    {"spec bounds intervals and the trace", bounds_intervals_and_the_trace},
     {"spec applies documented defaults", applies_documented_defaults},
     {"spec parses every key", parses_every_key},
     {"spec lists every violation with name and limit", lists_every_violation_with_name_and_limit},

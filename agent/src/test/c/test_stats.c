@@ -102,29 +102,33 @@ static void moments_match_two_pass_where_naive_sums_cancel(void)
 
 static void moments_stdev_exact_where_n_times_squares_overflows(void)
 {
-    /* one 0 and fifteen 2^62: n x sum of squares = 16 x 15 x 2^124 wraps to 0 in 128 bits, below
-     * sum^2 = 225 x 2^124 (wrapped: 2^124); the difference, 15 x 2^124, is still exact */
+    /* 1000 values 2^62 and 2^62 + 2: the sum of squares wraps 128 bits many times over, n^2 var does not */
     qpb_moments w = {0};
-    qpb_moments_add(&w, 0);
+    for (int i = 0; i < 1000; i++)
+        qpb_moments_add(&w, (1ull << 62) + (i % 2 ? 2 : 0));
+    CHECKF(qpb_moments_stdev(&w) == 1.0, "stdev %.17g vs 1", qpb_moments_stdev(&w));
+    CHECKF(qpb_moments_mean(&w) == 0x1p62 + 1, "mean %.17g", qpb_moments_mean(&w));
+    /* one 0 and fifteen 2^62: n x (max - min) >= 2^64, so long double; still right to 1e-12 */
+    qpb_moments v = {0};
+    qpb_moments_add(&v, 0);
     for (int i = 0; i < 15; i++)
-        qpb_moments_add(&w, 1ull << 62);
+        qpb_moments_add(&v, 1ull << 62);
     double expect = sqrt(15.0) / 16.0 * 0x1p62, mean = 15.0 / 16.0 * 0x1p62;
-    CHECKF(fabs(qpb_moments_stdev(&w) - expect) < 1e-12 * expect, "stdev %g vs %g", qpb_moments_stdev(&w), expect);
-    CHECKF(fabs(qpb_moments_mean(&w) - mean) < 1e-12 * mean, "mean %g vs %g", qpb_moments_mean(&w), mean);
-    CHECK(w.min == 0 && w.max == 1ull << 62);
+    CHECKF(fabs(qpb_moments_stdev(&v) - expect) < 1e-12 * expect, "stdev %g vs %g", qpb_moments_stdev(&v), expect);
+    CHECKF(fabs(qpb_moments_mean(&v) - mean) < 1e-12 * mean, "mean %g vs %g", qpb_moments_mean(&v), mean);
+    CHECK(v.min == 0 && v.max == 1ull << 62);
 }
 
-/* Brute force of the definition in qpb_stats.h. */
-static double peak_reference(const uint64_t *start, const uint64_t *end, const uint64_t *bytes, size_t n)
+/* Brute force of the definition in qpb_stats.h: every cycle carries b bytes. */
+static double peak_reference(const uint64_t *start, const uint64_t *end, uint64_t b, size_t n)
 {
     double best = 0;
     for (size_t j = 0; j < n; j++) {
-        uint64_t b = 0;
-        for (size_t i = j + 1; i-- > 0;) {
-            b += bytes[i];
+        for (size_t i = 0; i <= j; i++) {
             bool counted = j - i < QPB_PEAK_WINDOW || i == 0; /* short windows, and those from the first */
-            if (counted && end[j] > start[i] && (double)b * 1e9 / (double)(end[j] - start[i]) > best)
-                best = (double)b * 1e9 / (double)(end[j] - start[i]);
+            double bps = (double)((j - i + 1) * b) * 1e9 / (double)(end[j] - start[i]);
+            if (counted && end[j] > start[i] && bps > best)
+                best = bps;
         }
     }
     return best;
@@ -133,103 +137,150 @@ static double peak_reference(const uint64_t *start, const uint64_t *end, const u
 static void bw_peak_is_best_short_or_leading_window(void)
 {
     enum { N = 500 };
-    uint64_t start[N], end[N], bytes[N], st = 3, t = 1000;
-    qpb_peak pk = {0};
+    uint64_t start[N], end[N], st = 3, t = 1000;
+    qpb_peak pk;
+    qpb_peak_init(&pk, 4096);
     for (size_t i = 0; i < N; i++) {
         start[i] = t;
         /* Overlapping cycles like a pipelined sender, with one fast burst. */
         uint64_t d = (i >= 200 && i < 230) ? 50 + lcg(&st) % 20 : 900 + lcg(&st) % 400;
-        end[i] = t + d * 3;
+        end[i] = i > 0 && t + d * 3 < end[i - 1] ? end[i - 1] : t + d * 3;
         t += d;
-        bytes[i] = 4096;
-        qpb_peak_add(&pk, start[i], end[i], bytes[i]);
+        qpb_peak_add(&pk, i, start[i], end[i]);
     }
-    double ref = peak_reference(start, end, bytes, N);
+    double ref = peak_reference(start, end, 4096, N);
     CHECKF(fabs(qpb_peak_bps(&pk) - ref) <= 1e-9 * ref, "peak %f vs %f", qpb_peak_bps(&pk), ref);
     /* A 1000-cycle window at constant speed equals the per-cycle rate. */
-    qpb_peak flat = {0};
+    qpb_peak flat;
+    qpb_peak_init(&flat, 1000);
     for (uint64_t i = 0; i < 1000; i++)
-        qpb_peak_add(&flat, i * 1000, i * 1000 + 1000, 1000);
+        qpb_peak_add(&flat, i, i * 1000, i * 1000 + 1000);
     CHECKF(fabs(qpb_peak_bps(&flat) - 1e9) < 1e-3, "flat peak %f", qpb_peak_bps(&flat));
     /* 128 cycles in flight (deeper than the window): the peak is still at least the average */
-    qpb_peak deep = {0};
-    uint64_t first = 0, last = 0, total = 0;
+    qpb_peak deep;
+    qpb_peak_init(&deep, 4096);
+    uint64_t first = 0, last = 0;
     for (uint64_t i = 0; i < 2000; i++) {
         uint64_t s0 = i * 100, e0 = s0 + 128 * 100 + (i % 7) * 10;
-        qpb_peak_add(&deep, s0, e0, 4096);
         last = e0 > last ? e0 : last;
-        total += 4096;
+        qpb_peak_add(&deep, i, s0, last);
     }
-    double avg = (double)total * 1e9 / (double)(last - first);
+    double avg = 2000.0 * 4096 * 1e9 / (double)(last - first);
     CHECKF(qpb_peak_bps(&deep) >= avg * (1 - 1e-12), "deep peak %f < average %f", qpb_peak_bps(&deep), avg);
 }
 
-/* CQ moderation: groups of cycles share one end (the completion that covers
- * them), posted at their own times; groups of every size around the window. */
+/* CQ moderation and post lists: groups of cycles share one end (the completion that covers them) and
+ * groups share one start (posted together); groups of every size around the window. */
 static void bw_peak_of_grouped_ends_matches_brute_force(void)
 {
     enum { N = 2000 };
-    static uint64_t start[N], end[N], bytes[N];
+    static uint64_t start[N], end[N];
     uint64_t st = 11;
-    for (int round = 0; round < 4; round++) {
-        qpb_peak pk = {0};
+    for (int round = 0; round < 6; round++) {
+        qpb_peak pk;
+        qpb_peak_init(&pk, 64 << (round % 3));
         uint64_t t = 5000, group_end = 0;
-        uint32_t left = 0;
+        uint32_t left = 0, posted_together = 0;
         for (size_t i = 0; i < N; i++) {
             if (left == 0) {
-                left = 1 + (uint32_t)(lcg(&st) % (round == 0 ? 3 : round == 1 ? 70 : 150));
+                left = 1 + (uint32_t)(lcg(&st) % (round % 3 == 0 ? 3 : round % 3 == 1 ? 70 : 150));
                 group_end = t + 128 * 40 + lcg(&st) % 4000;
             }
             left--;
             start[i] = t;
-            t += 20 + lcg(&st) % (i % 500 < 50 ? 5 : 60); /* bursts of fast posts */
+            if (posted_together > 0) {
+                posted_together--;
+            } else {
+                t += 20 + lcg(&st) % (i % 500 < 50 ? 5 : 60); /* bursts of fast posts */
+                posted_together = round < 3 ? 0 : (uint32_t)(lcg(&st) % 100); /* post lists up to 100 */
+            }
             end[i] = group_end > t ? group_end : t + 1;
             group_end = end[i];
-            bytes[i] = 64 + 64 * (lcg(&st) % 2);
-            qpb_peak_add(&pk, start[i], end[i], bytes[i]);
+            qpb_peak_add(&pk, i, start[i], end[i]);
             if (i == 63 || i == 64 || i == 700) { /* read while a group is still open */
-                double ref = peak_reference(start, end, bytes, i + 1);
+                double ref = peak_reference(start, end, pk.bytes_per_cycle, i + 1);
                 CHECKF(fabs(qpb_peak_bps(&pk) - ref) <= 1e-9 * ref, "round %d after %zu: %f vs %f", round, i,
                        qpb_peak_bps(&pk), ref);
             }
         }
-        double ref = peak_reference(start, end, bytes, N);
+        double ref = peak_reference(start, end, pk.bytes_per_cycle, N);
         CHECKF(fabs(qpb_peak_bps(&pk) - ref) <= 1e-9 * ref, "round %d: peak %f vs %f", round, qpb_peak_bps(&pk), ref);
     }
-    /* A group of 200 whose best window is 64 big cycles in its middle: it ends
-     * before the group's last cycle, as long as a window may be. */
-    qpb_peak mid = {0};
+    /* 200 cycles posted at once whose ends spread out: the best window starts 63 cycles before its end,
+     * inside the start group, not at the group's first cycle. */
+    qpb_peak mid;
+    qpb_peak_init(&mid, 64);
     for (size_t i = 0; i < 400; i++) {
-        start[i] = 1000 * i;
-        end[i] = i < 100 ? 1000 * i + 500 : i < 300 ? 400000 : 1000 * i + 500;
-        bytes[i] = i >= 150 && i < 214 ? 1 << 20 : 64;
-        qpb_peak_add(&mid, start[i], end[i], bytes[i]);
+        start[i] = i < 200 ? 1000 : 1000 * i;
+        end[i] = i < 200 ? 2000 + 10 * i : 1000 * i + 500;
+        qpb_peak_add(&mid, i, start[i], end[i]);
     }
-    double ref = peak_reference(start, end, bytes, 400);
-    CHECKF(fabs(qpb_peak_bps(&mid) - ref) <= 1e-9 * ref, "mid-group window: peak %f vs %f", qpb_peak_bps(&mid), ref);
+    double ref = peak_reference(start, end, 64, 400);
+    CHECKF(fabs(qpb_peak_bps(&mid) - ref) <= 1e-9 * ref, "start group wider than the window: peak %f vs %f",
+           qpb_peak_bps(&mid), ref);
 }
 
-static void stats_add_tracks_totals_and_span(void)
+/* What the recorder (qpb_record.h) does per cycle, without intervals falling due. */
+static void add_cycle(qpb_stats *s, uint64_t cycle, uint64_t start_ns, uint64_t end_ns, uint32_t errors)
+{
+    if (end_ns != s->end_seen) {
+        qpb_stats_group_end(s, end_ns);
+        qpb_stats_new_end(s, end_ns);
+    }
+    qpb_stats_add(s, cycle, start_ns, end_ns, errors);
+}
+
+static void closing_an_interval_writes_its_record_and_merges_it(void)
 {
     qpb_stats s;
-    CHECK(qpb_stats_init(&s));
-    for (uint64_t i = 0; i < 10; i++) {
-        qpb_sample smp = {.cycle = i, .start_ns = 100 + i * 10, .end_ns = 130 + i * 10, .bytes = 8, .messages = 2,
-                          .errors = i == 3};
-        qpb_stats_add(&s, &smp);
-    }
-    CHECK(s.cycles == 10 && s.bytes == 80 && s.messages == 20 && s.errors == 1);
-    CHECK(s.first_start_ns == 100 && s.last_end_ns == 220);
-    CHECK(s.cycle_ns.min == 30 && s.cycle_ns.max == 30 && qpb_moments_stdev(&s.cycle_ns) == 0.0);
+    CHECK(qpb_stats_init(&s, 8, 2));
+    uint8_t *rec = malloc(QPB_INTERVAL_MAX_BYTES);
+    qpb_stats_open(&s, 3, 400, 0, 100);
+    for (uint64_t i = 0; i < 10; i++)
+        add_cycle(&s, i, 100 + i * 10, i == 9 ? 100 + 90 + 300 : 130 + i * 10, i == 3);
+    CHECK(qpb_stats_open_cycles(&s) == 10 && s.cycles == 0);
+    uint32_t want = qpb_stats_record_bytes(&s);
+    uint32_t len = qpb_stats_close(&s, 5, 100, rec);
+    CHECK(want == len);
+    qpb_interval iv;
+    memcpy(&iv, rec, sizeof iv);
+    const qpb_interval_bucket *b = (const qpb_interval_bucket *)(rec + sizeof iv);
+    CHECK(len == sizeof iv + 2 * sizeof *b && iv.size == len && iv.buckets == 2 && iv.thread == 5);
+    CHECK(iv.index == 3 && iv.span == 2); /* its last cycle ended at 490 ns: interval 4 of 100 ns */
+    CHECK(iv.cycles == 10 && iv.messages == 20 && iv.bytes == 80 && iv.errors == 1);
+    CHECK(iv.min_ns == 30 && iv.max_ns == 300 && iv.first_start_ns == 100 && iv.last_end_ns == 490);
+    CHECK(b[0].bucket == 30 && b[0].count == 9 && b[1].bucket == 128 + (300 >> 1) && b[1].count == 1);
+    /* the run has it now, and the interval's histogram is empty again */
+    CHECK(s.cycles == 10 && s.errors == 1 && s.first_start_ns == 100 && s.last_end_ns == 490 && s.intervals == 1);
+    CHECK(s.cycle_ns.n == 10 && s.cycle_ns.min == 30 && s.cycle_ns.max == 300 && s.hist.count == 10);
+    CHECK(s.hist.buckets[30] == 9 && s.iv.buckets[30] == 0 && !s.iv.open && s.iv.boundary_ns == 0);
+    CHECK(fabs(qpb_moments_mean(&s.cycle_ns) - 57.0) < 1e-9);
+    /* nothing open: nothing written */
+    CHECK(qpb_stats_close(&s, 5, 100, rec) == 0 && s.intervals == 1);
+    free(rec);
     qpb_stats_free(&s);
+}
+
+static void bucket_index_is_the_stored_bucket(void)
+{
+    /* V3__run_histogram.sql: exact below 256; above, e = floor(log2 ns) - 7 and e * 128 + (ns >> e) */
+    const uint64_t values[] = {0, 1, 127, 128, 255, 256, 257, 511, 512, 1000, 123456789, 1ull << 44, UINT64_MAX};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        uint64_t v = values[i];
+        uint64_t want = v < 256 ? v : (uint64_t)(63 - __builtin_clzll(v) - 7) * 128 + (v >> (63 - __builtin_clzll(v) - 7));
+        CHECKF(qpb_hist_index(v) == want, "%llu: bucket %llu, stored %llu", (unsigned long long)v, (unsigned long long)qpb_hist_index(v),
+               (unsigned long long)want);
+        CHECK(qpb_hist_index(v) < QPB_HIST_BUCKETS);
+    }
 }
 
 const qpb_test_case qpb_stats_tests[] = {
     {"stats percentiles of known distributions within 1%", percentiles_of_known_distributions_within_one_percent},
     {"stats moments match two-pass where naive sums cancel", moments_match_two_pass_where_naive_sums_cancel},
-    {"stats moments: stdev exact where n x sum of squares overflows 128 bits", moments_stdev_exact_where_n_times_squares_overflows},
+    {"stats moments: stdev exact where the sum of squares wraps 128 bits", moments_stdev_exact_where_n_times_squares_overflows},
     {"stats bw peak is the best window of up to 64 cycles or from the first", bw_peak_is_best_short_or_leading_window},
-    {"stats bw peak of grouped ends (cq moderation) matches brute force", bw_peak_of_grouped_ends_matches_brute_force},
-    {"stats add tracks totals and span", stats_add_tracks_totals_and_span},
+    {"stats bw peak of grouped starts and ends matches brute force", bw_peak_of_grouped_ends_matches_brute_force},
+    {"stats closing an interval writes its record and merges it into the run", closing_an_interval_writes_its_record_and_merges_it},
+    {"stats bucket index is the controller's stored bucket", bucket_index_is_the_stored_bucket},
     {NULL, NULL},
 };

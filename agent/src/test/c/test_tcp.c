@@ -10,12 +10,19 @@
 #include "qpb_test.h"
 
 #define SUMMARY_LEN (64 * 1024)
+#define INTERVAL_BUF (2 * QPB_INTERVAL_MAX_BYTES)
 
 typedef struct drained {
+    /* trace records */
     uint64_t records, bytes, messages, errors;
     uint64_t first_start, last_end, min_cycle, max_cycle;
     uint64_t next_cycle[8]; /* per thread: cycles must come in order */
     int out_of_order, bad_records;
+    /* interval records */
+    uint64_t intervals, iv_cycles, iv_bytes, iv_messages, iv_errors, iv_min, iv_max, iv_first, iv_last;
+    uint64_t next_index[8]; /* per thread: intervals come in order and do not overlap */
+    int bad_intervals;
+    uint8_t *buf;
 } drained;
 
 static void take(drained *d, const qpb_sample *r, int n, uint32_t qps, uint64_t msz)
@@ -45,24 +52,87 @@ static void take(drained *d, const qpb_sample *r, int n, uint32_t qps, uint64_t 
     }
 }
 
-/* Runs a session to its end, draining concurrently like the agent does. */
-static int run_and_drain(qpb_session *s, drained *d, uint32_t qps, uint64_t msz, int drain)
+/* Interval records: each one's histogram adds up to its cycles, its buckets ascend and lie within
+ * [min, max], and a thread's intervals follow one another. */
+static void take_intervals(drained *d, const uint8_t *buf, int32_t n)
+{
+    for (int32_t at = 0; at < n;) {
+        qpb_interval iv;
+        memcpy(&iv, buf + at, sizeof iv);
+        const qpb_interval_bucket *b = (const qpb_interval_bucket *)(buf + at + sizeof iv);
+        uint64_t sum = 0;
+        int bad = iv.size != sizeof iv + iv.buckets * sizeof *b || iv.cycles == 0 || iv.span < 1 ||
+                  iv.thread >= 8 || iv.index < d->next_index[iv.thread] || iv.min_ns > iv.max_ns ||
+                  iv.first_start_ns > iv.last_end_ns;
+        for (uint32_t k = 0; k < iv.buckets; k++) {
+            sum += b[k].count;
+            bad |= b[k].count == 0 || (k > 0 && b[k].bucket <= b[k - 1].bucket) || b[k].reserved != 0;
+        }
+        bad |= sum != iv.cycles;
+        d->bad_intervals += bad;
+        if (iv.thread < 8)
+            d->next_index[iv.thread] = iv.index + iv.span;
+        if (d->intervals == 0 || iv.min_ns < d->iv_min)
+            d->iv_min = iv.min_ns;
+        if (iv.max_ns > d->iv_max)
+            d->iv_max = iv.max_ns;
+        if (d->intervals == 0 || iv.first_start_ns < d->iv_first)
+            d->iv_first = iv.first_start_ns;
+        if (iv.last_end_ns > d->iv_last)
+            d->iv_last = iv.last_end_ns;
+        d->intervals++;
+        d->iv_cycles += iv.cycles;
+        d->iv_bytes += iv.bytes;
+        d->iv_messages += iv.messages;
+        d->iv_errors += iv.errors;
+        at += (int32_t)iv.size;
+    }
+}
+
+static void drain_all(qpb_session *s, drained *d, uint32_t qps, uint64_t msz)
 {
     qpb_sample buf[128];
+    int n;
+    while ((n = qpb_drain(s, buf, 128)) > 0)
+        take(d, buf, n, qps, msz);
+    if (d->buf == NULL)
+        d->buf = malloc(INTERVAL_BUF);
+    int32_t m;
+    while ((m = qpb_drain_intervals(s, d->buf, INTERVAL_BUF)) > 0)
+        take_intervals(d, d->buf, m);
+}
+
+/* Runs a session to its end, draining concurrently like the agent does (or only at the end). */
+static int run_and_drain(qpb_session *s, drained *d, uint32_t qps, uint64_t msz, int drain)
+{
     int rc = qpb_start(s);
     if (rc != QPB_OK)
         return rc;
     for (int i = 0; i < 60000; i++) {
-        int n;
-        while (drain && (n = qpb_drain(s, buf, 128)) > 0)
-            take(d, buf, n, qps, msz);
+        if (drain)
+            drain_all(s, d, qps, msz);
         if (qpb_wait(s, 1) == QPB_OK)
             break;
     }
-    int n;
-    while ((n = qpb_drain(s, buf, 128)) > 0)
-        take(d, buf, n, qps, msz);
+    drain_all(s, d, qps, msz);
+    free(d->buf);
+    d->buf = NULL;
     return QPB_OK;
+}
+
+/* The interval records add up to the summary, exactly: every cycle, once. */
+static void check_intervals_add_up(const drained *d, const char *sum)
+{
+    CHECKF(d->bad_intervals == 0, "%d malformed interval records", d->bad_intervals);
+    CHECKF((double)d->iv_cycles == qpb_test_json_num(sum, "cycles"), "intervals hold %llu cycles: %s",
+           (unsigned long long)d->iv_cycles, sum);
+    CHECK((double)d->iv_bytes == qpb_test_json_num(sum, "bytes"));
+    CHECK((double)d->iv_messages == qpb_test_json_num(sum, "messages"));
+    CHECK((double)d->iv_errors == qpb_test_json_num(sum, "errors"));
+    CHECKF((double)d->intervals == qpb_test_json_num(sum, "intervals"), "%llu records: %s",
+           (unsigned long long)d->intervals, sum);
+    CHECK((double)d->iv_min == qpb_test_json_num(sum, "min") && (double)d->iv_max == qpb_test_json_num(sum, "max"));
+    CHECK((double)(d->iv_last - d->iv_first) == qpb_test_json_num(sum, "duration_ns"));
 }
 
 static void loopback_case(const char *extra, int drain)
@@ -80,8 +150,8 @@ static void loopback_case(const char *extra, int drain)
     char *sum = malloc(SUMMARY_LEN);
     CHECKF(qpb_summary(s, sum, SUMMARY_LEN) == QPB_OK, "%s", qpb_last_error(s));
     double dropped = qpb_test_json_num(sum, "dropped");
-    CHECKF(d.records + (uint64_t)dropped == 400, "drained %llu + dropped %.0f", (unsigned long long)d.records,
-           dropped);
+    CHECKF(d.records + (uint64_t)dropped == 400 && d.records == qpb_test_json_num(sum, "traced"),
+           "drained %llu + dropped %.0f: %s", (unsigned long long)d.records, dropped, sum);
     CHECKF(qpb_test_json_num(sum, "bytes") == 200.0 * 4096 * 3 * 2, "%s", sum);
     CHECK(qpb_test_json_num(sum, "cycles") == 400 && qpb_test_json_num(sum, "messages") == 1200);
     CHECK(qpb_test_json_num(sum, "errors") == 0 && d.errors == 0);
@@ -89,8 +159,9 @@ static void loopback_case(const char *extra, int drain)
     CHECKF(strstr(sum, "\"status\":\"ok\"") != NULL, "%s", sum);
     CHECK(d.bad_records == 0 && d.out_of_order == 0);
     CHECK(d.bytes == d.records * 3 * 4096);
+    check_intervals_add_up(&d, sum);
     if (dropped == 0) {
-        /* Nothing dropped: the summary must be exactly what the records say. */
+        /* Nothing dropped: the summary must be exactly what the trace says. */
         CHECK(d.records == 400);
         CHECK(qpb_test_json_num(sum, "duration_ns") == (double)(d.last_end - d.first_start));
         CHECK(qpb_test_json_num(sum, "min") == (double)d.min_cycle);
@@ -105,42 +176,93 @@ static void loopback_case(const char *extra, int drain)
     qpb_session_destroy(s);
 }
 
-static void loopback_accounts_every_byte_and_record(void) { loopback_case("", 1); }
-static void loopback_with_verify_has_no_errors(void) { loopback_case(",\"verify\":true,\"tx_depth\":7", 1); }
-static void loopback_counts_drops_of_a_tiny_ring(void) { loopback_case(",\"ring_capacity\":16", 0); }
+static void loopback_accounts_every_byte_and_record(void) { loopback_case(",\"trace_first\":200", 1); }
+static void loopback_with_verify_has_no_errors(void) { loopback_case(",\"verify\":true,\"tx_depth\":7,\"trace_first\":200", 1); }
+static void loopback_counts_drops_of_a_tiny_ring(void) { loopback_case(",\"trace_first\":200,\"ring_capacity\":16", 0); }
 
-/* records false (qpbench): the summary counts every cycle, nothing is left to drain, none dropped. */
-static void loopback_without_records_summarizes_every_cycle(void)
+/* No trace by default: nothing to drain but intervals, and they count every cycle. */
+static void loopback_without_trace_counts_every_cycle_in_intervals(void)
+{
+    char err[512];
+    qpb_session *s = qpb_session_create("{\"provider\":\"tcp\",\"threads\":2,\"msg_size\":64,\"duration_ms\":400,"
+                                        "\"interval_ms\":10}",
+                                        err, sizeof err);
+    CHECKF(s != NULL, "%s", err);
+    if (s == NULL)
+        return;
+    drained d = {0};
+    CHECKF(run_and_drain(s, &d, 1, 64, 1) == QPB_OK, "%s", qpb_last_error(s));
+    char *sum = malloc(SUMMARY_LEN);
+    CHECKF(qpb_summary(s, sum, SUMMARY_LEN) == QPB_OK, "%s", qpb_last_error(s));
+    CHECKF(d.records == 0 && qpb_test_json_num(sum, "traced") == 0 && qpb_test_json_num(sum, "dropped") == 0, "%s", sum);
+    check_intervals_add_up(&d, sum);
+    /* about 40 per thread; a thread may lag a few at the start, none is lost */
+    CHECKF(d.intervals >= 2 * 30 && d.intervals <= 2 * 45, "%llu intervals of 10 ms in 400 ms x 2 threads",
+           (unsigned long long)d.intervals);
+    CHECKF(qpb_test_json_num(sum, "intervals_late") == 0 && qpb_test_json_num(sum, "interval_ms") == 10, "%s", sum);
+    free(sum);
+    qpb_session_destroy(s);
+}
+
+/* interval_ms 0 (qpbench): the summary counts every cycle, nothing is left to drain, none dropped. */
+static void loopback_summary_only_leaves_nothing_to_drain(void)
 {
     char err[512];
     qpb_session *s = qpb_session_create("{\"provider\":\"tcp\",\"threads\":2,\"msg_size\":64,\"iterations\":50000,"
-                                        "\"records\":false}",
+                                        "\"interval_ms\":0}",
                                         err, sizeof err);
     CHECKF(s != NULL, "%s", err);
     if (s == NULL)
         return;
     CHECKF(qpb_start(s) == QPB_OK && qpb_wait(s, -1) == QPB_OK, "%s", qpb_last_error(s));
     qpb_sample r[16];
-    CHECK(qpb_drain(s, r, 16) == 0);
+    uint8_t *buf = malloc(QPB_INTERVAL_MAX_BYTES);
+    CHECK(qpb_drain(s, r, 16) == 0 && qpb_drain_intervals(s, buf, QPB_INTERVAL_MAX_BYTES) == 0);
+    CHECK(qpb_drain_intervals(s, buf, 1000) == -QPB_ENOSPC);
     char *sum = malloc(SUMMARY_LEN);
     CHECKF(qpb_summary(s, sum, SUMMARY_LEN) == QPB_OK, "%s", qpb_last_error(s));
     CHECKF(qpb_test_json_num(sum, "cycles") == 100000 && qpb_test_json_num(sum, "dropped") == 0, "%s", sum);
+    CHECKF(qpb_test_json_num(sum, "intervals") == 0, "%s", sum);
     CHECKF(qpb_test_json_num(sum, "bytes") == 100000.0 * 64 && qpb_test_json_num(sum, "bw_avg_bps") > 0, "%s", sum);
     CHECKF(qpb_test_json_num(sum, "p99") >= qpb_test_json_num(sum, "min"), "%s", sum);
+    free(buf);
     free(sum);
     qpb_session_destroy(s);
 }
+
+/* Nobody drains while it runs and the ring is small: intervals stay open and grow instead of losing a
+ * cycle, the last one waits for the drain after the thread ended, and all of them add up. */
+static void undrained_intervals_grow_and_lose_nothing(void)
+{
+    char err[512];
+    qpb_session *s = qpb_session_create("{\"provider\":\"tcp\",\"msg_size\":64,\"duration_ms\":500,"
+                                        "\"interval_ms\":10,\"interval_ring\":16384}",
+                                        err, sizeof err);
+    CHECKF(s != NULL, "%s", err);
+    if (s == NULL)
+        return;
+    drained d = {0};
+    CHECKF(run_and_drain(s, &d, 1, 64, 0) == QPB_OK, "%s", qpb_last_error(s));
+    char *sum = malloc(SUMMARY_LEN);
+    CHECKF(qpb_summary(s, sum, SUMMARY_LEN) == QPB_OK, "%s", qpb_last_error(s));
+    check_intervals_add_up(&d, sum);
+    CHECKF(qpb_test_json_num(sum, "intervals_late") > 0, "the ring never filled: %s", sum);
+    free(sum);
+    qpb_session_destroy(s);
+}
+
 static void loopback_skips_warmup_and_records_odd_sizes(void)
 {
-    loopback_case(",\"warmup_cycles\":50,\"verify\":true,\"tcp_nodelay\":false", 1);
+    loopback_case(",\"warmup_cycles\":50,\"verify\":true,\"tcp_nodelay\":false,\"trace_first\":200", 1);
     char err[512];
     qpb_session *s = qpb_session_create("{\"provider\":\"tcp\",\"msg_size\":333333,\"qps_per_thread\":2,"
-                                        "\"iterations\":60,\"verify\":true,\"tx_depth\":3}",
+                                        "\"iterations\":60,\"verify\":true,\"tx_depth\":3,\"trace_first\":60}",
                                         err, sizeof err);
     CHECKF(s != NULL, "%s", err);
     drained d = {0};
     CHECK(run_and_drain(s, &d, 2, 333333, 1) == QPB_OK);
     CHECK(d.records == 60 && d.bytes == 60ull * 2 * 333333 && d.errors == 0 && d.bad_records == 0);
+    CHECK(d.iv_cycles == 60 && d.iv_bytes == 60ull * 2 * 333333);
     qpb_session_destroy(s);
 }
 
@@ -160,7 +282,8 @@ static void *server_connect(void *p)
 static void client_and_server_sessions_agree(void)
 {
     char err[512], sblob[512];
-    const char *shape = "\"threads\":2,\"qps_per_thread\":2,\"msg_size\":65536,\"iterations\":100,\"verify\":true";
+    const char *shape =
+        "\"threads\":2,\"qps_per_thread\":2,\"msg_size\":65536,\"iterations\":100,\"verify\":true,\"trace_first\":100";
     char spec[512];
     snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"server\",%s}", shape);
     qpb_session *srv = qpb_session_create(spec, err, sizeof err);
@@ -190,6 +313,7 @@ static void client_and_server_sessions_agree(void)
     CHECK(qpb_test_json_num(sum, "errors") == 0);
     CHECK(qpb_summary(cli, sum, SUMMARY_LEN) == QPB_OK);
     CHECK(qpb_test_json_num(sum, "bytes") == 100.0 * 65536 * 2 * 2 && d.records == 200 && d.errors == 0);
+    check_intervals_add_up(&d, sum);
     free(sum);
     qpb_session_destroy(cli);
     qpb_session_destroy(srv);
@@ -200,7 +324,7 @@ static void client_and_server_sessions_agree(void)
 static void verify_charges_each_bad_message_to_its_cycle(void)
 {
     char err[512], sblob[512];
-    const char *shape = "\"qps_per_thread\":2,\"msg_size\":1000,\"iterations\":10,\"tx_depth\":4";
+    const char *shape = "\"qps_per_thread\":2,\"msg_size\":1000,\"iterations\":10,\"tx_depth\":4,\"trace_first\":10";
     char spec[512];
     snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"server\",\"verify\":true,%s}", shape);
     qpb_session *srv = qpb_session_create(spec, err, sizeof err);
@@ -302,8 +426,8 @@ static void duration_run_ends_on_time(void)
     CHECK(qpb_summary(s, sum, SUMMARY_LEN) == QPB_OK);
     double dur = qpb_test_json_num(sum, "duration_ns");
     CHECKF(dur >= 300e6 && dur < 1500e6, "%f", dur);
-    CHECKF(d.records + qpb_test_json_num(sum, "dropped") == qpb_test_json_num(sum, "cycles") && d.records > 0,
-           "drained %llu, %s", (unsigned long long)d.records, sum);
+    CHECKF(d.records == 0 && d.intervals >= 2 * 3, "drained %llu intervals, %s", (unsigned long long)d.intervals, sum);
+    check_intervals_add_up(&d, sum);
     CHECK(strstr(sum, "\"stopped\":false") != NULL);
     free(sum);
     qpb_session_destroy(s);
@@ -330,7 +454,9 @@ static void rate_limit_paces_each_thread(void)
 {
     char err[512];
     qpb_session *s = qpb_session_create(
-        "{\"provider\":\"tcp\",\"threads\":2,\"msg_size\":256,\"iterations\":200,\"rate_limit\":1000}", err,
+        "{\"provider\":\"tcp\",\"threads\":2,\"msg_size\":256,\"iterations\":200,\"rate_limit\":1000,"
+        "\"trace_first\":200}",
+        err,
         sizeof err);
     CHECKF(s != NULL, "%s", err);
     if (s == NULL)
@@ -364,7 +490,9 @@ const qpb_test_case qpb_tcp_tests[] = {
     {"tcp loopback accounts every byte and record", loopback_accounts_every_byte_and_record},
     {"tcp loopback with verify has no errors", loopback_with_verify_has_no_errors},
     {"tcp loopback counts drops of a tiny ring", loopback_counts_drops_of_a_tiny_ring},
-    {"tcp loopback without records summarizes every cycle", loopback_without_records_summarizes_every_cycle},
+    {"tcp loopback without a trace counts every cycle in intervals", loopback_without_trace_counts_every_cycle_in_intervals},
+    {"tcp loopback summary only leaves nothing to drain", loopback_summary_only_leaves_nothing_to_drain},
+    {"tcp undrained intervals grow and lose nothing", undrained_intervals_grow_and_lose_nothing},
     {"tcp loopback skips warmup and handles odd sizes", loopback_skips_warmup_and_records_odd_sizes},
     {"tcp client and server sessions agree", client_and_server_sessions_agree},
     {"tcp verify charges each bad message to its cycle", verify_charges_each_bad_message_to_its_cycle},
