@@ -121,14 +121,33 @@ final class Outbox {
         Matcher end = END.matcher(name);
         long size = Files.size(file);
         if (frame.matches()) {
-            return new Entry(new Key(Long.parseLong(frame.group(1)), Long.parseLong(frame.group(2))), installation, null,
-                    file, size);
+            Entry e = new Entry(new Key(Long.parseLong(frame.group(1)), Long.parseLong(frame.group(2))), installation,
+                    null, file, size);
+            int version = layoutVersion(file);
+            if (version != SampleFrame.VERSION) { // an earlier release's agent spooled it: no controller of ours reads it
+                Log.info("spool: " + file + " is a sample frame of layout version " + version + ", which this agent's "
+                        + "controller does not read (version " + SampleFrame.VERSION + "); kept aside");
+                moveAside(e);
+                return null;
+            }
+            return e;
         } else if (end.matches()) {
             return new Entry(new Key(Long.parseLong(end.group(1)), RUN_END), installation,
                     json.readValue(Files.readString(file), AgentMessage.class), file, size);
         }
         Files.deleteIfExists(file); // a temporary file a killed process did not rename
         return null;
+    }
+
+    /** The layout version in a spooled frame's header (-1 when it has none). */
+    private static int layoutVersion(Path file) throws IOException {
+        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer head = ByteBuffer.allocate(6).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            while (head.hasRemaining() && in.read(head) > 0) {
+                // read the magic and the version
+            }
+            return head.position() == 6 && head.getInt(0) == SampleFrame.MAGIC ? head.getShort(4) : -1;
+        }
     }
 
     private void add(Entry e) {
@@ -145,7 +164,7 @@ final class Outbox {
     /** Keeps a frame until it is acknowledged: in memory while under the limit, else in the spool. */
     void put(String installation, SampleFrame frame) {
         Key key = new Key(frame.runId(), frame.seq());
-        long bytes = SampleFrame.HEADER_BYTES + (long) frame.count() * org.qplab.protocol.Sample.BYTES;
+        long bytes = frame.encodedBytes();
         if (memoryBytes.get() + bytes > memoryLimit) {
             Path file = spill(installation, "r" + key.runId() + "-s" + key.seq() + ".qpbs", frame.encode());
             if (file != null) {

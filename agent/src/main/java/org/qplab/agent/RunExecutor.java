@@ -1,8 +1,6 @@
 package org.qplab.agent;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -13,22 +11,16 @@ import java.util.function.Supplier;
 import org.qplab.agent.engine.EngineException;
 import org.qplab.agent.engine.EngineSession;
 import org.qplab.protocol.AgentMessage;
-import org.qplab.protocol.Sample;
-import org.qplab.protocol.SampleFrame;
 import tools.jackson.databind.ObjectMapper;
 
 /**
  * Runs benchmarks one at a time on the agent's engine thread: a loopback run when assigned, or one
- * side of a pair run step by step (prepare, connect, start); drains the engine's rings while the run
- * goes, ships the records in numbered frames, then reports the summary.
+ * side of a pair run step by step (prepare, connect, start); drains the engine's intervals (and trace
+ * records) while the run goes, ships them in numbered frames ({@link FrameBatcher}), then reports the summary.
  */
 final class RunExecutor {
 
-    /** A frame goes out when it holds this many records (384 KiB) ... */
-    static final int MAX_FRAME_RECORDS = Math.min(8192, SampleFrame.MAX_RECORDS);
-    /** ... or when its oldest record has waited this long. */
-    static final long MAX_FRAME_DELAY_NS = Duration.ofMillis(100).toNanos();
-    /** How often the rings are drained while a run goes. */
+    /** How often the engine is drained while a run goes. */
     static final Duration DRAIN_INTERVAL = Duration.ofMillis(5);
 
     private final ControllerLink link;
@@ -237,50 +229,37 @@ final class RunExecutor {
                 && (engine.status() == EngineException.ESYS || engine.status() == EngineException.ERUN);
     }
 
-    /** Starts a created (and, for a pair, connected) session, streams its records, reports its end. */
+    /** Starts a created (and, for a pair, connected) session, streams its statistics, reports its end. */
     private void run(long runId, EngineSession session) {
         currentRunId = runId;
-        long seq = 0;
+        FrameBatcher frames = new FrameBatcher(runId, link::sendFrame);
         try {
             current = session;
             session.start();
             link.sendNow(new AgentMessage.RunStarted(runId));
-            // Drain as fast as the engine records: frames go to the link's outbox and are sent by its own
-            // thread, so a slow network or controller never stalls draining (and never overflows a ring).
-            byte[] frame = new byte[MAX_FRAME_RECORDS * Sample.BYTES];
-            int filled = 0;
-            long oldest = 0;
+            // Drain as the engine closes intervals: frames go to the link's outbox and are sent by its own
+            // thread, so a slow network or controller never stalls draining (and never makes an interval wait).
             boolean ended = false;
             while (!ended) {
                 ended = session.awaitEnd(DRAIN_INTERVAL);
-                int n;
-                do {
-                    n = session.drainRaw(frame, filled * Sample.BYTES, MAX_FRAME_RECORDS - filled);
-                    if (filled == 0 && n > 0) {
-                        oldest = System.nanoTime();
-                    }
-                    filled += n;
-                    if (filled == MAX_FRAME_RECORDS
-                            || (filled > 0 && (ended || System.nanoTime() - oldest >= MAX_FRAME_DELAY_NS))) {
-                        link.sendFrame(new SampleFrame(runId, seq++, ByteBuffer.wrap(Arrays.copyOf(frame, filled * Sample.BYTES))));
-                        filled = 0;
-                    }
-                } while (n > 0);
+                frames.drain(session, ended);
             }
+            long seq = frames.sent();
             Map<String, Object> summary = json.readValue(session.summaryJson(), Map.class);
             Object error = summary.get("error");
             if (error instanceof String text && !text.isEmpty()) {
                 Log.info("run " + runId + ": failed: " + text);
                 link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, text, seq, true)); // failed while running
             } else {
-                Log.info("run " + runId + ": finished, " + summary.get("cycles") + " cycles in " + seq + " frames"
+                Log.info("run " + runId + ": finished, " + summary.get("cycles") + " cycles in " + summary.get("intervals")
+                        + " intervals, " + seq + " frames"
                         + (summary.get("dropped") instanceof Number d && d.longValue() > 0
-                                ? " (" + d + " records dropped: the rings were not drained in time)" : ""));
+                                ? " (" + d + " trace records dropped: the trace ring was not drained in time)" : ""));
                 link.sendRunEnd(runId, new AgentMessage.RunFinished(runId, summary, seq));
             }
         } catch (EngineException | IllegalStateException e) {
             Log.info("run " + runId + ": failed: " + e.getMessage());
-            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), seq, retryable(e)));
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), frames.sent(), retryable(e)));
         } finally {
             current = null;
             currentRunId = -1;

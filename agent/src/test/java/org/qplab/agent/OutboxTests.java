@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.qplab.protocol.AgentMessage;
-import org.qplab.protocol.Sample;
+import org.qplab.protocol.Interval;
 import org.qplab.protocol.SampleFrame;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
@@ -20,8 +20,8 @@ import tools.jackson.databind.json.JsonMapper;
 class OutboxTests {
 
     private static final ObjectMapper JSON = JsonMapper.builder().build();
-    /** 100 records of 48 B + the 32 B header. */
-    private static final long FRAME_BYTES = SampleFrame.HEADER_BYTES + 100L * Sample.BYTES;
+    /** Two intervals of 100 buckets each (every test frame has the same size). */
+    private static final long FRAME_BYTES = frame(7, 0).encodedBytes();
 
     @TempDir
     Path spool;
@@ -43,8 +43,8 @@ class OutboxTests {
         for (int seq = 0; seq < 5; seq++) {
             SampleFrame f = (SampleFrame) delivered.get(seq);
             assertThat(f.seq()).isEqualTo(seq);
-            assertThat(f.samples()).as("frame %d read back from %s", seq, seq < 2 ? "memory" : "disk")
-                    .isEqualTo(frame(7, seq).samples());
+            assertThat(f.intervals()).as("frame %d read back from %s", seq, seq < 2 ? "memory" : "disk")
+                    .isEqualTo(frame(7, seq).intervals());
         }
         assertThat(delivered.get(5)).isEqualTo(new AgentMessage.RunFinished(7, Map.of("cycles", 500), 5));
     }
@@ -97,8 +97,23 @@ class OutboxTests {
         List<Object> delivered = drainInOrder(after);
         assertThat(delivered).extracting(o -> o instanceof SampleFrame f ? "frame " + f.seq() : o.getClass().getSimpleName())
                 .containsExactly("frame 0", "frame 1", "RunFinished");
-        assertThat(((SampleFrame) delivered.get(1)).samples()).isEqualTo(frame(9, 1).samples());
+        assertThat(((SampleFrame) delivered.get(1)).intervals()).isEqualTo(frame(9, 1).intervals());
         assertThat(files("inst-a")).as("the half-written file is gone").doesNotContain("r9-s2.qpbs.tmp");
+    }
+
+    @Test
+    void aFrameAnEarlierReleaseSpooledIsKeptAsideNotReplayed() throws IOException {
+        Outbox before = new Outbox(spool, 0, JSON);
+        before.put("inst-a", frame(9, 0));
+        byte[] v1 = java.nio.ByteBuffer.allocate(32 + 48).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .putInt(SampleFrame.MAGIC).putShort((short) 1).array(); // an agent before interval statistics
+        Files.write(spool.resolve("inst-a").resolve("r9-s1.qpbs"), v1);
+
+        Outbox after = new Outbox(spool, 0, JSON);
+        assertThat(after.load()).isEqualTo(1);
+
+        assertThat(drainInOrder(after)).extracting(o -> ((SampleFrame) o).seq()).containsExactly(0L);
+        assertThat(files(spool.resolve("undeliverable").resolve("inst-a"))).containsExactly("r9-s1.qpbs");
     }
 
     @Test
@@ -126,7 +141,7 @@ class OutboxTests {
         outbox.putEnd("inst", 4, new AgentMessage.RunFinished(4, Map.of(), 1));
         assertThat(outbox.size()).isEqualTo(2);
         assertThat(outbox.memoryBytes()).isEqualTo(FRAME_BYTES);
-        assertThat(((SampleFrame) outbox.load(outbox.first())).samples()).isEqualTo(frame(4, 0).samples());
+        assertThat(((SampleFrame) outbox.load(outbox.first())).intervals()).isEqualTo(frame(4, 0).intervals());
     }
 
     private static List<Object> drainInOrder(Outbox outbox) {
@@ -138,12 +153,19 @@ class OutboxTests {
     }
 
     private static SampleFrame frame(long runId, long seq) {
-        List<Sample> samples = new ArrayList<>();
-        for (int i = 0; i < 100; i++) {
-            long cycle = seq * 100 + i;
-            samples.add(new Sample(i % 2, 0, cycle, cycle * 1000, cycle * 1000 + 700, 4096, 1));
+        List<Interval> intervals = new ArrayList<>();
+        for (int thread = 0; thread < 2; thread++) {
+            int[] buckets = new int[100];
+            long[] counts = new long[100];
+            for (int b = 0; b < 100; b++) {
+                buckets[b] = 1000 + b;
+                counts[b] = 1 + b % 3;
+            }
+            long cycles = java.util.Arrays.stream(counts).sum();
+            intervals.add(new Interval(thread, seq, 1, cycles, cycles, cycles * 4096, 0, 700, 900, 1_000_000 + seq,
+                    1_000_999 + seq, buckets, counts)); // fields of the same encoded size for every seq below 128
         }
-        return SampleFrame.of(runId, seq, samples);
+        return new SampleFrame(runId, seq, intervals);
     }
 
     private List<String> files(String installation) throws IOException {

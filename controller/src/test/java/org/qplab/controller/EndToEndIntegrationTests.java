@@ -29,7 +29,7 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
             Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.parseMediaType("application/yaml"))
                     .bodyValue("""
                             name: end-to-end
-                            base: {provider: tcp, iterations: %d, qps_per_thread: %d}
+                            base: {provider: tcp, iterations: %d, qps_per_thread: %d, interval_ms: 10, trace_first: 20}
                             dimensions:
                               msg_size: [64, 4K, 64K]
                               threads: [1, 2]
@@ -65,27 +65,36 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
                 assertThat(run.get("errors")).as(what + " errors").isEqualTo(0L);
 
                 Map<String, Object> stored = jdbc.sql("""
-                                SELECT count(*) AS n, sum(bytes) AS bytes, sum(messages) AS messages, sum(errors) AS errors,
-                                       count(DISTINCT thread) AS threads, min(end_ns - start_ns) AS min_ns,
-                                       max(end_ns - start_ns) AS max_ns,
-                                       percentile_disc(0.5) WITHIN GROUP (ORDER BY end_ns - start_ns) AS median_ns,
-                                       (SELECT count(*) FROM sample_batch b WHERE b.run_id = s.run_id) AS batches
-                                FROM sample s WHERE run_id = ? GROUP BY run_id""")
+                                SELECT sum(cycles) AS n, sum(bytes) AS bytes, sum(messages) AS messages, sum(errors) AS errors,
+                                       count(DISTINCT thread) AS threads, min(min_ns) AS min_ns, max(max_ns) AS max_ns,
+                                       (SELECT count(*) FROM sample_batch b WHERE b.run_id = i.run_id) AS batches,
+                                       (SELECT sum(count) FROM run_histogram h WHERE h.run_id = i.run_id) AS histogram,
+                                       (SELECT count(*) FROM sample t WHERE t.run_id = i.run_id) AS traced
+                                FROM run_interval i WHERE run_id = ? GROUP BY run_id""")
                         .param(runId).query().singleRow();
-                assertThat(((Number) stored.get("n")).longValue()).as(what + " stored sample rows").isEqualTo(run.get("cycles"));
+                assertThat(((Number) stored.get("n")).longValue()).as(what + " cycles in the stored intervals")
+                        .isEqualTo(run.get("cycles"));
+                assertThat(((Number) stored.get("histogram")).longValue()).as(what + " cycles in the run histogram")
+                        .isEqualTo(run.get("cycles"));
                 assertThat(((Number) stored.get("bytes")).longValue()).as(what + " stored bytes").isEqualTo(run.get("bytes"));
                 assertThat(((Number) stored.get("messages")).longValue()).as(what + " stored messages")
                         .isEqualTo(run.get("messages")).isEqualTo(iterations * qps * threads);
                 assertThat(((Number) stored.get("errors")).longValue()).isZero();
                 assertThat(((Number) stored.get("threads")).longValue()).isEqualTo(threads);
-                assertThat(((Number) stored.get("batches")).longValue()).as(what + " batches").isEqualTo(run.get("batches"))
-                        .isGreaterThanOrEqualTo((iterations * threads + 8191) / 8192); // a frame holds at most 8192
+                assertThat(((Number) stored.get("batches")).longValue()).as(what + " batches").isEqualTo(run.get("batches"));
+                assertThat(((Number) stored.get("traced")).longValue()).as(what + " trace rows: the first 20 cycles per thread")
+                        .isEqualTo(20 * threads);
                 assertThat(((Number) stored.get("min_ns")).longValue()).as(what + " min cycle").isEqualTo(run.get("min_ns"));
                 assertThat(((Number) stored.get("max_ns")).longValue()).as(what + " max cycle").isEqualTo(run.get("max_ns"));
-                double median = ((Number) stored.get("median_ns")).doubleValue();
-                // the engine's percentiles come from a log-linear histogram with <= 1 % relative error
-                assertThat((Double) run.get("cycle_median_ns")).as(what + " median cycle")
-                        .isBetween(median * 0.98, median * 1.02);
+                // the intervals hold the engine's own histogram: one slot of every thread has its exact median and p99
+                Map<String, Object> timeline = http().get().uri("/api/runs/{id}/timeline?slots=1", runId).exchange()
+                        .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+                Map<?, ?> all = (Map<?, ?>) ((List<?>) timeline.get("percentiles")).get(0);
+                assertThat(((Number) all.get("cycles")).longValue()).isEqualTo(run.get("cycles"));
+                assertThat(((Number) all.get("medianCycleNs")).doubleValue()).as(what + " median cycle")
+                        .isEqualTo((Double) run.get("cycle_median_ns"));
+                assertThat(((Number) all.get("p99CycleNs")).doubleValue()).as(what + " p99 cycle")
+                        .isEqualTo((Double) run.get("cycle_p99_ns"));
             }
 
             long firstRun = (Long) runs.get(0).get("id");
@@ -97,6 +106,8 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
             assertThat(page).extracting(p -> p.get("thread") + "/" + p.get("cycle"))
                     .containsExactly("0/10", "0/11", "0/12", "0/13", "0/14");
             assertThat(page).allSatisfy(p -> assertThat((Integer) p.get("bytes")).isEqualTo(64 * (int) qps));
+            http().get().uri("/api/runs/{id}/samples?fromThread=0&fromCycle=20", firstRun).exchange().expectStatus().isOk()
+                    .expectBody().jsonPath("$.length()").isEqualTo(0); // only the first 20 cycles were traced
             http().get().uri("/api/runs/{id}/samples?limit=0", firstRun).exchange().expectStatus().isBadRequest()
                     .expectBody().jsonPath("$.violations[0].field").isEqualTo("limit");
 

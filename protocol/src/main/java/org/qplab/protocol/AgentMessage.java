@@ -34,9 +34,16 @@ public sealed interface AgentMessage {
      * (or null), the pair run whose session it has prepared but not started (or null), and every run it
      * still holds anything of (executing, prepared, or frames and ends not yet acknowledged). A run the
      * controller thinks is running there but that is not in knownRuns was lost with an earlier agent process.
+     * frameLayout: the {@link SampleFrame} layout version it sends (null from agents before interval
+     * statistics); the controller refuses an agent whose frames it cannot read, saying so.
      */
     record Hello(String agentId, String token, Map<String, Object> facts, Long currentRun, List<Long> knownRuns,
-                 Long preparedRun) implements AgentMessage {
+                 Long preparedRun, Integer frameLayout) implements AgentMessage {
+        public Hello(String agentId, String token, Map<String, Object> facts, Long currentRun, List<Long> knownRuns,
+                     Long preparedRun) {
+            this(agentId, token, facts, currentRun, knownRuns, preparedRun, (int) SampleFrame.VERSION);
+        }
+
         public Hello(String agentId, String token, Map<String, Object> facts, Long currentRun, List<Long> knownRuns) {
             this(agentId, token, facts, currentRun, knownRuns, null);
         }

@@ -7,53 +7,64 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * A numbered batch of samples of one run, as a binary WebSocket frame.
+ * A numbered batch of one run's statistics, as a binary WebSocket frame: interval records (every cycle
+ * counted, at a rate that does not depend on the cycle rate) and, when the run asked for a trace, per-cycle
+ * trace records.
  *
  * <pre>
  * offset size
  *   0     4  magic "QPBS"
- *   4     2  version (1)
+ *   4     2  layout version (2)
  *   6     2  reserved (0)
  *   8     8  run id
  *  16     8  sequence number of the batch within the run (0, 1, 2, ...)
- *  24     4  record count n
- *  28     4  reserved (0)
- *  32   48n  records, the engine's qpb_sample layout
+ *  24     4  trace record count n
+ *  28     4  interval count m
+ *  32   48n  trace records, the engine's qpb_sample layout
+ *   .     .  m intervals, varint-coded ({@link Interval#encode}), to the end of the frame
  * </pre>
- * Little-endian throughout, so the engine's records travel as they are: the agent copies them
- * from the ring in bulk and the controller reads them in place, with no object per record.
+ * Little-endian throughout, so the engine's trace records travel as they are. A frame of another layout
+ * version is refused whole, naming the version.
  */
 public final class SampleFrame {
 
     public static final int MAGIC = 0x53425051; // "QPBS" read little-endian
-    public static final short VERSION = 1;
+    public static final short VERSION = 2;
     public static final int HEADER_BYTES = 32;
     /** The largest frame either side sends or accepts (the controller's WebSocket limit). */
     public static final int MAX_BYTES = 1 << 20;
-    /** The most records one frame can carry. */
+    /** The most trace records one frame can carry. */
     public static final int MAX_RECORDS = (MAX_BYTES - HEADER_BYTES) / Sample.BYTES;
 
     private final long runId;
     private final long seq;
     private final ByteBuffer records;
+    private final List<Interval> intervals;
+    private volatile ByteBuffer encoded; // built once: the outbox sizes a frame, the link sends it
 
-    /** records: count × 48 bytes in the engine's layout (little-endian); not copied. */
-    public SampleFrame(long runId, long seq, ByteBuffer records) {
+    /** records: count × 48 bytes in the engine's layout (little-endian), not copied; intervals: not copied. */
+    public SampleFrame(long runId, long seq, ByteBuffer records, List<Interval> intervals) {
         if (records.remaining() % Sample.BYTES != 0) {
             throw new IllegalArgumentException("records of " + records.remaining() + " bytes are not whole samples");
         }
         this.runId = runId;
         this.seq = seq;
         this.records = records.slice().order(ByteOrder.LITTLE_ENDIAN);
+        this.intervals = List.copyOf(intervals);
     }
 
-    public static SampleFrame of(long runId, long seq, List<Sample> samples) {
+    /** A frame of intervals only. */
+    public SampleFrame(long runId, long seq, List<Interval> intervals) {
+        this(runId, seq, ByteBuffer.allocate(0), intervals);
+    }
+
+    public static SampleFrame of(long runId, long seq, List<Sample> samples, List<Interval> intervals) {
         ByteBuffer records = ByteBuffer.allocate(samples.size() * Sample.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         for (Sample s : samples) {
             records.putInt(s.thread()).putInt(s.errors()).putLong(s.cycle()).putLong(s.startNs())
                     .putLong(s.endNs()).putLong(s.bytes()).putLong(s.messages());
         }
-        return new SampleFrame(runId, seq, records.flip());
+        return new SampleFrame(runId, seq, records.flip(), intervals);
     }
 
     public long runId() {
@@ -64,11 +75,25 @@ public final class SampleFrame {
         return seq;
     }
 
+    /** Trace records carried. */
     public int count() {
         return records.remaining() / Sample.BYTES;
     }
 
-    /** The records, little-endian, read-only; record i starts at i × 48. */
+    public List<Interval> intervals() {
+        return intervals;
+    }
+
+    /** The cycles its intervals count. */
+    public long cycles() {
+        long n = 0;
+        for (Interval i : intervals) {
+            n += i.cycles();
+        }
+        return n;
+    }
+
+    /** The trace records, little-endian, read-only; record i starts at i × 48. */
     public ByteBuffer records() {
         return records.asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
     }
@@ -87,14 +112,41 @@ public final class SampleFrame {
         return samples;
     }
 
+    /** The frame's bytes (a fresh view each call; big-endian, see below). */
     public ByteBuffer encode() {
-        ByteBuffer buf = ByteBuffer.allocate(HEADER_BYTES + records.remaining()).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer e = encoded;
+        if (e == null) {
+            e = build();
+            encoded = e;
+        }
+        return e.duplicate();
+    }
+
+    private ByteBuffer build() {
+        int most = HEADER_BYTES + records.remaining();
+        for (Interval i : intervals) {
+            most += i.maxEncodedBytes();
+        }
+        ByteBuffer buf = ByteBuffer.allocate(most).order(ByteOrder.LITTLE_ENDIAN);
         buf.putInt(MAGIC).putShort(VERSION).putShort((short) 0)
-                .putLong(runId).putLong(seq).putInt(count()).putInt(0)
+                .putLong(runId).putLong(seq).putInt(count()).putInt(intervals.size())
                 .put(records.duplicate());
+        for (Interval i : intervals) {
+            i.encode(buf);
+        }
         // Same bytes, big-endian view: the JDK's WebSocket client masks payloads with getLong() in the
         // buffer's own byte order, which scrambles every 8 bytes of a little-endian buffer.
         return buf.flip().order(ByteOrder.BIG_ENDIAN);
+    }
+
+    /** The bytes {@link #encode} takes. */
+    public int encodedBytes() {
+        return encode().remaining();
+    }
+
+    /** At most the bytes a frame of these intervals and trace records takes. */
+    public static int maxBytes(int records, int intervalBytes) {
+        return HEADER_BYTES + records * Sample.BYTES + intervalBytes;
     }
 
     /** Decodes a frame; a frame that is not a well-formed sample frame is refused, never half-read. */
@@ -106,20 +158,59 @@ public final class SampleFrame {
         int magic = buf.getInt();
         short version = buf.getShort();
         buf.getShort();
-        if (magic != MAGIC || version != VERSION) {
+        if (magic != MAGIC) {
             byte[] head = new byte[Math.min(16, frame.remaining())];
             frame.duplicate().get(head);
-            throw new IllegalArgumentException("not a qplab sample frame v" + VERSION + " (magic 0x"
-                    + Integer.toHexString(magic) + ", version " + version + ", first bytes " + HexFormat.of().formatHex(head) + ")");
+            throw new IllegalArgumentException("not a qplab sample frame (magic 0x" + Integer.toHexString(magic)
+                    + ", first bytes " + HexFormat.of().formatHex(head) + ")");
+        }
+        if (version != VERSION) {
+            throw new UnsupportedLayoutException(version);
         }
         long runId = buf.getLong();
         long seq = buf.getLong();
         int count = buf.getInt();
-        buf.getInt();
-        if (count < 0 || (long) count * Sample.BYTES != buf.remaining()) {
-            throw new IllegalArgumentException("sample frame says " + count + " records but carries "
-                    + buf.remaining() + " bytes of records");
+        int intervalCount = buf.getInt();
+        if (count < 0 || (long) count * Sample.BYTES > buf.remaining()) {
+            throw new IllegalArgumentException("sample frame says " + count + " trace records but carries "
+                    + buf.remaining() + " bytes after its header");
         }
-        return new SampleFrame(runId, seq, buf);
+        ByteBuffer records = buf.slice(buf.position(), count * Sample.BYTES);
+        buf.position(buf.position() + count * Sample.BYTES);
+        if (intervalCount < 0 || intervalCount > buf.remaining()) {
+            throw new IllegalArgumentException("sample frame says " + intervalCount + " intervals but carries "
+                    + buf.remaining() + " bytes of them");
+        }
+        List<Interval> intervals = new ArrayList<>(intervalCount);
+        for (int i = 0; i < intervalCount; i++) {
+            try {
+                intervals.add(Interval.decode(buf));
+            } catch (IllegalArgumentException | ArithmeticException e) {
+                throw new IllegalArgumentException("sample frame " + seq + " of run " + runId + ", interval " + i
+                        + " of " + intervalCount + ": " + e.getMessage());
+            }
+        }
+        if (buf.hasRemaining()) {
+            throw new IllegalArgumentException("sample frame " + seq + " of run " + runId + " has " + buf.remaining()
+                    + " bytes after its " + intervalCount + " intervals");
+        }
+        return new SampleFrame(runId, seq, records, intervals);
+    }
+
+    /** A frame of a layout version this side does not read: the agent and the controller are of different releases. */
+    public static final class UnsupportedLayoutException extends IllegalArgumentException {
+
+        private final int version;
+
+        public UnsupportedLayoutException(int version) {
+            // short enough for a WebSocket close reason (123 bytes): that is how an agent learns it
+            super("sample frame layout v" + version + " is not supported here (reads v" + VERSION
+                    + "): run the agent of the controller's release");
+            this.version = version;
+        }
+
+        public int version() {
+            return version;
+        }
     }
 }

@@ -65,7 +65,7 @@ public final class Engine {
         return Holder.LIBRARY;
     }
 
-    /** {"abi":1,"version":..,"providers":[..]} */
+    /** {"abi":2,"version":..,"providers":[..]} */
     public static String info() {
         return readString((buf, len) -> library().qpb_engine_info(buf, len), "qpb_engine_info", null);
     }
@@ -85,6 +85,19 @@ public final class Engine {
 
     static NativeSample sampleLayoutOnJavaSide() {
         return new NativeSample(jnr.ffi.Runtime.getRuntime(library()));
+    }
+
+    static NativeInterval intervalLayoutOnJavaSide() {
+        return new NativeInterval(jnr.ffi.Runtime.getRuntime(library()));
+    }
+
+    static NativeInterval.Bucket bucketLayoutOnJavaSide() {
+        return new NativeInterval.Bucket(jnr.ffi.Runtime.getRuntime(library()));
+    }
+
+    /** The C side's view of qpb_interval's layout, for the binding's layout test. */
+    static String intervalLayout() {
+        return readString((buf, len) -> library().qpb_interval_layout(buf, len), "qpb_interval_layout", null);
     }
 
     interface BufferCall {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import jnr.ffi.Memory;
 import jnr.ffi.Pointer;
+import org.qplab.protocol.Interval;
 import org.qplab.protocol.Sample;
 
 /**
@@ -13,11 +14,19 @@ import org.qplab.protocol.Sample;
 public final class EngineSession implements AutoCloseable {
 
     private static final int DRAIN_CHUNK = 4096;
+    /** Bytes of interval records taken per call: the engine needs room for its largest (QPB_INTERVAL_MAX_BYTES). */
+    private static final int INTERVAL_DRAIN_BYTES = 1 << 20;
+    /** The engine's QPB_INTERVAL_MAX_BYTES: a call that leaves more room than this took every record waiting. */
+    private static final int INTERVAL_MAX_BYTES = 118_872;
+    private static final int INTERVAL_HEADER_BYTES = 88;
+    private static final int BUCKET_BYTES = 16;
 
     private final QpbLibrary lib;
     private final Pointer handle;
     private final Pointer drainBuffer;
     private final long[] offsets;
+    private final NativeInterval interval;
+    private Pointer intervalBuffer; // allocated on the first drain of intervals
     private volatile boolean closed;
 
     private EngineSession(QpbLibrary lib, Pointer handle) {
@@ -27,6 +36,7 @@ public final class EngineSession implements AutoCloseable {
         this.offsets = new long[] {layout.thread.offset(), layout.errors.offset(), layout.cycle.offset(),
                 layout.startNs.offset(), layout.endNs.offset(), layout.bytes.offset(), layout.messages.offset()};
         this.drainBuffer = Memory.allocateDirect(jnr.ffi.Runtime.getRuntime(lib), DRAIN_CHUNK * Sample.BYTES);
+        this.interval = new NativeInterval(jnr.ffi.Runtime.getRuntime(lib));
     }
 
     /** Creates a session from an engine spec (see qpb.h); an invalid spec throws with every violation. */
@@ -101,6 +111,51 @@ public final class EngineSession implements AutoCloseable {
             }
         }
         return total;
+    }
+
+    /**
+     * Appends the interval records the engine has closed since the last call to into; returns how many. After
+     * the run has ended, call it until it returns 0: each thread's last interval closes as the thread ends.
+     */
+    public int drainIntervals(List<Interval> into) {
+        if (intervalBuffer == null) {
+            intervalBuffer = Memory.allocateDirect(jnr.ffi.Runtime.getRuntime(lib), INTERVAL_DRAIN_BYTES);
+        }
+        int total = 0;
+        int n;
+        do {
+            n = lib.qpb_drain_intervals(handle, intervalBuffer, INTERVAL_DRAIN_BYTES);
+            if (n < 0) {
+                throw new EngineException("qpb_drain_intervals", -n, lastError());
+            }
+            for (int at = 0; at < n; total++) {
+                at += read(intervalBuffer, at, into);
+            }
+        } while (n > INTERVAL_DRAIN_BYTES - INTERVAL_MAX_BYTES); // the next record may not have fitted
+        return total;
+    }
+
+    /** Reads the record at at into into; returns its size. */
+    private int read(Pointer buf, int at, List<Interval> into) {
+        int size = buf.getInt(at + interval.size.offset());
+        int pairs = buf.getInt(at + interval.buckets.offset());
+        if (size != INTERVAL_HEADER_BYTES + pairs * BUCKET_BYTES) {
+            throw new EngineException("qpb_drain_intervals", 3, "an interval record of " + size + " bytes with "
+                    + pairs + " buckets: the engine library does not match this agent");
+        }
+        int[] buckets = new int[pairs];
+        long[] counts = new long[pairs];
+        for (int k = 0, p = at + INTERVAL_HEADER_BYTES; k < pairs; k++, p += BUCKET_BYTES) {
+            buckets[k] = buf.getInt(p);
+            counts[k] = buf.getLong(p + 8);
+        }
+        into.add(new Interval(buf.getInt(at + interval.thread.offset()), buf.getLong(at + interval.index.offset()),
+                buf.getInt(at + interval.span.offset()), buf.getLong(at + interval.cycles.offset()),
+                buf.getLong(at + interval.messages.offset()), buf.getLong(at + interval.bytes.offset()),
+                buf.getLong(at + interval.errors.offset()), buf.getLong(at + interval.minNs.offset()),
+                buf.getLong(at + interval.maxNs.offset()), buf.getLong(at + interval.firstStartNs.offset()),
+                buf.getLong(at + interval.lastEndNs.offset()), buckets, counts));
+        return size;
     }
 
     /** Waits up to timeout for the run to end; true once it has ended. */

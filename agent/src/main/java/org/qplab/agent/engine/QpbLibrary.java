@@ -20,6 +20,8 @@ public interface QpbLibrary {
 
     int qpb_drain(Pointer session, Pointer out, int max);
 
+    int qpb_drain_intervals(Pointer session, Pointer buf, int bufLen);
+
     int qpb_wait(Pointer session, int timeoutMs);
 
     int qpb_stop(Pointer session);
@@ -33,6 +35,8 @@ public interface QpbLibrary {
     int qpb_engine_info(@Out byte[] buf, int bufLen);
 
     int qpb_sample_layout(@Out byte[] buf, int bufLen);
+
+    int qpb_interval_layout(@Out byte[] buf, int bufLen);
 
     int qpb_devices(@Out byte[] buf, int bufLen);
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.qplab.protocol.Interval;
 import org.qplab.protocol.Sample;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
@@ -39,47 +40,82 @@ class EngineSessionTests {
     }
 
     @Test
+    void intervalLayoutMatchesTheCStruct() {
+        Map<?, ?> c = json.readValue(Engine.intervalLayout(), Map.class);
+        NativeInterval java = Engine.intervalLayoutOnJavaSide();
+        NativeInterval.Bucket pair = Engine.bucketLayoutOnJavaSide();
+
+        assertThat(c.get("size")).isEqualTo(88).isEqualTo(jnr.ffi.Struct.size(java));
+        assertThat(c.get("bucket_size")).isEqualTo(16).isEqualTo(jnr.ffi.Struct.size(pair));
+        assertThat(c.get("max_bytes")).isEqualTo(88 + 16 * org.qplab.protocol.CycleBuckets.COUNT);
+        Map<String, jnr.ffi.Struct.NumberField> fields = Map.ofEntries(Map.entry("size_field", java.size),
+                Map.entry("thread", java.thread), Map.entry("index", java.index), Map.entry("span", java.span),
+                Map.entry("buckets", java.buckets), Map.entry("cycles", java.cycles), Map.entry("messages", java.messages),
+                Map.entry("bytes", java.bytes), Map.entry("errors", java.errors), Map.entry("min_ns", java.minNs),
+                Map.entry("max_ns", java.maxNs), Map.entry("first_start_ns", java.firstStartNs),
+                Map.entry("last_end_ns", java.lastEndNs));
+        fields.forEach((name, field) -> assertThat(c.get(name)).as(name).isEqualTo((int) field.offset()));
+        assertThat(c.get("bucket")).isEqualTo((int) pair.bucket.offset()).isEqualTo(0);
+        assertThat(c.get("count")).isEqualTo((int) pair.count.offset()).isEqualTo(8);
+    }
+
+    @Test
     void reportsItsProviders() {
         Map<?, ?> info = json.readValue(Engine.info(), Map.class);
-        assertThat(info.get("abi")).isEqualTo(1);
+        assertThat(info.get("abi")).isEqualTo(2);
         assertThat(String.valueOf(info.get("providers"))).contains("tcp");
     }
 
     @Test
-    void loopbackRunDeliversEveryCycleAndItsBytes() {
+    void loopbackRunDeliversEveryCycleInIntervalsAndTracesWhatItWasAskedFor() {
         int threads = 2;
         int qps = 3;
         int size = 4096;
         int iterations = 250;
         List<Sample> samples = new ArrayList<>();
+        List<Interval> intervals = new ArrayList<>();
         Map<?, ?> summary;
         try (EngineSession session = EngineSession.create("""
-                {"provider":"tcp","role":"loopback","threads":%d,"qps_per_thread":%d,"msg_size":%d,"iterations":%d}"""
+                {"provider":"tcp","role":"loopback","threads":%d,"qps_per_thread":%d,"msg_size":%d,"iterations":%d,
+                 "interval_ms":10,"trace_first":100,"trace_every":2}"""
                 .formatted(threads, qps, size, iterations))) {
             session.start();
             boolean ended = false;
             for (int i = 0; i < 1500 && !ended; i++) {
                 ended = session.awaitEnd(Duration.ofMillis(20));
                 session.drain(samples, Integer.MAX_VALUE);
+                session.drainIntervals(intervals);
             }
             assertThat(ended).as("run ends within 30 s").isTrue();
             session.drain(samples, Integer.MAX_VALUE);
+            while (session.drainIntervals(intervals) > 0) {
+                // each thread's last interval closes as it ends
+            }
             summary = json.readValue(session.summaryJson(), Map.class);
         }
 
-        assertThat(summary.get("dropped")).isEqualTo(0);
-        assertThat(samples).hasSize(threads * iterations);
-        assertThat(samples.stream().mapToLong(Sample::bytes).sum()).isEqualTo((long) threads * qps * size * iterations)
+        assertThat(intervals.stream().mapToLong(Interval::cycles).sum()).isEqualTo((long) threads * iterations)
+                .isEqualTo(((Number) summary.get("cycles")).longValue());
+        assertThat(intervals.stream().mapToLong(Interval::bytes).sum()).isEqualTo((long) threads * qps * size * iterations)
                 .isEqualTo(((Number) summary.get("bytes")).longValue());
-        assertThat(samples).allSatisfy(s -> {
+        assertThat(intervals).hasSize(((Number) summary.get("intervals")).intValue()).allSatisfy(i -> {
+            assertThat(i.messages()).isEqualTo(i.cycles() * qps);
+            assertThat(i.errors()).isZero();
+            assertThat(java.util.Arrays.stream(i.counts()).sum()).isEqualTo(i.cycles());
+            assertThat(i.lastEndNs()).isGreaterThan(i.firstStartNs());
+        });
+        // the trace: cycles 0, 2, 4, ... 198 of each thread, every field as the engine measured it
+        assertThat(summary.get("traced")).isEqualTo(200);
+        assertThat(summary.get("dropped")).isEqualTo(0);
+        assertThat(samples).hasSize(200).allSatisfy(s -> {
             assertThat(s.messages()).isEqualTo(qps);
-            assertThat(s.errors()).isZero();
+            assertThat(s.bytes()).isEqualTo((long) qps * size);
             assertThat(s.endNs()).isGreaterThan(s.startNs());
         });
         for (int t = 0; t < threads; t++) {
             int thread = t;
             assertThat(samples.stream().filter(s -> s.thread() == thread).mapToLong(Sample::cycle))
-                    .containsExactlyElementsOf(java.util.stream.LongStream.range(0, iterations).boxed().toList());
+                    .containsExactlyElementsOf(java.util.stream.LongStream.range(0, 100).map(k -> 2 * k).boxed().toList());
         }
     }
 

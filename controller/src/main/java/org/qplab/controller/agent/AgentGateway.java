@@ -90,6 +90,7 @@ public class AgentGateway implements WebSocketHandler {
                 .filter(m -> m.getType() == WebSocketMessage.Type.TEXT || m.getType() == WebSocketMessage.Type.BINARY)
                 .map(this::decode)
                 .concatMap(message -> handle(connection, session, message))
+                .onErrorResume(SampleFrame.UnsupportedLayoutException.class, e -> refuse(session, connection, e.getMessage()))
                 .onErrorResume(e -> {
                     log.warn("agent {} at {}: closing the link after an error: {}", connection.agentId(), remote, e.toString());
                     return session.close(CloseStatus.SERVER_ERROR.withReason(truncate(e.getMessage())));
@@ -177,6 +178,10 @@ public class AgentGateway implements WebSocketHandler {
         if (hello.agentId() == null || !hello.agentId().matches("[A-Za-z0-9._:-]{1,128}")) {
             return refuse(session, connection, "agent id must be 1-128 characters of A-Z a-z 0-9 . _ : -");
         }
+        if (hello.frameLayout() == null || hello.frameLayout() != SampleFrame.VERSION) {
+            return refuse(session, connection, new SampleFrame.UnsupportedLayoutException(
+                    hello.frameLayout() == null ? 1 : hello.frameLayout()).getMessage());
+        }
         return jdbc.call(() -> token.accepts(hello.agentId(), hello.token())).flatMap(accepted -> accepted
                 ? welcome(connection, hello)
                 : refuse(session, connection, "agent token refused for agent '" + hello.agentId() + "'"));
@@ -203,7 +208,7 @@ public class AgentGateway implements WebSocketHandler {
 
     private Mono<Void> refuse(WebSocketSession session, AgentConnection connection, String reason) {
         log.warn("refused agent connection from {}: {}", connection.remote(), reason);
-        return session.close(new CloseStatus(REFUSED, reason));
+        return session.close(new CloseStatus(REFUSED, truncate(reason)));
     }
 
     private void runEnded(AgentConnection connection, long runId) {
@@ -225,6 +230,9 @@ public class AgentGateway implements WebSocketHandler {
     private static String truncate(String reason) {
         // a close reason must fit in a control frame (123 bytes)
         String text = reason == null ? "error" : reason;
-        return text.length() > 100 ? text.substring(0, 100) : text;
+        while (text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 123) {
+            text = text.substring(0, text.length() - 1);
+        }
+        return text;
     }
 }

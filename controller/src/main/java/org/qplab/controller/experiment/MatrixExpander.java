@@ -579,6 +579,11 @@ public final class MatrixExpander {
         String op = (String) point.get("op");
         long threads = number(point, Parameter.THREADS, 1);
         long qps = number(point, Parameter.QPS_PER_THREAD, 1);
+        long trace = number(point, Parameter.TRACE_FIRST, 0);
+        if (trace * threads > Parameter.MAX_TRACE_PER_RUN) {
+            problems.add("trace_first " + trace + " x threads " + threads + " = " + trace * threads
+                    + " trace records exceeds " + Parameter.MAX_TRACE_PER_RUN + " per run");
+        }
         if ("tcp".equals(provider)) {
             if (threads * qps > Parameter.MAX_CONNECTIONS_PER_RUN) {
                 problems.add("threads " + threads + " x qps_per_thread " + qps + " = " + threads * qps

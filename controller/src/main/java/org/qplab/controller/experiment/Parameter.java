@@ -22,9 +22,16 @@ public enum Parameter {
     ITERATIONS("iterations", Kind.INT, 1, 1_000_000_000L, List.of()),
     DURATION_MS("duration_ms", Kind.INT, 0, 86_400_000L, List.of()),
     WARMUP_CYCLES("warmup_cycles", Kind.INT, 0, 1_000_000_000L, List.of()),
-    /** Cycles per second per thread, 0 = unpaced (the tcp provider paces; verbs refuses it for now). */
+    /** Cycles per second per thread, 0 = unpaced (both providers pace in software). */
     RATE_LIMIT("rate_limit", Kind.INT, 0, 1_000_000_000L, List.of()),
     TX_DEPTH("tx_depth", Kind.INT, 1, 4096, List.of()),
+    /** How often each thread closes an interval record (the run's statistics, every cycle counted). */
+    INTERVAL_MS("interval_ms", Kind.INT, 10, 60_000, List.of()),
+    /** Per-cycle trace records kept per thread, at most (0: none, the default); see {@link #MAX_TRACE_PER_RUN}. */
+    TRACE_FIRST("trace_first", Kind.INT, 0, 1_000_000, List.of()),
+    /** ... of every K-th cycle (alone: up to the run's bound shared by its threads). */
+    TRACE_EVERY("trace_every", Kind.INT, 1, 1L << 40, List.of()),
+    /** Trace records buffered per thread until the agent drains them (a full buffer drops and counts them). */
     RING_CAPACITY("ring_capacity", Kind.POWER_OF_TWO, 1024, 1L << 24, List.of()),
     VERIFY("verify", Kind.BOOL, 0, 0, List.of()),
     TCP_NODELAY("tcp_nodelay", Kind.BOOL, 0, 0, List.of()),
@@ -50,6 +57,8 @@ public enum Parameter {
 
     /** Connections a run may open in all (each TCP connection costs two descriptors in loopback). */
     public static final long MAX_CONNECTIONS_PER_RUN = 65_536;
+    /** Per-cycle trace records a run may keep in all (the engine's QPB_MAX_TRACE). */
+    public static final long MAX_TRACE_PER_RUN = 1_000_000;
 
     private static final Pattern SIZE_TEXT = Pattern.compile("(\\d+)\\s*(|B|K|KB|KIB|M|MB|MIB|G|GB|GIB)");
 

@@ -36,13 +36,14 @@ public class RunOutcomes {
     }
 
     /**
-     * The agent finished the run; stores the engine's summary (its cycle-time histogram grew as its frames were
-     * stored). Blocking.
+     * The agent finished the run; stores the engine's summary (its cycle-time histogram grew as its intervals were
+     * stored). Every frame the agent says it sent must be stored, and the stored intervals must count every cycle
+     * of the summary: otherwise the run FAILED, saying what is missing. Blocking.
      */
     public void finished(long runId, String agentId, Map<String, Object> summary, long batches) {
         String ended = tx.execute(status -> {
-            long stored = jdbc.sql("SELECT count(*) FROM sample_batch WHERE run_id = ?").param(runId)
-                    .query(Long.class).single();
+            long[] stored = jdbc.sql("SELECT count(*), coalesce(sum(cycles), 0) FROM sample_batch WHERE run_id = ?")
+                    .param(runId).query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)}).single();
             Map<?, ?> cycleNs = summary.get("cycle_ns") instanceof Map<?, ?> m ? m : Map.of();
             jdbc.sql("""
                     INSERT INTO run_summary (run_id, summary, cycles, messages, bytes, errors, dropped, duration_ns,
@@ -55,9 +56,12 @@ public class RunOutcomes {
                             doubleOf(summary, "msg_rate"), doubleOf(cycleNs, "median"), doubleOf(cycleNs, "p99"),
                             batches)
                     .update();
-            if (stored != batches) {
-                return end(runId, agentId, "FAILED", "the agent sent " + batches + " sample batches but " + stored
+            if (stored[0] != batches) {
+                return end(runId, agentId, "FAILED", "the agent sent " + batches + " sample batches but " + stored[0]
                         + " were stored", false);
+            } else if (stored[1] != longOf(summary, "cycles")) {
+                return end(runId, agentId, "FAILED", "the stored intervals count " + stored[1] + " cycles but the "
+                        + "engine's summary " + longOf(summary, "cycles") + ": a statistics bug, please report it", false);
             } else if (Boolean.TRUE.equals(summary.get("stopped"))) {
                 return end(runId, agentId, "CANCELLED", "stopped early on request; the cycles measured until then are kept",
                         false);

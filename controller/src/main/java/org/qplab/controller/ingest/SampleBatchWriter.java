@@ -11,33 +11,35 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
-import org.qplab.controller.analysis.CycleHistogram;
+import org.qplab.protocol.Interval;
 import org.qplab.protocol.Sample;
 import org.qplab.protocol.SampleFrame;
 
 /**
  * Writes a group of sample frames (from any agents and runs) in one transaction: claims their (run, seq) in
- * sample_batch, copies the rows of the frames it claimed with one binary COPY, adds their cycle times to
- * their runs' histograms (run_histogram: a run's distribution is there as soon as its cycles are, with no
- * scan of the sample table, whose rows of concurrent runs interleave), stamps when they became visible,
- * commits. A frame whose (run, seq) is already there (a replay after a broken link) is not
- * claimed and none of its rows are copied: never stored twice, even when the first copy is in flight in
- * another transaction (the claim waits for it). Blocking.
+ * sample_batch, copies the intervals of the frames it claimed into run_interval and their trace records into
+ * sample (one binary COPY each), adds the intervals' histograms to their runs' histograms (run_histogram: a
+ * run's distribution is the sum of its intervals, there as soon as they are), stamps when they became
+ * visible, commits. A frame whose (run, seq) is already there (a replay after a broken link) is not claimed
+ * and nothing of it is copied: never stored twice, even when the first copy is in flight in another
+ * transaction (the claim waits for it). Lock order for every writer: sample_batch rows by (run, seq), then
+ * run_histogram rows by (run, bucket). Blocking.
  */
 final class SampleBatchWriter {
 
     private static final byte[] COPY_SIGNATURE = "PGCOPY\n\377\r\n\0".getBytes(StandardCharsets.ISO_8859_1);
     private static final int COPY_ROW_BYTES = 2 + 8 * 4 + 6 * 8 + 2 * 4;
+    /** A run_interval COPY row without its histogram: field count, 13 lengths, run_id, thread, idx, span, 8 bigints. */
+    private static final int INTERVAL_ROW_BYTES = 2 + 13 * 4 + 8 + 4 + 8 + 4 + 8 * 8;
     private static final int COPY_CHUNK = 64 * 1024;
-    /** Stored histogram buckets counted in an array: up to 2^30 ns (bucket 23 * 128 + 256). */
-    private static final int DENSE_BUCKETS = 23 * 128 + 256;
     private static final String COPY = "COPY sample (run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors) "
             + "FROM STDIN (FORMAT binary)";
+    private static final String COPY_INTERVALS = "COPY run_interval (run_id, thread, idx, span, cycles, messages, bytes, "
+            + "errors, min_ns, max_ns, first_start_ns, last_end_ns, buckets) FROM STDIN (FORMAT binary)";
 
     private SampleBatchWriter() {
     }
@@ -49,6 +51,7 @@ final class SampleBatchWriter {
             Set<Key> claimed = claim(c, frames);
             Set<Key> once = new HashSet<>();
             List<SampleFrame> fresh = frames.stream().filter(f -> claimed.contains(key(f)) && once.add(key(f))).toList();
+            copyIntervals(c, fresh);
             copy(c, fresh);
             addToHistograms(c, fresh);
             if (!fresh.isEmpty()) {
@@ -82,16 +85,18 @@ final class SampleBatchWriter {
         sorted.sort(Comparator.comparingLong(SampleFrame::runId).thenComparingLong(SampleFrame::seq));
         Set<Key> claimed = new HashSet<>();
         try (PreparedStatement insert = c.prepareStatement("""
-                INSERT INTO sample_batch (run_id, seq, rows, first_end_ns)
-                SELECT r, s, n, e FROM unnest(?::bigint[], ?::bigint[], ?::int[], ?::bigint[])
-                    WITH ORDINALITY AS f(r, s, n, e, o) ORDER BY o
+                INSERT INTO sample_batch (run_id, seq, rows, first_end_ns, cycles, intervals)
+                SELECT r, s, n, e, y, i FROM unnest(?::bigint[], ?::bigint[], ?::int[], ?::bigint[], ?::bigint[], ?::int[])
+                    WITH ORDINALITY AS f(r, s, n, e, y, i, o) ORDER BY o
                 ON CONFLICT DO NOTHING RETURNING run_id, seq""")) {
             insert.setArray(1, longs(c, sorted, SampleFrame::runId));
             insert.setArray(2, longs(c, sorted, SampleFrame::seq));
             Integer[] rows = sorted.stream().map(SampleFrame::count).toArray(Integer[]::new);
             insert.setArray(3, c.createArrayOf("integer", rows));
-            Long[] firstEnds = sorted.stream().map(f -> f.count() == 0 ? null : firstEnd(f)).toArray(Long[]::new);
+            Long[] firstEnds = sorted.stream().map(SampleBatchWriter::firstEnd).toArray(Long[]::new);
             insert.setArray(4, c.createArrayOf("bigint", firstEnds));
+            insert.setArray(5, longs(c, sorted, SampleFrame::cycles));
+            insert.setArray(6, c.createArrayOf("integer", sorted.stream().map(f -> f.intervals().size()).toArray(Integer[]::new)));
             try (ResultSet rs = insert.executeQuery()) {
                 while (rs.next()) {
                     claimed.add(new Key(rs.getLong(1), rs.getLong(2)));
@@ -120,12 +125,64 @@ final class SampleBatchWriter {
         copy.endCopy();
     }
 
-    /** Adds the frames' cycle times to run_histogram, in (run, bucket) order (one lock order for every writer). */
+    /** One COPY stream for every interval of the frames, histograms as they travel (varint pairs). */
+    private static void copyIntervals(Connection c, List<SampleFrame> frames) throws SQLException {
+        if (frames.stream().allMatch(f -> f.intervals().isEmpty())) {
+            return;
+        }
+        CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn(COPY_INTERVALS);
+        byte[] header = ByteBuffer.allocate(COPY_SIGNATURE.length + 8).put(COPY_SIGNATURE).putInt(0).putInt(0).array();
+        copy.writeToCopy(header, 0, header.length);
+        for (SampleFrame frame : frames) {
+            byte[] body = intervalRows(frame);
+            for (int at = 0; at < body.length; at += COPY_CHUNK) {
+                copy.writeToCopy(body, at, Math.min(COPY_CHUNK, body.length - at));
+            }
+        }
+        copy.writeToCopy(new byte[] {-1, -1}, 0, 2);
+        copy.endCopy();
+    }
+
+    /** The frame's intervals as binary COPY rows of run_interval. */
+    static byte[] intervalRows(SampleFrame frame) {
+        int size = 0;
+        List<byte[]> histograms = new ArrayList<>(frame.intervals().size());
+        for (Interval i : frame.intervals()) {
+            byte[] h = i.histogramBytes();
+            histograms.add(h);
+            size += INTERVAL_ROW_BYTES + h.length;
+        }
+        ByteBuffer out = ByteBuffer.allocate(size);
+        for (int k = 0; k < frame.intervals().size(); k++) {
+            Interval i = frame.intervals().get(k);
+            out.putShort((short) 13);
+            out.putInt(8).putLong(frame.runId());
+            out.putInt(4).putInt(i.thread());
+            out.putInt(8).putLong(i.index());
+            out.putInt(4).putInt(i.span());
+            for (long v : new long[] {i.cycles(), i.messages(), i.bytes(), i.errors(), i.minNs(), i.maxNs(),
+                    i.firstStartNs(), i.lastEndNs()}) {
+                out.putInt(8).putLong(v);
+            }
+            byte[] h = histograms.get(k);
+            out.putInt(h.length).put(h);
+        }
+        if (out.hasRemaining()) {
+            throw new IllegalStateException("interval rows of " + out.position() + " bytes, " + size + " expected");
+        }
+        return out.array();
+    }
+
+    /** Adds the frames' interval histograms to run_histogram, in (run, bucket) order (one lock order for every writer). */
     private static void addToHistograms(Connection c, List<SampleFrame> frames) throws SQLException {
         TreeMap<Long, TreeMap<Long, Long>> counts = new TreeMap<>();
         for (SampleFrame frame : frames) {
             TreeMap<Long, Long> run = counts.computeIfAbsent(frame.runId(), r -> new TreeMap<>());
-            bucketCounts(frame).forEach((bucket, n) -> run.merge(bucket, n, Long::sum));
+            for (Interval i : frame.intervals()) {
+                for (int k = 0; k < i.buckets().length; k++) {
+                    run.merge((long) i.buckets()[k], i.counts()[k], Long::sum);
+                }
+            }
         }
         List<Long> runs = new ArrayList<>();
         List<Long> buckets = new ArrayList<>();
@@ -149,27 +206,6 @@ final class SampleBatchWriter {
         }
     }
 
-    /** How many of the frame's cycles fall in each stored histogram bucket. */
-    static Map<Long, Long> bucketCounts(SampleFrame frame) {
-        ByteBuffer in = frame.records();
-        long[] dense = new long[DENSE_BUCKETS]; // cycles up to ~1 s: no boxing per record
-        Map<Long, Long> out = new TreeMap<>();
-        for (int i = 0, at = 0; i < frame.count(); i++, at += Sample.BYTES) {
-            long bucket = CycleHistogram.storedBucket(in.getLong(at + 24) - in.getLong(at + 16));
-            if (bucket < DENSE_BUCKETS) {
-                dense[(int) bucket]++;
-            } else {
-                out.merge(bucket, 1L, Long::sum);
-            }
-        }
-        for (int b = 0; b < DENSE_BUCKETS; b++) {
-            if (dense[b] != 0) {
-                out.put((long) b, dense[b]);
-            }
-        }
-        return out;
-    }
-
     /** The frame's records as binary COPY rows (no header or trailer). */
     static byte[] rows(SampleFrame frame) {
         ByteBuffer in = frame.records();
@@ -188,14 +224,17 @@ final class SampleBatchWriter {
         return out.array();
     }
 
-    /** The earliest cycle end in the frame (end_ns is at byte 24 of a record). */
-    static long firstEnd(SampleFrame frame) {
-        ByteBuffer in = frame.records();
+    /** The earliest end the frame carries: its intervals' last ends and its trace records' ends; null when empty. */
+    static Long firstEnd(SampleFrame frame) {
         long first = Long.MAX_VALUE;
+        for (Interval i : frame.intervals()) {
+            first = Math.min(first, i.lastEndNs());
+        }
+        ByteBuffer in = frame.records();
         for (int i = 0, at = 24; i < frame.count(); i++, at += Sample.BYTES) {
             first = Math.min(first, in.getLong(at));
         }
-        return first;
+        return first == Long.MAX_VALUE ? null : first;
     }
 
     private static Array longs(Connection c, List<SampleFrame> frames, java.util.function.ToLongFunction<SampleFrame> f)

@@ -79,11 +79,11 @@ public class SampleIngest implements SmartLifecycle {
                     continue;
                 }
                 group.add(first);
-                long rows = first.frame().count();
+                long rows = rows(first.frame());
                 Pending next;
                 while (rows < properties.maxGroupRows() && (next = queue.poll()) != null) {
                     group.add(next);
-                    rows += next.frame().count();
+                    rows += rows(next.frame());
                 }
                 write(group);
             } catch (InterruptedException e) {
@@ -95,11 +95,16 @@ public class SampleIngest implements SmartLifecycle {
         }
     }
 
+    /** The rows a frame adds: its intervals and its trace records. */
+    private static long rows(SampleFrame frame) {
+        return frame.count() + (long) frame.intervals().size();
+    }
+
     private void write(List<Pending> group) {
         try (Connection c = dataSource.getConnection()) {
             List<Boolean> fresh = SampleBatchWriter.write(c, group.stream().map(Pending::frame).toList());
             for (int i = 0; i < group.size(); i++) {
-                metrics.ingested(group.get(i).frame().count(), fresh.get(i));
+                metrics.ingested(group.get(i).frame(), fresh.get(i));
                 group.get(i).stored().complete(fresh.get(i));
             }
         } catch (SQLException | RuntimeException e) {

@@ -14,12 +14,18 @@ public sealed interface LiveEvent {
     record Watching(long runId, String status) implements LiveEvent {}
 
     /**
-     * One stored frame, per thread: cycles and bytes it carried, the time span they cover (ns since
-     * the run's t0, so throughput = bytes / (lastEndNs - firstStartNs)) and their median cycle time.
+     * One stored frame: its intervals, one per thread and interval. totalCycles: the run's cycles stored so
+     * far (every cycle is in exactly one interval).
      */
     record Progress(long runId, long seq, long totalCycles, List<ThreadProgress> threads) implements LiveEvent {}
 
-    record ThreadProgress(int thread, long cycles, long bytes, long firstStartNs, long lastEndNs, long medianCycleNs) {}
+    /**
+     * What a thread did in an interval (or, on a timeline, in a slot of several): cycles and bytes, the time
+     * span they cover (ns since the run's t0, so throughput = bytes / (lastEndNs - firstStartNs)), and the
+     * median, p99 and p99.9 of their cycle times, from every cycle. interval: the first interval it covers.
+     */
+    record ThreadProgress(int thread, long interval, long cycles, long bytes, long firstStartNs, long lastEndNs,
+                          long medianCycleNs, long p99CycleNs, long p999CycleNs) {}
 
     /** The run ended: FINISHED, FAILED or CANCELLED. */
     record End(long runId, String status) implements LiveEvent {}

@@ -1,14 +1,11 @@
 package org.qplab.controller.live;
 
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.qplab.protocol.Sample;
+import org.qplab.protocol.Interval;
 import org.qplab.protocol.SampleFrame;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
@@ -38,7 +35,7 @@ public class LiveRuns {
         if (w != null) {
             List<LiveEvent.ThreadProgress> threads = perThread(frame);
             synchronized (w) { // frames of one run are stored by several writers: totals go out in order
-                long total = w.cycles().addAndGet(frame.count());
+                long total = w.cycles().addAndGet(frame.cycles());
                 w.sink().tryEmitNext(new LiveEvent.Progress(frame.runId(), frame.seq(), total, threads));
             }
         }
@@ -59,26 +56,12 @@ public class LiveRuns {
         }
     }
 
+    /** One entry per interval of the frame, in (thread, interval) order. */
     static List<LiveEvent.ThreadProgress> perThread(SampleFrame frame) {
-        ByteBuffer r = frame.records();
-        Map<Integer, List<Long>> durations = new TreeMap<>();
-        Map<Integer, long[]> sums = new TreeMap<>(); // bytes, first start, last end
-        for (int i = 0, at = 0; i < frame.count(); i++, at += Sample.BYTES) {
-            int thread = r.getInt(at);
-            long start = r.getLong(at + 16);
-            long end = r.getLong(at + 24);
-            durations.computeIfAbsent(thread, t -> new ArrayList<>()).add(end - start);
-            long[] s = sums.computeIfAbsent(thread, t -> new long[] {0, Long.MAX_VALUE, Long.MIN_VALUE});
-            s[0] += r.getLong(at + 32);
-            s[1] = Math.min(s[1], start);
-            s[2] = Math.max(s[2], end);
-        }
-        List<LiveEvent.ThreadProgress> threads = new ArrayList<>();
-        sums.forEach((thread, s) -> {
-            long[] d = durations.get(thread).stream().mapToLong(Long::longValue).toArray();
-            Arrays.sort(d);
-            threads.add(new LiveEvent.ThreadProgress(thread, d.length, s[0], s[1], s[2], d[d.length / 2]));
-        });
-        return threads;
+        return frame.intervals().stream()
+                .sorted(Comparator.comparingInt(Interval::thread).thenComparingLong(Interval::index))
+                .map(i -> new LiveEvent.ThreadProgress(i.thread(), i.index(), i.cycles(), i.bytes(), i.firstStartNs(),
+                        i.lastEndNs(), i.percentileNs(0.5), i.percentileNs(0.99), i.percentileNs(0.999)))
+                .toList();
     }
 }

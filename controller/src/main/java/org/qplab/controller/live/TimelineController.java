@@ -1,10 +1,15 @@
 package org.qplab.controller.live;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import org.qplab.controller.analysis.MergedHistogram;
 import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
+import org.qplab.controller.run.RunIntervals;
+import org.qplab.protocol.Interval;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -12,7 +17,10 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
-/** GET /api/runs/{id}/timeline?slots=100: throughput and cycle time over time, per thread, from stored samples. */
+/**
+ * GET /api/runs/{id}/timeline?slots=100: throughput and cycle-time percentiles over time, per thread and over
+ * every thread, from the run's stored intervals.
+ */
 @RestController
 class TimelineController {
 
@@ -20,10 +28,12 @@ class TimelineController {
 
     private final Jdbc jdbc;
     private final JdbcClient sql;
+    private final RunIntervals intervals;
 
-    TimelineController(Jdbc jdbc, JdbcClient sql) {
+    TimelineController(Jdbc jdbc, JdbcClient sql, RunIntervals intervals) {
         this.jdbc = jdbc;
         this.sql = sql;
+        this.intervals = intervals;
     }
 
     @GetMapping("/api/runs/{id}/timeline")
@@ -35,19 +45,51 @@ class TimelineController {
         return jdbc.call(() -> {
             sql.sql("SELECT 1 FROM run WHERE id = ?").param(id).query(Integer.class).optional()
                     .orElseThrow(() -> new NotFound("no run " + id));
-            long lastEnd = sql.sql("SELECT coalesce(max(end_ns), 0) FROM sample WHERE run_id = ?").param(id)
-                    .query(Long.class).single();
-            long interval = Math.max(1, (lastEnd + slots - 1) / slots);
-            List<LiveEvent.ThreadProgress> points = sql.sql("""
-                            SELECT thread, count(*), sum(bytes), min(start_ns), max(end_ns),
-                                   percentile_disc(0.5) WITHIN GROUP (ORDER BY end_ns - start_ns)
-                            FROM (SELECT thread, bytes, start_ns, end_ns, end_ns / ? AS slot FROM sample WHERE run_id = ?) s
-                            GROUP BY thread, slot ORDER BY thread, slot""")
-                    .params(interval, id)
-                    .query((rs, i) -> new LiveEvent.ThreadProgress(rs.getInt(1), rs.getLong(2), rs.getLong(3),
-                            rs.getLong(4), rs.getLong(5), rs.getLong(6)))
-                    .list();
-            return new RunTimeline(id, interval, points);
+            return of(id, intervals.intervalNs(id), intervals.all(id), slots);
         });
+    }
+
+    /** Groups a run's intervals (in thread, index order) into at most slots slots of whole intervals. */
+    static RunTimeline of(long runId, long intervalNs, List<Interval> all, int slots) {
+        long last = all.stream().mapToLong(i -> i.index() + i.span() - 1).max().orElse(0);
+        long perSlot = Math.max(1, (last + slots) / slots); // intervals per slot: slot s holds [s, s + 1) x perSlot
+        long slotNs = perSlot * intervalNs;
+        MergedHistogram h = new MergedHistogram();
+        List<LiveEvent.ThreadProgress> points = new ArrayList<>();
+        for (List<Interval> group : slots(all, perSlot, true)) {
+            group.forEach(h::add);
+            Interval first = group.get(0);
+            points.add(new LiveEvent.ThreadProgress(first.thread(), first.index() / perSlot * perSlot, h.cycles(),
+                    h.bytes(), h.firstStartNs(), h.lastEndNs(), h.percentileNs(0.5), h.percentileNs(0.99),
+                    h.percentileNs(0.999)));
+            h.clear();
+        }
+        List<Interval> byTime = new ArrayList<>(all);
+        byTime.sort(Comparator.comparingLong(Interval::index));
+        List<RunTimeline.Slot> percentiles = new ArrayList<>();
+        for (List<Interval> group : slots(byTime, perSlot, false)) {
+            group.forEach(h::add);
+            long slot = group.get(0).index() / perSlot;
+            percentiles.add(new RunTimeline.Slot(slot * slotNs, (slot + 1) * slotNs, h.cycles(), h.percentileNs(0.5),
+                    h.percentileNs(0.99), h.percentileNs(0.999), h.maxNs()));
+            h.clear();
+        }
+        return new RunTimeline(runId, slotNs, points, percentiles);
+    }
+
+    /** Runs of consecutive intervals in the same slot (and, perThread, of the same thread). */
+    private static List<List<Interval>> slots(List<Interval> sorted, long perSlot, boolean perThread) {
+        List<List<Interval>> groups = new ArrayList<>();
+        for (int k = 0; k < sorted.size();) {
+            Interval first = sorted.get(k);
+            int end = k;
+            while (end < sorted.size() && sorted.get(end).index() / perSlot == first.index() / perSlot
+                    && (!perThread || sorted.get(end).thread() == first.thread())) {
+                end++;
+            }
+            groups.add(sorted.subList(k, end));
+            k = end;
+        }
+        return groups;
     }
 }

@@ -20,9 +20,10 @@ import org.springframework.stereotype.Component;
  *   <li>{@code qplab_agents_connected} — agents with an open link;</li>
  *   <li>{@code qplab_agents_spooled_entries}, {@code qplab_agents_spooled_bytes} — what the connected agents keep
  *       unacknowledged (frames and run ends, memory and disk), as their last heartbeats said;</li>
- *   <li>{@code qplab_ingest_samples_total}, {@code qplab_ingest_frames_total} — cycles and sample frames
- *       stored (a replayed frame is counted in {@code qplab_ingest_replayed_frames_total} instead): their
- *       rate is the ingest rate.</li>
+ *   <li>{@code qplab_ingest_samples_total}, {@code qplab_ingest_intervals_total},
+ *       {@code qplab_ingest_trace_records_total}, {@code qplab_ingest_frames_total} — cycles (as the stored
+ *       intervals count them), interval records, per-cycle trace records and sample frames stored (a replayed
+ *       frame is counted in {@code qplab_ingest_replayed_frames_total} instead): their rate is the ingest rate.</li>
  * </ul>
  * The run counts are read from PostgreSQL every few seconds, off the scrape's thread.
  */
@@ -36,6 +37,8 @@ public class QplabMetrics {
     private final AtomicLong queued = new AtomicLong();
     private final AtomicLong running = new AtomicLong();
     private final Counter samples;
+    private final Counter intervals;
+    private final Counter traceRecords;
     private final Counter frames;
     private final Counter replayed;
 
@@ -53,17 +56,23 @@ public class QplabMetrics {
                 .description("frames and run ends the connected agents keep unacknowledged").register(registry);
         Gauge.builder("qplab.agents.spooled.bytes", agents::spooledBytes).baseUnit("bytes")
                 .description("bytes of those, in the agents' memory and on their disks").register(registry);
-        samples = Counter.builder("qplab.ingest.samples").description("cycles (sample rows) stored").register(registry);
+        samples = Counter.builder("qplab.ingest.samples").description("cycles stored (counted by their intervals)")
+                .register(registry);
+        intervals = Counter.builder("qplab.ingest.intervals").description("interval records stored").register(registry);
+        traceRecords = Counter.builder("qplab.ingest.trace.records").description("per-cycle trace records stored")
+                .register(registry);
         frames = Counter.builder("qplab.ingest.frames").description("sample frames stored").register(registry);
         replayed = Counter.builder("qplab.ingest.replayed.frames")
                 .description("sample frames received again after a reconnect and skipped").register(registry);
     }
 
-    /** A frame of rows was stored, or recognised as a replay and skipped. */
-    public void ingested(int rows, boolean fresh) {
+    /** A frame was stored, or recognised as a replay and skipped. */
+    public void ingested(org.qplab.protocol.SampleFrame frame, boolean fresh) {
         if (fresh) {
             frames.increment();
-            samples.increment(rows);
+            samples.increment(frame.cycles());
+            intervals.increment(frame.intervals().size());
+            traceRecords.increment(frame.count());
         } else {
             replayed.increment();
         }

@@ -18,16 +18,18 @@ import tools.jackson.databind.ObjectMapper;
 /**
  * CSV for scripts and spreadsheets: GET /api/experiments.csv (one line per experiment) and
  * GET /api/experiments/{id}/runs.csv (one line per run: its parameters, one column each, and its
- * results with their units in the header; an empty cell is a value that was not measured).
+ * results with their units in the header; an empty cell is a value that was not measured). cycles_stored: the
+ * cycles the stored intervals count (equal to cycles once a run finished: every cycle is stored).
  */
 @RestController
 class CsvExportController {
 
     private static final MediaType CSV = MediaType.parseMediaType("text/csv;charset=UTF-8");
-    private static final String[] RESULTS = {"cycles", "messages", "bytes", "errors", "duration_ns", "bw_avg_bps",
-            "bw_peak_bps", "msg_rate", "cycle_median_ns", "cycle_p99_ns"};
-    private static final String[] RESULT_HEADERS = {"cycles", "messages", "bytes", "errors", "duration [ns]",
-            "bw_avg [B/s]", "bw_peak [B/s]", "msg_rate [msg/s]", "cycle_median [ns]", "cycle_p99 [ns]"};
+    private static final String[] RESULTS = {"cycles", "cycles_stored", "messages", "bytes", "errors", "duration_ns",
+            "bw_avg_bps", "bw_peak_bps", "msg_rate", "cycle_median_ns", "cycle_p99_ns", "intervals", "trace_rows"};
+    private static final String[] RESULT_HEADERS = {"cycles", "cycles_stored", "messages", "bytes", "errors",
+            "duration [ns]", "bw_avg [B/s]", "bw_peak [B/s]", "msg_rate [msg/s]", "cycle_median [ns]", "cycle_p99 [ns]",
+            "intervals", "trace_rows"};
 
     private final Jdbc jdbc;
     private final JdbcClient sql;
@@ -67,9 +69,13 @@ class CsvExportController {
                 throw new NotFound("no experiment " + id);
             }
             List<Object[]> rows = sql.sql("""
-                            SELECT r.id, r.repeat, r.status, r.params::text, s.cycles, s.messages, s.bytes, s.errors,
-                                   s.duration_ns, s.bw_avg_bps, s.bw_peak_bps, s.msg_rate, s.cycle_median_ns, s.cycle_p99_ns
+                            SELECT r.id, r.repeat, r.status, r.params::text, s.cycles, b.cycles, s.messages, s.bytes,
+                                   s.errors, s.duration_ns, s.bw_avg_bps, s.bw_peak_bps, s.msg_rate, s.cycle_median_ns,
+                                   s.cycle_p99_ns, b.intervals,
+                                   CASE WHEN r.trace_deleted_at IS NULL THEN b.rows ELSE 0 END
                             FROM run r LEFT JOIN run_summary s ON s.run_id = r.id
+                            LEFT JOIN LATERAL (SELECT sum(cycles) AS cycles, sum(intervals) AS intervals, sum(rows) AS rows
+                                               FROM sample_batch WHERE run_id = r.id) b ON true
                             WHERE r.experiment_id = ? AND r.superseded_by IS NULL ORDER BY r.idx""")
                     .param(id).query((rs, i) -> {
                         Object[] row = new Object[4 + RESULTS.length];

@@ -8,10 +8,12 @@ import java.util.Map;
  * its fingerprint once it has started on a host (parameters + host, see history/Fingerprint) and
  * whether it is the baseline of that fingerprint. attempt is the try of its point of the matrix (1, 2, ...):
  * a failed try that was tried again names the run that replaced it (supersededBy), the new try the one it
- * replaces (retryOf). partial: the run ended early (FAILED or CANCELLED) and keeps the samplesStored cycles
- * that reached the controller before.
+ * replaces (retryOf). cyclesStored: the cycles its stored intervals count (every cycle that reached the
+ * controller; equal to the summary's cycles once it finished). partial: the run ended early (FAILED or
+ * CANCELLED) and keeps the cyclesStored cycles that reached the controller before. traceStored: the per-cycle
+ * trace records kept (0 once deleted: traceDeletedAt).
  */
 public record Run(long id, long experimentId, int index, int repeat, Map<String, Object> params, String status,
                   String agentId, int attempt, OffsetDateTime startedAt, OffsetDateTime finishedAt, String error,
                   Map<String, Object> summary, String fingerprint, boolean baseline, Long supersededBy, Long retryOf,
-                  boolean partial, long samplesStored) {}
+                  boolean partial, long cyclesStored, long traceStored, OffsetDateTime traceDeletedAt) {}

@@ -12,15 +12,16 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 import tools.jackson.databind.ObjectMapper;
 
-/** Reads runs, their summaries and samples. Blocking: call through {@link org.qplab.controller.database.Jdbc}. */
+/** Reads runs, their summaries and trace records. Blocking: call through {@link org.qplab.controller.database.Jdbc}. */
 @Repository
 public class RunRepository {
 
     private static final String SELECT = """
             SELECT r.id, r.experiment_id, r.idx, r.repeat, r.params::text AS params, r.status, r.agent_id, r.attempt,
                    r.started_at, r.finished_at, r.error, s.summary::text AS summary, r.host_facts::text AS host_facts,
-                   b.run_id IS NOT NULL AS baseline, r.superseded_by, r.retry_of,
-                   (SELECT coalesce(sum(rows), 0) FROM sample_batch sb WHERE sb.run_id = r.id) AS samples_stored
+                   b.run_id IS NOT NULL AS baseline, r.superseded_by, r.retry_of, r.trace_deleted_at,
+                   (SELECT coalesce(sum(cycles), 0) FROM sample_batch sb WHERE sb.run_id = r.id) AS cycles_stored,
+                   (SELECT coalesce(sum(rows), 0) FROM sample_batch sb WHERE sb.run_id = r.id) AS trace_stored
             FROM run r LEFT JOIN run_summary s ON s.run_id = r.id LEFT JOIN run_baseline b ON b.run_id = r.id
             """;
 
@@ -40,7 +41,7 @@ public class RunRepository {
         return jdbc.sql(SELECT + " WHERE r.id = ?").param(id).query(this::map).optional();
     }
 
-    /** Samples of a run in (thread, cycle) order, from a cursor, at most limit of them. */
+    /** Trace records of a run in (thread, cycle) order, from a cursor, at most limit of them. */
     public List<Sample> samples(long runId, int fromThread, long fromCycle, int limit) {
         return jdbc.sql("""
                         SELECT thread, errors, cycle, start_ns, end_ns, bytes, messages FROM sample
@@ -61,8 +62,9 @@ public class RunRepository {
                 rs.getString("error"), summary == null ? null : toMap(summary),
                 hostFacts == null ? null : Fingerprint.of(params, toMap(hostFacts)), rs.getBoolean("baseline"),
                 rs.getObject("superseded_by", Long.class), rs.getObject("retry_of", Long.class),
-                List.of("FAILED", "CANCELLED").contains(rs.getString("status")) && rs.getLong("samples_stored") > 0,
-                rs.getLong("samples_stored"));
+                List.of("FAILED", "CANCELLED").contains(rs.getString("status")) && rs.getLong("cycles_stored") > 0,
+                rs.getLong("cycles_stored"), rs.getObject("trace_deleted_at") == null ? rs.getLong("trace_stored") : 0,
+                rs.getObject("trace_deleted_at", OffsetDateTime.class));
     }
 
     @SuppressWarnings("unchecked")

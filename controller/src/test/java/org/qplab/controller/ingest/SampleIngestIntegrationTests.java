@@ -1,12 +1,15 @@
 package org.qplab.controller.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.TestIntervals;
+import org.qplab.protocol.Interval;
 import org.qplab.protocol.Sample;
 import org.qplab.protocol.SampleFrame;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -20,58 +23,96 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
     @Test
     void aReplayedFrameIsRecognisedAndStoresNothingTwice() throws Exception {
         long runId = queuedRun();
+        List<Interval> intervals = TestIntervals.of(List.of(new TestIntervals.Cycle(0, 100, 250),
+                new TestIntervals.Cycle(0, 200, 1_250, 2), new TestIntervals.Cycle(1, 300, 150_000_000)), 100_000_000L, 4096, 1);
         SampleFrame frame = SampleFrame.of(runId, 0, List.of(
                 new Sample(0, 0, 0, 100, 250, 4096, 1),
-                new Sample(1, 2, 7, Long.MAX_VALUE - 10, Long.MAX_VALUE, 1L << 40, 3)));
+                new Sample(1, 2, 7, Long.MAX_VALUE - 10, Long.MAX_VALUE, 1L << 40, 3)), intervals);
 
         assertThat(ingest.store(frame)).isTrue();
         assertThat(ingest.store(frame)).as("replay").isFalse();
         assertThat(ingest.store(SampleFrame.decode(frame.encode()))).as("replay off the wire").isFalse();
 
-        List<Map<String, Object>> rows = jdbc.sql("""
+        assertThat(jdbc.sql("""
+                        SELECT thread, idx, span, cycles, messages, bytes, errors, min_ns, max_ns, first_start_ns, last_end_ns
+                        FROM run_interval WHERE run_id = ? ORDER BY thread, idx""").param(runId).query().listOfRows())
+                .containsExactly(
+                        Map.ofEntries(Map.entry("thread", 0), Map.entry("idx", 0L), Map.entry("span", 1),
+                                Map.entry("cycles", 2L), Map.entry("messages", 2L), Map.entry("bytes", 8192L),
+                                Map.entry("errors", 2L), Map.entry("min_ns", 150L), Map.entry("max_ns", 1050L),
+                                Map.entry("first_start_ns", 100L), Map.entry("last_end_ns", 1250L)),
+                        Map.ofEntries(Map.entry("thread", 1), Map.entry("idx", 1L), Map.entry("span", 1),
+                                Map.entry("cycles", 1L), Map.entry("messages", 1L), Map.entry("bytes", 4096L),
+                                Map.entry("errors", 0L), Map.entry("min_ns", 149_999_700L), Map.entry("max_ns", 149_999_700L),
+                                Map.entry("first_start_ns", 300L), Map.entry("last_end_ns", 150_000_000L)));
+        List<Map<String, Object>> trace = jdbc.sql("""
                         SELECT thread, cycle, start_ns, end_ns, bytes, messages, errors FROM sample
                         WHERE run_id = ? ORDER BY thread""").param(runId).query().listOfRows();
-        assertThat(rows).containsExactly(
+        assertThat(trace).containsExactly(
                 Map.of("thread", 0, "cycle", 0L, "start_ns", 100L, "end_ns", 250L, "bytes", 4096L, "messages", 1L, "errors", 0),
                 Map.of("thread", 1, "cycle", 7L, "start_ns", Long.MAX_VALUE - 10, "end_ns", Long.MAX_VALUE,
                         "bytes", 1L << 40, "messages", 3L, "errors", 2));
         Map<String, Object> batch = jdbc.sql("""
-                        SELECT rows, first_end_ns, received_at > now() - interval '1 minute' AS recent
+                        SELECT rows, cycles, intervals, first_end_ns, received_at > now() - interval '1 minute' AS recent
                         FROM sample_batch WHERE run_id = ? AND seq = 0""").param(runId).query().singleRow();
-        assertThat(batch).as("the batch: its rows, its oldest cycle's end, when it became visible")
-                .containsEntry("rows", 2).containsEntry("first_end_ns", 250L).containsEntry("recent", true);
+        assertThat(batch).as("the batch: its trace rows, its cycles and intervals, its oldest end, when it became visible")
+                .containsEntry("rows", 2).containsEntry("cycles", 3L).containsEntry("intervals", 2)
+                .containsEntry("first_end_ns", 250L).containsEntry("recent", true);
     }
 
     @Test
-    void theHistogramGrowsWithEachStoredFrameAsPostgresqlWouldBucketTheStoredRowsAndAReplayAddsNothing() throws Exception {
+    void theRunHistogramIsTheSumOfItsIntervalsBucketedAsPostgresqlWouldAndAReplayAddsNothing() throws Exception {
         long runId = queuedRun();
-        List<Sample> first = new ArrayList<>();
-        List<Sample> second = new ArrayList<>();
+        List<TestIntervals.Cycle> first = new ArrayList<>();
+        List<TestIntervals.Cycle> second = new ArrayList<>();
+        List<Long> all = new ArrayList<>();
         long[] durations = {0, 1, 255, 256, 257, 1023, 1024, 1025, 4096, 65_535, 65_536, 1L << 30, (1L << 31) + 7, 1L << 40};
         for (int i = 0; i < 2000; i++) {
             long d = i < durations.length ? durations[i] : (long) Math.pow(1.013, i % 1500);
-            (i % 2 == 0 ? first : second).add(new Sample(i % 3, 0, i, 1000L * i, 1000L * i + d, 64, 1));
+            long start = 1000L * i + (i < 1000 ? 0 : 100_000_000L); // the second frame: the next interval
+            (i < 1000 ? first : second).add(new TestIntervals.Cycle(i % 3, start, start + d));
+            all.add(d);
         }
-        ingest.store(SampleFrame.of(runId, 0, first));
-        ingest.store(SampleFrame.of(runId, 1, second));
-        ingest.store(SampleFrame.of(runId, 1, second)); // replay
+        ingest.store(new SampleFrame(runId, 0, TestIntervals.of(first, 100_000_000L, 64, 1)));
+        ingest.store(new SampleFrame(runId, 1, TestIntervals.of(second, 100_000_000L, 64, 1)));
+        ingest.store(new SampleFrame(runId, 1, TestIntervals.of(second, 100_000_000L, 64, 1))); // replay
 
         String stored = "SELECT bucket, count FROM run_histogram WHERE run_id = ? ORDER BY bucket";
-        String fromRows = "SELECT qplab_cycle_bucket(end_ns - start_ns) AS b, count(*) FROM sample WHERE run_id = ? GROUP BY b ORDER BY b";
+        String byPostgres = "SELECT qplab_cycle_bucket(d) AS b, count(*) FROM unnest(?::bigint[]) d GROUP BY b ORDER BY b";
         assertThat(jdbc.sql(stored).param(runId).query().listOfRows().stream().map(Map::values).map(List::copyOf).toList())
-                .isEqualTo(jdbc.sql(fromRows).param(runId).query().listOfRows().stream().map(Map::values).map(List::copyOf).toList());
+                .isEqualTo(jdbc.sql(byPostgres).param(all.toArray(Long[]::new)).query().listOfRows().stream()
+                        .map(Map::values).map(List::copyOf).toList());
         assertThat(jdbc.sql("SELECT sum(count) FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
+                .isEqualTo(2000L);
+        assertThat(jdbc.sql("SELECT sum(cycles) FROM run_interval WHERE run_id = ?").param(runId).query(Long.class).single())
                 .isEqualTo(2000L);
     }
 
     @Test
-    void aFrameForAnUnknownRunIsRefusedAndLeavesNoRows() {
-        long before = count("sample");
-        SampleFrame orphan = SampleFrame.of(987_654_321L, 0, List.of(new Sample(0, 0, 0, 1, 2, 3, 4)));
+    void anIntervalThatArrivesTwiceInAnotherFrameIsRefusedAndStoresNothingOfThatFrame() throws Exception {
+        long runId = queuedRun();
+        List<Interval> once = TestIntervals.of(List.of(new TestIntervals.Cycle(0, 10, 20)), 100_000_000L, 64, 1);
+        ingest.store(new SampleFrame(runId, 0, once));
+        List<Interval> again = new ArrayList<>(once);
+        again.addAll(TestIntervals.of(List.of(new TestIntervals.Cycle(1, 10, 30)), 100_000_000L, 64, 1));
 
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ingest.store(orphan))
-                .hasMessageContaining("sample_batch_run_id_fkey");
-        assertThat(count("sample")).isEqualTo(before);
+        assertThatThrownBy(() -> ingest.store(new SampleFrame(runId, 1, again))).hasMessageContaining("run_interval_pkey");
+        assertThat(jdbc.sql("SELECT count(*) FROM run_interval WHERE run_id = ?").param(runId).query(Long.class).single())
+                .isEqualTo(1L);
+        assertThat(jdbc.sql("SELECT count(*) FROM sample_batch WHERE run_id = ?").param(runId).query(Long.class).single())
+                .as("the frame's claim went with it").isEqualTo(1L);
+        assertThat(jdbc.sql("SELECT sum(count) FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
+                .isEqualTo(1L);
+    }
+
+    @Test
+    void aFrameForAnUnknownRunIsRefusedAndLeavesNoRows() {
+        long before = count("sample") + count("run_interval");
+        SampleFrame orphan = SampleFrame.of(987_654_321L, 0, List.of(new Sample(0, 0, 0, 1, 2, 3, 4)),
+                TestIntervals.of(List.of(new TestIntervals.Cycle(0, 1, 2)), 100_000_000L, 3, 4));
+
+        assertThatThrownBy(() -> ingest.store(orphan)).hasMessageContaining("sample_batch_run_id_fkey");
+        assertThat(count("sample") + count("run_interval")).isEqualTo(before);
     }
 
     private long queuedRun() {

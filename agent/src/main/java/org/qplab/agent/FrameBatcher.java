@@ -1,0 +1,91 @@
+package org.qplab.agent;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Consumer;
+import org.qplab.agent.engine.EngineSession;
+import org.qplab.protocol.Interval;
+import org.qplab.protocol.Sample;
+import org.qplab.protocol.SampleFrame;
+
+/**
+ * Collects what a running engine session hands over — its closed intervals and, when the run asked for a
+ * trace, its trace records — into numbered sample frames of one run. A frame goes out when it is full
+ * ({@link SampleFrame#MAX_BYTES}) or when what it holds has waited {@link #MAX_DELAY}: the threads of a run
+ * close their intervals at the same moments, so one frame usually carries one interval of every thread.
+ * Engine thread only.
+ */
+final class FrameBatcher {
+
+    /** The oldest interval or record of a frame waits at most this long for others to join it. */
+    static final Duration MAX_DELAY = Duration.ofMillis(20);
+    /** Trace records of one frame, at most (384 KiB). */
+    static final int MAX_RECORDS = Math.min(8192, SampleFrame.MAX_RECORDS);
+
+    private final long runId;
+    private final Consumer<SampleFrame> out;
+    private final byte[] records = new byte[MAX_RECORDS * Sample.BYTES];
+    private final List<Interval> drained = new ArrayList<>();
+    private final List<Interval> intervals = new ArrayList<>();
+    private int filled;
+    private int intervalBytes;
+    private long oldest;
+    private long seq;
+
+    FrameBatcher(long runId, Consumer<SampleFrame> out) {
+        this.runId = runId;
+        this.out = out;
+    }
+
+    /** Frames sent so far (seq 0 .. sent-1). */
+    long sent() {
+        return seq;
+    }
+
+    /** Takes everything the session has ready and sends the frames that are due; ended: send what is left. */
+    void drain(EngineSession session, boolean ended) {
+        int n;
+        do {
+            n = session.drainRaw(records, filled * Sample.BYTES, MAX_RECORDS - filled);
+            note(n);
+            filled += n;
+            if (filled == MAX_RECORDS) {
+                flush();
+            }
+        } while (n > 0);
+        drained.clear();
+        session.drainIntervals(drained);
+        for (Interval i : drained) {
+            int bytes = i.maxEncodedBytes();
+            if (SampleFrame.maxBytes(filled, intervalBytes + bytes) > SampleFrame.MAX_BYTES) {
+                flush();
+            }
+            note(1);
+            intervals.add(i);
+            intervalBytes += bytes;
+        }
+        if (ended || (filled + intervals.size() > 0 && System.nanoTime() - oldest >= MAX_DELAY.toNanos())) {
+            flush();
+        }
+    }
+
+    private void note(int added) {
+        if (added > 0 && filled == 0 && intervals.isEmpty()) {
+            oldest = System.nanoTime();
+        }
+    }
+
+    private void flush() {
+        if (filled == 0 && intervals.isEmpty()) {
+            return;
+        }
+        out.accept(new SampleFrame(runId, seq++, ByteBuffer.wrap(Arrays.copyOf(records, filled * Sample.BYTES)),
+                intervals));
+        filled = 0;
+        intervals.clear();
+        intervalBytes = 0;
+    }
+}

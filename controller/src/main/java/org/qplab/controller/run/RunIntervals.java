@@ -1,0 +1,56 @@
+package org.qplab.controller.run;
+
+import java.nio.ByteBuffer;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import org.qplab.protocol.Interval;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+import tools.jackson.databind.ObjectMapper;
+
+/** Reads a run's intervals (run_interval, V14). Blocking: call through {@link org.qplab.controller.database.Jdbc}. */
+@Repository
+public class RunIntervals {
+
+    /** The engine's default interval length, for runs whose parameters do not name one. */
+    public static final long DEFAULT_INTERVAL_MS = 100;
+
+    private static final String COLUMNS = "thread, idx, span, cycles, messages, bytes, errors, min_ns, max_ns, "
+            + "first_start_ns, last_end_ns, buckets";
+
+    private final JdbcClient jdbc;
+    private final ObjectMapper json;
+
+    public RunIntervals(JdbcClient jdbc, ObjectMapper json) {
+        this.jdbc = jdbc;
+        this.json = json;
+    }
+
+    /** Every interval of the run in (thread, index) order. */
+    public List<Interval> all(long runId) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM run_interval WHERE run_id = ? ORDER BY thread, idx")
+                .param(runId).query(RunIntervals::read).list();
+    }
+
+    /** A page of them in (thread, index) order from a cursor. */
+    public List<Interval> page(long runId, int fromThread, long fromIndex, int limit) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM run_interval WHERE run_id = ? AND (thread, idx) >= (?, ?) "
+                        + "ORDER BY thread, idx LIMIT ?")
+                .params(runId, fromThread, fromIndex, limit).query(RunIntervals::read).list();
+    }
+
+    /** The length of the run's intervals in ns (its interval_ms, else the engine's default). */
+    public long intervalNs(long runId) {
+        String params = jdbc.sql("SELECT params::text FROM run WHERE id = ?").param(runId).query(String.class).single();
+        Object ms = json.readValue(params, Map.class).get("interval_ms");
+        return (ms instanceof Number n ? n.longValue() : DEFAULT_INTERVAL_MS) * 1_000_000L;
+    }
+
+    static Interval read(ResultSet rs, int row) throws SQLException {
+        Interval.Histogram h = Interval.decodeHistogram(ByteBuffer.wrap(rs.getBytes(12)));
+        return new Interval(rs.getInt(1), rs.getLong(2), rs.getInt(3), rs.getLong(4), rs.getLong(5), rs.getLong(6),
+                rs.getLong(7), rs.getLong(8), rs.getLong(9), rs.getLong(10), rs.getLong(11), h.buckets(), h.counts());
+    }
+}
