@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.protocol.Sample;
 import org.qplab.protocol.SampleFrame;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -14,7 +15,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * Experiments whose runs an imitation agent ran: submitted over the API, their cycles stored as the
- * engine's intervals through the real ingest and run-end paths, with cycle times drawn from a known distribution
+ * engine's intervals (and, to check them against, as a trace of every cycle) through the real ingest and
+ * run-end paths, with cycle times drawn from a known distribution
  * (log-normal around 100 µs × scale), so tests know what a comparison must find.
  */
 public final class StoredExperiments {
@@ -51,12 +53,15 @@ public final class StoredExperiments {
                     .query(Long.class).single();
             double[] durations = new double[CYCLES];
             List<TestIntervals.Cycle> cycles = new ArrayList<>();
+            List<Sample> trace = new ArrayList<>();
             for (int i = 0; i < CYCLES; i++) {
                 double gaussian = Math.sqrt(-2 * Math.log(1 - random.nextDouble())) * Math.cos(2 * Math.PI * random.nextDouble());
                 durations[i] = Math.round(scale * 100_000 * Math.exp(0.25 * gaussian));
                 cycles.add(new TestIntervals.Cycle(0, i * 1_000_000L, i * 1_000_000L + (long) durations[i]));
+                trace.add(new Sample(0, 0, i, i * 1_000_000L, i * 1_000_000L + (long) durations[i], msgSize, 1));
             }
-            ingest.store(new SampleFrame(runId, 0, TestIntervals.of(cycles, 100_000_000L, msgSize, 1)));
+            // the statistics are the intervals; every cycle is traced too, so tests can check them against each cycle
+            ingest.store(SampleFrame.of(runId, 0, trace, TestIntervals.of(cycles, 100_000_000L, msgSize, 1)));
             double seconds = Arrays.stream(durations).sum() / 1e9;
             double[] sorted = durations.clone();
             Arrays.sort(sorted);

@@ -12,7 +12,10 @@ import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.controller.ingest.SampleIngest;
 import org.springframework.beans.factory.annotation.Autowired;
 
-/** A finished run's cycle-time distribution, its timeline, and the p99.9 curve, checked against the stored samples. */
+/**
+ * A finished run's cycle-time distribution, its timeline and percentiles over time (from its intervals), and the
+ * p99.9 curve, checked against every cycle (StoredExperiments traces each one).
+ */
 class RunAnalysisIntegrationTests extends ControllerIntegrationTest {
 
     @Autowired
@@ -69,6 +72,46 @@ class RunAnalysisIntegrationTests extends ControllerIntegrationTest {
         }
         assertThat(cycles).isEqualTo(StoredExperiments.CYCLES);
         http().get().uri("/api/runs/{id}/timeline?slots=0", runId).exchange().expectStatus().isBadRequest();
+    }
+
+    @Test
+    void percentilesOverTimeAreEachSlotsNearestRankOfEveryCycleInIt() throws Exception {
+        long runId = firstRun(new StoredExperiments(http(), jdbc, ingest, outcomes).create("[65536]", 54, 1.0, "analysis"));
+
+        Map<String, Object> timeline = get("/api/runs/" + runId + "/timeline?slots=5");
+        List<Map<String, Object>> slots = list(timeline.get("percentiles"));
+        assertThat(slots).hasSize(5);
+        for (Map<String, Object> slot : slots) {
+            List<Long> times = jdbc.sql("""
+                            SELECT end_ns - start_ns FROM sample WHERE run_id = ? AND end_ns >= ? AND end_ns < ?
+                            ORDER BY 1""").params(runId, number(slot, "fromNs"), number(slot, "toNs")).query(Long.class).list();
+            assertThat(number(slot, "cycles")).isEqualTo(times.size());
+            for (String[] p : new String[][] {{"medianCycleNs", "0.5"}, {"p99CycleNs", "0.99"}, {"p999CycleNs", "0.999"}}) {
+                long exact = times.get((int) Math.ceil(Double.parseDouble(p[1]) * times.size()) - 1);
+                // the histogram's bucket is at most 1/128 wide: its midpoint is within 0.4 % of the exact value
+                assertThat((double) number(slot, p[0])).as("%s of %d..%d ns", p[0], number(slot, "fromNs"), number(slot, "toNs"))
+                        .isCloseTo(exact, within(exact * 0.004 + 1));
+            }
+            assertThat(number(slot, "maxCycleNs")).isEqualTo(times.get(times.size() - 1));
+        }
+    }
+
+    @Test
+    void theIntervalsExportHoldsEveryIntervalWithItsHistogram() throws Exception {
+        long runId = firstRun(new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096]", 55, 1.0, "analysis"));
+
+        List<Map<String, Object>> page = http().get().uri("/api/runs/{id}/intervals?limit=100000", runId).exchange()
+                .expectStatus().isOk().expectBody(JSON_ARRAY).returnResult().getResponseBody();
+        assertThat(page).hasSize(50); // 5,000 cycles 1 ms apart: 50 intervals of 100 ms
+        assertThat(page.stream().mapToLong(i -> number(i, "cycles")).sum()).isEqualTo(StoredExperiments.CYCLES);
+        Map<String, Object> tenth = page.get(9);
+        assertThat(tenth).containsEntry("index", 9).containsEntry("fromNs", 900_000_000).containsEntry("toNs", 1_000_000_000);
+        assertThat(list(tenth.get("buckets")).stream().mapToLong(b -> number(b, "count")).sum()).isEqualTo(number(tenth, "cycles"));
+        String csv = http().get().uri("/api/runs/{id}/intervals.csv", runId).exchange().expectStatus().isOk()
+                .expectHeader().contentType("text/csv;charset=UTF-8").expectBody(String.class).returnResult().getResponseBody();
+        assertThat(csv.lines()).hasSize(51).first().asString().startsWith("thread,interval,span,from [ns],to [ns],cycles");
+        assertThat(csv.lines().skip(10).findFirst().orElseThrow()).startsWith("0,9,1,900000000,1000000000,100,");
+        http().get().uri("/api/runs/{id}/intervals?limit=0", runId).exchange().expectStatus().isBadRequest();
     }
 
     @Test

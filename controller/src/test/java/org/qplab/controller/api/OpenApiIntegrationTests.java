@@ -21,6 +21,8 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
                 "/api/runs/{id}/samples", "/api/runs/{id}/summary", "/api/compare", "/api/agents",
                 "/api/experiments/validate", "/api/runs/{id}/live", "/api/runs/{id}/timeline", "/api/runs/{id}/histogram",
                 "/api/runs/{id}/fingerprint", "/api/runs/{id}/baseline", "/api/baselines", "/api/compare/runs",
-                "/api/compare/baselines", "/api/hosts", "/api/hosts/{name}/deploy", "/api/hosts/{name}/stop");
+                "/api/compare/baselines", "/api/hosts", "/api/hosts/{name}/deploy", "/api/hosts/{name}/stop",
+                "/api/runs/{id}/intervals", "/api/runs/{id}/intervals.csv", "/api/runs/{id}/storage",
+                "/api/runs/{id}/trace", "/api/experiments/{id}/trace");
     }
 }

@@ -22,7 +22,7 @@ class LiveRunIntegrationTests extends ControllerIntegrationTest {
             new ParameterizedTypeReference<>() { };
 
     @Test
-    void aWatcherSeesEveryStoredCycleArriveThenTheEnd() throws Exception {
+    void aWatcherSeesEveryIntervalOfEveryThreadArriveWithItsPercentilesThenTheEnd() throws Exception {
         // no agent is connected yet: the run waits in the queue while the watcher subscribes
         Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"name\":\"live\",\"base\":{\"msg_size\":4096,\"duration_ms\":2000,\"threads\":2}}")
@@ -40,11 +40,23 @@ class LiveRunIntegrationTests extends ControllerIntegrationTest {
             assertThat(progress).as("progress events of a 2 s run (agent log: %s)", agent.log()).hasSizeGreaterThanOrEqualTo(5);
             List<Long> totals = progress.stream().map(e -> ((Number) e.data().get("totalCycles")).longValue()).toList();
             assertThat(totals).isSorted();
-            long stored = jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(runId).query(Long.class).single();
-            assertThat(totals.get(totals.size() - 1)).as("every stored cycle was announced").isEqualTo(stored);
-            Map<?, ?> thread = (Map<?, ?>) ((List<?>) progress.get(progress.size() / 2).data().get("threads")).get(0);
+            long stored = jdbc.sql("SELECT sum(cycles) FROM run_interval WHERE run_id = ?").param(runId).query(Long.class).single();
+            long summarized = jdbc.sql("SELECT cycles FROM run_summary WHERE run_id = ?").param(runId).query(Long.class).single();
+            assertThat(totals.get(totals.size() - 1)).as("every cycle was announced").isEqualTo(stored).isEqualTo(summarized);
+            List<Map<?, ?>> intervals = progress.stream().flatMap(e -> ((List<?>) e.data().get("threads")).stream())
+                    .<Map<?, ?>>map(t -> (Map<?, ?>) t).toList();
+            assertThat(intervals.stream().mapToLong(t -> ((Number) t.get("cycles")).longValue()).sum())
+                    .as("the announced intervals add up").isEqualTo(stored);
+            assertThat(intervals.stream().map(t -> t.get("thread") + "/" + t.get("interval")).distinct())
+                    .as("each thread's interval once, about 20 of each thread in 2 s at 100 ms")
+                    .hasSize(intervals.size()).hasSizeBetween(2 * 15, 2 * 25);
+            Map<?, ?> thread = intervals.get(intervals.size() / 2);
             assertThat(((Number) thread.get("lastEndNs")).longValue()).isGreaterThan(((Number) thread.get("firstStartNs")).longValue());
             assertThat(((Number) thread.get("bytes")).longValue()).isEqualTo(4096 * ((Number) thread.get("cycles")).longValue());
+            assertThat(((Number) thread.get("medianCycleNs")).longValue()).isPositive()
+                    .isLessThanOrEqualTo(((Number) thread.get("p99CycleNs")).longValue());
+            assertThat(((Number) thread.get("p99CycleNs")).longValue())
+                    .isLessThanOrEqualTo(((Number) thread.get("p999CycleNs")).longValue());
 
             assertThat(events.get(0).event()).as("the watch begins with the run's status").isEqualTo("status");
             assertThat(events.get(0).data()).containsEntry("status", "QUEUED");

@@ -30,9 +30,9 @@ class MetricsIntegrationTests extends ControllerIntegrationTest {
     @Test
     void scrapedCountersFollowTheQueueTheAgentsAndTheIngest() throws Exception {
         // no agent of an earlier test is still connected: the queue stays put until ours comes
-        double samplesBefore = metric(awaitScrape(s -> metric(s, "qplab_agents_connected") == 0),
-                "qplab_ingest_samples_total");
-        long rowsBefore = count("sample");
+        String before = awaitScrape(s -> metric(s, "qplab_agents_connected") == 0);
+        double samplesBefore = metric(before, "qplab_ingest_samples_total");
+        double intervalsBefore = metric(before, "qplab_ingest_intervals_total");
 
         Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"name\":\"metrics\",\"base\":{\"msg_size\":256,\"iterations\":100},\"dimensions\":{\"threads\":[1,2,3]}}")
@@ -59,10 +59,15 @@ class MetricsIntegrationTests extends ControllerIntegrationTest {
             assertThat(metric(spool, "qplab_agents_spooled_entries")).as("what the agent's heartbeats report: its "
                     + "spool is empty (its own /metrics said so above)").isZero();
             assertThat(metric(spool, "qplab_agents_spooled_bytes")).isZero();
-            long stored = count("sample") - rowsBefore;
-            assertThat(stored).as("cycles of 1 + 2 + 3 threads x 100").isGreaterThanOrEqualTo(600);
+            long[] stored = jdbc.sql("""
+                            SELECT coalesce(sum(i.cycles), 0), count(*) FROM run_interval i JOIN run r ON r.id = i.run_id
+                            WHERE r.experiment_id = ?""").param(id).query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)})
+                    .single();
+            assertThat(stored[0]).as("cycles of 1 + 2 + 3 threads x 100").isEqualTo(600);
             assertThat(metric(scrape, "qplab_ingest_samples_total") - samplesBefore)
-                    .as("the counter moved by the rows stored").isEqualTo((double) stored);
+                    .as("the counter moved by the cycles stored").isEqualTo((double) stored[0]);
+            assertThat(metric(scrape, "qplab_ingest_intervals_total") - intervalsBefore)
+                    .as("and by the intervals").isEqualTo((double) stored[1]);
             assertThat(metric(scrape, "qplab_ingest_frames_total")).isPositive();
         }
         awaitScrape(s -> metric(s, "qplab_agents_connected") == 0);
