@@ -133,7 +133,7 @@ enum qpb_state { QPB_ST_CREATED, QPB_ST_CONNECTED, QPB_ST_RUNNING, QPB_ST_ENDED 
 
 /*
  * What a sender worker owns: its statistics (the per-cycle path, qpb_record.h,
- * touches only stats and trace_next), its closed intervals and its trace.
+ * touches only stats), its closed intervals and its trace.
  */
 typedef struct qpb_sender_out {
     qpb_stats stats;

@@ -1,21 +1,21 @@
 /*
  * qpb_record.h — what a sender does for every cycle it completes: add it to
- * its open interval (qpb_stats_add), close the interval when the cycle ends
- * past it, and keep a trace record when the spec asked for this cycle. Inline
- * in the providers' loops; only the rare steps are calls (qpb_session.c).
- * No lock, allocation, division or system call per cycle.
+ * its open interval (qpb_stats_add); when its end differs from the cycle
+ * before, close the interval if the cycle ends past it; keep a trace record
+ * when the spec asked for this cycle. Inline in the providers' loops; only
+ * the rare steps are calls (qpb_session.c). No lock, allocation, division or
+ * system call per cycle.
  */
 #ifndef QPB_RECORD_H
 #define QPB_RECORD_H
 
 #include "qpb_internal.h"
 
-/* The rare steps: a cycle that ends at another time than the one before (the
- * interval may be due, the peak's group of equal ends is over); the time of
- * an interval over while no cycle completes; a cycle to trace. */
-void qpb_record_new_end(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns);
+/* The slow path of a cycle: one that ends at another time than the one
+ * before (the peak's group of equal ends is over; the interval may be due),
+ * and every cycle while a trace is kept (it is opt-in and bounded). */
+void qpb_record_slow(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns, uint64_t errors);
 void qpb_interval_tick_slow(qpb_sender_out *out, uint64_t now_ns);
-void qpb_trace_keep(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns, uint64_t errors);
 
 /* Cycle number `cycle` (0, 1, 2, ... after the warm-up, in order) of the
  * thread that owns out: started start_ns, its last completion end_ns. */
@@ -23,10 +23,8 @@ static inline void qpb_record_cycle(qpb_sender_out *out, uint64_t cycle, uint64_
                                     uint64_t errors)
 {
     if (end_ns != out->stats.end_seen)
-        qpb_record_new_end(out, cycle, start_ns, end_ns);
+        qpb_record_slow(out, cycle, start_ns, end_ns, errors);
     qpb_stats_add(&out->stats, cycle, start_ns, end_ns, errors);
-    if (cycle == out->trace_next)
-        qpb_trace_keep(out, cycle, start_ns, end_ns, errors);
 }
 
 /* Once per turn of a sender's loop: an interval whose time is over is closed

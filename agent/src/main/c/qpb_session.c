@@ -45,7 +45,8 @@ static uint64_t interval_ns(const qpb_session *s)
  * for its record: the drain fell behind, and no cycle may be lost, so the interval grows instead. */
 static bool close_interval(qpb_sender_out *out)
 {
-    if (qpb_bytes_ring_room(&out->intervals) < qpb_stats_record_bytes(&out->stats)) {
+    uint64_t room = qpb_bytes_ring_room(&out->intervals);
+    if (room < qpb_stats_record_bound(&out->stats) && room < qpb_stats_record_bytes(&out->stats)) {
         out->late++;
         return false;
     }
@@ -71,12 +72,28 @@ static void roll(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_
     qpb_stats_open(&out->stats, index, (index + 1) * every, cycle, start_ns);
 }
 
-void qpb_record_new_end(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns)
+static void trace_keep(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns, uint64_t errors)
+{
+    qpb_sample smp = {
+        .thread = out->thread, .errors = (uint32_t)errors, .cycle = cycle, .start_ns = start_ns, .end_ns = end_ns,
+        .bytes = out->stats.cycle_bytes, .messages = out->stats.cycle_messages,
+    };
+    out->traced += qpb_ring_push(&out->ring, &smp);
+    out->trace_next = --out->trace_left > 0 ? cycle + out->trace_every : UINT64_MAX;
+}
+
+void qpb_record_slow(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns, uint64_t errors)
 {
     qpb_stats_group_end(&out->stats, end_ns);
     if (end_ns >= out->stats.iv.boundary_ns)
         roll(out, cycle, start_ns, end_ns);
     qpb_stats_new_end(&out->stats, end_ns);
+    if (out->trace_next != UINT64_MAX) {
+        if (cycle == out->trace_next)
+            trace_keep(out, cycle, start_ns, end_ns, errors);
+        if (out->trace_next != UINT64_MAX)
+            out->stats.end_seen = UINT64_MAX; /* the next cycle comes here too, until the trace's last */
+    }
 }
 
 void qpb_interval_tick_slow(qpb_sender_out *out, uint64_t now_ns)
@@ -95,16 +112,6 @@ void qpb_interval_finish(qpb_sender_out *out)
         uint32_t len = qpb_stats_close(&out->stats, out->thread, interval_ns(out->s), out->scratch);
         atomic_store_explicit(&out->pending, len, memory_order_release);
     }
-}
-
-void qpb_trace_keep(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns, uint64_t errors)
-{
-    qpb_sample smp = {
-        .thread = out->thread, .errors = (uint32_t)errors, .cycle = cycle, .start_ns = start_ns, .end_ns = end_ns,
-        .bytes = out->stats.cycle_bytes, .messages = out->stats.cycle_messages,
-    };
-    out->traced += qpb_ring_push(&out->ring, &smp);
-    out->trace_next = --out->trace_left > 0 ? cycle + out->trace_every : UINT64_MAX;
 }
 
 static void free_outputs(qpb_session *s)

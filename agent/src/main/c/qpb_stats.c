@@ -149,8 +149,9 @@ static inline bool beats(uint64_t b, uint64_t d, uint64_t best_b, uint64_t best_
  * The best windows that end at the latest cycle j (end E): from the first
  * cycle, and from each start group that reaches into the last 64 cycles, at
  * its first cycle or at j - 63, whichever is later (the same start, more
- * cycles). None can beat 64 cycles over the shortest of their spans, from the
- * newest start: when that does not beat the best so far, none is computed.
+ * cycles). Newest group first: the older a group, the longer its span, so
+ * once 64 cycles over the span from a group's start cannot beat the best so
+ * far, no older group can either and none is computed.
  */
 static void windows_to_latest(const qpb_peak *pk, uint64_t *best_b, uint64_t *best_d)
 {
@@ -158,14 +159,16 @@ static void windows_to_latest(const qpb_peak *pk, uint64_t *best_b, uint64_t *be
     uint64_t oldest = j >= QPB_PEAK_WINDOW - 1 ? j - (QPB_PEAK_WINDOW - 1) : 0;
     if (e > pk->first_start)
         keep_better(best_b, best_d, (j + 1) * b, e - pk->first_start);
-    if (e <= pk->last_start || !beats(QPB_PEAK_WINDOW * b, e - pk->last_start, *best_b, *best_d))
-        return;
     uint32_t pushed = pk->leads < QPB_PEAK_WINDOW ? pk->leads : QPB_PEAK_WINDOW;
     for (uint32_t k = 1; k <= pushed; k++) {
         uint32_t slot = (pk->leads - k) % QPB_PEAK_WINDOW;
+        uint64_t start = pk->lead_start[slot];
+        if (e <= start)
+            continue; /* a group posted after this end: it is not in a window ending here */
+        if (!beats(QPB_PEAK_WINDOW * b, e - start, *best_b, *best_d))
+            break;
         uint64_t first = pk->lead_cycle[slot] > oldest ? pk->lead_cycle[slot] : oldest;
-        if (e > pk->lead_start[slot])
-            keep_better(best_b, best_d, (j - first + 1) * b, e - pk->lead_start[slot]);
+        keep_better(best_b, best_d, (j - first + 1) * b, e - start);
         if (pk->lead_cycle[slot] <= oldest)
             break; /* older groups end before the window */
     }
@@ -235,6 +238,14 @@ uint32_t qpb_stats_record_bytes(const qpb_stats *st)
     for (uint32_t b = qpb_hist_index(iv->min), hi = qpb_hist_index(iv->max); b <= hi; b++)
         n += iv->buckets[b] != 0;
     return (uint32_t)(sizeof(qpb_interval) + n * sizeof(qpb_interval_bucket));
+}
+
+uint32_t qpb_stats_record_bound(const qpb_stats *st)
+{
+    if (qpb_stats_open_cycles(st) == 0)
+        return 0;
+    uint64_t buckets = qpb_hist_index(st->iv.max) - qpb_hist_index(st->iv.min) + 1;
+    return (uint32_t)(sizeof(qpb_interval) + buckets * sizeof(qpb_interval_bucket));
 }
 
 uint32_t qpb_stats_close(qpb_stats *st, uint32_t thread, uint64_t interval_ns, void *out)

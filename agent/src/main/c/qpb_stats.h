@@ -203,8 +203,10 @@ static inline uint64_t qpb_stats_open_cycles(const qpb_stats *st)
  */
 uint32_t qpb_stats_close(qpb_stats *st, uint32_t thread, uint64_t interval_ns, void *out);
 
-/* The bytes the open interval's record would take (0: no cycle yet). */
+/* The bytes the open interval's record would take (0: no cycle yet), and a
+ * bound on them without counting its buckets (one per bucket of [min, max]). */
 uint32_t qpb_stats_record_bytes(const qpb_stats *st);
+uint32_t qpb_stats_record_bound(const qpb_stats *st);
 
 void qpb_moments_add(qpb_moments *w, uint64_t value);
 void qpb_moments_merge(qpb_moments *into, const qpb_moments *from);
