@@ -90,7 +90,6 @@ public class AgentGateway implements WebSocketHandler {
                 .filter(m -> m.getType() == WebSocketMessage.Type.TEXT || m.getType() == WebSocketMessage.Type.BINARY)
                 .map(this::decode)
                 .concatMap(message -> handle(connection, session, message))
-                .onErrorResume(SampleFrame.UnsupportedLayoutException.class, e -> refuse(session, connection, e.getMessage()))
                 .onErrorResume(e -> {
                     log.warn("agent {} at {}: closing the link after an error: {}", connection.agentId(), remote, e.toString());
                     return session.close(CloseStatus.SERVER_ERROR.withReason(truncate(e.getMessage())));
@@ -100,16 +99,26 @@ public class AgentGateway implements WebSocketHandler {
                 .doFinally(signal -> disconnected(connection));
     }
 
+    /** A frame of a layout this controller does not read: the agent is refused, told why (not an error to retry). */
+    private record Unreadable(String reason) {}
+
     private Object decode(WebSocketMessage message) {
         if (message.getType() == WebSocketMessage.Type.BINARY) {
             byte[] frame = new byte[message.getPayload().readableByteCount()];
             message.getPayload().read(frame);
-            return SampleFrame.decode(ByteBuffer.wrap(frame));
+            try {
+                return SampleFrame.decode(ByteBuffer.wrap(frame));
+            } catch (SampleFrame.UnsupportedLayoutException e) {
+                return new Unreadable(e.getMessage());
+            }
         }
         return json.readValue(message.getPayloadAsText(), AgentMessage.class);
     }
 
     private Mono<Void> handle(AgentConnection connection, WebSocketSession session, Object message) {
+        if (message instanceof Unreadable unreadable) {
+            return refuse(session, connection, unreadable.reason());
+        }
         if (connection.agentId() == null) {
             if (message instanceof AgentMessage.Hello hello) {
                 return hello(connection, session, hello);

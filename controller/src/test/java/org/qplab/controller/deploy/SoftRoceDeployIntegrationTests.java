@@ -144,8 +144,11 @@ class SoftRoceDeployIntegrationTests {
             Map<?, ?> peer = (Map<?, ?>) summary.get("peer");
             assertThat(((Number) peer.get("messages")).longValue()).as("messages vm1 received").isEqualTo(messages);
             assertThat(((Number) peer.get("errors")).longValue()).as("payloads that failed verification").isZero();
-            long stored = jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(runId).query(Long.class).single();
-            assertThat(stored).as("cycles stored for run %d", runId).isEqualTo(messages);
+            long[] stored = jdbc.sql("SELECT coalesce(sum(cycles), 0), count(DISTINCT thread) FROM run_interval WHERE run_id = ?")
+                    .param(runId).query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)}).single();
+            assertThat(stored[0]).as("cycles the stored intervals of verbs run %d count", runId).isEqualTo(messages);
+            assertThat(stored[1]).as("threads with intervals").isEqualTo(threads);
+            assertThat(((Number) run.get("cyclesStored")).longValue()).isEqualTo(messages);
             String serverAgent = jdbc.sql("SELECT server_agent_id FROM run WHERE id = ?").param(runId).query(String.class).single();
             assertThat(serverAgent).isEqualTo("vm1");
         }

@@ -105,6 +105,22 @@ class MatrixExpanderTests {
     }
 
     @Test
+    void refusesAnIntervalOrATraceOutsideTheEnginesBoundsNamingThem() {
+        assertThat(violationsOf("base: {msg_size: 64, interval_ms: 5, trace_first: 2000000, trace_every: 0}"))
+                .containsExactlyInAnyOrder(
+                        new Violation("base.interval_ms", "must be between 10 and 60000, got 5"),
+                        new Violation("base.trace_first", "must be between 0 and 1000000, got 2000000"),
+                        new Violation("base.trace_every", "must be between 1 and 1099511627776, got 0"));
+        assertThat(violationsOf("base: {msg_size: 64, trace_first: 300000}\ndimensions: {threads: [2, 4]}"))
+                .containsExactly(new Violation("dimensions",
+                        "trace_first 300000 x threads 4 = 1200000 trace records exceeds 1000000 per run"));
+        assertThat(yaml("base: {msg_size: 64, interval_ms: 10, trace_first: 1000, trace_every: 100}").runs())
+                .singleElement().extracting(Matrix.RunPoint::params)
+                .satisfies(p -> assertThat(p).containsEntry("interval_ms", 10L).containsEntry("trace_first", 1000L)
+                        .containsEntry("trace_every", 100L));
+    }
+
+    @Test
     void requiresMessageSize() {
         assertThat(violationsOf("base: {threads: 2}")).containsExactly(
                 new Violation("msg_size", "is required, in base or dimensions"));

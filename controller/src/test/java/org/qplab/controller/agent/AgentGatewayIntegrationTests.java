@@ -1,0 +1,73 @@
+package org.qplab.controller.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.protocol.AgentMessage;
+import org.qplab.protocol.SampleFrame;
+import org.springframework.web.reactive.socket.CloseStatus;
+import org.springframework.web.reactive.socket.WebSocketMessage;
+import org.springframework.web.reactive.socket.client.ReactorNettyWebSocketClient;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
+
+/** What the agents' WebSocket refuses, and how the agent learns why: a frame layout it cannot read. */
+class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
+
+    @Test
+    void anAgentOfAnEarlierReleaseIsRefusedAtHelloNamingTheFrameLayouts() {
+        // an agent from before interval statistics sends no frame layout: it would send v1 sample frames
+        String hello = "{\"type\":\"hello\",\"agentId\":\"old-release\",\"token\":\"" + TOKEN
+                + "\",\"facts\":{},\"knownRuns\":[]}";
+
+        CloseStatus closed = talk(hello, null);
+
+        assertThat(closed.getCode()).isEqualTo(AgentGateway.REFUSED);
+        assertThat(closed.getReason()).isEqualTo("sample frame layout v1 is not supported here (reads v2): run the "
+                + "agent of the controller's release");
+        assertThat(jdbc.sql("SELECT count(*) FROM agent WHERE id = 'old-release'").query(Long.class).single()).isZero();
+    }
+
+    @Test
+    void aFrameOfAnotherLayoutIsRefusedAndNothingOfItIsStored() {
+        String hello = JsonMapper.builder().build().writeValueAsString(
+                new AgentMessage.Hello("mixed-release", TOKEN, Map.of(), null, List.of()));
+        ByteBuffer v1 = ByteBuffer.allocate(SampleFrame.HEADER_BYTES + 48).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(SampleFrame.MAGIC).putShort((short) 1).putShort((short) 0).putLong(1).putLong(0).putInt(1)
+                .putInt(0).flip();
+        long batches = jdbc.sql("SELECT count(*) FROM sample_batch").query(Long.class).single();
+
+        CloseStatus closed = talk(hello, v1);
+
+        assertThat(closed.getCode()).isEqualTo(AgentGateway.REFUSED);
+        assertThat(closed.getReason()).startsWith("sample frame layout v1 is not supported here (reads v2)");
+        assertThat(jdbc.sql("SELECT count(*) FROM sample_batch").query(Long.class).single()).isEqualTo(batches);
+    }
+
+    /**
+     * Sends hello (and the binary frame right after it: the gateway handles an agent's messages in order, so
+     * the frame is read by a registered link), reads until the controller closes, and returns how it closed.
+     */
+    private CloseStatus talk(String hello, ByteBuffer frame) {
+        AtomicReference<CloseStatus> closed = new AtomicReference<>();
+        new ReactorNettyWebSocketClient().execute(URI.create("ws://127.0.0.1:" + port + "/agent"), session -> {
+            Flux<WebSocketMessage> out = Flux.just(session.textMessage(hello));
+            if (frame != null) {
+                out = out.concatWith(Mono.fromSupplier(() -> session.binaryMessage(f -> f.wrap(frame))));
+            }
+            session.closeStatus().subscribe(closed::set);
+            return session.send(out).thenMany(session.receive()).then();
+        }).block(Duration.ofSeconds(30));
+        assertThat(closed.get()).as("the controller closed the link").isNotNull();
+        return closed.get();
+    }
+}
