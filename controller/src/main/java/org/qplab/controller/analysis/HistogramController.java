@@ -1,6 +1,5 @@
 package org.qplab.controller.analysis;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.qplab.controller.api.BadRequest;
@@ -14,16 +13,18 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
-/** GET /api/runs/{id}/histogram?binsPerOctave=8: a finished run's cycle-time distribution. */
+/** GET /api/runs/{id}/histogram?binsPerOctave=8: a run's cycle-time distribution, the sum of its intervals. */
 @RestController
 class HistogramController {
 
     private final Jdbc jdbc;
     private final JdbcClient sql;
+    private final RunHistograms histograms;
 
-    HistogramController(Jdbc jdbc, JdbcClient sql) {
+    HistogramController(Jdbc jdbc, JdbcClient sql, RunHistograms histograms) {
         this.jdbc = jdbc;
         this.sql = sql;
+        this.histograms = histograms;
     }
 
     @GetMapping("/api/runs/{id}/histogram")
@@ -35,11 +36,10 @@ class HistogramController {
         return jdbc.call(() -> {
             String status = sql.sql("SELECT status FROM run WHERE id = ?").param(id).query(String.class).optional()
                     .orElseThrow(() -> new NotFound("no run " + id));
-            Map<Long, Long> stored = new LinkedHashMap<>();
-            sql.sql("SELECT bucket, count FROM run_histogram WHERE run_id = ? ORDER BY bucket").param(id)
-                    .query((rs, i) -> stored.put(rs.getLong(1), rs.getLong(2))).list();
+            Map<Long, Long> stored = histograms.of(id);
             if (stored.isEmpty() && (status.equals("QUEUED") || status.equals("RUNNING"))) {
-                throw new NotFound("run " + id + " has no histogram yet (status " + status + "): it is stored when the run ends");
+                throw new NotFound("run " + id + " has no histogram yet (status " + status + "): no interval of it is "
+                        + "stored yet");
             }
             return CycleHistogram.of(id, stored, binsPerOctave);
         });

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.qplab.controller.analysis.RunHistograms;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 import tools.jackson.databind.ObjectMapper;
@@ -32,10 +33,12 @@ public class ComparisonRepository {
 
     private final JdbcClient jdbc;
     private final ObjectMapper json;
+    private final RunHistograms histograms;
 
-    public ComparisonRepository(JdbcClient jdbc, ObjectMapper json) {
+    public ComparisonRepository(JdbcClient jdbc, ObjectMapper json, RunHistograms histograms) {
         this.jdbc = jdbc;
         this.json = json;
+        this.histograms = histograms;
     }
 
     public Optional<String> experimentName(long id) {
@@ -68,8 +71,9 @@ public class ComparisonRepository {
         return found;
     }
 
-    /** The cycle times of these runs, pooled: their stored histograms merged (see V3__run_histogram.sql). */
+    /** The cycle times of these runs, pooled: their histograms (the sums of their intervals) merged. */
     public MannWhitney.Counts cycleTimes(List<Long> runIds) {
+        histograms.current(runIds);
         List<long[]> rows = jdbc.sql("""
                         SELECT bucket, sum(count)::bigint FROM run_histogram WHERE run_id = ANY(?)
                         GROUP BY bucket ORDER BY bucket""")

@@ -1,6 +1,8 @@
 package org.qplab.controller.ingest;
 
+import java.util.List;
 import java.util.Map;
+import org.qplab.controller.analysis.RunHistograms;
 import org.qplab.controller.live.LiveRuns;
 import org.qplab.controller.schedule.ScheduleProperties;
 import org.slf4j.Logger;
@@ -24,20 +26,22 @@ public class RunOutcomes {
     private final TransactionTemplate tx;
     private final ObjectMapper json;
     private final LiveRuns live;
+    private final RunHistograms histograms;
     private final int maxAttempts;
 
     public RunOutcomes(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json, LiveRuns live,
-                       ScheduleProperties schedule) {
+                       ScheduleProperties schedule, RunHistograms histograms) {
         this.jdbc = jdbc;
         this.tx = tx;
         this.json = json;
         this.live = live;
+        this.histograms = histograms;
         this.maxAttempts = schedule.maxAttempts();
     }
 
     /**
-     * The agent finished the run; stores the engine's summary (its cycle-time histogram grew as its intervals were
-     * stored). Every frame the agent says it sent must be stored, and the stored intervals must count every cycle
+     * The agent finished the run; stores the engine's summary and, once it ended, its histogram (the sum of its
+     * intervals). Every frame the agent says it sent must be stored, and the stored intervals must count every cycle
      * of the summary: otherwise the run FAILED, saying what is missing. Blocking.
      */
     public void finished(long runId, String agentId, Map<String, Object> summary, long batches) {
@@ -68,6 +72,9 @@ public class RunOutcomes {
             }
             return end(runId, agentId, "FINISHED", null, false);
         });
+        if (ended != null) {
+            histograms.current(List.of(runId)); // computed once now, not by the first reader
+        }
         announce(runId, ended);
     }
 

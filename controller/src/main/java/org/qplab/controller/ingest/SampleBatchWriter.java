@@ -12,7 +12,6 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeMap;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
 import org.qplab.protocol.Interval;
@@ -22,12 +21,11 @@ import org.qplab.protocol.SampleFrame;
 /**
  * Writes a group of sample frames (from any agents and runs) in one transaction: claims their (run, seq) in
  * sample_batch, copies the intervals of the frames it claimed into run_interval and their trace records into
- * sample (one binary COPY each), adds the intervals' histograms to their runs' histograms (run_histogram: a
- * run's distribution is the sum of its intervals, there as soon as they are), stamps when they became
- * visible, commits. A frame whose (run, seq) is already there (a replay after a broken link) is not claimed
- * and nothing of it is copied: never stored twice, even when the first copy is in flight in another
- * transaction (the claim waits for it). Lock order for every writer: sample_batch rows by (run, seq), then
- * run_histogram rows by (run, bucket). Blocking.
+ * sample (one binary COPY each), stamps when they became visible, commits. A frame whose (run, seq) is already
+ * there (a replay after a broken link) is not claimed and nothing of it is copied: never stored twice, even
+ * when the first copy is in flight in another transaction (the claim waits for it); every writer claims in
+ * (run, seq) order. A run's histogram is the sum of its intervals, computed from them when read
+ * ({@link org.qplab.controller.analysis.RunHistograms}). Blocking.
  */
 final class SampleBatchWriter {
 
@@ -53,7 +51,6 @@ final class SampleBatchWriter {
             List<SampleFrame> fresh = frames.stream().filter(f -> claimed.contains(key(f)) && once.add(key(f))).toList();
             copyIntervals(c, fresh);
             copy(c, fresh);
-            addToHistograms(c, fresh);
             if (!fresh.isEmpty()) {
                 try (PreparedStatement visible = c.prepareStatement("""
                         UPDATE sample_batch b SET received_at = clock_timestamp()
@@ -171,39 +168,6 @@ final class SampleBatchWriter {
             throw new IllegalStateException("interval rows of " + out.position() + " bytes, " + size + " expected");
         }
         return out.array();
-    }
-
-    /** Adds the frames' interval histograms to run_histogram, in (run, bucket) order (one lock order for every writer). */
-    private static void addToHistograms(Connection c, List<SampleFrame> frames) throws SQLException {
-        TreeMap<Long, TreeMap<Long, Long>> counts = new TreeMap<>();
-        for (SampleFrame frame : frames) {
-            TreeMap<Long, Long> run = counts.computeIfAbsent(frame.runId(), r -> new TreeMap<>());
-            for (Interval i : frame.intervals()) {
-                for (int k = 0; k < i.buckets().length; k++) {
-                    run.merge((long) i.buckets()[k], i.counts()[k], Long::sum);
-                }
-            }
-        }
-        List<Long> runs = new ArrayList<>();
-        List<Long> buckets = new ArrayList<>();
-        List<Long> ns = new ArrayList<>();
-        counts.forEach((run, byBucket) -> byBucket.forEach((bucket, n) -> {
-            runs.add(run);
-            buckets.add(bucket);
-            ns.add(n);
-        }));
-        if (runs.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement add = c.prepareStatement("""
-                INSERT INTO run_histogram (run_id, bucket, count)
-                SELECT r, b, n FROM unnest(?::bigint[], ?::bigint[], ?::bigint[]) WITH ORDINALITY AS h(r, b, n, o) ORDER BY o
-                ON CONFLICT (run_id, bucket) DO UPDATE SET count = run_histogram.count + excluded.count""")) {
-            add.setArray(1, c.createArrayOf("bigint", runs.toArray()));
-            add.setArray(2, c.createArrayOf("bigint", buckets.toArray()));
-            add.setArray(3, c.createArrayOf("bigint", ns.toArray()));
-            add.executeUpdate();
-        }
     }
 
     /** The frame's records as binary COPY rows (no header or trailer). */

@@ -20,6 +20,9 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
     @Autowired
     private SampleIngest ingest;
 
+    @Autowired
+    private org.qplab.controller.analysis.RunHistograms histograms;
+
     @Test
     void aReplayedFrameIsRecognisedAndStoresNothingTwice() throws Exception {
         long runId = queuedRun();
@@ -76,6 +79,7 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
         ingest.store(new SampleFrame(runId, 0, TestIntervals.of(first, 100_000_000L, 64, 1)));
         ingest.store(new SampleFrame(runId, 1, TestIntervals.of(second, 100_000_000L, 64, 1)));
         ingest.store(new SampleFrame(runId, 1, TestIntervals.of(second, 100_000_000L, 64, 1))); // replay
+        histograms.current(List.of(runId));
 
         String stored = "SELECT bucket, count FROM run_histogram WHERE run_id = ? ORDER BY bucket";
         String byPostgres = "SELECT qplab_cycle_bucket(d) AS b, count(*) FROM unnest(?::bigint[]) d GROUP BY b ORDER BY b";
@@ -101,8 +105,22 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
                 .isEqualTo(1L);
         assertThat(jdbc.sql("SELECT count(*) FROM sample_batch WHERE run_id = ?").param(runId).query(Long.class).single())
                 .as("the frame's claim went with it").isEqualTo(1L);
+        histograms.current(List.of(runId));
         assertThat(jdbc.sql("SELECT sum(count) FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
                 .isEqualTo(1L);
+    }
+
+    @Test
+    void aRunsHistogramFollowsItsIntervalsAsMoreArriveAfterItWasRead() throws Exception {
+        long runId = queuedRun();
+        ingest.store(new SampleFrame(runId, 0, TestIntervals.of(List.of(new TestIntervals.Cycle(0, 0, 300)), 100_000_000L, 64, 1)));
+        assertThat(histograms.of(runId)).containsExactly(Map.entry(278L, 1L)); // 300 ns: bucket 128 + (300 >> 1)
+
+        // a frame replayed after the run was read (an agent back from a broken link)
+        ingest.store(new SampleFrame(runId, 1, TestIntervals.of(List.of(new TestIntervals.Cycle(0, 100_000_000L,
+                100_000_010L), new TestIntervals.Cycle(1, 100_000_000L, 100_000_300L)), 100_000_000L, 64, 1)));
+
+        assertThat(histograms.of(runId)).containsExactly(Map.entry(10L, 1L), Map.entry(278L, 2L));
     }
 
     @Test
