@@ -7,7 +7,8 @@ import java.util.TreeMap;
 
 /**
  * A run's cycle-time distribution as the API shows it: the stored log-linear buckets of
- * V3__run_histogram.sql (128 per power of two) merged into binsPerOctave bins per power of two.
+ * V3__run_histogram.sql (128 per power of two, {@link org.qplab.protocol.CycleBuckets}) merged into
+ * binsPerOctave bins per power of two.
  * The coarse bins use the same scheme with fewer sub-bins, so every stored bucket lies inside
  * exactly one of them and the counts add up to the run's cycles.
  */
@@ -26,11 +27,6 @@ public record CycleHistogram(long runId, long cycles, int binsPerOctave, List<Bi
         List<Bin> bins = new ArrayList<>(merged.size());
         merged.forEach((bin, count) -> bins.add(new Bin(lowNs(bin, binsPerOctave), highNs(bin, binsPerOctave), count)));
         return new CycleHistogram(runId, bins.stream().mapToLong(Bin::count).sum(), binsPerOctave, bins);
-    }
-
-    /** The stored bucket of a cycle time (V3's qplab_cycle_bucket, exactly): what ingest counts. */
-    public static long storedBucket(long ns) {
-        return bin(ns, STORED_BINS_PER_OCTAVE);
     }
 
     static boolean validBinsPerOctave(int k) {
