@@ -132,14 +132,16 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
         AgentProcess agent = AgentProcess.start(port, "killed-browser-agent", TOKEN);
         try {
             waiting(Duration.ofSeconds(60)).until(driver ->
-                    jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(first).query(Long.class).single() > 0);
+                    jdbc.sql("SELECT count(*) FROM run_interval WHERE run_id = ?").param(first).query(Long.class).single() > 0);
             agent.kill();
             agent = agent.restart(); // it comes back without the run: that try fails, the point runs again
             awaitExperimentEnd(experiment, Duration.ofSeconds(60), agent::log);
         } finally {
             agent.close();
         }
-        long kept = jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(first).query(Long.class).single();
+        long kept = jdbc.sql("SELECT coalesce(sum(cycles), 0) FROM run_interval WHERE run_id = ?").param(first)
+                .query(Long.class).single();
+        assertThat(kept).as("cycles of the intervals that reached the controller before the kill").isPositive();
         long second = jdbc.sql("SELECT superseded_by FROM run WHERE id = ?").param(first).query(Long.class).single();
 
         open("#/experiments/" + experiment);
