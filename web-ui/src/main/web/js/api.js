@@ -66,7 +66,10 @@ export function getRun(runId) {
   return request('GET', `api/runs/${id(runId)}`);
 }
 
-/** Stored cycles over time, per thread and slot, as the live stream's progress events carry them. */
+/**
+ * A run over time from its stored intervals: {intervalNs (the slot width), points (per thread and slot, as the
+ * live stream's progress events carry them), percentiles (per slot over every thread)}.
+ */
 export function getTimeline(runId, slots = 100) {
   return request('GET', `api/runs/${id(runId)}/timeline?slots=${slots}`);
 }
@@ -76,7 +79,7 @@ export function getHistogram(runId, binsPerOctave = 8) {
   return request('GET', `api/runs/${id(runId)}/histogram?binsPerOctave=${binsPerOctave}`);
 }
 
-/** The server-sent events of a run: status, progress (per stored frame), end. */
+/** The server-sent events of a run: status, progress (the intervals of each stored frame), end. */
 export function liveRunUrl(runId) {
   return `api/runs/${id(runId)}/live`;
 }

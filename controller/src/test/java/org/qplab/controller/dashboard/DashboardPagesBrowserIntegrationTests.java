@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.offset;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -75,7 +76,7 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
     }
 
     @Test
-    void aRunsThroughputAndCycleTimeArriveLivePerThreadAndEqualItsStoredSamples() throws Exception {
+    void aRunsThroughputCycleTimeAndPercentilesArriveLivePerIntervalAndEqualItsStoredIntervals() throws Exception {
         Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"name\":\"live-browser\",\"base\":{\"provider\":\"tcp\",\"msg_size\":65536,\"threads\":2,\"duration_ms\":1500}}")
                 .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
@@ -86,6 +87,14 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
                 "watching".equals(driver.findElement(By.id("live-state")).getAttribute("data-live")));
 
         try (AgentProcess agent = AgentProcess.start(port, "live-browser-agent", TOKEN)) {
+            // while it runs, a thread's percentiles cannot be merged with another's: the chart says whose it shows
+            List<String> whileRunning = waiting(Duration.ofSeconds(60)).pollingEvery(Duration.ofMillis(50)).until(driver -> {
+                List<String> labels = labels("runPercentiles");
+                return labels.isEmpty() ? null : labels;
+            });
+            assertThat(whileRunning).as("agent log: %s", agent.log())
+                    .containsExactly("p50, max over threads", "p99, max over threads", "p99.9, max over threads");
+            assertThat(axis("runPercentiles", "y")).containsEntry("type", "logarithmic");
             waiting(Duration.ofSeconds(60)).until(driver ->
                     "ended".equals(driver.findElement(By.id("live-state")).getAttribute("data-live")));
             awaitCharts(Duration.ofSeconds(20), "runThroughput", "runCycleTime", "runDistribution");
@@ -93,8 +102,16 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
 
             Map<String, List<Map<String, Double>>> live = points("runThroughput");
             assertThat(live).containsOnlyKeys("thread 0", "thread 1");
-            assertThat(live.get("thread 0")).as("frames drawn (agent log: %s)", agent.log()).hasSizeGreaterThanOrEqualTo(3);
+            assertThat(live.get("thread 0")).as("intervals drawn (agent log: %s)", agent.log()).hasSizeGreaterThanOrEqualTo(3);
             assertEveryStoredCycleIsDrawnOnce(runId, live);
+            long intervals = jdbc.sql("SELECT count(*) FROM run_interval WHERE run_id = ?").param(runId).query(Long.class).single();
+            assertThat(live.values().stream().mapToInt(List::size).sum()).as("one point per stored interval").isEqualTo((int) intervals);
+            assertThat(browser.findElement(By.id("live-state")).getText())
+                    .isEqualTo(String.format(Locale.ENGLISH, "Run finished: %,d intervals, %,d cycles received live.", intervals,
+                            summaryCycles(runId)));
+            // once it has ended, the exact percentiles over every thread replace the live ones
+            waiting(Duration.ofSeconds(20)).until(driver -> labels("runPercentiles").equals(List.of("p50", "p99", "p99.9")));
+            assertPercentilesShowTheTimeline(runId);
             assertThat(points("runCycleTime").get("thread 1")).hasSameSizeAs(live.get("thread 1"));
             assertThat(axis("runThroughput", "y")).containsEntry("title", "Throughput (Gbit/s)").containsEntry("beginAtZero", true);
             assertThat(axis("runThroughput", "x")).containsEntry("title", "Time since the run started (s)");
@@ -110,6 +127,7 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
             assertEveryStoredCycleIsDrawnOnce(runId, stored);
             List<Map<String, Object>> timeline = timeline(runId);
             assertThat(stored.values().stream().mapToInt(List::size).sum()).isEqualTo(timeline.size());
+            assertPercentilesShowTheTimeline(runId);
             for (Map<String, Object> slot : timeline) {
                 Map<String, Double> point = stored.get("thread " + slot.get("thread")).stream()
                         .filter(p -> p.get("lastEndNs") == ((Number) slot.get("lastEndNs")).doubleValue()).findFirst().orElseThrow();
@@ -117,7 +135,8 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
                 assertThat(point.get("y")).isCloseTo(((Number) slot.get("bytes")).doubleValue() * 8 / span, offset(1e-9));
             }
             assertThat(points("runDistribution").get("run #" + runId).stream().mapToDouble(p -> p.get("count")).sum())
-                    .isEqualTo((double) jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(runId).query(Long.class).single());
+                    .as("every cycle of the run").isEqualTo((double) summaryCycles(runId));
+            assertThat(traceRows(runId)).as("the run asked for no trace: every chart is drawn from its intervals").isZero();
         }
     }
 
@@ -216,12 +235,17 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
                 .map(r -> Long.parseLong(r.getAttribute("id").replace("experiment-", ""))).collect(Collectors.toSet()).equals(ids));
     }
 
-    /** Per thread, the points' cycles and bytes add up to the thread's stored samples, and y is their throughput. */
+    /**
+     * Per thread, the points' cycles and bytes add up to the thread's stored intervals, and y is their throughput;
+     * the intervals count every cycle of the run's summary.
+     */
     private void assertEveryStoredCycleIsDrawnOnce(long runId, Map<String, List<Map<String, Double>>> drawn) {
         Map<Integer, long[]> stored = new HashMap<>();
-        jdbc.sql("SELECT thread, count(*), sum(bytes) FROM sample WHERE run_id = ? GROUP BY thread").param(runId)
+        jdbc.sql("SELECT thread, sum(cycles), sum(bytes) FROM run_interval WHERE run_id = ? GROUP BY thread").param(runId)
                 .query((rs, i) -> stored.put(rs.getInt(1), new long[] {rs.getLong(2), rs.getLong(3)})).list();
         assertThat(stored).containsOnlyKeys(0, 1);
+        assertThat(stored.values().stream().mapToLong(sums -> sums[0]).sum()).as("every cycle of the summary")
+                .isEqualTo(summaryCycles(runId));
         stored.forEach((thread, sums) -> {
             List<Map<String, Double>> points = drawn.get("thread " + thread);
             assertThat(points.stream().mapToDouble(p -> p.get("cycles")).sum()).as("cycles of thread %d", thread).isEqualTo((double) sums[0]);
@@ -235,7 +259,61 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
 
     @SuppressWarnings("unchecked")
     private List<Map<String, Object>> timeline(long runId) {
-        return (List<Map<String, Object>>) http().get().uri("/api/runs/{id}/timeline?slots=200", runId).exchange()
-                .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody().get("points");
+        return (List<Map<String, Object>>) timelineOf(runId).get("points");
+    }
+
+    /** The timeline as the run page asks for it (200 slots). */
+    private Map<String, Object> timelineOf(long runId) {
+        return http().get().uri("/api/runs/{id}/timeline?slots=200", runId).exchange()
+                .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+    }
+
+    /**
+     * The percentiles chart draws p50, p99 and p99.9 of every slot of the timeline, over all threads, at the slot's
+     * end, in µs on a log axis; the slots count every cycle of the run.
+     */
+    @SuppressWarnings("unchecked")
+    private void assertPercentilesShowTheTimeline(long runId) {
+        List<Map<String, Object>> slots = (List<Map<String, Object>>) timelineOf(runId).get("percentiles");
+        assertThat(slots).isNotEmpty();
+        assertThat(slots.stream().mapToLong(slot -> ((Number) slot.get("cycles")).longValue()).sum())
+                .as("every cycle of the run is in a slot").isEqualTo(summaryCycles(runId));
+        assertThat(labels("runPercentiles")).containsExactly("p50", "p99", "p99.9");
+        Map<String, List<Map<String, Double>>> drawn = points("runPercentiles");
+        Map<String, String> fields = Map.of("p50", "medianCycleNs", "p99", "p99CycleNs", "p99.9", "p999CycleNs");
+        fields.forEach((label, field) -> {
+            List<Map<String, Double>> points = drawn.get(label);
+            assertThat(points).as("%s: one point per slot", label).hasSize(slots.size());
+            for (int i = 0; i < slots.size(); i++) {
+                Map<String, Object> slot = slots.get(i);
+                assertThat(points.get(i).get("x")).as("%s slot %d", label, i)
+                        .isEqualTo(((Number) slot.get("toNs")).doubleValue() / 1e9);
+                if (((Number) slot.get("cycles")).longValue() == 0) {
+                    assertThat(points.get(i)).as("%s slot %d has no cycles: nothing to draw on a log axis", label, i)
+                            .doesNotContainKey("y");
+                    continue;
+                }
+                assertThat(points.get(i).get("y")).as("%s slot %d (µs)", label, i)
+                        .isCloseTo(((Number) slot.get(field)).doubleValue() / 1000, offset(1e-9));
+            }
+        });
+        assertThat(axis("runPercentiles", "y")).containsEntry("type", "logarithmic").containsEntry("title", "Cycle time (µs, log)");
+        assertThat(axis("runPercentiles", "x")).containsEntry("title", "Time since the run started (s)");
+    }
+
+    /** The series labels of a chart, in the order its legend shows them; none while it is not drawn. */
+    @SuppressWarnings("unchecked")
+    private List<String> labels(String chart) {
+        return (List<String>) browser.executeScript("""
+                const chart = window.qplabCharts && window.qplabCharts[arguments[0]];
+                return chart ? chart.data.datasets.map(d => d.label) : [];""", chart);
+    }
+
+    private long summaryCycles(long runId) {
+        return jdbc.sql("SELECT cycles FROM run_summary WHERE run_id = ?").param(runId).query(Long.class).single();
+    }
+
+    private long traceRows(long runId) {
+        return jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(runId).query(Long.class).single();
     }
 }
