@@ -74,6 +74,21 @@ export function getTimeline(runId, slots = 100) {
   return request('GET', `api/runs/${id(runId)}/timeline?slots=${slots}`);
 }
 
+/** What a run keeps: {intervals, trace, histogram: {rows, bytes}, totalBytes}. */
+export function getStorage(runId) {
+  return request('GET', `api/runs/${id(runId)}/storage`);
+}
+
+/** Deletes an ended run's per-cycle trace ({deleted: rows, runs}); 409 (ApiError) while it is queued or running. */
+export function deleteTrace(runId) {
+  return request('DELETE', `api/runs/${id(runId)}/trace`);
+}
+
+/** Every stored interval of a run as CSV, for download. */
+export function intervalsCsvUrl(runId) {
+  return `api/runs/${id(runId)}/intervals.csv`;
+}
+
 /** A run's cycle-time distribution: {cycles, binsPerOctave, bins: [{lowNs, highNs, count}]}. */
 export function getHistogram(runId, binsPerOctave = 8) {
   return request('GET', `api/runs/${id(runId)}/histogram?binsPerOctave=${binsPerOctave}`);

@@ -3,7 +3,13 @@ package org.qplab.controller.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.offset;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.nio.file.Files;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -13,12 +19,23 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 import org.qplab.controller.AgentProcess;
+import org.qplab.controller.StoredExperiments;
+import org.qplab.controller.ingest.RunOutcomes;
+import org.qplab.controller.ingest.SampleIngest;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 
-/** The experiments list's filters, a run's live view, and the hosts page, in headless Chromium. */
+/** The experiments list's filters, a run's live view and what it keeps, and the hosts page, in headless Chromium. */
 class DashboardPagesBrowserIntegrationTests extends BrowserTest {
+
+    @Autowired
+    private SampleIngest ingest;
+
+    @Autowired
+    private RunOutcomes outcomes;
 
     /**
      * Stored data, not a measurement: the facts an agent on a Soft-RoCE host reports (the shape the
@@ -179,6 +196,93 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
     }
 
     @Test
+    void aRunPageShowsWhatTheRunKeepsAndDeletingItsTraceKeepsEveryChart() throws Exception {
+        long experiment = new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096]", 41, 1.0, "6.18.0");
+        long runId = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(experiment).query(Long.class).single();
+        long intervals = jdbc.sql("SELECT count(*) FROM run_interval WHERE run_id = ?").param(runId).query(Long.class).single();
+        assertThat(intervals).as("5,000 cycles 1 ms apart, in intervals of 100 ms").isEqualTo(50);
+        assertThat(traceRows(runId)).isEqualTo(StoredExperiments.CYCLES);
+
+        open("#/runs/" + runId);
+        waiting(Duration.ofSeconds(20)).until(driver ->
+                "stored".equals(driver.findElement(By.id("live-state")).getAttribute("data-live")));
+        awaitCharts(Duration.ofSeconds(20), "runThroughput", "runCycleTime", "runPercentiles", "runDistribution");
+        assertThat(browser.findElement(By.id("chart-run-percentiles")).isDisplayed()).isTrue();
+        assertThat(browser.findElement(By.cssSelector("[data-chart='runPercentiles'] .chart-title")).getText())
+                .isEqualTo("Cycle-time percentiles over time, all threads");
+        assertPercentilesShowTheTimeline(runId);
+        Map<String, List<Map<String, Double>>> throughput = points("runThroughput");
+        Map<String, List<Map<String, Double>>> cycleTime = points("runCycleTime");
+        Map<String, List<Map<String, Double>>> percentiles = points("runPercentiles");
+        assertThat(throughput.get("thread 0").stream().mapToDouble(p -> p.get("cycles")).sum())
+                .isEqualTo((double) StoredExperiments.CYCLES);
+
+        Map<String, Object> usage = storage(runId);
+        assertThat(part(usage, "intervals").get("rows")).isEqualTo(intervals);
+        assertThat(part(usage, "trace").get("rows")).isEqualTo((long) StoredExperiments.CYCLES);
+        String line = waiting(Duration.ofSeconds(20)).until(driver -> {
+            String text = driver.findElement(By.cssSelector("#run-storage .storage-text")).getText();
+            return text.isEmpty() ? null : text;
+        });
+        assertThat(line).isEqualTo(storageLine(usage, ""));
+        assertThat(textContent("run-storage")).isEqualTo(line + "Intervals (CSV)" + "Delete trace");
+        screenshot("run-storage");
+
+        click(By.id("intervals-csv"));
+        List<String> csv = Files.readAllLines(downloaded("run-" + runId + "-intervals.csv"));
+        assertThat(csv.get(0)).startsWith("thread,interval,span,from [ns],to [ns],cycles,");
+        assertThat(csv).hasSize(1 + (int) intervals);
+        assertThat(csv.subList(1, csv.size()).stream().mapToLong(row -> Long.parseLong(row.split(",")[5])).sum())
+                .as("cycles in the downloaded intervals").isEqualTo(StoredExperiments.CYCLES);
+
+        // while the run counts as running the server refuses, and the page shows its words
+        jdbc.sql("UPDATE run SET status = 'RUNNING' WHERE id = ?").param(runId).update();
+        Map<String, Object> refused = http().delete().uri("/api/runs/{id}/trace", runId).exchange().expectStatus().isEqualTo(409)
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        click(By.id("delete-trace"));
+        waiting(Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent()).accept();
+        String banner = waiting(Duration.ofSeconds(20)).until(driver -> {
+            WebElement shown = driver.findElement(By.id("error-banner"));
+            return shown.isDisplayed() ? shown.findElement(By.cssSelector(".banner-messages")).getText() : null;
+        });
+        assertThat(banner).isEqualTo("DELETE /api/runs/" + runId + "/trace failed: 409 " + refused.get("error"));
+        assertThat(traceRows(runId)).isEqualTo(StoredExperiments.CYCLES);
+
+        jdbc.sql("UPDATE run SET status = 'FINISHED' WHERE id = ?").param(runId).update();
+        click(By.id("delete-trace"));
+        waiting(Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent()).accept();
+        waiting(Duration.ofSeconds(20)).until(driver -> driver.findElements(By.id("delete-trace")).isEmpty());
+        assertThat(browser.findElement(By.id("error-banner")).isDisplayed()).as("the refusal's message is gone").isFalse();
+        Map<String, Object> run = http().get().uri("/api/runs/{id}", runId).exchange().expectStatus().isOk()
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat(((Number) run.get("traceStored")).longValue()).isZero();
+        assertThat(run.get("traceDeletedAt")).isNotNull();
+        assertThat(((Number) run.get("cyclesStored")).longValue()).isEqualTo(StoredExperiments.CYCLES);
+        assertThat(traceRows(runId)).isZero();
+        Map<String, Object> after = storage(runId);
+        assertThat(part(after, "intervals").get("rows")).isEqualTo(intervals);
+        String deletedAt = OffsetDateTime.parse((String) run.get("traceDeletedAt")).atZoneSameInstant(ZoneId.systemDefault())
+                .format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
+        assertThat(browser.findElement(By.cssSelector("#run-storage .storage-text")).getText())
+                .isEqualTo(storageLine(after, "; deleted " + deletedAt)).contains("trace: 0 rows (0 B; deleted ");
+        assertThat(textContent("run-storage")).isEqualTo(storageLine(after, "; deleted " + deletedAt) + "Intervals (CSV)");
+
+        // opened again, every chart draws what it drew before: the intervals, not the trace
+        open("#/experiments/" + experiment);
+        open("#/runs/" + runId);
+        waiting(Duration.ofSeconds(20)).until(driver ->
+                "stored".equals(driver.findElement(By.id("live-state")).getAttribute("data-live")));
+        awaitCharts(Duration.ofSeconds(20), "runThroughput", "runCycleTime", "runPercentiles", "runDistribution");
+        assertThat(points("runThroughput")).isEqualTo(throughput);
+        assertThat(points("runCycleTime")).isEqualTo(cycleTime);
+        assertThat(points("runPercentiles")).isEqualTo(percentiles);
+        assertThat(points("runDistribution").get("run #" + runId).stream().mapToDouble(p -> p.get("count")).sum())
+                .isEqualTo((double) StoredExperiments.CYCLES);
+        assertThat(browser.findElements(By.id("delete-trace"))).as("nothing left to delete").isEmpty();
+        screenshot("run-trace-deleted");
+    }
+
+    @Test
     void theHostsPageShowsTheInventoryTheAgentsTheirDevicesAndADeployErrorAsTheServerWordsIt() throws Exception {
         jdbc.sql("""
                 INSERT INTO agent (id, hostname, facts, connected, last_heartbeat)
@@ -309,11 +413,53 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
                 return chart ? chart.data.datasets.map(d => d.label) : [];""", chart);
     }
 
+    /** All the text of an element and its children, as the page holds it (no separators between them). */
+    private String textContent(String id) {
+        return (String) browser.executeScript("return document.getElementById(arguments[0]).textContent", id);
+    }
+
     private long summaryCycles(long runId) {
         return jdbc.sql("SELECT cycles FROM run_summary WHERE run_id = ?").param(runId).query(Long.class).single();
     }
 
     private long traceRows(long runId) {
         return jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(runId).query(Long.class).single();
+    }
+
+    private Map<String, Object> storage(long runId) {
+        return http().get().uri("/api/runs/{id}/storage", runId).exchange().expectStatus().isOk()
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Long> part(Map<String, Object> usage, String name) {
+        Map<String, Number> part = (Map<String, Number>) usage.get(name);
+        return Map.of("rows", part.get("rows").longValue(), "bytes", part.get("bytes").longValue());
+    }
+
+    /** The storage line as the page words it: rows with thousands separators, bytes in binary units. */
+    private static String storageLine(Map<String, Object> usage, String traceNote) {
+        Map<String, Long> intervals = part(usage, "intervals");
+        Map<String, Long> trace = part(usage, "trace");
+        Map<String, Long> histogram = part(usage, "histogram");
+        return String.format(Locale.ENGLISH, "Stored: %,d %s (%s), trace: %,d %s (%s%s), histogram: %,d %s (%s); %s in all.",
+                intervals.get("rows"), intervals.get("rows") == 1 ? "interval" : "intervals", bytes(intervals.get("bytes")),
+                trace.get("rows"), trace.get("rows") == 1 ? "row" : "rows", bytes(trace.get("bytes")), traceNote,
+                histogram.get("rows"), histogram.get("rows") == 1 ? "row" : "rows", bytes(histogram.get("bytes")),
+                bytes(((Number) usage.get("totalBytes")).longValue()));
+    }
+
+    /** 1536 → "1.5 KiB": three significant digits in the largest binary unit the value reaches. */
+    private static String bytes(long value) {
+        String[] units = {"B", "KiB", "MiB", "GiB"};
+        double scaled = value;
+        int unit = 0;
+        while (scaled >= 1024 && unit < units.length - 1) {
+            scaled /= 1024;
+            unit++;
+        }
+        String digits = scaled == 0 ? "0"
+                : new BigDecimal(scaled).round(new MathContext(3)).stripTrailingZeros().toPlainString();
+        return digits + " " + units[unit];
     }
 }
