@@ -40,10 +40,10 @@ function deleteButton(run, onDeleted) {
   return button;
 }
 
-/** → {element, show(run)}: the storage line of a run; `onDeleted` reloads the page after its trace is deleted. */
+/** → {element, show(run), stop()}: the storage line of a run; `onDeleted` reloads the page after its trace is deleted. */
 export function runStorage({ onDeleted }) {
   const element = h('p', { id: 'run-storage', class: 'storage-line' });
-  let shown = 0; // answers to an older show() that arrive late are dropped
+  let shown = 0; // answers to an older show(), or that arrive after stop(), are dropped
 
   async function show(run) {
     const request = ++shown;
@@ -61,5 +61,10 @@ export function runStorage({ onDeleted }) {
     }
   }
 
-  return { element, show, stop: () => clearError('storage') };
+  function stop() {
+    shown += 1;
+    ['storage', 'trace'].forEach(clearError);
+  }
+
+  return { element, show, stop };
 }
