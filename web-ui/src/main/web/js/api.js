@@ -66,9 +66,27 @@ export function getRun(runId) {
   return request('GET', `api/runs/${id(runId)}`);
 }
 
-/** Stored cycles over time, per thread and slot, as the live stream's progress events carry them. */
+/**
+ * A run over time from its stored intervals: {intervalNs (the slot width), points (per thread and slot, as the
+ * live stream's progress events carry them), percentiles (per slot over every thread)}.
+ */
 export function getTimeline(runId, slots = 100) {
   return request('GET', `api/runs/${id(runId)}/timeline?slots=${slots}`);
+}
+
+/** What a run keeps: {intervals, trace, histogram: {rows, bytes}, totalBytes}. */
+export function getStorage(runId) {
+  return request('GET', `api/runs/${id(runId)}/storage`);
+}
+
+/** Deletes an ended run's per-cycle trace ({deleted: rows, runs}); 409 (ApiError) while it is queued or running. */
+export function deleteTrace(runId) {
+  return request('DELETE', `api/runs/${id(runId)}/trace`);
+}
+
+/** Every stored interval of a run as CSV, for download. */
+export function intervalsCsvUrl(runId) {
+  return `api/runs/${id(runId)}/intervals.csv`;
 }
 
 /** A run's cycle-time distribution: {cycles, binsPerOctave, bins: [{lowNs, highNs, count}]}. */
@@ -76,7 +94,7 @@ export function getHistogram(runId, binsPerOctave = 8) {
   return request('GET', `api/runs/${id(runId)}/histogram?binsPerOctave=${binsPerOctave}`);
 }
 
-/** The server-sent events of a run: status, progress (per stored frame), end. */
+/** The server-sent events of a run: status, progress (the intervals of each stored frame), end. */
 export function liveRunUrl(runId) {
   return `api/runs/${id(runId)}/live`;
 }

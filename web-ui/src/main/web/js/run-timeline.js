@@ -1,15 +1,25 @@
-// A run over time, per thread: throughput and cycle time. While the run is queued or running the
-// points arrive as server-sent events (one per stored frame); once it has ended they come from its
-// stored samples (GET /api/runs/{id}/timeline). Both carry the same per-thread numbers.
+// A run over time, from its intervals (every interval_ms each thread reports one, counting every cycle):
+// throughput and cycle time per thread, and cycle-time percentiles over every thread. While the run is
+// queued or running the per-thread points arrive as server-sent events, one per interval and thread;
+// once it has ended they come from its stored intervals (GET /api/runs/{id}/timeline), in slots of
+// whole intervals. Both carry the same per-thread numbers.
 import { getTimeline, liveRunUrl } from './api.js';
 import { clearError, showError } from './banner.js';
 import { chartCard, showChart } from './chart-card.js';
 import { h } from './dom.js';
+import { formatNumber } from './format.js';
+import {
+  LivePercentiles, drawPercentiles, intervalNsOf, percentilesCard, storedPercentileSeries,
+} from './run-percentiles.js';
 
 const THROUGHPUT = 'runThroughput';
 const CYCLE_TIME = 'runCycleTime';
+/** Slots of the stored timeline: enough to see a run's course, few enough to draw at once. */
+const SLOTS = 200;
 /** Past this many points per thread the oldest go: a long run stays drawable. */
 const MAX_POINTS_PER_THREAD = 5000;
+
+const count = (n) => Number(n).toLocaleString('en');
 
 /** Per-thread series of throughput (Gbit/s) and median cycle time (µs) against seconds since t0. */
 class ThreadSeries {
@@ -18,7 +28,7 @@ class ThreadSeries {
     this.trimmed = false;
   }
 
-  /** threads: [{thread, cycles, bytes, firstStartNs, lastEndNs, medianCycleNs}] */
+  /** threads: [{thread, interval, cycles, bytes, firstStartNs, lastEndNs, medianCycleNs}] */
   add(threads) {
     for (const t of threads) {
       if (!this.threads.has(t.thread)) this.threads.set(t.thread, []);
@@ -28,6 +38,7 @@ class ThreadSeries {
         x: t.lastEndNs / 1e9,
         gbits: (t.bytes * 8) / spanNs,
         micros: t.medianCycleNs / 1000,
+        interval: t.interval,
         cycles: t.cycles,
         bytes: t.bytes,
         firstStartNs: t.firstStartNs,
@@ -43,88 +54,111 @@ class ThreadSeries {
   series(y) {
     return [...this.threads.entries()].sort(([a], [b]) => a - b).map(([thread, points]) => ({
       label: `thread ${thread}`,
-      points: points.map(({ x, cycles, bytes, firstStartNs, lastEndNs, ...rest }) => ({
-        x, y: rest[y], cycles, bytes, firstStartNs, lastEndNs,
+      points: points.map(({ x, interval, cycles, bytes, firstStartNs, lastEndNs, ...rest }) => ({
+        x, y: rest[y], interval, cycles, bytes, firstStartNs, lastEndNs,
       })),
     }));
   }
 }
 
 /**
- * → {cards, start(run), stop()}: the two chart cards, and the source that fills them. `onEnd(status)`
+ * → {cards, start(run), refresh(), stop()}: the chart cards, and the source that fills them. `onEnd(status)`
  * runs once a live run has ended.
  */
 export function runTimeline({ onEnd }) {
   const state = h('p', { id: 'live-state', class: 'live-state', dataset: { live: 'idle' } });
   const throughput = chartCard({ name: THROUGHPUT, canvasId: 'chart-run-throughput', title: 'Throughput over time, per thread' });
-  const cycleTime = chartCard({ name: CYCLE_TIME, canvasId: 'chart-run-cycle-time', title: 'Cycle time over time, per thread (median of each frame)' });
+  const cycleTime = chartCard({
+    name: CYCLE_TIME, canvasId: 'chart-run-cycle-time', title: 'Cycle time over time, per thread (median of each interval)',
+  });
+  const percentiles = percentilesCard();
   let source = null;
+  let runId = null;
   let data = new ThreadSeries();
-  let frames = 0;
+  let live = null;
+  let intervals = 0;
+  let cycles = 0;
   let drawTimer = null;
   let stopped = false;
 
-  function setState(live, text) {
-    state.dataset.live = live;
+  function setState(phase, text) {
+    state.dataset.live = phase;
     state.textContent = text;
   }
 
-  function draw(emptyText) {
-    drawTimer = null;
-    if (stopped) return;
+  function drawThreads(emptyText) {
     const common = { xKind: 'linear', xTitle: 'Time since the run started (s)', pointRadius: 2 };
     showChart(throughput, THROUGHPUT, { ...common, series: data.series('gbits'), yTitle: 'Throughput (Gbit/s)', unit: 'Gbit/s' }, emptyText);
     showChart(cycleTime, CYCLE_TIME, { ...common, series: data.series('micros'), yTitle: 'Cycle time (µs)', unit: 'µs' }, emptyText);
   }
 
-  function drawSoon() {
-    if (drawTimer === null) drawTimer = setTimeout(() => draw('Waiting for samples…'), 200);
+  function drawLive(emptyText) {
+    drawTimer = null;
+    if (stopped) return;
+    drawThreads(emptyText);
+    drawPercentiles(percentiles, live.series(), emptyText);
   }
 
-  async function loadStored(runId) {
+  function drawSoon() {
+    if (drawTimer === null) drawTimer = setTimeout(() => drawLive('Waiting for the first interval…'), 200);
+  }
+
+  /** The stored timeline: every chart, or (percentilesOnly, after a live run) the exact percentiles. */
+  async function loadStored({ percentilesOnly = false } = {}) {
     try {
-      const timeline = await getTimeline(runId, 200);
+      const timeline = await getTimeline(runId, SLOTS);
       if (stopped) return;
+      clearError('timeline');
+      drawPercentiles(percentiles, storedPercentileSeries(timeline), 'No intervals stored.');
+      if (percentilesOnly) return;
       data = new ThreadSeries();
       data.add(timeline.points);
-      clearError('timeline');
-      setState('stored', `From the stored samples: ${timeline.points.length} points, ${formatInterval(timeline.intervalNs)} each.`);
-      draw('No samples stored.');
+      setState('stored', `From the stored intervals: ${timeline.points.length} points, one per thread and `
+        + `${formatInterval(timeline.intervalNs)}.`);
+      drawThreads('No intervals stored.');
     } catch (error) {
       if (!stopped) showError('timeline', error);
     }
   }
 
-  function watch(runId) {
+  function watch(run) {
+    live = new LivePercentiles(intervalNsOf(run));
     setState('connecting', 'Connecting to the live stream…');
     source = new EventSource(liveRunUrl(runId));
     source.addEventListener('status', (event) => {
       const { status } = JSON.parse(event.data);
-      setState('watching', status === 'QUEUED' ? 'Live: waiting for the run to start…' : 'Live: samples arrive as they are stored.');
+      setState('watching', status === 'QUEUED' ? 'Live: waiting for the run to start…' : 'Live: intervals arrive as they are stored.');
       clearError('live');
     });
     source.addEventListener('progress', (event) => {
       const progress = JSON.parse(event.data);
       data.add(progress.threads);
-      frames += 1;
-      setState('watching', `Live: ${frames} frames, ${progress.totalCycles} cycles${data.trimmed ? ' (oldest points dropped)' : ''}.`);
+      live.add(progress.threads);
+      intervals += progress.threads.length;
+      cycles = progress.totalCycles;
+      setState('watching', `Live: ${count(intervals)} intervals, ${count(cycles)} cycles`
+        + `${data.trimmed ? ' (oldest points dropped)' : ''}.`);
       drawSoon();
     });
     source.addEventListener('end', (event) => {
       const { status } = JSON.parse(event.data);
       source.close();
       clearTimeout(drawTimer);
-      if (frames === 0) {
-        loadStored(runId); // it ended before the stream began: draw what was stored
+      drawTimer = null;
+      if (intervals === 0) {
+        loadStored(); // it ended before the stream began: draw what was stored
       } else {
-        setState('ended', `Run ${status.toLowerCase()}: ${frames} frames received live.`);
-        draw('No samples arrived.');
+        setState('ended', `Run ${status.toLowerCase()}: ${count(intervals)} intervals, ${count(cycles)} cycles received live.`);
+        drawLive('No intervals arrived.');
+        loadStored({ percentilesOnly: true }); // exact over all threads, now that every interval is stored
       }
       onEnd?.(status);
     });
     source.onerror = () => {
       if (stopped || source.readyState !== EventSource.CLOSED) {
-        if (!stopped && state.dataset.live !== 'ended') setState('reconnecting', 'Live stream interrupted: reconnecting (frames in between are not drawn)…');
+        if (!stopped && state.dataset.live !== 'ended') {
+          setState('reconnecting', 'Live stream interrupted: reconnecting (intervals in between are not drawn)…');
+        }
         return;
       }
       showError('live', new Error(`GET /${liveRunUrl(runId)}: the live stream closed`));
@@ -132,11 +166,16 @@ export function runTimeline({ onEnd }) {
   }
 
   return {
-    cards: [state, h('div', { class: 'charts' }, throughput, cycleTime)],
-    /** Live while the run is queued or running, else from its stored samples. */
+    cards: [state, h('div', { class: 'charts' }, throughput, cycleTime, percentiles)],
+    /** Live while the run is queued or running, else from its stored intervals. */
     start(run) {
-      if (run.status === 'QUEUED' || run.status === 'RUNNING') watch(run.id);
-      else loadStored(run.id);
+      runId = run.id;
+      if (run.status === 'QUEUED' || run.status === 'RUNNING') watch(run);
+      else loadStored();
+    },
+    /** Draws the stored timeline again, unless the charts are live. */
+    refresh() {
+      if (runId !== null && source === null) loadStored();
     },
     stop() {
       stopped = true;
@@ -148,7 +187,7 @@ export function runTimeline({ onEnd }) {
 }
 
 function formatInterval(ns) {
-  if (ns >= 1e9) return `${(ns / 1e9).toPrecision(3)} s`;
-  if (ns >= 1e6) return `${(ns / 1e6).toPrecision(3)} ms`;
-  return `${(ns / 1e3).toPrecision(3)} µs`;
+  if (ns >= 1e9) return `${formatNumber(ns / 1e9)} s`;
+  if (ns >= 1e6) return `${formatNumber(ns / 1e6)} ms`;
+  return `${formatNumber(ns / 1e3)} µs`;
 }

@@ -1,5 +1,6 @@
-// One run, #/runs/12: what it ran with and where, its numbers, throughput and cycle time over time
-// per thread (live while it runs), its cycle-time distribution, and its baseline status.
+// One run, #/runs/12: what it ran with and where, what it keeps, its numbers, throughput and cycle time
+// over time per thread and its percentiles over all threads (live while it runs), its cycle-time
+// distribution, and its baseline status.
 import { getFingerprint, getRun } from './api.js';
 import { clearError, showError } from './banner.js';
 import { baselineToggle } from './baseline.js';
@@ -12,6 +13,7 @@ import {
   bytesPerSecondToGbit, formatNumber, formatTime, messagesPerSecondToMillions, nanosToMicros,
 } from './format.js';
 import { orderParams, paramList } from './params.js';
+import { runStorage } from './run-storage.js';
 import { runTimeline } from './run-timeline.js';
 
 const CYCLE_FIELDS = [['min', 'min'], ['median', 'median'], ['avg', 'avg'], ['p99', 'p99'], ['p999', 'p99.9'], ['max', 'max']];
@@ -49,8 +51,14 @@ export function mountRun(container, id) {
   const numbers = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const distribution = chartCard({ name: 'runDistribution', canvasId: 'chart-run-distribution', title: 'Cycle-time distribution' });
   const timeline = runTimeline({ onEnd: () => load() });
+  const storage = runStorage({
+    onDeleted: () => {
+      load();
+      timeline.refresh();
+    },
+  });
   container.replaceChildren(h('section', { id: 'run', class: 'run-view', dataset: { runId: id } },
-    h('div', { class: 'card header' }, back, h('div', { class: 'title-row' }, title, actions), details),
+    h('div', { class: 'card header' }, back, h('div', { class: 'title-row' }, title, actions), details, storage.element),
     h('section', { class: 'card' }, h('h2', {}, 'Over time'), timeline.cards),
     h('div', { class: 'charts' }, distribution),
     h('section', { class: 'card' }, h('h2', {}, 'Numbers'), numbers)));
@@ -79,6 +87,7 @@ export function mountRun(container, id) {
         paramList(orderParams(Object.keys(run.params)).map((name) => [name, run.params[name]]))),
       fingerprint && hostLine(fingerprint));
       numbers.replaceChildren(numbersTable(run.summary));
+      storage.show(run);
       if (!started) {
         started = true;
         timeline.start(run);
@@ -98,6 +107,7 @@ export function mountRun(container, id) {
   return () => {
     mounted = false;
     timeline.stop();
+    storage.stop();
     clearError('run');
     destroyAllCharts();
   };

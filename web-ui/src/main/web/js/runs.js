@@ -17,7 +17,7 @@ function tryNote(run) {
     notes.push(h('a', { href: `#/runs/${run.supersededBy}`, title: 'This try failed; the point was run again' },
       `retried as #${run.supersededBy}`));
   }
-  if (run.partial) notes.push(`partial: ${Number(run.samplesStored).toLocaleString('en')} cycles kept`);
+  if (run.partial) notes.push(`partial: ${Number(run.cyclesStored).toLocaleString('en')} cycles kept`);
   if (notes.length === 0) return null;
   return h('span', { class: 'try-note' }, notes.flatMap((n, i) => (i === 0 ? [' ', n] : [' · ', n])));
 }

@@ -19,6 +19,9 @@ import org.qplab.controller.AgentProcess;
 import org.qplab.controller.StoredExperiments;
 import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.run.RunIntervals;
+import org.qplab.protocol.CycleBuckets;
+import org.qplab.protocol.Interval;
 import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -42,6 +45,9 @@ class DashboardBrowserIntegrationTests extends BrowserTest {
 
     @Autowired
     private RunOutcomes outcomes;
+
+    @Autowired
+    private RunIntervals intervals;
 
     /** A finished run's stored numbers. */
     private record Stored(long runId, int threads, long msgSize, long cycles, double bw, double rate, double median,
@@ -248,18 +254,23 @@ class DashboardBrowserIntegrationTests extends BrowserTest {
         });
     }
 
-    /** The distribution card draws the first point's runs: each bin holds the stored cycles of its time range. */
+    /**
+     * The distribution card draws the first point's runs: each bin holds the cycles that the run's stored intervals
+     * count in its time range (their histogram buckets, 128 per power of two, each inside one bin), and every
+     * cycle of the run's summary is in a bin.
+     */
     private void assertDistributionShowsStoredCycles(List<Stored> stored) {
         Map<String, List<Map<String, Double>>> lines = points("cycleDistribution");
         assertThat(lines).hasSize(2); // the two repeats of the point shown first
         for (var line : lines.entrySet()) {
             long runId = Long.parseLong(line.getKey().replaceAll("run #(\\d+).*", "$1"));
             long cycles = stored.stream().filter(s -> s.runId() == runId).findFirst().orElseThrow().cycles();
+            List<Interval> runIntervals = intervals.all(runId);
+            assertThat(runIntervals.stream().mapToLong(Interval::cycles).sum()).as("the intervals of run %d count every cycle", runId)
+                    .isEqualTo(cycles);
             double total = 0;
             for (Map<String, Double> bin : line.getValue()) {
-                long count = jdbc.sql("""
-                                SELECT count(*) FROM sample WHERE run_id = ? AND end_ns - start_ns >= ? AND end_ns - start_ns < ?""")
-                        .params(runId, bin.get("lowNs").longValue(), bin.get("highNs").longValue()).query(Long.class).single();
+                long count = cyclesBetween(runIntervals, bin.get("lowNs").longValue(), bin.get("highNs").longValue());
                 assertThat(bin.get("count")).as("run %d, %s..%s ns", runId, bin.get("lowNs"), bin.get("highNs")).isEqualTo((double) count);
                 double octaves = Math.log(bin.get("highNs") / bin.get("lowNs")) / Math.log(2);
                 assertThat(bin.get("y")).as("share per 1/8 octave").isCloseTo(100.0 * count / cycles / (8 * octaves), offset(1e-9));
@@ -269,6 +280,21 @@ class DashboardBrowserIntegrationTests extends BrowserTest {
         }
         assertThat(axis("cycleDistribution", "x")).containsEntry("type", "logarithmic");
         assertThat(axis("cycleDistribution", "y")).containsEntry("title", "Cycles (% per 1/8 power of two)");
+    }
+
+    /** Cycles the intervals' histograms count in [lowNs, highNs). */
+    private static long cyclesBetween(List<Interval> intervals, long lowNs, long highNs) {
+        long count = 0;
+        for (Interval interval : intervals) {
+            for (int k = 0; k < interval.buckets().length; k++) {
+                long bucketLow = CycleBuckets.lowNs(interval.buckets()[k]);
+                if (bucketLow >= lowNs && bucketLow < highNs) {
+                    assertThat(CycleBuckets.highNs(interval.buckets()[k])).as("a bucket lies inside one bin").isLessThanOrEqualTo(highNs);
+                    count += interval.counts()[k];
+                }
+            }
+        }
+        return count;
     }
 
     private void assertDownloadsHoldTheDrawnBandwidth() throws Exception {

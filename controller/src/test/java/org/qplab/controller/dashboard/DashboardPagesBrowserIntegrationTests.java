@@ -3,21 +3,39 @@ package org.qplab.controller.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.offset;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.nio.file.Files;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 import org.qplab.controller.AgentProcess;
+import org.qplab.controller.StoredExperiments;
+import org.qplab.controller.ingest.RunOutcomes;
+import org.qplab.controller.ingest.SampleIngest;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 
-/** The experiments list's filters, a run's live view, and the hosts page, in headless Chromium. */
+/** The experiments list's filters, a run's live view and what it keeps, and the hosts page, in headless Chromium. */
 class DashboardPagesBrowserIntegrationTests extends BrowserTest {
+
+    @Autowired
+    private SampleIngest ingest;
+
+    @Autowired
+    private RunOutcomes outcomes;
 
     /**
      * Stored data, not a measurement: the facts an agent on a Soft-RoCE host reports (the shape the
@@ -75,7 +93,7 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
     }
 
     @Test
-    void aRunsThroughputAndCycleTimeArriveLivePerThreadAndEqualItsStoredSamples() throws Exception {
+    void aRunsThroughputCycleTimeAndPercentilesArriveLivePerIntervalAndEqualItsStoredIntervals() throws Exception {
         Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"name\":\"live-browser\",\"base\":{\"provider\":\"tcp\",\"msg_size\":65536,\"threads\":2,\"duration_ms\":1500}}")
                 .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
@@ -86,6 +104,14 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
                 "watching".equals(driver.findElement(By.id("live-state")).getAttribute("data-live")));
 
         try (AgentProcess agent = AgentProcess.start(port, "live-browser-agent", TOKEN)) {
+            // while it runs, a thread's percentiles cannot be merged with another's: the chart says whose it shows
+            List<String> whileRunning = waiting(Duration.ofSeconds(60)).pollingEvery(Duration.ofMillis(50)).until(driver -> {
+                List<String> labels = labels("runPercentiles");
+                return labels.isEmpty() ? null : labels;
+            });
+            assertThat(whileRunning).as("agent log: %s", agent.log())
+                    .containsExactly("p50, max over threads", "p99, max over threads", "p99.9, max over threads");
+            assertThat(axis("runPercentiles", "y")).containsEntry("type", "logarithmic");
             waiting(Duration.ofSeconds(60)).until(driver ->
                     "ended".equals(driver.findElement(By.id("live-state")).getAttribute("data-live")));
             awaitCharts(Duration.ofSeconds(20), "runThroughput", "runCycleTime", "runDistribution");
@@ -93,8 +119,16 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
 
             Map<String, List<Map<String, Double>>> live = points("runThroughput");
             assertThat(live).containsOnlyKeys("thread 0", "thread 1");
-            assertThat(live.get("thread 0")).as("frames drawn (agent log: %s)", agent.log()).hasSizeGreaterThanOrEqualTo(3);
+            assertThat(live.get("thread 0")).as("intervals drawn (agent log: %s)", agent.log()).hasSizeGreaterThanOrEqualTo(3);
             assertEveryStoredCycleIsDrawnOnce(runId, live);
+            long intervals = jdbc.sql("SELECT count(*) FROM run_interval WHERE run_id = ?").param(runId).query(Long.class).single();
+            assertThat(live.values().stream().mapToInt(List::size).sum()).as("one point per stored interval").isEqualTo((int) intervals);
+            assertThat(browser.findElement(By.id("live-state")).getText())
+                    .isEqualTo(String.format(Locale.ENGLISH, "Run finished: %,d intervals, %,d cycles received live.", intervals,
+                            summaryCycles(runId)));
+            // once it has ended, the exact percentiles over every thread replace the live ones
+            waiting(Duration.ofSeconds(20)).until(driver -> labels("runPercentiles").equals(List.of("p50", "p99", "p99.9")));
+            assertPercentilesShowTheTimeline(runId);
             assertThat(points("runCycleTime").get("thread 1")).hasSameSizeAs(live.get("thread 1"));
             assertThat(axis("runThroughput", "y")).containsEntry("title", "Throughput (Gbit/s)").containsEntry("beginAtZero", true);
             assertThat(axis("runThroughput", "x")).containsEntry("title", "Time since the run started (s)");
@@ -110,6 +144,7 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
             assertEveryStoredCycleIsDrawnOnce(runId, stored);
             List<Map<String, Object>> timeline = timeline(runId);
             assertThat(stored.values().stream().mapToInt(List::size).sum()).isEqualTo(timeline.size());
+            assertPercentilesShowTheTimeline(runId);
             for (Map<String, Object> slot : timeline) {
                 Map<String, Double> point = stored.get("thread " + slot.get("thread")).stream()
                         .filter(p -> p.get("lastEndNs") == ((Number) slot.get("lastEndNs")).doubleValue()).findFirst().orElseThrow();
@@ -117,7 +152,8 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
                 assertThat(point.get("y")).isCloseTo(((Number) slot.get("bytes")).doubleValue() * 8 / span, offset(1e-9));
             }
             assertThat(points("runDistribution").get("run #" + runId).stream().mapToDouble(p -> p.get("count")).sum())
-                    .isEqualTo((double) jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(runId).query(Long.class).single());
+                    .as("every cycle of the run").isEqualTo((double) summaryCycles(runId));
+            assertThat(traceRows(runId)).as("the run asked for no trace: every chart is drawn from its intervals").isZero();
         }
     }
 
@@ -132,14 +168,16 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
         AgentProcess agent = AgentProcess.start(port, "killed-browser-agent", TOKEN);
         try {
             waiting(Duration.ofSeconds(60)).until(driver ->
-                    jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(first).query(Long.class).single() > 0);
+                    jdbc.sql("SELECT count(*) FROM run_interval WHERE run_id = ?").param(first).query(Long.class).single() > 0);
             agent.kill();
             agent = agent.restart(); // it comes back without the run: that try fails, the point runs again
             awaitExperimentEnd(experiment, Duration.ofSeconds(60), agent::log);
         } finally {
             agent.close();
         }
-        long kept = jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(first).query(Long.class).single();
+        long kept = jdbc.sql("SELECT coalesce(sum(cycles), 0) FROM run_interval WHERE run_id = ?").param(first)
+                .query(Long.class).single();
+        assertThat(kept).as("cycles of the intervals that reached the controller before the kill").isPositive();
         long second = jdbc.sql("SELECT superseded_by FROM run WHERE id = ?").param(first).query(Long.class).single();
 
         open("#/experiments/" + experiment);
@@ -155,6 +193,93 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
         assertThat(browser.findElements(By.cssSelector("#runs tbody tr")).stream().map(r -> r.getAttribute("id")).toList())
                 .as("the two tries of the point, in the order they ran").containsExactly("run-" + first, "run-" + second);
         assertThat(browser.findElement(By.cssSelector(".summary-line .retried")).getText()).isEqualTo("1 retried");
+    }
+
+    @Test
+    void aRunPageShowsWhatTheRunKeepsAndDeletingItsTraceKeepsEveryChart() throws Exception {
+        long experiment = new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096]", 41, 1.0, "6.18.0");
+        long runId = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(experiment).query(Long.class).single();
+        long intervals = jdbc.sql("SELECT count(*) FROM run_interval WHERE run_id = ?").param(runId).query(Long.class).single();
+        assertThat(intervals).as("5,000 cycles 1 ms apart, in intervals of 100 ms").isEqualTo(50);
+        assertThat(traceRows(runId)).isEqualTo(StoredExperiments.CYCLES);
+
+        open("#/runs/" + runId);
+        waiting(Duration.ofSeconds(20)).until(driver ->
+                "stored".equals(driver.findElement(By.id("live-state")).getAttribute("data-live")));
+        awaitCharts(Duration.ofSeconds(20), "runThroughput", "runCycleTime", "runPercentiles", "runDistribution");
+        assertThat(browser.findElement(By.id("chart-run-percentiles")).isDisplayed()).isTrue();
+        assertThat(browser.findElement(By.cssSelector("[data-chart='runPercentiles'] .chart-title")).getText())
+                .isEqualTo("Cycle-time percentiles over time, all threads");
+        assertPercentilesShowTheTimeline(runId);
+        Map<String, List<Map<String, Double>>> throughput = points("runThroughput");
+        Map<String, List<Map<String, Double>>> cycleTime = points("runCycleTime");
+        Map<String, List<Map<String, Double>>> percentiles = points("runPercentiles");
+        assertThat(throughput.get("thread 0").stream().mapToDouble(p -> p.get("cycles")).sum())
+                .isEqualTo((double) StoredExperiments.CYCLES);
+
+        Map<String, Object> usage = storage(runId);
+        assertThat(part(usage, "intervals").get("rows")).isEqualTo(intervals);
+        assertThat(part(usage, "trace").get("rows")).isEqualTo((long) StoredExperiments.CYCLES);
+        String line = waiting(Duration.ofSeconds(20)).until(driver -> {
+            String text = driver.findElement(By.cssSelector("#run-storage .storage-text")).getText();
+            return text.isEmpty() ? null : text;
+        });
+        assertThat(line).isEqualTo(storageLine(usage, ""));
+        assertThat(textContent("run-storage")).isEqualTo(line + "Intervals (CSV)" + "Delete trace");
+        screenshot("run-storage");
+
+        click(By.id("intervals-csv"));
+        List<String> csv = Files.readAllLines(downloaded("run-" + runId + "-intervals.csv"));
+        assertThat(csv.get(0)).startsWith("thread,interval,span,from [ns],to [ns],cycles,");
+        assertThat(csv).hasSize(1 + (int) intervals);
+        assertThat(csv.subList(1, csv.size()).stream().mapToLong(row -> Long.parseLong(row.split(",")[5])).sum())
+                .as("cycles in the downloaded intervals").isEqualTo(StoredExperiments.CYCLES);
+
+        // while the run counts as running the server refuses, and the page shows its words
+        jdbc.sql("UPDATE run SET status = 'RUNNING' WHERE id = ?").param(runId).update();
+        Map<String, Object> refused = http().delete().uri("/api/runs/{id}/trace", runId).exchange().expectStatus().isEqualTo(409)
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        click(By.id("delete-trace"));
+        waiting(Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent()).accept();
+        String banner = waiting(Duration.ofSeconds(20)).until(driver -> {
+            WebElement shown = driver.findElement(By.id("error-banner"));
+            return shown.isDisplayed() ? shown.findElement(By.cssSelector(".banner-messages")).getText() : null;
+        });
+        assertThat(banner).isEqualTo("DELETE /api/runs/" + runId + "/trace failed: 409 " + refused.get("error"));
+        assertThat(traceRows(runId)).isEqualTo(StoredExperiments.CYCLES);
+
+        jdbc.sql("UPDATE run SET status = 'FINISHED' WHERE id = ?").param(runId).update();
+        click(By.id("delete-trace"));
+        waiting(Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent()).accept();
+        waiting(Duration.ofSeconds(20)).until(driver -> driver.findElements(By.id("delete-trace")).isEmpty());
+        assertThat(browser.findElement(By.id("error-banner")).isDisplayed()).as("the refusal's message is gone").isFalse();
+        Map<String, Object> run = http().get().uri("/api/runs/{id}", runId).exchange().expectStatus().isOk()
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat(((Number) run.get("traceStored")).longValue()).isZero();
+        assertThat(run.get("traceDeletedAt")).isNotNull();
+        assertThat(((Number) run.get("cyclesStored")).longValue()).isEqualTo(StoredExperiments.CYCLES);
+        assertThat(traceRows(runId)).isZero();
+        Map<String, Object> after = storage(runId);
+        assertThat(part(after, "intervals").get("rows")).isEqualTo(intervals);
+        String deletedAt = OffsetDateTime.parse((String) run.get("traceDeletedAt")).atZoneSameInstant(ZoneId.systemDefault())
+                .format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
+        assertThat(browser.findElement(By.cssSelector("#run-storage .storage-text")).getText())
+                .isEqualTo(storageLine(after, "; deleted " + deletedAt)).contains("trace: 0 rows (0 B; deleted ");
+        assertThat(textContent("run-storage")).isEqualTo(storageLine(after, "; deleted " + deletedAt) + "Intervals (CSV)");
+
+        // opened again, every chart draws what it drew before: the intervals, not the trace
+        open("#/experiments/" + experiment);
+        open("#/runs/" + runId);
+        waiting(Duration.ofSeconds(20)).until(driver ->
+                "stored".equals(driver.findElement(By.id("live-state")).getAttribute("data-live")));
+        awaitCharts(Duration.ofSeconds(20), "runThroughput", "runCycleTime", "runPercentiles", "runDistribution");
+        assertThat(points("runThroughput")).isEqualTo(throughput);
+        assertThat(points("runCycleTime")).isEqualTo(cycleTime);
+        assertThat(points("runPercentiles")).isEqualTo(percentiles);
+        assertThat(points("runDistribution").get("run #" + runId).stream().mapToDouble(p -> p.get("count")).sum())
+                .isEqualTo((double) StoredExperiments.CYCLES);
+        assertThat(browser.findElements(By.id("delete-trace"))).as("nothing left to delete").isEmpty();
+        screenshot("run-trace-deleted");
     }
 
     @Test
@@ -214,12 +339,17 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
                 .map(r -> Long.parseLong(r.getAttribute("id").replace("experiment-", ""))).collect(Collectors.toSet()).equals(ids));
     }
 
-    /** Per thread, the points' cycles and bytes add up to the thread's stored samples, and y is their throughput. */
+    /**
+     * Per thread, the points' cycles and bytes add up to the thread's stored intervals, and y is their throughput;
+     * the intervals count every cycle of the run's summary.
+     */
     private void assertEveryStoredCycleIsDrawnOnce(long runId, Map<String, List<Map<String, Double>>> drawn) {
         Map<Integer, long[]> stored = new HashMap<>();
-        jdbc.sql("SELECT thread, count(*), sum(bytes) FROM sample WHERE run_id = ? GROUP BY thread").param(runId)
+        jdbc.sql("SELECT thread, sum(cycles), sum(bytes) FROM run_interval WHERE run_id = ? GROUP BY thread").param(runId)
                 .query((rs, i) -> stored.put(rs.getInt(1), new long[] {rs.getLong(2), rs.getLong(3)})).list();
         assertThat(stored).containsOnlyKeys(0, 1);
+        assertThat(stored.values().stream().mapToLong(sums -> sums[0]).sum()).as("every cycle of the summary")
+                .isEqualTo(summaryCycles(runId));
         stored.forEach((thread, sums) -> {
             List<Map<String, Double>> points = drawn.get("thread " + thread);
             assertThat(points.stream().mapToDouble(p -> p.get("cycles")).sum()).as("cycles of thread %d", thread).isEqualTo((double) sums[0]);
@@ -233,7 +363,103 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
 
     @SuppressWarnings("unchecked")
     private List<Map<String, Object>> timeline(long runId) {
-        return (List<Map<String, Object>>) http().get().uri("/api/runs/{id}/timeline?slots=200", runId).exchange()
-                .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody().get("points");
+        return (List<Map<String, Object>>) timelineOf(runId).get("points");
+    }
+
+    /** The timeline as the run page asks for it (200 slots). */
+    private Map<String, Object> timelineOf(long runId) {
+        return http().get().uri("/api/runs/{id}/timeline?slots=200", runId).exchange()
+                .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+    }
+
+    /**
+     * The percentiles chart draws p50, p99 and p99.9 of every slot of the timeline, over all threads, at the slot's
+     * end, in µs on a log axis; the slots count every cycle of the run.
+     */
+    @SuppressWarnings("unchecked")
+    private void assertPercentilesShowTheTimeline(long runId) {
+        List<Map<String, Object>> slots = (List<Map<String, Object>>) timelineOf(runId).get("percentiles");
+        assertThat(slots).isNotEmpty();
+        assertThat(slots.stream().mapToLong(slot -> ((Number) slot.get("cycles")).longValue()).sum())
+                .as("every cycle of the run is in a slot").isEqualTo(summaryCycles(runId));
+        assertThat(labels("runPercentiles")).containsExactly("p50", "p99", "p99.9");
+        Map<String, List<Map<String, Double>>> drawn = points("runPercentiles");
+        Map<String, String> fields = Map.of("p50", "medianCycleNs", "p99", "p99CycleNs", "p99.9", "p999CycleNs");
+        fields.forEach((label, field) -> {
+            List<Map<String, Double>> points = drawn.get(label);
+            assertThat(points).as("%s: one point per slot", label).hasSize(slots.size());
+            for (int i = 0; i < slots.size(); i++) {
+                Map<String, Object> slot = slots.get(i);
+                assertThat(points.get(i).get("x")).as("%s slot %d", label, i)
+                        .isEqualTo(((Number) slot.get("toNs")).doubleValue() / 1e9);
+                if (((Number) slot.get("cycles")).longValue() == 0) {
+                    assertThat(points.get(i)).as("%s slot %d has no cycles: nothing to draw on a log axis", label, i)
+                            .doesNotContainKey("y");
+                    continue;
+                }
+                assertThat(points.get(i).get("y")).as("%s slot %d (µs)", label, i)
+                        .isCloseTo(((Number) slot.get(field)).doubleValue() / 1000, offset(1e-9));
+            }
+        });
+        assertThat(axis("runPercentiles", "y")).containsEntry("type", "logarithmic").containsEntry("title", "Cycle time (µs, log)");
+        assertThat(axis("runPercentiles", "x")).containsEntry("title", "Time since the run started (s)");
+    }
+
+    /** The series labels of a chart, in the order its legend shows them; none while it is not drawn. */
+    @SuppressWarnings("unchecked")
+    private List<String> labels(String chart) {
+        return (List<String>) browser.executeScript("""
+                const chart = window.qplabCharts && window.qplabCharts[arguments[0]];
+                return chart ? chart.data.datasets.map(d => d.label) : [];""", chart);
+    }
+
+    /** All the text of an element and its children, as the page holds it (no separators between them). */
+    private String textContent(String id) {
+        return (String) browser.executeScript("return document.getElementById(arguments[0]).textContent", id);
+    }
+
+    private long summaryCycles(long runId) {
+        return jdbc.sql("SELECT cycles FROM run_summary WHERE run_id = ?").param(runId).query(Long.class).single();
+    }
+
+    private long traceRows(long runId) {
+        return jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(runId).query(Long.class).single();
+    }
+
+    private Map<String, Object> storage(long runId) {
+        return http().get().uri("/api/runs/{id}/storage", runId).exchange().expectStatus().isOk()
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Long> part(Map<String, Object> usage, String name) {
+        Map<String, Number> part = (Map<String, Number>) usage.get(name);
+        return Map.of("rows", part.get("rows").longValue(), "bytes", part.get("bytes").longValue());
+    }
+
+    /** The storage line as the page words it: rows with thousands separators, bytes in binary units. */
+    private static String storageLine(Map<String, Object> usage, String traceNote) {
+        Map<String, Long> intervals = part(usage, "intervals");
+        Map<String, Long> trace = part(usage, "trace");
+        Map<String, Long> histogram = part(usage, "histogram");
+        return String.format(Locale.ENGLISH, "Stored: %,d %s (%s), trace: %,d %s (%s%s), histogram: %,d %s (%s); %s in all.",
+                intervals.get("rows"), intervals.get("rows") == 1 ? "interval" : "intervals", bytes(intervals.get("bytes")),
+                trace.get("rows"), trace.get("rows") == 1 ? "row" : "rows", bytes(trace.get("bytes")), traceNote,
+                histogram.get("rows"), histogram.get("rows") == 1 ? "row" : "rows", bytes(histogram.get("bytes")),
+                bytes(((Number) usage.get("totalBytes")).longValue()));
+    }
+
+    /** 1536 → "1.5 KiB": three significant digits in the largest binary unit the value reaches. */
+    private static String bytes(long value) {
+        String[] units = {"B", "KiB", "MiB", "GiB"};
+        double scaled = value;
+        int unit = 0;
+        while (scaled >= 1024 && unit < units.length - 1) {
+            scaled /= 1024;
+            unit++;
+        }
+        String digits = scaled == 0 ? "0"
+                : new BigDecimal(scaled).round(new MathContext(3)).stripTrailingZeros().toPlainString();
+        return digits + " " + units[unit];
     }
 }
