@@ -11,7 +11,9 @@ const rows = (n, one, many) => `${count(n)} ${n === 1 ? one : many}`;
 
 function storageText(usage, run) {
   const deleted = run.traceDeletedAt ? `; deleted ${formatTime(run.traceDeletedAt)}` : '';
-  const trace = `trace: ${rows(usage.trace.rows, 'row', 'rows')} (${formatBytes(usage.trace.bytes)}${deleted})`;
+  // trace records the agent could not drain in time are lost to the trace only (the intervals count every cycle)
+  const dropped = run.summary?.dropped > 0 ? `, ${count(run.summary.dropped)} dropped` : '';
+  const trace = `trace: ${rows(usage.trace.rows, 'row', 'rows')} (${formatBytes(usage.trace.bytes)}${deleted})${dropped}`;
   return `Stored: ${rows(usage.intervals.rows, 'interval', 'intervals')} (${formatBytes(usage.intervals.bytes)}), ${trace}, `
     + `histogram: ${rows(usage.histogram.rows, 'row', 'rows')} (${formatBytes(usage.histogram.bytes)}); `
     + `${formatBytes(usage.totalBytes)} in all.`;
