@@ -28,8 +28,14 @@ class CancelIntegrationTests extends ControllerIntegrationTest {
             String runStatus = awaitRunEnd(running, Duration.ofSeconds(30), agent);
             assertThat(runStatus).isEqualTo("CANCELLED");
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
-            assertThat(jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(running).query(Long.class).single())
-                    .as("cycles measured before the cancel").isPositive();
+            // the stopped engine's summary counts the cycles until the stop; its intervals all arrived before its end
+            long summaryCycles = jdbc.sql("SELECT cycles FROM run_summary WHERE run_id = ?").param(running)
+                    .query(Long.class).single();
+            assertThat(jdbc.sql("SELECT coalesce(sum(cycles), 0) FROM run_interval WHERE run_id = ?").param(running)
+                    .query(Long.class).single()).as("cycles measured before the cancel, kept").isEqualTo(summaryCycles)
+                    .isPositive();
+            http().get().uri("/api/runs/{id}", running).exchange().expectStatus().isOk().expectBody()
+                    .jsonPath("$.partial").isEqualTo(true).jsonPath("$.cyclesStored").isEqualTo(summaryCycles);
             assertThat(jdbc.sql("SELECT status FROM run WHERE experiment_id = ? AND id <> ?").params(id, running)
                     .query(String.class).list()).containsOnly("CANCELLED");
             assertThat(jdbc.sql("SELECT status FROM experiment WHERE id = ?").param(id).query(String.class).single())

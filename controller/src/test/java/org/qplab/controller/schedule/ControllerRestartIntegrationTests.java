@@ -33,11 +33,16 @@ import org.qplab.controller.database.TestDatabase;
  * The controller killed with SIGKILL in the middle of a matrix (three hosts in network namespaces, pair runs
  * and loopback runs) and started again on the same data directory: the matrix completes. Runs that were in
  * flight are completed from their agents or failed and tried again; every point ends FINISHED once, and
- * every cycle of every run is stored exactly once — checked in PostgreSQL.
+ * the stored intervals of every run count each of its cycles once (a finished run's: exactly its summary's
+ * cycles), though the agents send again whatever the dead controller had not acknowledged — checked in
+ * PostgreSQL.
  */
 class ControllerRestartIntegrationTests {
 
     private static final String TOKEN = "restart-test-token";
+    /** Runs in flight that have intervals stored: measuring, not being set up. */
+    private static final String MEASURING = "SELECT id FROM run r WHERE status = 'RUNNING' "
+            + "AND EXISTS (SELECT 1 FROM sample_batch b WHERE b.run_id = r.id)";
     private static NetworkNamespaces net;
     private static ControllerProcess controller;
     private static final List<AgentProcess> agents = new ArrayList<>();
@@ -62,7 +67,7 @@ class ControllerRestartIntegrationTests {
     }
 
     @Test
-    void aControllerKilledMidMatrixAndRestartedCompletesItWithEverySampleStoredOnce() throws Exception {
+    void aControllerKilledMidMatrixAndRestartedCompletesItWithEveryCycleStoredOnce() throws Exception {
         int port = ControllerProcess.freePort();
         int pgPort = ControllerProcess.freePort();
         Path dataDir = TestDatabase.freshDataDir();
@@ -75,24 +80,24 @@ class ControllerRestartIntegrationTests {
         long pairs = submit("""
                 name: pairs through a crash
                 hosts: {group: [r1, r2, r3]}
-                base: {provider: tcp, duration_ms: 1500, rate_limit: 20000}
+                base: {provider: tcp, duration_ms: 1500}
                 dimensions: {msg_size: [4K, 64K], threads: [1, 2]}
                 """);
         long loopbacks = submit("""
                 name: loopbacks through a crash
                 hosts: {loopback: [r1, r2, r3]}
-                base: {provider: tcp, duration_ms: 1500, msg_size: 16K, rate_limit: 20000}
+                base: {provider: tcp, duration_ms: 1500, msg_size: 16K}
                 """);
-        // paced: at most 30,000 cycles per thread, fewer than an engine ring holds, so a drain that falls behind
-        // on this busy machine cannot drop records and "every cycle stored" is about the crash alone
 
         List<Long> inFlight;
+        List<Long> measuring;
         try (Connection db = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + pgPort + "/qplab", "postgres", "")) {
-            await("3 runs finished and some in flight", Duration.ofSeconds(120), () ->
+            await("3 runs finished and one in flight with intervals stored", Duration.ofSeconds(120), () ->
                     count(db, "SELECT count(*) FROM run WHERE status = 'FINISHED'") >= 3
-                            && count(db, "SELECT count(*) FROM run WHERE status = 'RUNNING'") >= 1);
+                            && !longs(db, MEASURING).isEmpty());
             controller.kill();
             inFlight = longs(db, "SELECT id FROM run WHERE status = 'RUNNING'");
+            measuring = longs(db, MEASURING);
             Thread.sleep(3000);
         }
         assertThat(inFlight).as("runs in flight when the controller died").isNotEmpty();
@@ -117,20 +122,31 @@ class ControllerRestartIntegrationTests {
                         + "or failed and tried again", run).containsAnyOf("FINISHED", "FAILED and tried again");
             }
 
-            // every cycle stored once: per run, rows = distinct (thread, cycle); finished runs: = the summary's cycles,
+            assertThat(strings(db, "SELECT id || ': ' || status || CASE WHEN superseded_by IS NULL THEN '' ELSE ' and "
+                    + "tried again' END FROM run WHERE id IN (" + String.join(", ", measuring.stream().map(String::valueOf)
+                    .toList()) + ")")).as("a run measuring at the crash went on and was completed from its agents")
+                    .anyMatch(s -> s.endsWith(": FINISHED"));
+
+            // every cycle stored once: per run, its intervals count the cycles its stored frames carried and its
+            // histogram holds (a frame stored twice would count twice there); finished runs: the summary's cycles,
             // and every frame the agent numbered is there
             try (ResultSet rs = db.createStatement().executeQuery("""
                     SELECT r.id, r.status, s.cycles, s.batches,
-                           (SELECT count(*) FROM sample x WHERE x.run_id = r.id) AS rows,
-                           (SELECT count(DISTINCT (thread, cycle)) FROM sample x WHERE x.run_id = r.id) AS distinct_rows,
-                           (SELECT count(*) FROM sample_batch b WHERE b.run_id = r.id) AS frames
+                           (SELECT coalesce(sum(cycles), 0) FROM run_interval i WHERE i.run_id = r.id) AS interval_cycles,
+                           (SELECT coalesce(sum(cycles), 0) FROM sample_batch b WHERE b.run_id = r.id) AS frame_cycles,
+                           (SELECT coalesce(sum(count), 0) FROM run_histogram h WHERE h.run_id = r.id) AS histogram_cycles,
+                           (SELECT count(*) FROM sample_batch b WHERE b.run_id = r.id) AS frames,
+                           (SELECT count(*) FROM sample x WHERE x.run_id = r.id) AS traced
                     FROM run r LEFT JOIN run_summary s ON s.run_id = r.id WHERE r.experiment_id IN (%d, %d)"""
                     .formatted(pairs, loopbacks))) {
                 while (rs.next()) {
                     String run = "run " + rs.getLong("id") + " (" + rs.getString("status") + ")";
-                    assertThat(rs.getLong("rows")).as(run + ": no cycle twice").isEqualTo(rs.getLong("distinct_rows"));
+                    assertThat(rs.getLong("interval_cycles")).as(run + ": no interval twice")
+                            .isEqualTo(rs.getLong("frame_cycles")).isEqualTo(rs.getLong("histogram_cycles"));
+                    assertThat(rs.getLong("traced")).as(run + ": no trace was asked for").isZero();
                     if (rs.getString("status").equals("FINISHED")) {
-                        assertThat(rs.getLong("rows")).as(run + ": every cycle").isEqualTo(rs.getLong("cycles")).isPositive();
+                        assertThat(rs.getLong("interval_cycles")).as(run + ": every cycle").isEqualTo(rs.getLong("cycles"))
+                                .isPositive();
                         assertThat(rs.getLong("frames")).as(run + ": every frame").isEqualTo(rs.getLong("batches"));
                     }
                 }

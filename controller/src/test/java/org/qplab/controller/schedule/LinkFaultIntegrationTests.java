@@ -20,9 +20,9 @@ import org.springframework.http.MediaType;
 
 /**
  * A host's link goes down for 10 s in the middle of a run (its veth, as a pulled cable would): the agent in
- * that network namespace notices the silence, keeps the run's samples (memory, then its disk spool: its
- * memory share is 1 MiB here), reconnects when the link is back and replays them. Every cycle of the run is
- * then stored exactly once.
+ * that network namespace notices the silence, keeps the run's frames (in its disk spool: its memory share is 0
+ * here, so every frame waits on disk until it is acknowledged), reconnects when the link is back and replays
+ * them. The run's stored intervals then count every cycle of its summary exactly once.
  */
 class LinkFaultIntegrationTests extends ControllerIntegrationTest {
 
@@ -47,9 +47,9 @@ class LinkFaultIntegrationTests extends ControllerIntegrationTest {
     }
 
     @Test
-    void aLinkDownForTenSecondsMidRunLosesNoSampleAndStoresNoneTwice() throws Exception {
+    void aLinkDownForTenSecondsMidRunLosesNoCycleAndStoresNoneTwice() throws Exception {
         agent = AgentProcess.start(net.in(1, List.of()), "ws://" + net.hostAddress() + ":" + port + "/agent", "cut", TOKEN,
-                List.of("--spool-memory-mb", "1", "--health-port", String.valueOf(HEALTH_PORT)));
+                List.of("--spool-memory-mb", "0", "--health-port", String.valueOf(HEALTH_PORT)));
         await("agent cut registers", Duration.ofSeconds(60),
                 () -> jdbc.sql("SELECT count(*) FROM agent WHERE id = 'cut' AND connected").query(Long.class).single() == 1);
         Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.parseMediaType("application/yaml"))
@@ -60,7 +60,7 @@ class LinkFaultIntegrationTests extends ControllerIntegrationTest {
                         """).exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         long experiment = ((Number) created.get("id")).longValue();
         long run = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(experiment).query(Long.class).single();
-        await("samples arrive", Duration.ofSeconds(60), () -> stored(run) > 0);
+        await("intervals arrive", Duration.ofSeconds(60), () -> stored(run) > 0);
         Thread.sleep(2000);
 
         net.link(1, false);
@@ -73,7 +73,7 @@ class LinkFaultIntegrationTests extends ControllerIntegrationTest {
         Map<String, Object> ended = awaitExperimentEnd(experiment, Duration.ofSeconds(120), agent::log);
         assertThat(ended).as(agent.log()).containsEntry("status", "FINISHED");
         assertThat(during.get("qplab_agent_connected")).as("the agent saw the link die").isZero();
-        assertThat(during.get("qplab_agent_spool_bytes_disk")).as("samples went to the disk spool meanwhile").isPositive();
+        assertThat(during.get("qplab_agent_spool_bytes_disk")).as("frames went to the disk spool meanwhile").isPositive();
         assertThat(during.get("qplab_agent_spooled_frames_total")).isPositive();
         assertThat(storedDuringCut - storedAtCut).as("nothing arrived while the link was down (at most what was in flight)")
                 .isLessThan(stored(run) - storedAtCut);
@@ -81,15 +81,24 @@ class LinkFaultIntegrationTests extends ControllerIntegrationTest {
         assertThat(agent.log().lines().filter(l -> l.contains("registered with"))).as("one reconnect, after the cut: "
                 + agent.log()).hasSize(2);
 
-        Map<String, Object> summary = jdbc.sql("SELECT cycles, batches, dropped FROM run_summary WHERE run_id = ?").param(run)
-                .query().singleRow();
+        Map<String, Object> summary = jdbc.sql("SELECT cycles, batches, (summary->>'intervals')::bigint AS intervals "
+                + "FROM run_summary WHERE run_id = ?").param(run).query().singleRow();
+        Map<String, Object> stored = jdbc.sql("""
+                        SELECT (SELECT sum(cycles) FROM run_interval WHERE run_id = :run) AS cycles,
+                               (SELECT count(*) FROM run_interval WHERE run_id = :run) AS intervals,
+                               (SELECT sum(cycles) FROM sample_batch WHERE run_id = :run) AS frame_cycles,
+                               (SELECT count(*) FROM sample_batch WHERE run_id = :run) AS frames,
+                               (SELECT sum(count) FROM run_histogram WHERE run_id = :run) AS histogram""")
+                .param("run", run).query().singleRow();
         long cycles = (Long) summary.get("cycles");
-        assertThat(summary.get("dropped")).as("the engine's rings never overflowed").isEqualTo(0L);
-        assertThat(stored(run)).as("every cycle stored").isEqualTo(cycles);
-        assertThat(jdbc.sql("SELECT count(DISTINCT (thread, cycle)) FROM sample WHERE run_id = ?").param(run)
-                .query(Long.class).single()).as("none twice").isEqualTo(cycles);
-        assertThat(jdbc.sql("SELECT count(*) FROM sample_batch WHERE run_id = ?").param(run).query(Long.class).single())
-                .as("every frame the agent numbered").isEqualTo(summary.get("batches"));
+        assertThat(((Number) stored.get("cycles")).longValue()).as("every cycle stored, none twice").isEqualTo(cycles)
+                .isEqualTo(((Number) stored.get("frame_cycles")).longValue())
+                .isEqualTo(((Number) stored.get("histogram")).longValue());
+        assertThat(stored.get("intervals")).as("every interval the engine closed, once").isEqualTo(summary.get("intervals"));
+        assertThat(stored.get("frames")).as("every frame the agent numbered").isEqualTo(summary.get("batches"));
+        assertThat(((Number) http().get().uri("/api/runs/{id}", run).exchange().expectStatus().isOk().expectBody(JSON_OBJECT)
+                .returnResult().getResponseBody().get("cyclesStored")).longValue()).as("what the API says is stored")
+                .isEqualTo(cycles);
         await("the agent's spool is empty again", Duration.ofSeconds(30), () -> {
             Map<String, Long> after = agentMetrics();
             return after.get("qplab_agent_spool_entries") == 0 && after.get("qplab_agent_spool_bytes_disk") == 0;
@@ -112,8 +121,10 @@ class LinkFaultIntegrationTests extends ControllerIntegrationTest {
         return values;
     }
 
+    /** The cycles the run's stored intervals count. */
     private long stored(long run) {
-        return jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(run).query(Long.class).single();
+        return jdbc.sql("SELECT coalesce(sum(cycles), 0) FROM run_interval WHERE run_id = ?").param(run)
+                .query(Long.class).single();
     }
 
     private void await(String what, Duration timeout, java.util.concurrent.Callable<Boolean> condition) throws Exception {
