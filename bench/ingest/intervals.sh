@@ -57,7 +57,14 @@ echo "warm-up: $AGENTS agents x $THREADS threads for ${WARMUP_SECONDS} s..." >&2
 run_experiment "ingest warm-up" "$(base "$WARMUP_SECONDS")" >/dev/null
 
 # every SAMPLE_SECONDS: "TICK EPOCH SIMULATOR CONTROLLER POSTGRES BUSY STEAL" CPU seconds, and per tick the
-# controller's, the simulators' and PostgreSQL's CPU by thread or process kind
+# controller's, the simulators' and PostgreSQL's CPU by thread or process kind, and what the database sessions are
+# doing: "UPSERTING LOCKED COPYING OTHER" (sessions running the ingest's run_histogram upsert, the same waiting for
+# a lock, the COPY into run_interval, anything else)
+ACTIVITY="SELECT count(*) FILTER (WHERE query LIKE 'INSERT INTO run_histogram%' AND wait_event_type IS DISTINCT FROM 'Lock'),
+    count(*) FILTER (WHERE query LIKE 'INSERT INTO run_histogram%' AND wait_event_type = 'Lock'),
+    count(*) FILTER (WHERE query LIKE 'COPY run_interval%'),
+    count(*) FILTER (WHERE query NOT LIKE 'INSERT INTO run_histogram%' AND query NOT LIKE 'COPY run_interval%')
+    FROM pg_stat_activity WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
 mkdir "$TMP/ticks"
 sampler() {
     local k=0 p
@@ -67,6 +74,7 @@ sampler() {
         thread_cpu "$CONTROLLER_PID" >"$TMP/ticks/controller-$k"
         for p in "${PIDS[@]}"; do thread_cpu "$p"; done >"$TMP/ticks/simulator-$k"
         postgres_cpu >"$TMP/ticks/postgres-$k"
+        "${PSQL[@]}" -F ' ' -c "$ACTIVITY" >"$TMP/ticks/activity-$k"
         k=$((k + 1))
         sleep "$SAMPLE_SECONDS"
     done
@@ -135,12 +143,15 @@ IFS='|' read -r L_P50 L_P99 L_MAX L_N <<<"$(latency_of true)"
 IFS='|' read -r LW_P50 LW_P99 LW_MAX _ <<<"$(latency_of "b.received_at > to_timestamp($TA) AND b.received_at <= to_timestamp($TB)")"
 echo "  latency p50 $L_P50 ms, p99 $L_P99 ms, max $L_MAX ms over $L_N intervals; in the window ($WDT s) p50 $LW_P50, p99 $LW_P99, max $LW_MAX ms" >&2
 echo "  $RATE intervals/s stored in the window (offered $OFFERED); CPU per interval: controller $CTL_US us, PostgreSQL $PG_US us, simulator $SIM_US us" >&2
+# 10 s steps, longer ones (multiples of 10 s) when the frames took longer than 2 minutes to store: at most 12 rows
+STEP=$("${PSQL[@]}" -c "SELECT greatest(10, ceil(extract(epoch FROM max(received_at) - min(received_at)) / 120) * 10)::int
+    FROM sample_batch WHERE run_id IN ($RUNS)")
 LATENCY_OVER_TIME=$("${PSQL[@]}" -c "
     WITH f AS (SELECT b.received_at, b.intervals AS n, (extract(epoch FROM b.received_at) * 1e9
                       - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6 AS ms
                FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id WHERE b.run_id IN ($RUNS)),
-         t AS (SELECT f.*, (floor(extract(epoch FROM f.received_at - min(f.received_at) OVER ()) / 10) * 10)::int AS step FROM f)
-    SELECT '| ' || step || '-' || step + 10 || ' s | ' || round(sum(n) / 10.0) || ' | '
+         t AS (SELECT f.*, (floor(extract(epoch FROM f.received_at - min(f.received_at) OVER ()) / $STEP) * $STEP)::int AS step FROM f)
+    SELECT '| ' || step || '-' || step + $STEP || ' s | ' || round(sum(n) / $STEP.0) || ' | '
            || round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric) || ' | '
            || round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric) || ' | ' || round(max(ms)::numeric) || ' |'
     FROM t GROUP BY step ORDER BY step")
@@ -202,6 +213,33 @@ PG_KINDS=$(breakdown postgres)
 echo "  controller threads: $CTL_THREADS" >&2
 echo "  PostgreSQL: $PG_KINDS" >&2
 echo "  simulator threads: $SIM_THREADS" >&2
+# what the database sessions did while every run streamed, as shares of the sampled active sessions
+ACTIVE=$(for k in $(seq "$KA" "$KB"); do cat "$TMP/ticks/activity-$k"; done | awk '{ u += $1; l += $2; c += $3; o += $4 }
+    END { t = u + l + c + o; if (t == 0) t = 1
+          printf "%d samples of active sessions: the run_histogram upsert running %.0f %%, the same waiting for a lock %.0f %%, the COPY into run_interval %.0f %%, anything else %.0f %%",
+                 u + l + c + o, 100 * u / t, 100 * l / t, 100 * c / t, 100 * o / t }')
+echo "  database sessions: $ACTIVE" >&2
+
+# The two writes of a group, alone on the same server after the run, on copies of this experiment's rows:
+# adding one count to every (run, bucket) of its runs' histograms (what a group holding a frame of every run does
+# to run_histogram), and storing one second of every run's intervals
+timed_sql() { # SQL -> the seconds it took (without the commit)
+    "${PSQL[@]}" -c "DO \$\$ DECLARE t0 timestamptz := clock_timestamp(); BEGIN $1;
+        RAISE NOTICE 'took %', extract(epoch FROM clock_timestamp() - t0); END \$\$" 2>&1 | sed -n 's/.*took //p'
+}
+"${PSQL[@]}" -c "CREATE TABLE bench_histogram (LIKE run_histogram INCLUDING ALL)" \
+    -c "INSERT INTO bench_histogram SELECT * FROM run_histogram WHERE run_id IN ($RUNS)" -c "VACUUM ANALYZE bench_histogram" \
+    -c "CREATE TABLE bench_interval (LIKE run_interval INCLUDING ALL)" -c "CHECKPOINT"
+DIAG_HROWS=$("${PSQL[@]}" -c "SELECT count(*) FROM bench_histogram")
+DIAG_H=$(timed_sql "INSERT INTO bench_histogram (run_id, bucket, count) SELECT run_id, bucket, 1 FROM bench_histogram ORDER BY 1, 2
+    ON CONFLICT (run_id, bucket) DO UPDATE SET count = bench_histogram.count + excluded.count")
+DIAG_I=$(timed_sql "INSERT INTO bench_interval SELECT * FROM run_interval WHERE run_id IN ($RUNS) AND idx < $((1000 / INTERVAL_MS))")
+DIAG_IROWS=$("${PSQL[@]}" -c "SELECT count(*) FROM bench_interval")
+"${PSQL[@]}" -c "DROP TABLE bench_histogram, bench_interval"
+DIAG_H_US=$(per "$DIAG_H" "$DIAG_HROWS" 1000000)
+DIAG_I_US=$(per "$DIAG_I" "$DIAG_IROWS" 1000000)
+echo "  alone: one count added to all $DIAG_HROWS (run, bucket) rows of the runs' histograms in $DIAG_H s ($DIAG_H_US us a row); one second of every run's intervals ($DIAG_IROWS rows) stored in $DIAG_I s ($DIAG_I_US us a row)" >&2
+
 PG_VERSION=$("${PSQL[@]}" -c "SHOW server_version")
 WAITED=""
 [ "$LOAD_WAITED" -eq 0 ] || WAITED=" (after waiting ${LOAD_WAITED} s for the 1-minute one to drop below $LOAD_MAX)"
@@ -209,8 +247,8 @@ WAITED=""
 cat >"$TMP/section.md" <<EOF
 ## Interval path: $AGENTS agents × $THREADS threads × $((1000 / INTERVAL_MS)) intervals/s
 
-One controller (\`qplab-controller.jar\`, its embedded PostgreSQL $PG_VERSION with default settings, fsync on)
-and $AGENTS agent connections on this machine's loopback, each running one loopback run of $THREADS threads with
+One controller (\`qplab-controller.jar\`, ${WRITERS:-2 (the default)} ingest writers, its embedded PostgreSQL $PG_VERSION with
+default settings, fsync on) and $AGENTS agent connections on this machine's loopback, each running one loopback run of $THREADS threads with
 \`interval_ms: $INTERVAL_MS\`: $OFFERED intervals/s offered, $((AGENTS * 1000 / INTERVAL_MS)) frames/s. The measured
 experiment ran ${DURATION} s per run (its frames were stored over ${EXP_SECONDS} s: the runs start and end a few
 seconds apart) after a ${WARMUP_SECONDS} s warm-up experiment on every agent.
@@ -239,7 +277,7 @@ $SUM_IV_CYCLES cycles, as the summaries do (and the simulator sent); $N_FRAMES f
 sent = the summaries' batches, every one acknowledged; $N_INTERVALS intervals stored = the intervals the simulator
 sent = the stored frames' interval counts (run_interval's primary key keeps each once).
 
-Latency over the experiment, by when the rows became visible (10 s steps; intervals/s stored, latency in ms):
+Latency over the experiment, by when the rows became visible ($STEP s steps; intervals/s stored, latency in ms):
 
 | since the first frame | intervals/s | p50 | p99 | max |
 |---|---:|---:|---:|---:|
@@ -249,6 +287,12 @@ Where the CPU went while every run streamed (thread names with digits as N; the 
 - controller: $CTL_THREADS
 - PostgreSQL: $PG_KINDS
 - simulator: $SIM_THREADS
+
+What PostgreSQL's sessions did while every run streamed (sampled every ${SAMPLE_SECONDS} s from pg_stat_activity): $ACTIVE.
+The ingest's two writes of a group, alone on the same server after the run, on copies of this experiment's rows:
+adding one count to each of the $DIAG_HROWS (run, bucket) rows of its runs' histograms ($(per "$DIAG_HROWS" "$AGENTS") a run: what one group that holds a
+frame of every run does to \`run_histogram\`) took $DIAG_H s, $DIAG_H_US µs a row; storing one second of every run's intervals
+($DIAG_IROWS rows of \`run_interval\`) took $DIAG_I s, $DIAG_I_US µs a row.
 
 How the agents are simulated: \`bench/ingest/IntervalAgents.java\`, compiled against the agent jar into its package
 and run in $AGENT_JVMS JVM(s) (\`nice -n $AGENT_NICE java -Xmx$SIM_HEAP -cp qplab-agent.jar:... org.qplab.agent.IntervalAgents\`).
@@ -269,6 +313,6 @@ controller and PostgreSQL leave.
 - machine: $(machine_facts); psql $(psql --version | awk '{ print $3 }')
 - load average (1, 5, 15 min) at the start: $LOAD_AT_START$WAITED; at the end of the measured experiment: $LOAD_AT_END (this bench's own processes included)
 - checkpoints during the measured experiment: $((S1_CKPT - S0_CKPT))
-- regenerate: \`./mvnw -q package -DskipTests && AGENTS=$AGENTS AGENT_JVMS=$AGENT_JVMS THREADS=$THREADS INTERVAL_MS=$INTERVAL_MS DURATION=$DURATION WARMUP_SECONDS=$WARMUP_SECONDS CYCLES=$CYCLES MSG_SIZE=$MSG_SIZE AGENT_NICE=$AGENT_NICE bench/ingest/run.sh\`
+- regenerate: \`./mvnw -q package -DskipTests && ${WRITERS:+WRITERS=$WRITERS }AGENTS=$AGENTS AGENT_JVMS=$AGENT_JVMS THREADS=$THREADS INTERVAL_MS=$INTERVAL_MS DURATION=$DURATION WARMUP_SECONDS=$WARMUP_SECONDS CYCLES=$CYCLES MSG_SIZE=$MSG_SIZE AGENT_NICE=$AGENT_NICE bench/ingest/run.sh\`
 EOF
 write_section "$TMP/section.md"

@@ -15,7 +15,8 @@
 # Knobs of each mode: see its file. Common: MODE=intervals AGENT_NICE=10 (the agents stand in for other hosts:
 #   they get the CPU the controller and PostgreSQL leave) WRITERS= (qplab.ingest.writers; empty: the default)
 #   LOAD_MAX=1.5 LOAD_WAIT_MINUTES=20 (before anything starts, wait until the 1-minute load average is below
-#   LOAD_MAX, checking every 30 s, at most this long; 0: do not wait) KEEP_TMP=1 (keep the logs and the
+#   LOAD_MAX, checking every 30 s, at most this long; 0: do not wait) EXPERIMENT_LIMIT_MINUTES=180 (an experiment
+#   that has not ended by then stops the script: an overloaded ingest takes long to drain) KEEP_TMP=1 (keep the logs and the
 #   database in /tmp/qplab-ingest-bench.*, for looking into a run)
 # Needs: the packaged jars (./mvnw -q package -DskipTests), psql (Debian: postgresql-client), curl; javac for
 #   the intervals mode.
@@ -28,6 +29,7 @@ AGENT_NICE=${AGENT_NICE:-10}
 WRITERS=${WRITERS:-}
 LOAD_MAX=${LOAD_MAX:-1.5}
 LOAD_WAIT_MINUTES=${LOAD_WAIT_MINUTES:-20}
+EXPERIMENT_LIMIT_MINUTES=${EXPERIMENT_LIMIT_MINUTES:-180}
 CJAR=$ROOT/controller/target/qplab-controller.jar
 AJAR=$ROOT/agent/target/qplab-agent.jar
 TOKEN=ingest-bench
@@ -162,7 +164,8 @@ base: $base
 EOF
 )
     [ -n "$id" ] || die "submitting $name failed"
-    for _ in $(seq 3600); do
+    local deadline=$((SECONDS + EXPERIMENT_LIMIT_MINUTES * 60))
+    while [ "$SECONDS" -lt "$deadline" ]; do
         state=$("${PSQL[@]}" -c "SELECT status FROM experiment WHERE id = $id")
         case $state in FINISHED)
             bad=$("${PSQL[@]}" -c "SELECT string_agg(id || ' ' || status || ': ' || coalesce(error, ''), '; ') FROM run
@@ -171,7 +174,7 @@ EOF
             echo "$id"; return ;; FAILED|CANCELLED) die "$name ended $state: $("${PSQL[@]}" -c "SELECT string_agg(DISTINCT error, '; ') FROM run WHERE experiment_id = $id")" ;; esac
         sleep 1
     done
-    die "$name did not end within an hour"
+    die "$name did not end within $EXPERIMENT_LIMIT_MINUTES minutes"
 }
 
 RUNS_OF="SELECT id FROM run WHERE experiment_id = %s AND superseded_by IS NULL"
