@@ -226,28 +226,39 @@ ACTIVE=$(for k in $(seq "$KA" "$KB"); do cat "$TMP/ticks/activity-$k"; done | aw
                  u + l + c + o, 100 * u / t, 100 * l / t, 100 * c / t, 100 * o / t }')
 echo "  database sessions: $ACTIVE" >&2
 
-# The two writes of a group, alone on the same server after the run, on copies of this experiment's rows:
-# adding one count to every (run, bucket) of its runs' histograms (what a group holding a frame of every run does
-# to run_histogram), and storing one second of every run's intervals
+# A group's writes, alone on the same server after the run, on copies of this experiment's rows: storing one second
+# of every run's intervals, and, when the ingest upserts run_histogram (the sessions above show it), adding one count
+# to every (run, bucket) of its runs' histograms (what a group holding a frame of every run does to run_histogram)
 timed_sql() { # SQL -> the seconds it took (without the commit)
     "${PSQL[@]}" -c "DO \$\$ DECLARE t0 timestamptz := clock_timestamp(); BEGIN $1;
         RAISE NOTICE 'took %', extract(epoch FROM clock_timestamp() - t0); END \$\$" 2>&1 | sed -n 's/.*took //p'
 }
+UPSERTING=$(for k in $(seq "$KA" "$KB"); do cat "$TMP/ticks/activity-$k"; done | awk '{ n += $1 + $2 } END { print n + 0 }')
 "${PSQL[@]}" -c "CREATE TABLE bench_histogram (LIKE run_histogram INCLUDING ALL)" \
     -c "INSERT INTO bench_histogram SELECT * FROM run_histogram WHERE run_id IN ($RUNS)" -c "VACUUM ANALYZE bench_histogram" \
     -c "CREATE TABLE bench_interval (LIKE run_interval INCLUDING ALL)" \
     -c "CREATE TABLE bench_interval_rows AS SELECT * FROM run_interval WHERE run_id IN ($RUNS) AND idx < $((1000 / INTERVAL_MS))" \
     -c "VACUUM ANALYZE bench_interval_rows" -c "CHECKPOINT" # (the run had one every few seconds: both writes pay for it)
 DIAG_HROWS=$("${PSQL[@]}" -c "SELECT count(*) FROM bench_histogram")
-DIAG_H=$(timed_sql "INSERT INTO bench_histogram (run_id, bucket, count) SELECT run_id, bucket, 1 FROM bench_histogram ORDER BY 1, 2
+[ "$UPSERTING" = 0 ] || DIAG_H=$(timed_sql "INSERT INTO bench_histogram (run_id, bucket, count)
+    SELECT run_id, bucket, 1 FROM bench_histogram ORDER BY 1, 2
     ON CONFLICT (run_id, bucket) DO UPDATE SET count = bench_histogram.count + excluded.count")
 # in the order they arrive: interval by interval, the runs interleaved
 DIAG_I=$(timed_sql "INSERT INTO bench_interval SELECT * FROM bench_interval_rows ORDER BY idx, run_id, thread")
 DIAG_IROWS=$("${PSQL[@]}" -c "SELECT count(*) FROM bench_interval")
 "${PSQL[@]}" -c "DROP TABLE bench_histogram, bench_interval, bench_interval_rows"
-DIAG_H_US=$(per "$DIAG_H" "$DIAG_HROWS" 1000000)
 DIAG_I_US=$(per "$DIAG_I" "$DIAG_IROWS" 1000000)
-echo "  alone: one count added to all $DIAG_HROWS (run, bucket) rows of the runs' histograms in $DIAG_H s ($DIAG_H_US us a row); one second of every run's intervals ($DIAG_IROWS rows) stored in $DIAG_I s ($DIAG_I_US us a row)" >&2
+DIAG_TEXT="inserting one second of every run's intervals
+(\`run_interval\`, $DIAG_IROWS rows, from a copy of them) took $DIAG_I s, $DIAG_I_US µs a row."
+if [ "$UPSERTING" != 0 ]; then
+    DIAG_H_US=$(per "$DIAG_H" "$DIAG_HROWS" 1000000)
+    DIAG_TEXT="adding one count to each of the $DIAG_HROWS (run, bucket) rows of its runs' histograms ($(per "$DIAG_HROWS" "$AGENTS") a run: what one group that holds a
+frame of every run does to \`run_histogram\`) took $DIAG_H s, $DIAG_H_US µs a row; $DIAG_TEXT A group's transaction updates
+every (run, bucket) its intervals touch once, however many of the run's intervals it holds: for p99 < 1 s a group
+must commit well within a second, and one that holds a frame of every run updates all $DIAG_HROWS rows."
+fi
+echo "  alone: $DIAG_TEXT" | tr '\n' ' ' >&2
+echo >&2
 
 PG_VERSION=$("${PSQL[@]}" -c "SHOW server_version")
 WAITED=""
@@ -298,12 +309,8 @@ Where the CPU went while every run streamed (thread names with digits as N; the 
 - simulator: $SIM_THREADS
 
 What PostgreSQL's sessions did while every run streamed (sampled every ${SAMPLE_SECONDS} s from pg_stat_activity): $ACTIVE.
-The ingest's two writes of a group, alone on the same server after the run, on copies of this experiment's rows:
-adding one count to each of the $DIAG_HROWS (run, bucket) rows of its runs' histograms ($(per "$DIAG_HROWS" "$AGENTS") a run: what one group that holds a
-frame of every run does to \`run_histogram\`) took $DIAG_H s, $DIAG_H_US µs a row; inserting one second of every run's intervals
-($DIAG_IROWS rows of \`run_interval\`, from a copy of them) took $DIAG_I s, $DIAG_I_US µs a row. A group's transaction updates
-every (run, bucket) its intervals touch once, however many of the run's intervals it holds: for p99 < 1 s a group
-must commit well within a second, and one that holds a frame of every run updates all $DIAG_HROWS rows.
+A group's writes, alone on the same server after the run, on copies of this experiment's rows:
+$DIAG_TEXT
 
 How the agents are simulated: \`bench/ingest/IntervalAgents.java\`, compiled against the agent jar into its package
 and run in $AGENT_JVMS JVM(s) (\`nice -n $AGENT_NICE java -Xmx$SIM_HEAP -cp qplab-agent.jar:... org.qplab.agent.IntervalAgents\`).
