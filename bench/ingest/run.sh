@@ -1,85 +1,102 @@
 #!/usr/bin/env bash
-# bench/ingest/run.sh — many agents streaming samples into the controller at once, against a plain COPY
-# of the same rows through psql, side by side in one run on the same PostgreSQL server.
+# bench/ingest/run.sh — the controller's ingest under many agents at once, on this machine's loopback.
 #
-# One controller (the packaged jar, its embedded PostgreSQL with default settings: fsync on) and AGENTS
-# agent processes on loopback, each running one tcp loopback run at the same time:
-#   rate    — RATE_SIZE-byte messages for RATE_SECONDS, unpaced: the engines make cycles faster than anything
-#             can store them, so the agents' outboxes fill (memory, then spool). While the engines run, 100
-#             busy engine threads share the machine's cores with everything else; once they have stopped,
-#             all agents stream their backlog at once and the controller ingests at its capacity. Ingest
-#             rate = rows stored after the last engine stopped while all agents still stream (until the
-#             first has stored its whole backlog) / that time (the tail and the whole window are reported too).
-#             RATE_REPEATS times (`sample` truncated and a checkpoint before each); the median ingest rate stands.
-#             Before it, WAL_WARM_ROWS rows' worth of WAL written once, so that neither load pays for creating
-#             the server's WAL segment files (see below).
-#   psql    — the rows the rate phase stored, exported with COPY TO (binary) and loaded back with
-#             psql's \copy FROM (binary, one transaction) into a table like `sample` (same BRIN index),
-#             REPEATS times; the median rate. The rows are those of the last rate phase. Ratio = ingest rate / psql rate (goal >= 0.8).
-#   latency — first, after the warm-up: LAT_SIZE-byte messages for LAT_SECONDS, each engine paced at
-#             LAT_RATE cycles/s (rate_limit), then again at LAT_RATE_HIGH (reported beside, no goal); per stored frame, latency = when its rows became visible (sample_batch.received_at,
-#             just before commit) - when its oldest cycle ended (the run's t0_realtime_ns + first_end_ns).
-#             Percentiles are over cycles (every cycle of a frame counted at its frame's oldest: an
-#             upper bound). Goal p99 < 1 s.
-# The agents (and their engines) stand in for other hosts: they run at nice AGENT_NICE, so the controller
-# and PostgreSQL get the cores first, as on a controller host that runs only them. Without it the 50 agent
-# JVMs and 100 engine threads keep both cores busy and every hop of a sample waits its turn among ~70
-# runnable threads (p99 1.4 s at 200 cycles/s per agent, 0.2 s niced).
-# Writes results.md next to this script.
-#
-# Needs: the packaged jars (./mvnw -q package -DskipTests), psql (Debian: postgresql-client), curl.
-# Knobs: AGENTS=50 RATE_SIZE=64 RATE_SECONDS=20 LAT_SIZE=4096 LAT_RATE=200 LAT_RATE_HIGH=1000 LAT_SECONDS=20 REPEATS=3
-#   RATE_REPEATS=$REPEATS WAL_WARM_ROWS=15000000
-#   WARMUP_ROUNDS=4 (short runs on every agent first: agents are long-running, their JIT warm) AGENT_NICE=10
-#   LATENCY_ONLY=1 (stop after the latency phases, for looking into them; results.md is not written)
+# One controller (the packaged jar, its embedded PostgreSQL with default settings: fsync on) and agents, in
+# one of two modes (MODE), each writing its own section of results.md next to this script (the other
+# section is kept as it is):
+#   intervals (default, intervals.sh) — the statistics path: AGENTS simulated agents (bench/ingest/IntervalAgents.java,
+#             many WebSocket connections from AGENT_JVMS JVMs; no engines), each running one loopback run of
+#             THREADS threads that closes an interval per thread every INTERVAL_MS: intervals stored per second,
+#             interval -> visible row latency, CPU of the controller and of PostgreSQL per interval, bytes stored
+#             per interval. Goal: p99 < 1 s.
+#   trace     (trace.sh) — the per-cycle trace path: AGENTS real agent processes with their engines, every run
+#             asking for a trace of its first TRACE_FIRST cycles (per-cycle rows in `sample`), against psql's COPY
+#             of the same rows; the measurement of bench/ingest before interval statistics.
+# Knobs of each mode: see its file. Common: MODE=intervals AGENT_NICE=10 (the agents stand in for other hosts:
+#   they get the CPU the controller and PostgreSQL leave) WRITERS= (qplab.ingest.writers; empty: the default)
+#   LOAD_MAX=1.5 LOAD_WAIT_MINUTES=20 (before anything starts, wait until the 1-minute load average is below
+#   LOAD_MAX, checking every 30 s, at most this long; 0: do not wait) EXPERIMENT_LIMIT_MINUTES=180 (an experiment
+#   that has not ended by then stops the script: an overloaded ingest takes long to drain) KEEP_TMP=1 (keep the logs and the
+#   database in /tmp/qplab-ingest-bench.*, for looking into a run)
+# Needs: the packaged jars (./mvnw -q package -DskipTests), psql (Debian: postgresql-client), curl; javac for
+#   the intervals mode.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-AGENTS=${AGENTS:-50}
-RATE_SIZE=${RATE_SIZE:-64}
-RATE_SECONDS=${RATE_SECONDS:-20}
-LAT_SIZE=${LAT_SIZE:-4096}
-LAT_RATE=${LAT_RATE:-200}
-LAT_RATE_HIGH=${LAT_RATE_HIGH-1000} # a second latency phase at this rate, reported beside (empty: none)
-LAT_SECONDS=${LAT_SECONDS:-20}
-REPEATS=${REPEATS:-3}
-RATE_REPEATS=${RATE_REPEATS:-$REPEATS}
-WAL_WARM_ROWS=${WAL_WARM_ROWS:-15000000} # ~1.5 GB of WAL: more than one rate phase writes
-WRITERS=${WRITERS:-}   # qplab.ingest.writers; empty: the controller's default
-WARMUP_ROUNDS=${WARMUP_ROUNDS:-4}
-AGENT_NICE=${AGENT_NICE:-10} # the agents stand in for other hosts: they get the CPU the controller and PostgreSQL leave
+MODE=${MODE:-intervals}
+AGENT_NICE=${AGENT_NICE:-10}
+WRITERS=${WRITERS:-}
+LOAD_MAX=${LOAD_MAX:-1.5}
+LOAD_WAIT_MINUTES=${LOAD_WAIT_MINUTES:-20}
+EXPERIMENT_LIMIT_MINUTES=${EXPERIMENT_LIMIT_MINUTES:-180}
 CJAR=$ROOT/controller/target/qplab-controller.jar
 AJAR=$ROOT/agent/target/qplab-agent.jar
 TOKEN=ingest-bench
+RESULTS=$HERE/results.md
 
 die() { echo "run.sh: $*" >&2; exit 1; }
+case $MODE in intervals | trace) ;; *) die "MODE must be intervals or trace, not $MODE" ;; esac
 [ -f "$CJAR" ] && [ -f "$AJAR" ] || die "build first: ./mvnw -q package -DskipTests"
 command -v psql >/dev/null || die "psql is needed (Debian: apt-get install postgresql-client)"
 command -v curl >/dev/null || die "curl is needed"
 
+load_average() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# Other work on this machine (builds, tests) takes cores from the controller: wait for a quiet moment, bounded.
+LOAD_WAITED=0
+while [ "$LOAD_WAIT_MINUTES" != 0 ] && awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v m="$LOAD_MAX" 'BEGIN { exit !(l >= m) }'; do
+    if [ "$LOAD_WAITED" -ge $((LOAD_WAIT_MINUTES * 60)) ]; then
+        echo "the load average is still $(load_average) after $LOAD_WAIT_MINUTES min: starting anyway" >&2
+        break
+    fi
+    echo "load average $(load_average) (waiting for the 1-minute one to drop below $LOAD_MAX, ${LOAD_WAITED} s so far)..." >&2
+    sleep 30
+    LOAD_WAITED=$((LOAD_WAITED + 30))
+done
+LOAD_AT_START=$(load_average)
+
+HZ=$(getconf CLK_TCK)
 # CPU seconds (user + system) used so far by processes and, for PostgreSQL, by its backends (alive or reaped)
 cpu_seconds() {
-    local ticks=0 p f
-    for p in "$@"; do
-        [ -r "/proc/$p/stat" ] || continue
-        f=$(sed 's/^.*) //' "/proc/$p/stat") # fields from the 3rd on: utime is the 12th of these, cutime the 14th
-        ticks=$((ticks + $(echo "$f" | awk '{ print $12 + $13 + $14 + $15 }')))
-    done
-    awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t / hz }'
+    local p files=()
+    for p in "$@"; do files+=("/proc/$p/stat"); done
+    [ ${#files[@]} -gt 0 ] || { echo 0.0; return; }
+    # fields from the 3rd on: utime is the 12th of these, cutime the 14th
+    { sed 's/^.*) //' "${files[@]}" 2>/dev/null || true; } |
+        awk -v hz="$HZ" '{ t += $12 + $13 + $14 + $15 } END { printf "%.1f", t / hz }'
 }
 postgres_pids() {
     local master
     master=$(head -1 "$TMP/postgres/postmaster.pid" 2>/dev/null) || return 0
     echo "$master $(pgrep -P "$master" | tr '\n' ' ')"
 }
-# CPU seconds per PostgreSQL process kind (cmdline "postgres: KIND ..."), for diagnosis
-postgres_breakdown() {
-    local p
-    for p in $(postgres_pids); do
-        printf '%s %s\n' "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | awk '{ print ($1 == "postgres:") ? $2 : "postmaster" }')" \
-            "$(cpu_seconds "$p")"
-    done | awk '{ s[$1] += $2 } END { for (k in s) printf "%s %.1f s; ", k, s[k] }'
+# "KIND SECONDS" per PostgreSQL process kind, for diagnosis: backends, walwriter, checkpointer, ...; postmaster
+# with the backends it reaped
+postgres_cpu() {
+    local pids
+    pids=$(postgres_pids)
+    [ -n "$pids" ] || return 0
+    ps -o pid=,args= -p "$(echo $pids | tr ' ' ',')" | awk -v hz="$HZ" '{
+        kind = ($2 != "postgres:") ? "postmaster" : ($3 == "postgres") ? "backends" : $3; f = "/proc/" $1 "/stat"
+        if ((getline line < f) > 0) { sub(/^.*\) /, "", line); split(line, x, " "); t[kind] += x[12] + x[13] + x[14] + x[15] }
+        close(f) }
+        END { for (k in t) printf "%s %.1f\n", k, t[k] / hz }'
+}
+postgres_breakdown() { postgres_cpu | awk '{ printf "%s %s s; ", $1, $2 }'; }
+# "NAME SECONDS" per thread name of a process (digits as N: one line per pool), for diagnosis
+thread_cpu() {
+    { cat /proc/"$1"/task/*/stat 2>/dev/null || true; } | awk -v hz="$HZ" '{
+        lp = index($0, "("); rp = 0
+        for (i = length($0); i > 0; i--) if (substr($0, i, 1) == ")") { rp = i; break }
+        name = substr($0, lp + 1, rp - lp - 1); gsub(/[0-9]+/, "N", name); gsub(/ /, "_", name)
+        split(substr($0, rp + 2), f, " ")
+        cpu[name] += (f[12] + f[13]) / hz }
+        END { for (n in cpu) printf "%s %.2f\n", n, cpu[n] }'
+}
+# machine-wide CPU seconds since boot: "BUSY STEAL" (busy: user, nice, system, irq, softirq)
+machine_cpu() {
+    awk -v hz="$HZ" '$1 == "cpu" { printf "%.1f %.1f", ($2 + $3 + $4 + $7 + $8) / hz, $9 / hz; exit }' /proc/stat
 }
 wal_bytes() { "${PSQL[@]}" -c "SELECT wal_bytes || ' B WAL, ' || wal_fpi || ' full-page images' FROM pg_stat_wal"; }
 usage_snapshot() { # -> "agents controller postgres" CPU seconds
@@ -96,15 +113,16 @@ free_port() {
 
 TMP=$(mktemp -d /tmp/qplab-ingest-bench.XXXXXX)
 chmod 755 "$TMP" # the embedded PostgreSQL runs as nobody when this runs as root
-PIDS=()
+PIDS=()           # the agents' processes
+BACKGROUND=()     # helpers of this script
 CONTROLLER_PID=
 cleanup() {
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${BACKGROUND[@]}" "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
     if [ -n "$CONTROLLER_PID" ]; then
         kill "$CONTROLLER_PID" 2>/dev/null || true # SIGTERM: it stops its PostgreSQL
         for _ in $(seq 60); do kill -0 "$CONTROLLER_PID" 2>/dev/null || break; sleep 1; done
     fi
-    rm -rf "$TMP"
+    if [ -n "${KEEP_TMP:-}" ]; then echo "kept $TMP" >&2; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
 
@@ -125,35 +143,29 @@ for _ in $(seq 240); do
 done
 curl -sf "$URL/actuator/health/readiness" >/dev/null || die "the controller did not get ready"
 
-echo "starting $AGENTS agents..." >&2
-ids=()
-for i in $(seq -w 1 "$AGENTS"); do
-    ids+=("ingest-$i")
-    nice -n "$AGENT_NICE" java -Xmx256m -jar "$AJAR" --controller "ws://127.0.0.1:$CPORT/agent" \
-        --token "$TOKEN" --id "ingest-$i" --spool-dir "$TMP/spool/$i" --spool-memory-mb 64 \
-        >"$TMP/agent-$i.log" 2>&1 &
-    PIDS+=($!)
-done
-for _ in $(seq 240); do
-    n=$("${PSQL[@]}" -c "SELECT count(*) FROM agent WHERE connected")
-    [ "$n" -ge "$AGENTS" ] && break
-    sleep 0.5
-done
-[ "$n" -ge "$AGENTS" ] || die "only $n of $AGENTS agents registered"
-HOSTS=$(IFS=,; echo "${ids[*]}")
+await_agents() { # n: until n agents are connected
+    local n=0
+    for _ in $(seq 600); do
+        n=$("${PSQL[@]}" -c "SELECT count(*) FROM agent WHERE connected")
+        [ "$n" -ge "$1" ] && return
+        sleep 0.5
+    done
+    die "only $n of $1 agents registered"
+}
 
-
-# submit NAME SIZE SECONDS [MORE BASE KEYS] -> experiment id, after it ended (all runs must finish)
+# run_experiment NAME BASE (the base parameters, YAML flow mapping) -> experiment id, after it ended (all runs must
+# finish); the runs go to the agents in $HOSTS, one loopback run each
 run_experiment() {
-    local name=$1 size=$2 seconds=$3 more=${4:-} id state bad
+    local name=$1 base=$2 id state bad
     id=$(curl -sf -H 'Content-Type: application/yaml' --data-binary @- "$URL/api/experiments" <<EOF | sed -n 's/.*"id":\([0-9]*\).*/\1/p'
-name: $name
+name: "$name"
 hosts: {loopback: [$HOSTS]}
-base: {provider: tcp, msg_size: $size, duration_ms: $((seconds * 1000)), ring_capacity: 1048576$more}
+base: $base
 EOF
 )
     [ -n "$id" ] || die "submitting $name failed"
-    for _ in $(seq 3600); do
+    local deadline=$((SECONDS + EXPERIMENT_LIMIT_MINUTES * 60))
+    while [ "$SECONDS" -lt "$deadline" ]; do
         state=$("${PSQL[@]}" -c "SELECT status FROM experiment WHERE id = $id")
         case $state in FINISHED)
             bad=$("${PSQL[@]}" -c "SELECT string_agg(id || ' ' || status || ': ' || coalesce(error, ''), '; ') FROM run
@@ -162,220 +174,37 @@ EOF
             echo "$id"; return ;; FAILED|CANCELLED) die "$name ended $state: $("${PSQL[@]}" -c "SELECT string_agg(DISTINCT error, '; ') FROM run WHERE experiment_id = $id")" ;; esac
         sleep 1
     done
-    die "$name did not end within an hour"
+    die "$name did not end within $EXPERIMENT_LIMIT_MINUTES minutes"
 }
 
 RUNS_OF="SELECT id FROM run WHERE experiment_id = %s AND superseded_by IS NULL"
 
-# Agents are long-running processes: warm them up (the JIT compiles their draining and sending paths) with
-# WARMUP_ROUNDS short runs each before anything is measured.
-# (paced like the latency phase: the same code paths, without gigabytes for the disk to write back)
-for r in $(seq "$WARMUP_ROUNDS"); do
-    echo "warm-up $r of $WARMUP_ROUNDS: $AGENTS x ${LAT_SIZE} B at $LAT_RATE cycles/s for 5 s..." >&2
-    run_experiment "warm-up $r" "$LAT_SIZE" 5 ", rate_limit: $LAT_RATE" >/dev/null
-done
-
-# latency_phase RATE: one paced run per agent; sets LAT_P50 LAT_P99 LAT_MAX LAT_ROWS LAT_ROWS_PER_S LAT_DROPPED LAT_CPU
-latency_phase() {
-    local rate=$1 id la0 lc0 lp0 la1 lc1 lp1 window cycles
-    echo "latency phase: $AGENTS x ${LAT_SIZE} B at $rate cycles/s for ${LAT_SECONDS} s..." >&2
-    read -r la0 lc0 lp0 <<<"$(usage_snapshot)"
-    id=$(run_experiment "ingest latency at $rate cycles/s" "$LAT_SIZE" "$LAT_SECONDS" ", rate_limit: $rate")
-    read -r la1 lc1 lp1 <<<"$(usage_snapshot)"
-    LAT_CPU="agents and their engines $(awk -v a="$la0" -v b="$la1" 'BEGIN { printf "%.1f", b - a }') s, controller $(awk -v a="$lc0" -v b="$lc1" 'BEGIN { printf "%.1f", b - a }') s, PostgreSQL $(awk -v a="$lp0" -v b="$lp1" 'BEGIN { printf "%.1f", b - a }') s"
-    IFS='|' read -r LAT_P50 LAT_P99 LAT_MAX LAT_ROWS window LAT_DROPPED cycles <<<"$("${PSQL[@]}" -c "
-        WITH f AS (
-            SELECT b.rows, (extract(epoch FROM b.received_at) * 1e9
-                            - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6 AS ms, b.received_at
-            FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
-            WHERE b.run_id IN ($(printf "$RUNS_OF" "$id")) AND b.rows > 0),
-        w AS (SELECT ms, sum(rows) OVER (ORDER BY ms) AS upto, sum(rows) OVER () AS total FROM f)
-        SELECT round(min(ms) FILTER (WHERE upto >= total * 0.5)::numeric, 1),
-               round(min(ms) FILTER (WHERE upto >= total * 0.99)::numeric, 1), round(max(ms)::numeric, 1),
-               (SELECT sum(rows) FROM f), (SELECT extract(epoch FROM max(received_at) - min(received_at)) FROM f),
-               (SELECT sum(dropped) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$id"))),
-               (SELECT sum(cycles) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$id")))
-        FROM w")"
-    [ "$LAT_ROWS" = "$cycles" ] || die "stored $LAT_ROWS rows but the engines measured $cycles cycles"
-    LAT_ROWS_PER_S=$(awk -v r="$LAT_ROWS" -v w="$window" 'BEGIN { printf "%.0f", r / w }')
-    echo "  p50 $LAT_P50 ms, p99 $LAT_P99 ms, max $LAT_MAX ms at $LAT_ROWS_PER_S rows/s; CPU: $LAT_CPU" >&2
-    [ -z "${LATENCY_ONLY:-}" ] || "${PSQL[@]}" -F ' ' -c "
-        SELECT to_char(date_trunc('second', b.received_at), 'HH24:MI:SS') AS second, sum(b.rows) AS rows,
-               round(avg((extract(epoch FROM b.received_at) * 1e9
-                          - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6)) AS avg_ms,
-               round(max((extract(epoch FROM b.received_at) * 1e9
-                          - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6)) AS max_ms
-        FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
-        WHERE b.run_id IN ($(printf "$RUNS_OF" "$id")) AND b.rows > 0 GROUP BY 1 ORDER BY 1" |
-        sed 's/^/    /' >&2
-}
-
-latency_phase "$LAT_RATE"
-read -r G_P50 G_P99 G_MAX G_ROWS G_ROWS_PER_S G_DROPPED G_CPU <<<"$LAT_P50 $LAT_P99 $LAT_MAX $LAT_ROWS $LAT_ROWS_PER_S $LAT_DROPPED $LAT_CPU"
-H_ROWS=""
-if [ -n "$LAT_RATE_HIGH" ]; then
-    latency_phase "$LAT_RATE_HIGH"
-    H_ROWS="| the same at $LAT_RATE_HIGH cycles/s per agent ($LAT_ROWS rows at $LAT_ROWS_PER_S rows/s): p50 / p99 / max | $LAT_P50 / $LAT_P99 / $LAT_MAX ms | | |
-| CPU used during that phase | $LAT_CPU | | |"
-    G_DROPPED="$G_DROPPED + $LAT_DROPPED"
-fi
-
-[ -n "${LATENCY_ONLY:-}" ] && { echo "LATENCY_ONLY: stopping before the rate phase (results.md not written)" >&2; exit 0; }
-
-# A long-running server recycles its WAL segments at each checkpoint; a new one creates and zero-fills a
-# 16 MiB file for every segment it writes (IO/WalInitWrite and the LWLock/WALWrite waits behind it were about
-# a third of the ingest writers' samples in pg_stat_activity on a fresh server). Whichever load came first
-# paid for that and the later ones did not (the psql loads found the ingest's segments recycled): write
-# WAL_WARM_ROWS rows' worth of WAL once (a table created and dropped) and checkpoint, so both find them.
-echo "WAL warm-up: $WAL_WARM_ROWS rows written and dropped..." >&2
-"${PSQL[@]}" -c "CREATE TABLE wal_warm AS SELECT g AS a, g AS b, g AS c, g AS d, g AS e, g AS f
-                 FROM generate_series(1::bigint, $WAL_WARM_ROWS) g; DROP TABLE wal_warm; CHECKPOINT"
-echo "  $(wal_bytes); $(ls "$TMP/postgres/pg_wal" | grep -c '^[0-9A-F]\{24\}$') segment files" >&2
-
-# rate_phase: one unpaced run per agent; appends a line to $TMP/rate-runs:
-# INGEST_RATE ALL_ROWS ALL_WINDOW DRAIN_RATE DRAIN_ROWS DRAIN_WINDOW WHOLE_RATE RATE_ROWS RATE_FRAMES RATE_WINDOW
-# RATE_DROPPED RATE_ID DRAIN_USAGE (the last with spaces; the two before it are not needed for the median run)
-rate_phase() {
-    local id a0 c0 p0 a1 c1 p1 usage rows window frames dropped cycles drain_rows drain_window all_rows all_window
-    local whole drain ingest
-    # only the last phase's rows are kept (for the psql loads): each phase stores up to ~13 GB
-    "${PSQL[@]}" -c "TRUNCATE sample; CHECKPOINT" # as before each psql load
-    echo "rate phase $1 of $RATE_REPEATS: $AGENTS x ${RATE_SIZE} B for ${RATE_SECONDS} s..." >&2
-    (sleep $((RATE_SECONDS + 3)); usage_snapshot >"$TMP/usage-drain-start") & # the engines have stopped by then
-    id=$(run_experiment "ingest rate $1" "$RATE_SIZE" "$RATE_SECONDS")
-    read -r a1 c1 p1 <<<"$(usage_snapshot)"
-    read -r a0 c0 p0 <"$TMP/usage-drain-start"
-    usage=$(awk -v a0="$a0" -v a1="$a1" -v c0="$c0" -v c1="$c1" -v p0="$p0" -v p1="$p1" \
-        'BEGIN { printf "agents %.1f s, controller %.1f s, PostgreSQL %.1f s", a1 - a0, c1 - c0, p1 - p0 }')
-    # the engines stopped when the last cycle of any run ended: its frame's oldest cycle is at most 100 ms older
-    # "all streaming": from then until the first agent had stored its whole backlog (all still sending)
-    IFS='|' read -r rows window frames dropped cycles drain_rows drain_window all_rows all_window <<<"$("${PSQL[@]}" -c "
-        WITH b AS (SELECT b.run_id, b.rows, b.received_at, to_timestamp(((s.summary->'clock'->>'t0_realtime_ns')::numeric
-                                                                + b.first_end_ns) / 1e9) AS oldest
-                   FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
-                   WHERE b.run_id IN ($(printf "$RUNS_OF" "$id"))),
-             e AS (SELECT max(oldest) + interval '100 milliseconds' AS stopped FROM b),
-             f AS (SELECT min(last) AS first_done FROM (SELECT max(received_at) AS last FROM b GROUP BY run_id) r)
-        SELECT sum(rows), extract(epoch FROM max(received_at) - min(received_at)), count(*),
-               (SELECT sum(dropped) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$id"))),
-               (SELECT sum(cycles) FROM run_summary WHERE run_id IN ($(printf "$RUNS_OF" "$id"))),
-               sum(rows) FILTER (WHERE received_at > (SELECT stopped FROM e)),
-               extract(epoch FROM max(received_at) - (SELECT stopped FROM e)),
-               coalesce(sum(rows) FILTER (WHERE received_at > (SELECT stopped FROM e) AND received_at <= (SELECT first_done FROM f)), 0),
-               greatest(extract(epoch FROM (SELECT first_done FROM f) - (SELECT stopped FROM e)), 0)
-        FROM b")"
-    # a record an engine's ring dropped (its agent did not drain it in time) is counted, never stored
-    [ $((rows + dropped)) = "$cycles" ] ||
-        die "stored $rows rows and the rings dropped $dropped, but the engines measured $cycles cycles"
-    whole=$(awk -v r="$rows" -v w="$window" 'BEGIN { printf "%.0f", r / w }')
-    drain=$(awk -v r="$drain_rows" -v w="$drain_window" 'BEGIN { printf "%.0f", r / w }')
-    awk -v w="$all_window" 'BEGIN { exit !(w >= 2) }' ||
-        die "an agent had stored its backlog ${all_window} s after the engines stopped: too short to measure; raise RATE_SECONDS"
-    ingest=$(awk -v r="$all_rows" -v w="$all_window" 'BEGIN { printf "%.0f", r / w }')
-    echo "  stored $rows rows in $window s ($whole rows/s); after the engines stopped $drain_rows rows in $drain_window s: $drain rows/s; while all $AGENTS still streamed $all_rows rows in $all_window s: $ingest rows/s" >&2
-    echo "  CPU from ${RATE_SECONDS}+3 s to the end: $usage" >&2
-    echo "  PostgreSQL processes so far: $(postgres_breakdown)" >&2
-    echo "  PostgreSQL WAL so far: $(wal_bytes)" >&2
-    echo "$ingest $all_rows $all_window $drain $drain_rows $drain_window $whole $rows $frames $window $dropped $id $usage" >>"$TMP/rate-runs"
-}
-for r in $(seq "$RATE_REPEATS"); do
-    rate_phase "$r"
-done
-# the run with the median ingest rate (the lower middle one of an even count) stands for the phase
-INGEST_RATES=$(awk '{ printf "%s ", $1 }' "$TMP/rate-runs")
-read -r INGEST_RATE ALL_ROWS ALL_WINDOW DRAIN_RATE DRAIN_ROWS DRAIN_WINDOW WHOLE_RATE RATE_ROWS RATE_FRAMES RATE_WINDOW \
-    _ _ DRAIN_USAGE <<<"$(sort -n -k1,1 "$TMP/rate-runs" | sed -n "$(( (RATE_REPEATS + 1) / 2 ))p")"
-RATE_DROPS=$(awk '{ printf "%s%s", (NR > 1 ? " + " : ""), $11 }' "$TMP/rate-runs")
-echo "  PostgreSQL: $("${PSQL[@]}" -c "SELECT 'sample: ' || autovacuum_count || ' autovacuums, ' || autoanalyze_count
-    || ' autoanalyzes; checkpoints: ' || (SELECT num_timed + num_requested FROM pg_stat_checkpointer)
-    FROM pg_stat_user_tables WHERE relname = 'sample'")" >&2
-
-echo "psql phase: the last rate phase's rows through psql's \\copy, $REPEATS times..." >&2
-LAST_ID=$(awk 'END { print $12 }' "$TMP/rate-runs")
-PSQL_ROWS=$(awk 'END { print $8 }' "$TMP/rate-runs")
-"${PSQL[@]}" -c "\\copy (SELECT run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors FROM sample
-    WHERE run_id IN ($(printf "$RUNS_OF" "$LAST_ID"))) TO '$TMP/rows.bin' WITH (FORMAT binary)"
-"${PSQL[@]}" -c "TRUNCATE sample" # the disk they take, for the copies
-"${PSQL[@]}" -c "CREATE TABLE sample_copy (LIKE sample INCLUDING ALL)"
-psql_rates=""
-P_BEFORE=$(cpu_seconds $(postgres_pids))
-for r in $(seq "$REPEATS"); do
-    "${PSQL[@]}" -c "TRUNCATE sample_copy; CHECKPOINT"
-    t0=$(date +%s.%N)
-    "${PSQL[@]}" -c "\\copy sample_copy (run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors) FROM '$TMP/rows.bin' WITH (FORMAT binary)"
-    t1=$(date +%s.%N)
-    n=$("${PSQL[@]}" -c "SELECT count(*) FROM sample_copy")
-    [ "$n" = "$PSQL_ROWS" ] || die "psql loaded $n rows, expected $PSQL_ROWS"
-    rate=$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')
-    psql_rates+="$rate "
-    echo "  psql run $r: $rate rows/s" >&2
-done
-echo "  PostgreSQL WAL after the psql loads: $(wal_bytes)" >&2
-PSQL_CPU=$(awk -v a="$P_BEFORE" -v b="$(cpu_seconds $(postgres_pids))" -v r="$REPEATS" 'BEGIN { printf "%.1f", (b - a) / r }')
-PSQL_RATE=$(echo "$psql_rates" | tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
-"${PSQL[@]}" -c "DROP TABLE sample_copy"
-RATIO=$(awk -v a="$INGEST_RATE" -v b="$PSQL_RATE" 'BEGIN { printf "%.2f", a / b }')
-
 verdict() { awk -v v="$1" -v g="$2" -v dir="$3" 'BEGIN { ok = (dir == "ge") ? (v >= g) : (v < g); print ok ? "met" : "NOT met" }'; }
 
-cat >"$HERE/results.md" <<EOF
-# Sample ingest: $AGENTS agents streaming at once vs psql's COPY of the same rows
+machine_facts() {
+    echo "$(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r), $(java -version 2>&1 | head -1)"
+}
 
-One controller (\`qplab-controller.jar\`, its embedded PostgreSQL with default settings, fsync on) and
-$AGENTS agent processes (\`nice -n $AGENT_NICE java -Xmx256m -jar qplab-agent.jar\`) on this machine's loopback, each running one tcp loopback run at the same time;
-every cycle of every run is one row in \`sample\`. All on one $(nproc)-core machine: the $AGENTS agent JVMs,
-their engines, the controller and PostgreSQL share the same cores. The agents stand in for other hosts:
-niced, they get the CPU the controller and PostgreSQL leave (un-niced, with the JDK's WebSocket client the
-agents had then, ~70 runnable threads on 2 cores made every hop of a sample wait its turn: p99 1.4 s at 200
-cycles/s per agent).
+# write_section FILE: results.md with this mode's section replaced by FILE (which starts with its "## " heading),
+# the other mode's section kept
+trim_blank() { sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; } # drops trailing empty lines
+write_section() {
+    awk '/^## Trace path/ { exit } /^## Interval path/ { f = 1 } f' "$RESULTS" 2>/dev/null | trim_blank >"$TMP/section-intervals.md" || true
+    awk '/^## Trace path/ { f = 1 } f' "$RESULTS" 2>/dev/null | trim_blank >"$TMP/section-trace.md" || true
+    trim_blank <"$1" >"$TMP/section-$MODE.md"
+    {
+        echo "# bench/ingest: many agents streaming into one controller"
+        echo
+        echo "Two figures: the interval path (the statistics every run sends) and the per-cycle trace path (opt-in,"
+        echo "\`trace_first\`). \`bench/ingest/run.sh\` measures the first, \`MODE=trace bench/ingest/run.sh\` the second;"
+        echo "each rewrites its own section and keeps the other."
+        for section in "$TMP/section-intervals.md" "$TMP/section-trace.md"; do
+            if [ -s "$section" ]; then echo; cat "$section"; fi
+        done
+    } >"$RESULTS.new"
+    mv "$RESULTS.new" "$RESULTS"
+}
 
-| measure | value | goal | |
-|---|---:|---:|---|
-| **sustained ingest rate while all $AGENTS agents stream their backlogs at once** (engines stopped, until the first agent had stored all of its backlog), median of $RATE_REPEATS rate phases ($INGEST_RATES); that phase: $ALL_ROWS rows in ${ALL_WINDOW} s | **$INGEST_RATE rows/s** | | |
-| the same until the last agent's backlog was stored (the tail: fewer and fewer agents, each with at most 4 frames in flight) ($DRAIN_ROWS rows in ${DRAIN_WINDOW} s) | $DRAIN_RATE rows/s | | |
-| the whole window, engines running for the first ${RATE_SECONDS} s ($RATE_SIZE B messages; $RATE_ROWS rows in $RATE_FRAMES frames over ${RATE_WINDOW} s) | $WHOLE_RATE rows/s | | |
-| psql \`\\copy ... FROM (FORMAT binary)\` of the last rate phase's rows ($PSQL_ROWS), one transaction, median of $REPEATS ($psql_rates) | $PSQL_RATE rows/s | | |
-| **ratio ingest / psql** | **$RATIO** | ≥ 0.8 | $(verdict "$RATIO" 0.8 ge) |
-| CPU used while the agents drained (from ${RATE_SECONDS} + 3 s to the end) | $DRAIN_USAGE | | |
-| CPU PostgreSQL used per psql load | $PSQL_CPU s | | |
-| sample latency, engine record → visible row, p50 ($AGENTS agents each paced at $LAT_RATE cycles/s, $LAT_SIZE B messages: $G_ROWS rows at $G_ROWS_PER_S rows/s) | $G_P50 ms | | |
-| **sample latency p99** | **$G_P99 ms** | < 1000 ms | $(verdict "$G_P99" 1000 lt) |
-| sample latency max | $G_MAX ms | | |
-| CPU used during the latency phase (its runs, start to end) | $G_CPU | | |
-$H_ROWS
-
-- Every run FINISHED; rows stored + records dropped = cycles the engines measured (checked); records the
-  engines' rings dropped: $RATE_DROPS (rate phases), $G_DROPPED (latency phases).
-- The rate phase's engines produce cycles faster than they can be stored: the agents keep them (memory,
-  then their spools). The ratio uses the sustained rate after the engines stopped while all $AGENTS agents
-  still stream (until the first one has stored its whole backlog), when the machine runs only the
-  agents' streaming, the controller and PostgreSQL — in a lab the engines run on other hosts;
-  while they run here, 2 x $AGENTS busy engine threads share the same cores (the whole-window rate).
-- The ingest can beat psql: its \`qplab.ingest.writers\` (2) each run their own COPY, so PostgreSQL
-  inserts on both cores at once; psql's one \`\\copy\` is one backend. Each rate phase starts on an empty
-  \`sample\` table (the previous phase's rows truncated, for disk space), as each psql load does.
-- Before the rate phases, ${WAL_WARM_ROWS} rows' worth of WAL is written once and checkpointed: a new server
-  creates and zero-fills a 16 MiB file for every WAL segment it writes, a long-running one recycles them at each
-  checkpoint. Without it the first load paid for that and the later ones did not (IO/WalInitWrite and the
-  WALWrite lock behind it were about a third of the ingest writers' samples in pg_stat_activity, and the
-  psql loads, run after, found the ingest's segments recycled).
-- The latency phase runs first: right after the rate and psql phases the kernel is still writing
-  gigabytes back to disk, and every commit's WAL flush waits behind it (seconds).
-- Latency is measured from the stored data: a frame's \`received_at\` is taken just before its ingest
-  transaction commits; its oldest cycle's end is the run's \`t0_realtime_ns\` + \`first_end_ns\`; each
-  frame's cycles all count at that oldest one's latency.
-- Where the latency goes (\`LATENCY_ONLY=1\` prints it per second): an agent sends a frame when its oldest
-  record is 100 ms old (or the frame is full), so at 200 cycles/s nearly all of the median is that wait.
-  With the JDK's java.net.http WebSocket client the agents had before, the agents' threads kept both cores
-  busy (over 10 s of this phase: the client's selector and worker threads 3.9 s of CPU, the engines' sender
-  threads 2.3 s, the JIT compilers 3.0 s) and the latency came in waves up to ~1 s (p99 0.78-0.94 s in three
-  runs, 0.34 s in one); with the agent's own client, p99 0.15-0.16 s. At 1000 cycles/s per agent the
-  $AGENTS agents and their engines alone still keep both cores busy, and the latency comes and goes in waves.
-
-- date: $(date -u '+%Y-%m-%d %H:%M UTC')
-- machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r); psql $(psql --version | awk '{ print $3 }')
-- Before the measured phases every agent ran $WARMUP_ROUNDS paced warm-up runs of 5 s (agents are long-running
-  processes; a fresh JVM compiling its hot paths is not what a lab's agents are doing).
-- regenerate: \`./mvnw -q package -DskipTests && AGENTS=$AGENTS AGENT_NICE=$AGENT_NICE WARMUP_ROUNDS=$WARMUP_ROUNDS RATE_SIZE=$RATE_SIZE RATE_SECONDS=$RATE_SECONDS LAT_SIZE=$LAT_SIZE LAT_RATE=$LAT_RATE LAT_RATE_HIGH=$LAT_RATE_HIGH LAT_SECONDS=$LAT_SECONDS REPEATS=$REPEATS RATE_REPEATS=$RATE_REPEATS WAL_WARM_ROWS=$WAL_WARM_ROWS bench/ingest/run.sh\`
-EOF
-cat "$HERE/results.md"
+# shellcheck source=/dev/null
+. "$HERE/$MODE.sh"
+cat "$RESULTS"
