@@ -154,7 +154,7 @@ verdict() { # from the table: per point the median of pair ratios A/B (col 7), C
 # out-of-line slow paths. Old engine (BASE_REV): the per-cycle functions, all out of line.
 NEW_INLINE="qpb_stats.h qpb_record.h"
 NEW_FNS="qpb_peak_group_started qpb_peak_group_ended windows_to_latest qpb_stats_close qpb_stats_record_bytes qpb_stats_open
-qpb_record_new_end qpb_interval_tick_slow qpb_trace_keep qpb_interval_finish close_interval roll
+qpb_record_slow trace_keep qpb_interval_tick_slow qpb_interval_finish close_interval roll
 qpb_bytes_ring_put qpb_bytes_ring_room ring_copy"
 OLD_FNS="qpb_record_cycle qpb_stats_add qpb_moments_add qpb_hist_add qpb_peak_add windows_to_latest"
 

@@ -84,16 +84,10 @@ static void trace_keep(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, u
 
 void qpb_record_slow(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns, uint64_t errors)
 {
-    qpb_stats_group_end(&out->stats, end_ns);
     if (end_ns >= out->stats.iv.boundary_ns)
         roll(out, cycle, start_ns, end_ns);
-    qpb_stats_new_end(&out->stats, end_ns);
-    if (out->trace_next != UINT64_MAX) {
-        if (cycle == out->trace_next)
-            trace_keep(out, cycle, start_ns, end_ns, errors);
-        if (out->trace_next != UINT64_MAX)
-            out->stats.end_seen = UINT64_MAX; /* the next cycle comes here too, until the trace's last */
-    }
+    if (cycle == out->trace_next)
+        trace_keep(out, cycle, start_ns, end_ns, errors);
 }
 
 void qpb_interval_tick_slow(qpb_sender_out *out, uint64_t now_ns)

@@ -153,7 +153,8 @@ static inline bool beats(uint64_t b, uint64_t d, uint64_t best_b, uint64_t best_
  * once 64 cycles over the span from a group's start cannot beat the best so
  * far, no older group can either and none is computed.
  */
-static void windows_to_latest(const qpb_peak *pk, uint64_t *best_b, uint64_t *best_d)
+static inline __attribute__((always_inline)) void windows_to_latest(const qpb_peak *pk, uint64_t *best_b,
+                                                                      uint64_t *best_d)
 {
     uint64_t j = pk->last_cycle, e = pk->last_end, b = pk->bytes_per_cycle;
     uint64_t oldest = j >= QPB_PEAK_WINDOW - 1 ? j - (QPB_PEAK_WINDOW - 1) : 0;
@@ -178,17 +179,6 @@ void qpb_peak_group_ended(qpb_peak *pk)
 {
     if (pk->leads > 0)
         windows_to_latest(pk, &pk->best_bytes, &pk->best_ns);
-}
-
-void qpb_peak_group_started(qpb_peak *pk, uint64_t cycle, uint64_t start_ns)
-{
-    if (pk->leads == 0)
-        pk->first_start = start_ns;
-    uint32_t slot = pk->leads % QPB_PEAK_WINDOW;
-    pk->lead_start[slot] = start_ns;
-    pk->lead_cycle[slot] = cycle;
-    pk->leads++;
-    pk->last_start = start_ns;
 }
 
 double qpb_peak_bps(const qpb_peak *pk)
@@ -260,6 +250,11 @@ uint32_t qpb_stats_close(qpb_stats *st, uint32_t thread, uint64_t interval_ns, v
     qpb_interval_bucket *pairs = out != NULL ? (qpb_interval_bucket *)((char *)out + sizeof(qpb_interval)) : NULL;
     uint32_t n = 0;
     for (uint32_t b = qpb_hist_index(iv->min), hi = qpb_hist_index(iv->max); b <= hi; b++) {
+        /* a wide range is mostly empty: skip four empty buckets at a time */
+        while (b + 3 <= hi && (iv->buckets[b] | iv->buckets[b + 1] | iv->buckets[b + 2] | iv->buckets[b + 3]) == 0)
+            b += 4;
+        if (b > hi)
+            break;
         uint64_t c = iv->buckets[b];
         if (c == 0)
             continue;

@@ -111,9 +111,8 @@ typedef struct qpb_stats {
     qpb_moments cycle_ns;
     qpb_hist hist;
     uint64_t intervals;      /* records closed */
-    /* The end the per-cycle path compares with: a cycle that ends at another time goes through the
-     * recorder's slow path first (a group of equal ends is over, the interval may be due); UINT64_MAX
-     * sends the next cycle there whatever its end. */
+    /* The end the per-cycle path compares with: a cycle that ends at another time looks further (a group
+     * of equal ends is over, the interval may be due); UINT64_MAX makes the next cycle look, whatever its end. */
     uint64_t end_seen;
     qpb_peak peak;
     qpb_interval_acc iv;
@@ -130,9 +129,20 @@ static inline uint64_t qpb_hist_index(uint64_t v)
 }
 
 void qpb_peak_init(qpb_peak *pk, uint64_t bytes_per_cycle);
-/* The slow paths of qpb_peak_add: a group of equal ends is over, one of equal starts begins. */
+/* A group of equal ends is over: the windows that end at its last cycle. */
 void qpb_peak_group_ended(qpb_peak *pk);
-void qpb_peak_group_started(qpb_peak *pk, uint64_t cycle, uint64_t start_ns);
+
+/* A group of equal starts begins at cycle. */
+static inline void qpb_peak_group_started(qpb_peak *pk, uint64_t cycle, uint64_t start_ns)
+{
+    if (pk->leads == 0)
+        pk->first_start = start_ns;
+    uint32_t slot = pk->leads % QPB_PEAK_WINDOW;
+    pk->lead_start[slot] = start_ns;
+    pk->lead_cycle[slot] = cycle;
+    pk->leads++;
+    pk->last_start = start_ns;
+}
 double qpb_peak_bps(const qpb_peak *pk); /* bytes per second, 0 if none */
 
 /* One cycle: indexes 0, 1, 2, ... in order, starts and ends never decrease
@@ -154,8 +164,9 @@ static inline void qpb_peak_add(qpb_peak *pk, uint64_t cycle, uint64_t start_ns,
 void qpb_stats_open(qpb_stats *st, uint64_t index, uint64_t boundary_ns, uint64_t cycle, uint64_t start_ns);
 
 /* The per-cycle path: adds one cycle to the open interval. Inline: the
- * providers' loops run it for every cycle (qpb_record.h), after the slow
- * path for a cycle whose end is not end_seen (qpb_stats_new_end). */
+ * providers' loops run it for every cycle (qpb_record.h), after what a
+ * cycle whose end is not end_seen needs (the peak's group end, a due
+ * interval). */
 static inline void qpb_stats_add(qpb_stats *st, uint64_t cycle, uint64_t start_ns, uint64_t end_ns, uint64_t errors)
 {
     qpb_interval_acc *iv = &st->iv;
@@ -172,21 +183,6 @@ static inline void qpb_stats_add(qpb_stats *st, uint64_t cycle, uint64_t start_n
     if (start_ns != pk->last_start)
         qpb_peak_group_started(pk, cycle, start_ns);
     pk->last_cycle = cycle;
-}
-
-/* The slow part of a cycle that ends at another time than the one before:
- * the peak's group of equal ends is over. The recorder closes a due
- * interval between the two calls (the closed interval ends at the earlier
- * end, the one still in peak.last_end). */
-static inline void qpb_stats_group_end(qpb_stats *st, uint64_t end_ns)
-{
-    if (end_ns != st->peak.last_end)
-        qpb_peak_group_ended(&st->peak);
-}
-static inline void qpb_stats_new_end(qpb_stats *st, uint64_t end_ns)
-{
-    st->peak.last_end = end_ns;
-    st->end_seen = end_ns;
 }
 
 /* The open interval's cycles so far. */

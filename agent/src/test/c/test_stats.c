@@ -224,8 +224,10 @@ static void bw_peak_of_grouped_ends_matches_brute_force(void)
 static void add_cycle(qpb_stats *s, uint64_t cycle, uint64_t start_ns, uint64_t end_ns, uint32_t errors)
 {
     if (end_ns != s->end_seen) {
-        qpb_stats_group_end(s, end_ns);
-        qpb_stats_new_end(s, end_ns);
+        if (end_ns != s->peak.last_end)
+            qpb_peak_group_ended(&s->peak);
+        s->peak.last_end = end_ns;
+        s->end_seen = end_ns;
     }
     qpb_stats_add(s, cycle, start_ns, end_ns, errors);
 }
