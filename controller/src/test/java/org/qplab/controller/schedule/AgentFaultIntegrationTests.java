@@ -40,6 +40,9 @@ import org.springframework.test.context.TestPropertySource;
 @TestPropertySource(properties = {"qplab.agents.lost-after=3s", "qplab.schedule.max-attempts=2"})
 class AgentFaultIntegrationTests extends ControllerIntegrationTest {
 
+    @org.springframework.beans.factory.annotation.Autowired
+    private org.qplab.controller.analysis.RunHistograms histograms;
+
     private final List<AgentProcess> agents = new ArrayList<>();
     @Autowired
     private DataSource dataSource;
@@ -215,11 +218,12 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
     /**
      * The cycles stored of a run, read in one statement (one snapshot while frames may still arrive): those its
      * intervals count, those its claimed frames carried (sample_batch, the replay guard) and those in its histogram
-     * (run_histogram, added to as frames are claimed: a frame stored twice would count twice there).
+     * (run_histogram, the sum of its intervals, made current first as a reader of it would).
      */
     private record Stored(long intervals, long frames, long histogram) {}
 
     private Stored storedOf(long run) {
+        histograms.current(List.of(run));
         return jdbc.sql("""
                         SELECT (SELECT coalesce(sum(cycles), 0) FROM run_interval WHERE run_id = :run),
                                (SELECT coalesce(sum(cycles), 0) FROM sample_batch WHERE run_id = :run),
