@@ -3,7 +3,7 @@
 #
 # Starts a controller (own embedded PostgreSQL in a temporary directory) and a local agent,
 # runs two experiments of 10 runs x 1,000,000 recorded cycles (tcp, 64 B, 1 thread) through the
-# real path (engine -> agent -> ingest -> histograms), then calls the compare endpoint REPEAT
+# real path (engine -> agent -> ingest of its intervals -> each run's histogram, their sum), then calls the compare endpoint REPEAT
 # times and reports p50 / p95 / max. Writes results.md next to this script. Goal: p95 < 300 ms.
 #
 # Usage: bench/compare/run.sh        Knobs: REPEAT=50 PORT=8097 CYCLES=1000000 RUNS=10
@@ -45,7 +45,7 @@ java -jar "$ROOT/agent/target/qplab-agent.jar" --controller "ws://127.0.0.1:$POR
 pids+=($!)
 
 matrix="{\"name\":\"compare-bench\",\"base\":{\"provider\":\"tcp\",\"msg_size\":64,\"threads\":1,\"qps_per_thread\":2,
-\"iterations\":$CYCLES,\"ring_capacity\":1048576},\"repeats\":$RUNS}"
+\"iterations\":$CYCLES},\"repeats\":$RUNS}"
 submit() { field "$(curl -sf -H 'Content-Type: application/json' -d "$matrix" "$BASE/api/experiments")" id; }
 baseline=$(submit) && candidate=$(submit) || die "submitting the experiments failed"
 echo "run.sh: experiments $baseline and $candidate, $RUNS runs x $CYCLES cycles each; waiting..."
@@ -74,7 +74,7 @@ goal=$(awk -v p="$p95" 'BEGIN { print (p < 300) ? "met" : "NOT met" }')
     echo "# GET /api/compare latency"
     echo
     echo "Two experiments of $RUNS runs each, $CYCLES recorded cycles per run (tcp, 64 B, 1 thread,"
-    echo "2 connections), run through the real path: engine → agent → ingest → per-run histogram."
+    echo "2 connections), run through the real path: engine → agent → ingest of its intervals → each run's histogram (their sum)."
     echo "The compare endpoint pairs the 20 runs by parameters and tests their per-cycle times"
     echo "(Mann–Whitney on the stored histograms). $REPEAT calls after 5 warm-up calls, curl time_total."
     echo
