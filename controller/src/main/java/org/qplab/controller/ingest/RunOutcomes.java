@@ -46,6 +46,9 @@ public class RunOutcomes {
      */
     public void finished(long runId, String agentId, Map<String, Object> summary, long batches) {
         String ended = tx.execute(status -> {
+            // written before the run's end is visible, in the same transaction: whoever sees it FINISHED sees its
+            // histogram too (computed once now, not by the first reader)
+            histograms.current(List.of(runId));
             long[] stored = jdbc.sql("SELECT count(*), coalesce(sum(cycles), 0) FROM sample_batch WHERE run_id = ?")
                     .param(runId).query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)}).single();
             Map<?, ?> cycleNs = summary.get("cycle_ns") instanceof Map<?, ?> m ? m : Map.of();
@@ -72,9 +75,6 @@ public class RunOutcomes {
             }
             return end(runId, agentId, "FINISHED", null, false);
         });
-        if (ended != null) {
-            histograms.current(List.of(runId)); // computed once now, not by the first reader
-        }
         announce(runId, ended);
     }
 
