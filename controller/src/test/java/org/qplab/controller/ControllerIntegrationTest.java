@@ -23,6 +23,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "qplab.agents.token=" + ControllerIntegrationTest.TOKEN,
+        "qplab.security.admin-password=" + ControllerIntegrationTest.ADMIN_PASSWORD,
         "qplab.database.embedded.port=0",
         "qplab.database.embedded.fsync=false",
         "qplab.schedule.tick=500ms",
@@ -35,6 +36,10 @@ public abstract class ControllerIntegrationTest {
     protected static final ParameterizedTypeReference<List<Map<String, Object>>> JSON_ARRAY = new ParameterizedTypeReference<>() { };
 
     public static final String TOKEN = "integration-test-token";
+    /** The first admin's password (account "admin"). */
+    public static final String ADMIN_PASSWORD = "integration-admin-password";
+    /** Each context's API tokens (port:account): the tests act as scripts with those tokens would. */
+    private static final Map<String, String> TOKENS = new java.util.concurrent.ConcurrentHashMap<>();
     /** Where deploy tests put the controller's SSH key and known_hosts file. */
     public static final Path SSH_DIR = Path.of("target", "ssh-test").toAbsolutePath();
 
@@ -52,15 +57,42 @@ public abstract class ControllerIntegrationTest {
     @Autowired
     protected JdbcClient jdbc;
 
-    /**
-     * A client on a fresh connection per request: no pooled keep-alive connection that the server may
-     * have closed meanwhile is ever reused (a request on one waited out the 30 s response timeout).
-     */
-    protected WebTestClient http() {
+    @Autowired
+    private org.qplab.controller.security.ApiTokens apiTokens;
+    @Autowired
+    private org.qplab.controller.security.Accounts accounts;
+
+    /** An API token of the first admin (made once per context). */
+    protected String adminToken() {
+        return TOKENS.computeIfAbsent(port + ":admin", k -> apiTokens.issue("admin", "integration tests").token());
+    }
+
+    /** An API token of an account with this role (made, with its account, on first use in a context). */
+    protected String tokenOf(String role) {
+        return TOKENS.computeIfAbsent(port + ":test-" + role, k -> {
+            String name = "test-" + role;
+            if (accounts.list().stream().noneMatch(a -> a.name().equals(name))) {
+                accounts.create(name, "password-of-" + role, role);
+            }
+            return apiTokens.issue(name, "integration tests").token();
+        });
+    }
+
+    /** A client with no credentials at all. */
+    protected WebTestClient anonymous() {
         return WebTestClient.bindToServer(new org.springframework.http.client.reactive.ReactorClientHttpConnector(
                         reactor.netty.http.client.HttpClient.create(reactor.netty.resources.ConnectionProvider.newConnection())))
                 .baseUrl("http://127.0.0.1:" + port)
                 .responseTimeout(Duration.ofSeconds(30)).build();
+    }
+
+    /**
+     * A client on a fresh connection per request: no pooled keep-alive connection that the server may
+     * have closed meanwhile is ever reused (a request on one waited out the 30 s response timeout). It sends the
+     * admin's API token, as a script would.
+     */
+    protected WebTestClient http() {
+        return anonymous().mutate().defaultHeader("Authorization", "Bearer " + adminToken()).build();
     }
 
     /** Polls the experiment until it is FINISHED or FAILED; fails with diagnostics after timeout. */

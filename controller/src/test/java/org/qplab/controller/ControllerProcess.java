@@ -39,7 +39,9 @@ public final class ControllerProcess implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx512m", "-cp", System.getProperty("java.class.path"), "org.qplab.controller.QplabApplication",
                 "--server.port=" + port, "--qplab.database.embedded.data-dir=" + dataDir,
-                "--qplab.database.embedded.port=" + pgPort, "--qplab.database.embedded.fsync=false"));
+                "--qplab.database.embedded.port=" + pgPort, "--qplab.database.embedded.fsync=false",
+                "--qplab.security.admin-password=" + ControllerIntegrationTest.ADMIN_PASSWORD,
+                "--qplab.security.cli-token-file=" + Path.of("target", "controller-" + name + ".token").toAbsolutePath()));
         properties.forEach(p -> command.add("--" + p));
         Path log = Path.of("target", "controller-" + name + ".log");
         Files.deleteIfExists(log);
@@ -74,6 +76,16 @@ public final class ControllerProcess implements AutoCloseable {
             Thread.sleep(250);
         }
         throw new IOException("the controller was not ready within " + timeout + ":\n" + log());
+    }
+
+    /** The admin's API token this start of the controller made (as ./qplab's CLI gets its own). */
+    public String token() {
+        String name = log.getFileName().toString().replaceFirst("\\.log$", ".token");
+        try {
+            return Files.readString(log.resolveSibling(name)).strip();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     public String url() {

@@ -48,6 +48,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.DEFINED_PORT, properties = {
         "qplab.agents.token=softroce-test-token",
+        "qplab.security.admin-password=" + org.qplab.controller.ControllerIntegrationTest.ADMIN_PASSWORD,
         "qplab.database.embedded.port=0",
         "qplab.database.embedded.fsync=false",
         "qplab.schedule.tick=500ms",
@@ -70,6 +71,9 @@ class SoftRoceDeployIntegrationTests {
 
     @Autowired
     private JdbcClient jdbc;
+    @Autowired
+    private org.qplab.controller.security.ApiTokens tokens;
+    private static String token;
 
     @BeforeAll
     static void forwardTheControllerIntoTheLab(SoftRoceLab booted) {
@@ -293,8 +297,16 @@ class SoftRoceDeployIntegrationTests {
         return experiment;
     }
 
+    @org.junit.jupiter.api.BeforeEach
+    void adminToken() {
+        if (token == null) {
+            token = tokens.issue("admin", "soft-roce deploy test").token();
+        }
+    }
+
     private static WebTestClient http() {
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + PORT).responseTimeout(Duration.ofMinutes(5)).build();
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + PORT).defaultHeader("Authorization", "Bearer " + token)
+                .responseTimeout(Duration.ofMinutes(5)).build();
     }
 
     private static int freePort() {

@@ -180,6 +180,7 @@ class ControllerRestartIntegrationTests {
     private static long submit(String yaml) throws Exception {
         HttpResponse<String> created = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create(controller.url() + "/api/experiments")).header("Content-Type", "application/yaml")
+                .header("Authorization", "Bearer " + controller.token())
                 .POST(HttpRequest.BodyPublishers.ofString(yaml)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
         Matcher id = Pattern.compile("\"id\"\\s*:\\s*(\\d+)").matcher(created.body());

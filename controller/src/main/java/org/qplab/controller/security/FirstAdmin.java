@@ -1,0 +1,77 @@
+package org.qplab.controller.security;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.Base64;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.ApplicationArguments;
+import org.springframework.boot.ApplicationRunner;
+import org.springframework.stereotype.Component;
+
+/**
+ * The first start: with no account yet, an admin named "admin" is made, its password taken from
+ * QPLAB_ADMIN_PASSWORD (qplab.security.admin-password) or generated and written once to a 0600 file whose path
+ * (never the password) is logged. With qplab.security.cli-token-file set, every start also gives the admin a fresh
+ * API token named "qplab-cli" (the one of the start before is revoked) in that 0600 file: ./qplab's own CLI.
+ */
+@Component
+public class FirstAdmin implements ApplicationRunner {
+
+    public static final String NAME = "admin";
+    static final String CLI_TOKEN = "qplab-cli";
+    private static final Logger log = LoggerFactory.getLogger(FirstAdmin.class);
+
+    private final Accounts accounts;
+    private final ApiTokens tokens;
+    private final SecurityProperties properties;
+
+    public FirstAdmin(Accounts accounts, ApiTokens tokens, SecurityProperties properties) {
+        this.accounts = accounts;
+        this.tokens = tokens;
+        this.properties = properties;
+    }
+
+    @Override
+    public void run(ApplicationArguments args) throws IOException {
+        if (accounts.count() == 0) {
+            if (properties.adminPassword() != null) {
+                accounts.create(NAME, properties.adminPassword(), Role.ADMIN.id());
+                log.info("First start: made the account '{}' (role admin) with the password QPLAB_ADMIN_PASSWORD gave", NAME);
+            } else {
+                byte[] random = new byte[18];
+                new SecureRandom().nextBytes(random);
+                String password = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+                writeSecret(properties.adminPasswordFile(), password);
+                accounts.create(NAME, password, Role.ADMIN.id());
+                log.info("First start: made the account '{}' (role admin); its password is in {} (readable by this user "
+                        + "only). Log in on the dashboard and change it, or set QPLAB_ADMIN_PASSWORD before the first start.",
+                        NAME, properties.adminPasswordFile());
+            }
+        }
+        if (properties.cliTokenFile() != null) {
+            String owner = accounts.list().stream().filter(a -> a.role().equals(Role.ADMIN.id())).map(Accounts.Account::name)
+                    .filter(NAME::equals).findFirst()
+                    .orElseGet(() -> accounts.list().stream().filter(a -> a.role().equals(Role.ADMIN.id()))
+                            .map(Accounts.Account::name).findFirst().orElseThrow());
+            tokens.revokeNamed(owner, CLI_TOKEN);
+            writeSecret(properties.cliTokenFile(), tokens.issue(owner, CLI_TOKEN).token());
+            log.info("The CLI's API token (account '{}') is in {}", owner, properties.cliTokenFile());
+        }
+    }
+
+    /** Writes a secret to a file only this user can read (made 0600 before anything is written to it). */
+    static void writeSecret(Path file, String secret) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.deleteIfExists(file);
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, secret + "\n", StandardOpenOption.TRUNCATE_EXISTING);
+    }
+}
