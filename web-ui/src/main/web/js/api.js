@@ -10,9 +10,16 @@ export class ApiError extends Error {
   }
 }
 
+/** The CSRF token the controller keeps in the XSRF-TOKEN cookie; every change sends it back as a header. */
+function csrfToken() {
+  const cookie = document.cookie.split('; ').find((c) => c.startsWith('XSRF-TOKEN='));
+  return cookie ? decodeURIComponent(cookie.slice('XSRF-TOKEN='.length)) : null;
+}
+
 async function request(method, path, { body, contentType } = {}) {
   const headers = { Accept: 'application/json' };
   if (contentType) headers['Content-Type'] = contentType;
+  if (method !== 'GET' && csrfToken()) headers['X-XSRF-TOKEN'] = csrfToken();
   let response;
   try {
     response = await fetch(path, { method, headers, body, cache: 'no-store' });
@@ -27,6 +34,9 @@ async function request(method, path, { body, contentType } = {}) {
     } catch {
       parsed = text;
     }
+  }
+  if (response.status === 401 && !path.startsWith('api/me')) {
+    window.location.assign('login'); // the session ended: log in again
   }
   if (!response.ok) {
     const detail = parsed && typeof parsed === 'object'
@@ -202,4 +212,20 @@ export async function submitMatrix(text) {
     if (error instanceof ApiError && error.status === 400) return invalidMatrix(error);
     throw error;
   }
+}
+
+/** Who is logged in: {name, role, anonymousRead}; null when nobody is (a lab's read-only dashboard). */
+export async function getMe() {
+  try {
+    return await request('GET', 'api/me');
+  } catch (error) {
+    if (error.status === 401) return null;
+    throw error;
+  }
+}
+
+/** Ends the session (POST /logout with the CSRF token), then shows the login page. */
+export async function logout() {
+  await fetch('logout', { method: 'POST', headers: { 'X-XSRF-TOKEN': csrfToken() ?? '' } });
+  window.location.assign('login?logout');
 }

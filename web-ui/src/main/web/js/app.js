@@ -2,6 +2,7 @@
 //   #/ (?status=&name=)          experiments          #/experiments/12   its curves
 //   #/runs/34                    one run (live)       #/compare?…        a comparison (compare-modes.js)
 //   #/history                    history, baselines   #/hosts            hosts and agents
+import { initAccount } from './account.js';
 import { initBanner } from './banner.js';
 import { mountCompare } from './compare.js';
 import { mountCurves } from './curves.js';
@@ -34,5 +35,6 @@ function route() {
 }
 
 initBanner();
+initAccount();
 window.addEventListener('hashchange', route);
 route();

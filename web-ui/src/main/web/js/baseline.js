@@ -8,6 +8,7 @@ export function baselineToggle(run, onChange) {
   if (run.status !== 'FINISHED') return null;
   const button = h('button', {
     type: 'button',
+    'data-needs': 'operator',
     class: run.baseline ? 'baseline-toggle is-baseline' : 'baseline-toggle',
     'aria-pressed': run.baseline ? 'true' : 'false',
     title: run.baseline

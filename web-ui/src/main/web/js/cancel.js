@@ -12,6 +12,7 @@ export function cancelButton(experiment, onDone) {
   const button = h('button', {
     type: 'button',
     class: 'cancel',
+    'data-needs': 'operator',
     title: 'Cancel the runs that have not finished',
     onclick: async (event) => {
       event.stopPropagation();

@@ -32,6 +32,7 @@ function hostRow(host, pending, act) {
       h('button', {
         type: 'button',
         class: `secondary host-${action}`,
+        'data-needs': 'admin',
         disabled: Boolean(mine?.running),
         onclick: () => act(host.name, action),
       }, mine?.running === action ? `${label}…` : label))),
@@ -50,6 +51,7 @@ function addHostForm(onAdded) {
   const field = (name, label, attributes = {}) => h('label', {}, h('span', {}, label), h('input', { name, ...attributes }));
   const outcome = h('span', { class: 'error-text', id: 'add-host-error' });
   const form = h('form', {
+    'data-needs': 'admin',
     id: 'add-host',
     class: 'add-host',
     onsubmit: async (event) => {

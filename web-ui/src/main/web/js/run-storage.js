@@ -23,6 +23,7 @@ function deleteButton(run, onDeleted) {
   const button = h('button', {
     type: 'button',
     id: 'delete-trace',
+    'data-needs': 'admin',
     class: 'secondary delete-trace',
     title: 'Delete this run\'s per-cycle trace; its intervals, summary and histogram stay, and so does every chart',
     onclick: async () => {

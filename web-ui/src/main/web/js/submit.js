@@ -113,7 +113,7 @@ export function submitBox({ onSubmitted }) {
   }
 
   validate();
-  return h('section', { class: 'card submit' },
+  return h('section', { class: 'card submit', 'data-needs': 'operator' },
     h('h2', {}, 'Submit matrix'),
     h('form', { id: 'submit-matrix', onsubmit: submit },
       h('label', { for: 'matrix-text' }, 'Matrix (YAML or JSON)'),

@@ -58,6 +58,16 @@ abstract class BrowserTest extends ControllerIntegrationTest {
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).build();
         browser = new ChromeDriver(service, options);
         Files.createDirectories(SCREENSHOTS);
+        logIn("admin", ADMIN_PASSWORD);
+    }
+
+    /** Logs in on the login page, as a person would; waits until the dashboard shows who is logged in. */
+    protected void logIn(String name, String password) {
+        browser.get("http://127.0.0.1:" + port + "/login");
+        waitFor(By.id("username")).sendKeys(name);
+        browser.findElement(By.id("password")).sendKeys(password);
+        browser.findElement(By.cssSelector("button[type=submit]")).click();
+        waitFor(By.id("who"));
     }
 
     @AfterEach
@@ -134,7 +144,8 @@ abstract class BrowserTest extends ControllerIntegrationTest {
      * covered fails the test after the timeout).
      */
     protected void click(By locator) {
-        waiting(Duration.ofSeconds(20)).ignoring(org.openqa.selenium.ElementClickInterceptedException.class).until(driver -> {
+        waiting(Duration.ofSeconds(20)).ignoring(org.openqa.selenium.ElementClickInterceptedException.class)
+                .ignoring(org.openqa.selenium.ElementNotInteractableException.class).until(driver -> {
             driver.findElement(locator).click();
             return true;
         });

@@ -52,7 +52,13 @@ public final class CurvePicture implements AutoCloseable {
                 "--window-size=1000,800", "--user-data-dir=" + profile);
         ChromeDriver browser = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
                 .build(), options);
-        browser.get("http://127.0.0.1:" + port + "/");
+        // logged in as the first admin (the tests' controllers set its password)
+        browser.get("http://127.0.0.1:" + port + "/login");
+        new WebDriverWait(browser, Duration.ofSeconds(30)).until(d -> !d.findElements(org.openqa.selenium.By.id("username")).isEmpty());
+        browser.findElement(org.openqa.selenium.By.id("username")).sendKeys("admin");
+        browser.findElement(org.openqa.selenium.By.id("password")).sendKeys(
+                org.qplab.controller.ControllerIntegrationTest.ADMIN_PASSWORD);
+        browser.findElement(org.openqa.selenium.By.cssSelector("button[type=submit]")).click();
         new WebDriverWait(browser, Duration.ofSeconds(30))
                 .until(d -> (Boolean) ((JavascriptExecutor) d).executeScript("return typeof window.Chart === 'function'"));
         return Optional.of(new CurvePicture(browser, profile));

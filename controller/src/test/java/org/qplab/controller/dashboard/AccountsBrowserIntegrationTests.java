@@ -1,0 +1,74 @@
+package org.qplab.controller.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.springframework.http.MediaType;
+
+/**
+ * Accounts in the dashboard: the login page, who is logged in, logging out; a viewer sees no Cancel button and a
+ * change it forces anyway (its own request from the page, with its CSRF token) is refused.
+ */
+class AccountsBrowserIntegrationTests extends BrowserTest {
+
+    @Test
+    void anAdminLogsOutAndAViewerSeesNoCancelAndIsRefusedWhenItTries() {
+        long id = ((Number) http().post().uri("/api/experiments").contentType(MediaType.parseMediaType("application/yaml"))
+                .bodyValue("""
+                        name: waits for a host that never comes
+                        hosts: {loopback: [nobody-is-here]}
+                        base: {provider: tcp, msg_size: 64, iterations: 10}
+                        """).exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody()
+                .get("id")).longValue();
+        try {
+            // logged in as admin (BrowserTest): its name and role in the header, and the Cancel button
+            open("");
+            assertThat(waitFor(By.id("who")).getText()).isEqualTo("admin (admin)");
+            assertThat(waitFor(By.cssSelector("#experiment-" + id + " button.cancel")).isDisplayed()).isTrue();
+            click(By.id("logout"));
+            waiting(Duration.ofSeconds(20)).until(driver -> driver.getCurrentUrl().endsWith("/login?logout"));
+            assertThat(waitFor(By.id("login-message")).getText()).isEqualTo("Logged out.");
+            open("");
+            waiting(Duration.ofSeconds(20)).until(driver -> driver.getCurrentUrl().endsWith("/login"));
+
+            // a wrong password
+            browser.findElement(By.id("username")).sendKeys("admin");
+            browser.findElement(By.id("password")).sendKeys("not the password");
+            browser.findElement(By.cssSelector("button[type=submit]")).click();
+            assertThat(waitForText(By.id("login-message"))).isEqualTo("Wrong account or password.");
+
+            tokenOf("viewer"); // makes the account test-viewer
+            logIn("test-viewer", "password-of-viewer");
+            open("");
+            assertThat(waitFor(By.id("who")).getText()).isEqualTo("test-viewer (viewer)");
+            waitFor(By.id("experiment-" + id));
+            assertThat(browser.findElements(By.cssSelector("#experiment-" + id + " button.cancel")))
+                    .as("a viewer sees no Cancel").allSatisfy(b -> assertThat(b.isDisplayed()).isFalse());
+            assertThat(browser.findElements(By.id("submit-matrix"))).as("nor the submit form")
+                    .allSatisfy(f -> assertThat(f.isDisplayed()).isFalse());
+            // the page's own request, with the session and CSRF token: the controller refuses it
+            @SuppressWarnings("unchecked")
+            Map<String, Object> answer = (Map<String, Object>) browser.executeAsyncScript("""
+                    const done = arguments[arguments.length - 1];
+                    const csrf = decodeURIComponent(document.cookie.split('; ').find(c => c.startsWith('XSRF-TOKEN=')).slice(11));
+                    fetch('api/experiments/' + arguments[0] + '/cancel', {method: 'POST', headers: {'X-XSRF-TOKEN': csrf}})
+                      .then(async r => done({status: r.status, body: await r.text()}));""", id);
+            assertThat(((Number) answer.get("status")).intValue()).isEqualTo(403);
+            assertThat((String) answer.get("body")).contains("your role (viewer) may not POST");
+            assertThat(jdbc.sql("SELECT status FROM experiment WHERE id = ?").param(id).query(String.class).single())
+                    .isEqualTo("QUEUED");
+        } finally {
+            http().post().uri("/api/experiments/{id}/cancel", id).exchange();
+        }
+    }
+
+    private String waitForText(By locator) {
+        return waiting(Duration.ofSeconds(20)).until(driver -> {
+            String text = driver.findElement(locator).getText();
+            return text.isEmpty() ? null : text;
+        });
+    }
+}
