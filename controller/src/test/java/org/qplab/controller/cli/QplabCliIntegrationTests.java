@@ -27,6 +27,7 @@ class QplabCliIntegrationTests extends ControllerIntegrationTest {
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().put("QPLAB_URL", "http://127.0.0.1:" + port);
+        builder.environment().put("QPLAB_TOKEN", adminToken());
         builder.environment().put("QPLAB_POLL_SECONDS", "0.2");
         builder.environment().put("QPLAB_WAIT_SECONDS", "120");
         Process p = builder.start();
