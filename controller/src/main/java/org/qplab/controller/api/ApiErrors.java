@@ -6,6 +6,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
 
 /** Error bodies of the REST API: {"error": "...", "violations": [{"field", "message"}]}. */
@@ -18,9 +19,9 @@ class ApiErrors {
     }
 
     @ExceptionHandler(ServerWebInputException.class)
-    ResponseEntity<Map<String, Object>> badInput(ServerWebInputException e) {
+    ResponseEntity<Map<String, Object>> badInput(ServerWebInputException e, ServerWebExchange exchange) {
         return ResponseEntity.badRequest().body(Map.of("error", "bad request",
-                "violations", List.of(new Violation("", String.valueOf(e.getReason())))));
+                "violations", List.of(InputViolation.of(e, exchange.getRequest().getPath().value()))));
     }
 
     @ExceptionHandler(Conflict.class)

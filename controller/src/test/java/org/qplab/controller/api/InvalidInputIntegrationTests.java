@@ -12,8 +12,8 @@ import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
- * Text PostgreSQL cannot store (a NUL, other control characters, half a surrogate pair) is refused with 400
- * naming the field, wherever it comes in, and nothing is stored.
+ * Text PostgreSQL cannot store (a NUL, other control characters, half a surrogate pair) and values of the wrong
+ * type are refused with 400 naming the field, wherever they come in, and nothing is stored.
  */
 class InvalidInputIntegrationTests extends ControllerIntegrationTest {
 
@@ -97,6 +97,23 @@ class InvalidInputIntegrationTests extends ControllerIntegrationTest {
                 .bodyValue("{\"name\":\"text-host\",\"address\":\"127.0.0.1\",\"remoteDir\":\"qp\\u0000lab\"}").exchange());
         assertThat(violations(body)).extracting(v -> v.get("field")).containsExactly("remoteDir");
         http().get().uri("/api/hosts/text-host").exchange().expectStatus().isNotFound();
+    }
+
+    @Test
+    void aValueOfTheWrongTypeNamesTheParameterAndTheTypeItMustHave() {
+        Map<String, Object> experiment = expect400(http().get().uri("/api/experiments/abc").exchange());
+        assertThat(violations(experiment)).containsExactly(Map.of("field", "id",
+                "message", "must be an integer (an experiment id), got 'abc'"));
+
+        Map<String, Object> run = expect400(http().get().uri("/api/runs/1x/summary").exchange());
+        assertThat(violations(run)).containsExactly(Map.of("field", "id", "message", "must be an integer (a run id), got '1x'"));
+
+        Map<String, Object> compare = expect400(http().get().uri("/api/compare?baseline=1&candidate=2&alpha=low").exchange());
+        assertThat(violations(compare)).containsExactly(Map.of("field", "alpha", "message", "must be a number, got 'low'"));
+
+        Map<String, Object> missing = expect400(http().get().uri("/api/compare?candidate=2").exchange());
+        assertThat(violations(missing)).containsExactly(Map.of("field", "baseline",
+                "message", "is required: an integer, as a query parameter"));
     }
 
     private static Map<String, Object> expect400(WebTestClient.ResponseSpec response) {
