@@ -29,6 +29,12 @@ class ApiErrors {
         return ResponseEntity.status(HttpStatus.CONFLICT).body(Map.of("error", e.getMessage()));
     }
 
+    @ExceptionHandler(QuotaExceeded.class)
+    ResponseEntity<Map<String, Object>> quotaExceeded(QuotaExceeded e) {
+        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).body(Map.of("error", e.getMessage(),
+                "limit", e.limit(), "value", e.value(), "queued", e.inUse(), "requested", e.requested()));
+    }
+
     @ExceptionHandler(NotFound.class)
     ResponseEntity<Map<String, Object>> notFound(NotFound e) {
         return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("error", e.getMessage()));

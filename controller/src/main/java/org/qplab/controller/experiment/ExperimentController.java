@@ -8,6 +8,7 @@ import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
+import org.qplab.controller.quota.Quotas;
 import org.qplab.controller.run.Run;
 import org.qplab.controller.run.RunRepository;
 import org.qplab.controller.schedule.Scheduler;
@@ -16,6 +17,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -39,10 +41,15 @@ class ExperimentController {
     private final MatrixReader reader;
     private final MatrixExpander expander;
     private final AgentRegistry agents;
+    private final Quotas quotas;
+    private final TransactionTemplate tx;
 
     ExperimentController(Jdbc jdbc, ExperimentRepository experiments, RunRepository runs, Scheduler scheduler,
-                         ObjectMapper json, ExperimentProperties properties, AgentRegistry agents) {
+                         ObjectMapper json, ExperimentProperties properties, AgentRegistry agents, Quotas quotas,
+                         TransactionTemplate tx) {
         this.agents = agents;
+        this.quotas = quotas;
+        this.tx = tx;
         this.jdbc = jdbc;
         this.experiments = experiments;
         this.runs = runs;
@@ -51,11 +58,15 @@ class ExperimentController {
         this.expander = new MatrixExpander(json, properties.maxRuns());
     }
 
+    /** 201; 400 listing every violation of the matrix; 429 when its runs would pass qplab.limits.queued-runs. */
     @PostMapping
     Mono<ResponseEntity<Experiment>> submit(@RequestBody(required = false) byte[] body,
                                             @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType) {
         return Mono.fromCallable(() -> expander.expand(reader.read(body == null ? new byte[0] : body, mediaType(contentType))))
-                .flatMap(matrix -> jdbc.call(() -> experiments.find(experiments.create(matrix)).orElseThrow()))
+                .flatMap(matrix -> jdbc.call(() -> tx.execute(status -> {
+                    quotas.admit(null, matrix.runs().size());
+                    return experiments.find(experiments.create(matrix)).orElseThrow();
+                })))
                 .doOnNext(created -> scheduler.wake())
                 .map(created -> ResponseEntity.created(URI.create("/api/experiments/" + created.id())).body(created));
     }
