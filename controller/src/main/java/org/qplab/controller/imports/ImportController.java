@@ -29,6 +29,8 @@ import reactor.core.publisher.Mono;
 class ImportController {
 
     private static final int MAX_BYTES = 4 * 1024 * 1024;
+    /** A binary file sent by mistake has invalid text on most lines: the first few say enough. */
+    private static final int MAX_INVALID_LINES = 10;
 
     private final Jdbc jdbc;
     private final PerftestImport imports;
@@ -54,7 +56,7 @@ class ImportController {
         String text = new String(body, StandardCharsets.UTF_8).replaceFirst("^\uFEFF", "");
         List<Violation> invalidText = new ArrayList<>();
         String[] lines = text.split("\n", -1);
-        for (int i = 0; i < lines.length; i++) {
+        for (int i = 0; i < lines.length && invalidText.size() < MAX_INVALID_LINES; i++) {
             ValidText.check("line " + (i + 1), lines[i], invalidText);
         }
         if (!invalidText.isEmpty()) {

@@ -84,6 +84,11 @@ class InvalidInputIntegrationTests extends ControllerIntegrationTest {
         assertThat(body).containsEntry("error", "invalid perftest output");
         assertThat(violations(body)).extracting(v -> v.get("field")).containsExactly("line 3");
 
+        Map<String, Object> binary = expect400(http().post().uri("/api/import/perftest")
+                .contentType(MediaType.TEXT_PLAIN).bodyValue("\u0000\u0001\n".repeat(1000)).exchange());
+        assertThat(violations(binary)).as("the first ten lines say enough").hasSize(10)
+                .extracting(v -> v.get("field")).startsWith("line 1", "line 2").endsWith("line 10");
+
         Map<String, Object> json = expect400(http().post().uri("/api/import/perftest")
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(fixture("ib_write_bw.json").replace("\"rxe0\"", "\"rxe\\u0000\"")).exchange());
