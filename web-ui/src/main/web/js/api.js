@@ -147,6 +147,11 @@ export function cancelExperiment(experimentId) {
   return request('POST', `api/experiments/${id(experimentId)}/cancel`);
 }
 
+/** Deletes an ended experiment with its runs; 409 (ApiError) while it is queued or running, 404 when it is gone. */
+export function deleteExperiment(experimentId) {
+  return request('DELETE', `api/experiments/${id(experimentId)}`);
+}
+
 function compareQuery(params, { alpha, threshold }) {
   const query = new URLSearchParams(params);
   if (alpha !== undefined && alpha !== null && alpha !== '') query.set('alpha', alpha);

@@ -12,6 +12,7 @@ import { splitParams } from './params.js';
 import { refreshLoop } from './refresh.js';
 import { runsTable } from './runs.js';
 import { cancelButton } from './cancel.js';
+import { deleteExperimentButton } from './delete-experiment.js';
 import { compareHash } from './compare-picker.js';
 import { cloneIntoNextSubmit } from './submit.js';
 
@@ -27,7 +28,7 @@ function summaryLine(experiment) {
     experiment.finishedAt && h('span', { class: 'time' }, `finished ${formatTime(experiment.finishedAt)}`));
 }
 
-/** Cancel while it runs, clone its matrix into the submit box, compare it with another or its baselines. */
+/** Cancel while it runs, clone its matrix into the submit box, compare it with another or its baselines, delete it once ended. */
 function actionButtons(experiment, refresh) {
   const clone = h('button', {
     type: 'button',
@@ -46,6 +47,7 @@ function actionButtons(experiment, refresh) {
       'Compare with…'),
     h('a', { id: 'compare-baselines', class: 'button-link', href: compareHash({ experiment: experiment.id }) },
       'Against baselines'),
+    deleteExperimentButton(experiment, () => { window.location.hash = '#/'; }),
   ];
 }
 

@@ -9,6 +9,7 @@ import org.qplab.controller.agent.AgentRepository;
 import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.api.Conflict;
 import org.qplab.controller.api.NotFound;
+import org.qplab.controller.api.ValidText;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
 import org.springframework.http.HttpStatus;
@@ -95,6 +96,8 @@ class HostController {
         String dir = body.remoteDir() == null ? ".qplab" : body.remoteDir();
         if (dir.isBlank() || dir.contains("\n") || dir.contains("..") || dir.length() > 255) {
             violations.add(new Violation("remoteDir", "must be a directory path (absolute, or relative to the SSH user's home) without '..'"));
+        } else {
+            ValidText.check("remoteDir", dir, violations);
         }
         if (!violations.isEmpty()) {
             return Mono.error(new BadRequest("invalid host", violations));

@@ -8,14 +8,18 @@ import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
+import org.qplab.controller.quota.Quotas;
 import org.qplab.controller.run.Run;
 import org.qplab.controller.run.RunRepository;
 import org.qplab.controller.schedule.Scheduler;
 import org.qplab.protocol.AgentMessage;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -23,11 +27,12 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.ObjectMapper;
 
-/** /api/experiments: submit a matrix (JSON or YAML), list experiments, one experiment, its runs, cancel. */
+/** /api/experiments: submit a matrix (JSON or YAML), list experiments, one experiment, its runs, cancel, delete. */
 @RestController
 @RequestMapping("/api/experiments")
 class ExperimentController {
@@ -39,10 +44,15 @@ class ExperimentController {
     private final MatrixReader reader;
     private final MatrixExpander expander;
     private final AgentRegistry agents;
+    private final Quotas quotas;
+    private final TransactionTemplate tx;
 
     ExperimentController(Jdbc jdbc, ExperimentRepository experiments, RunRepository runs, Scheduler scheduler,
-                         ObjectMapper json, ExperimentProperties properties, AgentRegistry agents) {
+                         ObjectMapper json, ExperimentProperties properties, AgentRegistry agents, Quotas quotas,
+                         TransactionTemplate tx) {
         this.agents = agents;
+        this.quotas = quotas;
+        this.tx = tx;
         this.jdbc = jdbc;
         this.experiments = experiments;
         this.runs = runs;
@@ -51,11 +61,15 @@ class ExperimentController {
         this.expander = new MatrixExpander(json, properties.maxRuns());
     }
 
+    /** 201; 400 listing every violation of the matrix; 429 when its runs would pass qplab.limits.queued-runs. */
     @PostMapping
     Mono<ResponseEntity<Experiment>> submit(@RequestBody(required = false) byte[] body,
                                             @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType) {
         return Mono.fromCallable(() -> expander.expand(reader.read(body == null ? new byte[0] : body, mediaType(contentType))))
-                .flatMap(matrix -> jdbc.call(() -> experiments.find(experiments.create(matrix)).orElseThrow()))
+                .flatMap(matrix -> jdbc.call(() -> tx.execute(status -> {
+                    quotas.admit(null, matrix.runs().size());
+                    return experiments.find(experiments.create(matrix)).orElseThrow();
+                })))
                 .doOnNext(created -> scheduler.wake())
                 .map(created -> ResponseEntity.created(URI.create("/api/experiments/" + created.id())).body(created));
     }
@@ -98,6 +112,22 @@ class ExperimentController {
                         .filter(java.util.Objects::nonNull).forEach(agentId -> agents.get(agentId)
                                 .ifPresent(agent -> agent.send(new AgentMessage.CancelRun(run.runId()))))))
                 .then(jdbc.call(() -> experiments.find(id).orElseThrow()));
+    }
+
+    /**
+     * Deletes an ended experiment with its runs, their samples, intervals, histograms, summaries and sample batches,
+     * and the baselines marked on them: 204; 404 when there is none; 409 while it is queued or running (cancel it
+     * first) or one of its cancelled runs is still stopping. Anyone who reaches the API may delete today; once
+     * accounts exist (Spring Security), it takes an admin, or the experiment's owner once it has ended.
+     */
+    @DeleteMapping("/{id}")
+    @ResponseStatus(HttpStatus.NO_CONTENT)
+    Mono<Void> delete(@PathVariable long id) {
+        return jdbc.run(() -> {
+            if (!experiments.delete(id)) {
+                throw new NotFound("no experiment " + id);
+            }
+        });
     }
 
     @GetMapping("/{id}/runs")

@@ -85,6 +85,40 @@ public class ExperimentRepository {
         });
     }
 
+    /**
+     * Deletes an ended experiment and everything its runs keep: the rows of sample and run_interval (which have no
+     * foreign key), then the experiment, whose foreign keys cascade to run, sample_batch, run_summary,
+     * run_histogram and run_baseline. False when there is no such experiment; Conflict while it, or one of its
+     * runs, is queued or running. Its runs are locked first (in id order, as ingest claims them), so a frame in
+     * flight for one commits before, or fails alone after, and leaves nothing behind.
+     */
+    public boolean delete(long id) {
+        return Boolean.TRUE.equals(tx.execute(status -> {
+            Optional<String> state = jdbc.sql("SELECT status FROM experiment WHERE id = ? FOR UPDATE").param(id)
+                    .query(String.class).optional();
+            if (state.isEmpty()) {
+                return false;
+            }
+            if (List.of("QUEUED", "RUNNING").contains(state.get())) {
+                throw new Conflict("experiment " + id + " is " + state.get() + ": cancel it first (POST /api/experiments/"
+                        + id + "/cancel), then delete it");
+            }
+            List<Long> runs = jdbc.sql("SELECT id FROM run WHERE experiment_id = ? ORDER BY id FOR UPDATE").param(id)
+                    .query(Long.class).list();
+            long active = jdbc.sql("SELECT count(*) FROM run WHERE experiment_id = ? AND status IN ('QUEUED', 'RUNNING')")
+                    .param(id).query(Long.class).single();
+            if (active > 0) {
+                throw new Conflict("experiment " + id + " is " + state.get() + " but " + active + " of its runs are still"
+                        + " running: delete it once their agents have stopped them");
+            }
+            Long[] ids = runs.toArray(Long[]::new);
+            jdbc.sql("DELETE FROM sample WHERE run_id = ANY(?)").param(ids).update();
+            jdbc.sql("DELETE FROM run_interval WHERE run_id = ANY(?)").param(ids).update();
+            jdbc.sql("DELETE FROM experiment WHERE id = ?").param(id).update();
+            return true;
+        }));
+    }
+
     /** Newest first; statuses empty = any status, nameContains null = any name (else case-insensitive substring). */
     public List<Experiment> list(List<String> statuses, String nameContains) {
         return jdbc.sql(SELECT.formatted("NULL") + """

@@ -1,6 +1,8 @@
 package org.qplab.controller.experiment;
 
+import java.util.ArrayList;
 import java.util.List;
+import org.qplab.controller.api.ValidText;
 import org.qplab.controller.api.Violation;
 import org.springframework.http.MediaType;
 import tools.jackson.core.JacksonException;
@@ -9,7 +11,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
-/** Reads a submitted matrix body as JSON or YAML, by its Content-Type. */
+/** Reads a submitted matrix body as JSON or YAML, by its Content-Type; refuses text {@link ValidText} refuses, anywhere in it. */
 public final class MatrixReader {
 
     private static final List<MediaType> YAML = List.of(MediaType.parseMediaType("application/yaml"),
@@ -35,13 +37,20 @@ public final class MatrixReader {
         if (body.length == 0) {
             throw invalid("", "the request body is empty: send a matrix");
         }
+        JsonNode tree;
         try {
-            return (isJson ? json : yaml).readTree(body);
+            tree = (isJson ? json : yaml).readTree(body);
         } catch (JacksonException e) {
             TokenStreamLocation at = e.getLocation();
             String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
             throw invalid("", "malformed " + (isJson ? "JSON" : "YAML") + where + ": " + e.getOriginalMessage());
         }
+        List<Violation> invalidText = new ArrayList<>();
+        ValidText.check(tree, invalidText);
+        if (!invalidText.isEmpty()) {
+            throw new InvalidMatrixException(invalidText);
+        }
+        return tree;
     }
 
     private static InvalidMatrixException invalid(String field, String message) {

@@ -2,9 +2,11 @@ package org.qplab.controller.imports;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.qplab.controller.api.BadRequest;
+import org.qplab.controller.api.ValidText;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
 import org.springframework.http.MediaType;
@@ -27,6 +29,8 @@ import reactor.core.publisher.Mono;
 class ImportController {
 
     private static final int MAX_BYTES = 4 * 1024 * 1024;
+    /** A binary file sent by mistake has invalid text on most lines: the first few say enough. */
+    private static final int MAX_INVALID_LINES = 10;
 
     private final Jdbc jdbc;
     private final PerftestImport imports;
@@ -50,6 +54,14 @@ class ImportController {
                     "the file has " + body.length + " bytes; perftest output of one run is far smaller (limit " + MAX_BYTES + ")"))));
         }
         String text = new String(body, StandardCharsets.UTF_8).replaceFirst("^\uFEFF", "");
+        List<Violation> invalidText = new ArrayList<>();
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length && invalidText.size() < MAX_INVALID_LINES; i++) {
+            ValidText.check("line " + (i + 1), lines[i], invalidText);
+        }
+        if (!invalidText.isEmpty()) {
+            return Mono.error(new BadRequest("invalid perftest output", invalidText));
+        }
         MediaType type = request.getHeaders().getContentType();
         boolean json = PerftestJson.looksLikeJson(text) || (type != null && type.equalsTypeAndSubtype(MediaType.APPLICATION_JSON));
         PerftestOutput out;
@@ -58,6 +70,14 @@ class ImportController {
         } catch (PerftestOutput.Invalid e) {
             return Mono.error(new BadRequest("invalid perftest output", List.of(new Violation(
                     e.line() > 0 ? "line " + e.line() : "file", e.getMessage()))));
+        }
+        // a JSON string may spell a NUL as an escape; the header is what is stored of it
+        out.header().forEach((key, value) -> {
+            ValidText.check(ValidText.printable(key), key, invalidText);
+            ValidText.check(ValidText.printable(key), value, invalidText);
+        });
+        if (!invalidText.isEmpty()) {
+            return Mono.error(new BadRequest("invalid perftest output", invalidText));
         }
         String title = name != null && !name.isBlank() ? name.trim()
                 : out.tool() + (file != null && !file.isBlank() ? " (" + file.trim() + ")" : "") + " import";

@@ -1,12 +1,13 @@
 package org.qplab.controller.run;
 
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import org.qplab.controller.api.Csv;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.database.Jdbc;
-import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -19,12 +20,12 @@ import tools.jackson.databind.ObjectMapper;
  * CSV for scripts and spreadsheets: GET /api/experiments.csv (one line per experiment) and
  * GET /api/experiments/{id}/runs.csv (one line per run: its parameters, one column each, and its
  * results with their units in the header; an empty cell is a value that was not measured). cycles_stored: the
- * cycles the stored intervals count (equal to cycles once a run finished: every cycle is stored).
+ * cycles the stored intervals count (equal to cycles once a run finished: every cycle is stored). Text cells a
+ * spreadsheet would take for a formula are neutralised ({@link Csv}).
  */
 @RestController
 class CsvExportController {
 
-    private static final MediaType CSV = MediaType.parseMediaType("text/csv;charset=UTF-8");
     private static final String[] RESULTS = {"cycles", "cycles_stored", "messages", "bytes", "errors", "duration_ns",
             "bw_avg_bps", "bw_peak_bps", "msg_rate", "cycle_median_ns", "cycle_p99_ns", "intervals", "trace_rows"};
     private static final String[] RESULT_HEADERS = {"cycles", "cycles_stored", "messages", "bytes", "errors",
@@ -44,7 +45,7 @@ class CsvExportController {
     @GetMapping("/api/experiments.csv")
     Mono<ResponseEntity<String>> experiments() {
         return jdbc.call(() -> {
-            StringBuilder out = new StringBuilder("id,name,status,runs,done,failed,created,finished\n");
+            Csv out = new Csv().row("id", "name", "status", "runs", "done", "failed", "created", "finished");
             sql.sql("""
                             SELECT e.id, e.name, e.status, count(r.id) FILTER (WHERE r.superseded_by IS NULL),
                                    count(r.id) FILTER (WHERE r.status IN ('FINISHED', 'FAILED', 'CANCELLED')
@@ -53,12 +54,11 @@ class CsvExportController {
                                    e.created_at, e.finished_at
                             FROM experiment e LEFT JOIN run r ON r.experiment_id = e.id GROUP BY e.id ORDER BY e.id""")
                     .query((rs, i) -> {
-                        line(out, List.of(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5),
-                                rs.getLong(6), String.valueOf(rs.getObject(7, java.time.OffsetDateTime.class)),
-                                rs.getObject(8) == null ? "" : String.valueOf(rs.getObject(8, java.time.OffsetDateTime.class))));
+                        out.row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5),
+                                rs.getLong(6), rs.getObject(7, OffsetDateTime.class), rs.getObject(8, OffsetDateTime.class));
                         return null;
                     }).list();
-            return ResponseEntity.ok().contentType(CSV).body(out.toString());
+            return ResponseEntity.ok().contentType(Csv.MEDIA_TYPE).body(out.toString());
         });
     }
 
@@ -90,32 +90,21 @@ class CsvExportController {
                     }).list();
             TreeSet<String> keys = new TreeSet<>();
             rows.forEach(r -> ((Map<?, ?>) r[3]).keySet().forEach(k -> keys.add(String.valueOf(k))));
-            StringBuilder out = new StringBuilder();
+            Csv out = new Csv();
             List<Object> header = new ArrayList<>(List.of("run", "repeat", "status"));
             header.addAll(keys);
             header.addAll(List.of(RESULT_HEADERS));
-            line(out, header);
+            out.row(header);
             for (Object[] r : rows) {
                 List<Object> cells = new ArrayList<>(List.of(r[0], r[1], r[2]));
                 Map<?, ?> params = (Map<?, ?>) r[3];
-                keys.forEach(k -> cells.add(params.containsKey(k) ? params.get(k) : ""));
+                keys.forEach(k -> cells.add(params.get(k)));
                 for (int c = 0; c < RESULTS.length; c++) {
-                    cells.add(r[4 + c] == null ? "" : r[4 + c]);
+                    cells.add(r[4 + c]);
                 }
-                line(out, cells);
+                out.row(cells);
             }
-            return ResponseEntity.ok().contentType(CSV).body(out.toString());
+            return ResponseEntity.ok().contentType(Csv.MEDIA_TYPE).body(out.toString());
         });
-    }
-
-    private static void line(StringBuilder out, List<?> cells) {
-        for (int i = 0; i < cells.size(); i++) {
-            String v = String.valueOf(cells.get(i));
-            if (v.contains(",") || v.contains("\"") || v.contains("\n")) {
-                v = '"' + v.replace("\"", "\"\"") + '"';
-            }
-            out.append(i == 0 ? "" : ",").append(v);
-        }
-        out.append('\n');
     }
 }

@@ -3,12 +3,12 @@ package org.qplab.controller.run;
 import java.util.ArrayList;
 import java.util.List;
 import org.qplab.controller.api.BadRequest;
+import org.qplab.controller.api.Csv;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.protocol.CycleBuckets;
 import org.qplab.protocol.Interval;
-import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -25,7 +25,6 @@ import reactor.core.publisher.Mono;
 class IntervalsController {
 
     static final int MAX_PER_PAGE = 100_000;
-    private static final MediaType CSV = MediaType.parseMediaType("text/csv;charset=UTF-8");
 
     /** One interval with its percentiles and its histogram's buckets as times. */
     record IntervalView(int thread, long index, int span, long fromNs, long toNs, long cycles, long messages, long bytes,
@@ -65,24 +64,20 @@ class IntervalsController {
         return jdbc.call(() -> {
             existing(id);
             long ns = intervals.intervalNs(id);
-            StringBuilder out = new StringBuilder("thread,interval,span,from [ns],to [ns],cycles,messages,bytes,errors,"
-                    + "min [ns],max [ns],first_start [ns],last_end [ns],median [ns],p99 [ns],p99.9 [ns],"
-                    + "histogram [low_ns:count ...]\n");
+            Csv out = new Csv().row("thread", "interval", "span", "from [ns]", "to [ns]", "cycles", "messages", "bytes",
+                    "errors", "min [ns]", "max [ns]", "first_start [ns]", "last_end [ns]", "median [ns]", "p99 [ns]",
+                    "p99.9 [ns]", "histogram [low_ns:count ...]");
             for (Interval i : intervals.all(id)) {
                 IntervalView v = view(i, ns);
-                out.append(v.thread()).append(',').append(v.index()).append(',').append(v.span()).append(',')
-                        .append(v.fromNs()).append(',').append(v.toNs()).append(',').append(v.cycles()).append(',')
-                        .append(v.messages()).append(',').append(v.bytes()).append(',').append(v.errors()).append(',')
-                        .append(v.minNs()).append(',').append(v.maxNs()).append(',').append(v.firstStartNs()).append(',')
-                        .append(v.lastEndNs()).append(',').append(v.medianNs()).append(',').append(v.p99Ns()).append(',')
-                        .append(v.p999Ns()).append(',');
-                for (int k = 0; k < v.buckets().size(); k++) {
-                    out.append(k == 0 ? "" : " ").append(v.buckets().get(k).lowNs()).append(':')
-                            .append(v.buckets().get(k).count());
+                StringBuilder histogram = new StringBuilder();
+                for (Bucket b : v.buckets()) {
+                    histogram.append(histogram.isEmpty() ? "" : " ").append(b.lowNs()).append(':').append(b.count());
                 }
-                out.append('\n');
+                out.row(v.thread(), v.index(), v.span(), v.fromNs(), v.toNs(), v.cycles(), v.messages(), v.bytes(),
+                        v.errors(), v.minNs(), v.maxNs(), v.firstStartNs(), v.lastEndNs(), v.medianNs(), v.p99Ns(),
+                        v.p999Ns(), histogram);
             }
-            return ResponseEntity.ok().contentType(CSV)
+            return ResponseEntity.ok().contentType(Csv.MEDIA_TYPE)
                     .header("Content-Disposition", "attachment; filename=\"run-" + id + "-intervals.csv\"")
                     .body(out.toString());
         });

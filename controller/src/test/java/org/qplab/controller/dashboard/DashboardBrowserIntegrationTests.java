@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 import org.junit.jupiter.api.Test;
+import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -159,6 +160,35 @@ class DashboardBrowserIntegrationTests extends BrowserTest {
         assertThat(jdbc.sql("SELECT status FROM experiment WHERE id = ?").param(id).query(String.class).single())
                 .isEqualTo("CANCELLED");
         http().post().uri("/api/experiments/{id}/cancel", longNamed).exchange().expectStatus().isOk();
+    }
+
+    @Test
+    void theDeleteButtonDeletesAnEndedExperimentAfterAConfirmAndIsNotOfferedWhileItIsQueued() throws Exception {
+        long ended = new StoredExperiments(http(), jdbc, ingest, outcomes).create("[64, 4096]", 91, 1.0, "delete-ui");
+        long queued = ((Number) http().post().uri("/api/experiments").contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+                .bodyValue("{\"name\":\"delete-ui-queued\",\"base\":{\"msg_size\":64,\"iterations\":10}}")
+                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody().get("id")).longValue();
+
+        open("#/experiments/" + queued);
+        waitFor(By.cssSelector("#curves button.cancel"));
+        assertThat(browser.findElements(By.id("delete-experiment"))).as("no Delete while it is queued").isEmpty();
+
+        open("#/experiments/" + ended);
+        click(By.id("delete-experiment"));
+        Alert confirm = waiting(Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent());
+        assertThat(confirm.getText()).isEqualTo("Delete experiment compare #" + ended + " and its 2 runs? Everything they"
+                + " measured is deleted; this cannot be undone.");
+        confirm.dismiss();
+        http().get().uri("/api/experiments/{id}", ended).exchange().expectStatus().isOk();
+
+        click(By.id("delete-experiment"));
+        waiting(Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent()).accept();
+        waitFor(By.id("experiment-" + queued)); // back on the list
+        assertThat(browser.findElements(By.id("experiment-" + ended))).as("the deleted experiment's row").isEmpty();
+        http().get().uri("/api/experiments/{id}", ended).exchange().expectStatus().isNotFound();
+        assertThat(jdbc.sql("SELECT count(*) FROM run WHERE experiment_id = ?").param(ended).query(Long.class).single())
+                .isZero();
+        http().post().uri("/api/experiments/{id}/cancel", queued).exchange().expectStatus().isOk();
     }
 
     @Test

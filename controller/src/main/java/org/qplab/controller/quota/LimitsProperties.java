@@ -1,0 +1,13 @@
+package org.qplab.controller.quota;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * qplab.limits.* (the runs one matrix may expand to is qplab.experiments.max-runs)
+ *
+ * @param queuedRuns the most runs queued or running at once, across all experiments (default 100,000): a submit
+ *                   that would go beyond it answers 429 and stores nothing
+ */
+@ConfigurationProperties("qplab.limits")
+public record LimitsProperties(@DefaultValue("100000") long queuedRuns) {}
