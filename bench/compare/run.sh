@@ -40,7 +40,7 @@ for i in $(seq 1 120); do
     [ "$i" = 120 ] && die "controller did not start: $(tail -20 "$WORK/controller.log")"
     sleep 1
 done
-java -jar "$ROOT/agent/target/qplab-agent.jar" --controller "ws://127.0.0.1:$PORT/agent" --token "$token" \
+QPLAB_AGENT_TOKEN=$token java -jar "$ROOT/agent/target/qplab-agent.jar" --controller "ws://127.0.0.1:$PORT/agent" \
     --id bench-agent >"$WORK/agent.log" 2>&1 &
 pids+=($!)
 

@@ -66,7 +66,7 @@ for _ in $(seq 240); do
     kill -0 "$CONTROLLER_PID" 2>/dev/null || { tail -30 "$TMP/controller.log" >&2; die "the controller exited"; }
     sleep 0.5
 done
-java -jar "$AJAR" --controller "ws://127.0.0.1:$CPORT/agent" --token "$TOKEN" --id storage-agent \
+QPLAB_AGENT_TOKEN=$TOKEN java -jar "$AJAR" --controller "ws://127.0.0.1:$CPORT/agent" --id storage-agent \
     --spool-dir "$TMP/spool" >"$TMP/agent.log" 2>&1 &
 AGENT_PID=$!
 for _ in $(seq 120); do

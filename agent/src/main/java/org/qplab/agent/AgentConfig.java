@@ -11,7 +11,8 @@ import java.util.Map;
  *
  * @param controller WebSocket URL of the controller's agent gateway (--controller, QPLAB_CONTROLLER;
  *                   default ws://127.0.0.1:8080/agent)
- * @param token      the agent token the controller expects (--token, --token-file, QPLAB_AGENT_TOKEN; required)
+ * @param token      the agent token the controller expects (--token-file, else QPLAB_AGENT_TOKEN; required). Never a
+ *                   flag value: the process list shows argv to every local user
  * @param agentId    this agent's name (--id, QPLAB_AGENT_ID; default the hostname)
  * @param heartbeat  heartbeat period (--heartbeat-seconds; default 5 s)
  * @param dataAddress the IPv4 address the server side of a pair run listens on (tcp: its data
@@ -33,10 +34,9 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
     static final long DEFAULT_SPOOL_MEMORY = 64L << 20;
 
     static final String USAGE = """
-            usage: java -jar qplab-agent.jar [--controller ws://HOST:PORT/agent] [--token TOKEN | --token-file F] [--id NAME]
+            usage: java -jar qplab-agent.jar [--controller ws://HOST:PORT/agent] [--token-file F] [--id NAME]
               --controller  controller's agent endpoint  (env QPLAB_CONTROLLER, default ws://127.0.0.1:8080/agent)
-              --token       agent token                  (env QPLAB_AGENT_TOKEN, required)
-              --token-file  read the agent token from this file (keeps it out of the process list)
+              --token-file  read the agent token from this file (mode 0600; else env QPLAB_AGENT_TOKEN; required)
               --id          agent id                     (env QPLAB_AGENT_ID, default: hostname)
               --heartbeat-seconds N                      (default 5)
               --data-address A  where a pair run's tcp server listens (env QPLAB_DATA_ADDRESS,
@@ -64,13 +64,16 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
             if (flag.equals("--help") || flag.equals("-h")) {
                 throw new IllegalArgumentException(USAGE);
             }
+            if (flag.equals("--token") || flag.startsWith("--token=")) {
+                throw new IllegalArgumentException("--token is not taken: a token in argv is shown to every local user "
+                        + "by ps; pass --token-file FILE (mode 0600) or set QPLAB_AGENT_TOKEN\n" + USAGE);
+            }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException("flag " + flag + " needs a value\n" + USAGE);
             }
             String value = args[++i];
             switch (flag) {
                 case "--controller" -> controller = value;
-                case "--token" -> token = value;
                 case "--token-file" -> token = readToken(value);
                 case "--id" -> id = value;
                 case "--heartbeat-seconds" -> heartbeat = Long.parseLong(value);
@@ -83,8 +86,9 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
             }
         }
         if (token == null || token.isBlank()) {
-            throw new IllegalArgumentException("no agent token: pass --token or set QPLAB_AGENT_TOKEN "
-                    + "(the controller logs the token it expects at start-up)\n" + USAGE);
+            throw new IllegalArgumentException("no agent token: pass --token-file FILE or set QPLAB_AGENT_TOKEN (the "
+                    + "shared token is qplab.agents.token, or the file the controller names at start-up; an agent's own "
+                    + "token comes from POST /api/agents/{id}/token)\n" + USAGE);
         }
         URI uri = URI.create(controller);
         if (!"ws".equals(uri.getScheme()) && !"wss".equals(uri.getScheme())) {

@@ -15,11 +15,13 @@ public final class AgentProcess implements AutoCloseable {
     private final Process process;
     private final Path log;
     private final List<String> command;
+    private final String token;
 
-    private AgentProcess(Process process, Path log, List<String> command) {
+    private AgentProcess(Process process, Path log, List<String> command, String token) {
         this.process = process;
         this.log = log;
         this.command = command;
+        this.token = token;
     }
 
     /** Where an agent with this id keeps its spool in tests (emptied when such an agent is first started). */
@@ -61,15 +63,18 @@ public final class AgentProcess implements AutoCloseable {
         List<String> command = new java.util.ArrayList<>(prefix);
         command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Djava.io.tmpdir=" + tmpOf(id), "-jar", jar,
-                "--controller", url, "--token", token, "--id", id, "--heartbeat-seconds", "1",
+                "--controller", url, "--id", id, "--heartbeat-seconds", "1",
                 "--spool-dir", spoolOf(id).toString()));
         command.addAll(flags);
-        return new AgentProcess(launch(command, log), log, command);
+        return new AgentProcess(launch(command, token, log), log, command, token);
     }
 
-    private static Process launch(List<String> command, Path log) throws IOException {
-        return new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    /** The token goes through the environment, as the agent takes it: never in argv, where ps shows it. */
+    private static Process launch(List<String> command, String token, Path log) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().put("QPLAB_AGENT_TOKEN", token);
+        return builder.start();
     }
 
     /** SIGKILL: no shutdown hook, nothing flushed; what was only in its memory is gone. */
@@ -80,7 +85,7 @@ public final class AgentProcess implements AutoCloseable {
 
     /** The same agent again (same id, flags and spool), as a supervisor would restart it; its log goes on. */
     public AgentProcess restart() throws IOException {
-        return new AgentProcess(launch(command, log), log, command);
+        return new AgentProcess(launch(command, token, log), log, command, token);
     }
 
     public Process process() {

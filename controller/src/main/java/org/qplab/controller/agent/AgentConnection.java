@@ -1,21 +1,39 @@
 package org.qplab.controller.agent;
 
+import java.security.MessageDigest;
 import java.util.ArrayDeque;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.qplab.protocol.AgentMessage;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-/** One connected agent: its outbound message stream and the run it is busy with. */
+/**
+ * One connected agent: its outbound message stream, the run it is busy with, the SHA-256 of the token it
+ * registered with, and the runs it is known to own.
+ */
 public final class AgentConnection {
 
+    /** How many owned run ids a link remembers (a miss costs one query). */
+    static final int OWNED_RUNS = 1024;
+
     private final String remote;
+    private volatile byte[] tokenSha256;
+    /** Runs assigned to this agent (as loopback, client or server), most recently used last; guarded by itself. */
+    private final Map<Long, Boolean> owned = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+            return size() > OWNED_RUNS;
+        }
+    };
     private final Sinks.Many<AgentMessage> outbound = Sinks.many().unicast().onBackpressureBuffer();
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private volatile String agentId;
     private volatile Long busyWith;
     private volatile boolean open = true;
+    private volatile boolean refused;
     private volatile long spooled;
     private volatile long spoolBytes;
 
@@ -33,6 +51,43 @@ public final class AgentConnection {
 
     String remote() {
         return remote;
+    }
+
+    void presented(byte[] tokenSha256) {
+        this.tokenSha256 = tokenSha256;
+    }
+
+    /** Whether this link registered with the token whose SHA-256 is given (constant time). */
+    boolean presentedSame(byte[] tokenSha256) {
+        byte[] mine = this.tokenSha256;
+        return mine != null && MessageDigest.isEqual(mine, tokenSha256);
+    }
+
+    boolean open() {
+        return open;
+    }
+
+    /** The link was refused: nothing more it sends is read (its close is under way). */
+    void refuse() {
+        refused = true;
+    }
+
+    boolean refused() {
+        return refused;
+    }
+
+    /** The run was assigned to this agent: its frames and end are accepted without asking the database. */
+    public void assigned(long runId) {
+        synchronized (owned) {
+            owned.put(runId, Boolean.TRUE);
+        }
+    }
+
+    /** Whether the run is known to be this agent's (false: not known here, ask the database). */
+    boolean owns(long runId) {
+        synchronized (owned) {
+            return owned.get(runId) != null;
+        }
     }
 
     /** What the agent said it keeps unacknowledged, in its last heartbeat. */

@@ -1,27 +1,67 @@
 package org.qplab.controller.agent;
 
 import java.util.List;
+import org.qplab.controller.api.BadRequest;
+import org.qplab.controller.api.NotFound;
+import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
-/** GET /api/agents: every agent that ever registered, and whether it is connected. */
+/**
+ * GET /api/agents: every agent that ever registered, and whether it is connected. POST and DELETE
+ * /api/agents/{id}/token: an agent's own token, for agents started by hand (admin only).
+ */
 @RestController
 @RequestMapping("/api/agents")
 class AgentController {
 
+    /** A token just issued: shown this once, only its SHA-256 is kept. */
+    record IssuedToken(String agentId, String token) {}
+
     private final Jdbc jdbc;
     private final AgentRepository agents;
+    private final AgentToken tokens;
 
-    AgentController(Jdbc jdbc, AgentRepository agents) {
+    AgentController(Jdbc jdbc, AgentRepository agents, AgentToken tokens) {
         this.jdbc = jdbc;
         this.agents = agents;
+        this.tokens = tokens;
     }
 
     @GetMapping
     Mono<List<AgentRepository.AgentRow>> list() {
         return jdbc.call(agents::list);
+    }
+
+    /**
+     * Admin only. Issues agent id its own token, replacing any earlier one: from then on the agent registers under
+     * that id only with it (the shared enrolment token no longer does). The agent takes it through --token-file or
+     * QPLAB_AGENT_TOKEN. A link already registered stays until it reconnects.
+     */
+    @PostMapping("/{id}/token")
+    @ResponseStatus(HttpStatus.CREATED)
+    Mono<IssuedToken> issue(@PathVariable String id) {
+        return valid(id).then(jdbc.call(() -> new IssuedToken(id, tokens.issue(id))));
+    }
+
+    /** Admin only. Revokes the token issued to agent id; 404 when it has none. */
+    @DeleteMapping("/{id}/token")
+    @ResponseStatus(HttpStatus.NO_CONTENT)
+    Mono<Void> revoke(@PathVariable String id) {
+        return valid(id).then(jdbc.call(() -> tokens.revoke(id))).flatMap(revoked -> revoked ? Mono.<Void>empty()
+                : Mono.error(new NotFound("agent '" + id + "' has no token of its own")));
+    }
+
+    private static Mono<Void> valid(String id) {
+        return id.matches(AgentToken.AGENT_ID) ? Mono.empty() : Mono.error(new BadRequest("invalid agent id",
+                List.of(new Violation("id", "must be 1-128 characters of A-Z a-z 0-9 . _ : -"))));
     }
 }

@@ -31,6 +31,12 @@ import tools.jackson.databind.ObjectMapper;
  * The agents' WebSocket (/agent). An agent says hello with its token and host facts, then receives
  * runs and sends back sample frames and run ends. One agent's messages are handled strictly in
  * order, so a run's end is stored only after all of its frames.
+ *
+ * <p>What an agent may do: register under an id its token is good for ({@link AgentToken}), and not under
+ * one whose live link registered with another token; say hello within qplab.agents.hello-timeout (failed
+ * hellos are throttled per address by {@link HelloThrottle}); and send frames, run ends and pair steps only
+ * for runs assigned to it: the loopback agent, or the client or server of a pair. Anything else is refused
+ * with {@link #REFUSED}, logged, and stored nowhere.
  */
 @Component
 public class AgentGateway implements WebSocketHandler {
@@ -56,10 +62,15 @@ public class AgentGateway implements WebSocketHandler {
     private final Installation installation;
     private final RunRecovery recovery;
     private final RunQueue queue;
+    private final HelloThrottle throttle;
+    private final Duration helloTimeout;
 
     public AgentGateway(ObjectMapper json, Jdbc jdbc, AgentRepository agents, AgentRegistry registry,
                         SampleIngest ingest, RunOutcomes outcomes, Scheduler scheduler, LiveRuns live, AgentToken token,
-                        PairRuns pairs, Installation installation, RunRecovery recovery, RunQueue queue) {
+                        PairRuns pairs, Installation installation, RunRecovery recovery, RunQueue queue,
+                        HelloThrottle throttle, AgentProperties properties) {
+        this.throttle = throttle;
+        this.helloTimeout = properties.helloTimeout();
         this.pairs = pairs;
         this.installation = installation;
         this.recovery = recovery;
@@ -95,6 +106,12 @@ public class AgentGateway implements WebSocketHandler {
                     return session.close(CloseStatus.SERVER_ERROR.withReason(truncate(e.getMessage())));
                 })
                 .then();
+        // a link that never says hello is not kept open (a thousand of them held a thousand descriptors)
+        Mono.delay(helloTimeout).takeUntilOther(connection.closed())
+                .filter(t -> connection.agentId() == null)
+                .flatMap(t -> refuseHello(session, connection, CloseStatus.POLICY_VIOLATION,
+                        "no hello within " + helloTimeout.toMillis() + " ms"))
+                .subscribe(v -> { }, e -> log.debug("closing a silent link failed: {}", e.toString()));
         return Mono.when(inbound.doFinally(signal -> connection.close()), outbound)
                 .doFinally(signal -> disconnected(connection));
     }
@@ -116,6 +133,9 @@ public class AgentGateway implements WebSocketHandler {
     }
 
     private Mono<Void> handle(AgentConnection connection, WebSocketSession session, Object message) {
+        if (connection.refused()) {
+            return Mono.empty(); // what was still on its way is not read
+        }
         if (message instanceof Unreadable unreadable) {
             return refuse(session, connection, unreadable.reason());
         }
@@ -123,32 +143,57 @@ public class AgentGateway implements WebSocketHandler {
             if (message instanceof AgentMessage.Hello hello) {
                 return hello(connection, session, hello);
             }
-            return refuse(session, connection, "the first message must be hello");
+            return refuseHello(session, connection, new CloseStatus(REFUSED), "the first message must be hello");
         }
         if (message instanceof SampleFrame frame) {
-            CompletableFuture<Boolean> stored = ingest.submit(frame);
-            // the link waits for this (drained(), before a run's end) only once the frame is acked and announced:
-            // a run's end handled between the store and the announcement reached a live watcher before it
-            connection.ingesting(stored.whenComplete((fresh, error) -> {
-                if (error == null) {
-                    connection.send(new AgentMessage.BatchAck(frame.runId(), frame.seq()));
-                    if (fresh) {
-                        live.stored(frame);
-                    }
-                } else { // the agent keeps the frame and replays it after reconnecting
-                    log.warn("agent {}: frame {} of run {} could not be stored, closing the link: {}", connection.agentId(),
-                            frame.seq(), frame.runId(), error.toString());
-                    session.close(CloseStatus.SERVER_ERROR.withReason(truncate(error.getMessage()))).subscribe();
-                }
-            }));
-            // the next frame may follow at once, up to a window: group commit takes several of an agent's frames
-            return Mono.fromFuture(connection.window(INGEST_WINDOW), true).then();
+            if (connection.owns(frame.runId())) { // the common case: no query
+                return ingest(connection, session, frame);
+            }
+            return owned(connection, frame.runId()).flatMap(owned -> owned ? ingest(connection, session, frame)
+                    : refuseRun(session, connection, "sample frame " + frame.seq(), frame.runId()));
         }
+        // a heartbeat stores nothing about its run: it keeps the agent itself alive and says what it has spooled
         if (message instanceof AgentMessage.Heartbeat beat) { // no order to keep with frames: not behind them
             return Mono.fromRunnable(() -> heartbeat(connection, beat));
         }
         // anything else (a run's end above all) only after every frame the agent sent before it is stored
-        return Mono.fromFuture(connection.drained(), true).then(Mono.defer(() -> handleOther(connection, message)));
+        return Mono.fromFuture(connection.drained(), true).then(Mono.defer(() -> {
+            long runId = message instanceof AgentMessage m ? PairRuns.runId(m) : -1;
+            if (runId < 0 || connection.owns(runId)) {
+                return handleOther(connection, message);
+            }
+            return owned(connection, runId).flatMap(owned -> owned ? handleOther(connection, message)
+                    : refuseRun(session, connection, message.getClass().getSimpleName(), runId));
+        }));
+    }
+
+    /** Whether the run is assigned to the connection's agent; asks the database once for a run not known here. */
+    private Mono<Boolean> owned(AgentConnection connection, long runId) {
+        return jdbc.call(() -> agents.assigned(connection.agentId(), runId)).doOnNext(owned -> {
+            if (owned) {
+                connection.assigned(runId);
+            }
+        });
+    }
+
+    private Mono<Void> ingest(AgentConnection connection, WebSocketSession session, SampleFrame frame) {
+        CompletableFuture<Boolean> stored = ingest.submit(frame);
+        // the link waits for this (drained(), before a run's end) only once the frame is acked and announced:
+        // a run's end handled between the store and the announcement reached a live watcher before it
+        connection.ingesting(stored.whenComplete((fresh, error) -> {
+            if (error == null) {
+                connection.send(new AgentMessage.BatchAck(frame.runId(), frame.seq()));
+                if (fresh) {
+                    live.stored(frame);
+                }
+            } else { // the agent keeps the frame and replays it after reconnecting
+                log.warn("agent {}: frame {} of run {} could not be stored, closing the link: {}", connection.agentId(),
+                        frame.seq(), frame.runId(), error.toString());
+                session.close(CloseStatus.SERVER_ERROR.withReason(truncate(error.getMessage()))).subscribe();
+            }
+        }));
+        // the next frame may follow at once, up to a window: group commit takes several of an agent's frames
+        return Mono.fromFuture(connection.window(INGEST_WINDOW), true).then();
     }
 
     private Mono<Void> handleOther(AgentConnection connection, Object message) {
@@ -184,40 +229,83 @@ public class AgentGateway implements WebSocketHandler {
     }
 
     private Mono<Void> hello(AgentConnection connection, WebSocketSession session, AgentMessage.Hello hello) {
-        if (hello.agentId() == null || !hello.agentId().matches("[A-Za-z0-9._:-]{1,128}")) {
-            return refuse(session, connection, "agent id must be 1-128 characters of A-Z a-z 0-9 . _ : -");
+        if (hello.agentId() == null || !hello.agentId().matches(AgentToken.AGENT_ID)) {
+            return refuseHello(session, connection, new CloseStatus(REFUSED),
+                    "agent id must be 1-128 characters of A-Z a-z 0-9 . _ : -");
         }
         if (hello.frameLayout() == null || hello.frameLayout() != SampleFrame.VERSION) {
             return refuse(session, connection, new SampleFrame.UnsupportedLayoutException(
                     hello.frameLayout() == null ? 1 : hello.frameLayout()).getMessage());
         }
-        return jdbc.call(() -> token.accepts(hello.agentId(), hello.token())).flatMap(accepted -> accepted
-                ? welcome(connection, hello)
-                : refuse(session, connection, "agent token refused for agent '" + hello.agentId() + "'"));
+        String agentId = hello.agentId();
+        byte[] presented = AgentToken.sha256(hello.token() == null ? "" : hello.token());
+        return jdbc.call(() -> token.accepts(agentId, hello.token())).flatMap(accepted -> {
+            if (!accepted) {
+                return refuseHello(session, connection, new CloseStatus(REFUSED), "agent token refused for agent '" + agentId + "'");
+            }
+            if (registry.heldByAnother(agentId, presented)) { // before anything of the live agent's runs is touched
+                return refuseTaken(session, connection, agentId);
+            }
+            return welcome(connection, session, hello, presented);
+        });
     }
 
-    private Mono<Void> welcome(AgentConnection connection, AgentMessage.Hello hello) {
+    private Mono<Void> welcome(AgentConnection connection, WebSocketSession session, AgentMessage.Hello hello,
+                               byte[] presented) {
         String agentId = hello.agentId();
+        connection.presented(presented);
         connection.registeredAs(agentId);
         List<Long> known = hello.knownRuns() == null ? List.of() : hello.knownRuns();
         return jdbc.call(() -> {
             installation.id(); // read here, off the event loop, before the welcome needs it
             agents.registered(agentId, hello.facts() == null ? Map.of() : hello.facts());
             return recovery.agentReturned(agentId, hello.currentRun(), hello.preparedRun(), known);
-        }).doOnNext(returned -> {
+        }).flatMap(returned -> {
+            AgentRegistry.Registration registration = registry.register(connection, presented);
+            if (registration.refused()) { // a link with another token registered meanwhile
+                return refuseTaken(session, connection, agentId);
+            }
             connection.busyWith(returned.busyWith());
-            registry.register(connection).ifPresent(AgentConnection::close);
+            registration.replaced().ifPresent(AgentConnection::close);
             connection.send(new AgentMessage.Welcome(agentId, installation.id()));
             returned.cancel().forEach(runId -> connection.send(new AgentMessage.CancelRun(runId)));
             log.info("agent {} registered from {}{}", agentId, connection.remote(),
                     hello.currentRun() == null ? "" : ", still running run " + hello.currentRun());
             scheduler.wake();
-        }).then();
+            return Mono.<Void>empty();
+        });
     }
 
     private Mono<Void> refuse(WebSocketSession session, AgentConnection connection, String reason) {
+        return refuse(session, connection, new CloseStatus(REFUSED), reason);
+    }
+
+    private Mono<Void> refuse(WebSocketSession session, AgentConnection connection, CloseStatus status, String reason) {
         log.warn("refused agent connection from {}: {}", connection.remote(), reason);
-        return session.close(new CloseStatus(REFUSED, truncate(reason)));
+        connection.refuse(); // not close(): its outbound ending would close the link before the status is sent
+        return session.close(status.withReason(truncate(reason)));
+    }
+
+    /** A hello that failed (or never came): counts against the address ({@link HelloThrottle}). */
+    private Mono<Void> refuseHello(WebSocketSession session, AgentConnection connection, CloseStatus status, String reason) {
+        throttle.failed(session.getHandshakeInfo().getRemoteAddress());
+        return refuse(session, connection, status, reason);
+    }
+
+    private Mono<Void> refuseTaken(WebSocketSession session, AgentConnection connection, String agentId) {
+        registry.get(agentId).ifPresent(live -> log.warn("agent {} is connected from {}; a hello under its id from {} "
+                + "presented another token", agentId, live.remote(), connection.remote()));
+        return refuseHello(session, connection, new CloseStatus(REFUSED),
+                "agent '" + agentId + "' is connected already, with another token");
+    }
+
+    /** A message about a run not assigned to this agent: nothing of it is stored, and the link is closed. */
+    private Mono<Void> refuseRun(WebSocketSession session, AgentConnection connection, String what, long runId) {
+        log.warn("agent {} from {} sent {} for run {}, which is not assigned to it: refused, nothing of it stored",
+                connection.agentId(), connection.remote(), what, runId);
+        connection.refuse();
+        return session.close(new CloseStatus(REFUSED, truncate("run " + runId + " is not assigned to agent '"
+                + connection.agentId() + "'")));
     }
 
     private void runEnded(AgentConnection connection, long runId) {

@@ -12,9 +12,31 @@ public class AgentRegistry {
 
     private final Map<String, AgentConnection> connected = new ConcurrentHashMap<>();
 
-    /** Registers the connection; returns the earlier connection of the same agent, if one was left open. */
-    Optional<AgentConnection> register(AgentConnection connection) {
-        return Optional.ofNullable(connected.put(connection.agentId(), connection));
+    /** What registering a connection did: refused (another live link of the agent), or what it replaced. */
+    record Registration(boolean refused, Optional<AgentConnection> replaced) {}
+
+    /**
+     * Registers the connection, replacing an earlier one of the same agent only when that one is closed or
+     * registered with the same token (the agent reconnecting after a dead link); otherwise refuses it.
+     */
+    Registration register(AgentConnection connection, byte[] tokenSha256) {
+        boolean[] refused = {false};
+        AgentConnection[] replaced = {null};
+        connected.compute(connection.agentId(), (id, live) -> {
+            if (live != null && live.open() && !live.presentedSame(tokenSha256)) {
+                refused[0] = true;
+                return live;
+            }
+            replaced[0] = live;
+            return connection;
+        });
+        return new Registration(refused[0], Optional.ofNullable(replaced[0]));
+    }
+
+    /** Whether a live link of agentId registered with another token than this one (a hello that cannot replace it). */
+    boolean heldByAnother(String agentId, byte[] tokenSha256) {
+        AgentConnection live = connected.get(agentId);
+        return live != null && live.open() && !live.presentedSame(tokenSha256);
     }
 
     /** Forgets the connection unless the agent has already reconnected on a newer one. */

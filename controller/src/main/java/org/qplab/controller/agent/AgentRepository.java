@@ -79,6 +79,12 @@ public class AgentRepository {
                 WHERE id = ?""").params(age, age, id).update();
     }
 
+    /** Whether the run is assigned to the agent: it runs it on loopback, or is the client or server of its pair. */
+    public boolean assigned(String agentId, long runId) {
+        return jdbc.sql("SELECT EXISTS (SELECT 1 FROM run WHERE id = ? AND (agent_id = ? OR server_agent_id = ?))")
+                .params(runId, agentId, agentId).query(Boolean.class).single();
+    }
+
     /** At controller start no agent is connected yet, whatever the table says. */
     public void allDisconnected() {
         jdbc.sql("UPDATE agent SET connected = false WHERE connected").update();

@@ -6,7 +6,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.handler.SimpleUrlHandlerMapping;
-import org.springframework.web.reactive.socket.server.support.HandshakeWebSocketService;
 import org.springframework.web.reactive.socket.server.support.WebSocketHandlerAdapter;
 import org.springframework.web.reactive.socket.server.upgrade.ReactorNettyRequestUpgradeStrategy;
 import reactor.netty.http.server.WebsocketServerSpec;
@@ -19,10 +18,13 @@ class AgentWebSocketConfiguration {
         return new SimpleUrlHandlerMapping(Map.of("/agent", gateway), -1);
     }
 
-    /** Sample frames are up to 1 MiB; Reactor Netty's default limit is 64 KiB. */
+    /**
+     * Sample frames are up to 1 MiB; Reactor Netty's default limit is 64 KiB. /agent is the only WebSocket: its
+     * upgrade is refused to browsers and to addresses throttled for failed hellos ({@link AgentHandshake}).
+     */
     @Bean
-    WebSocketHandlerAdapter webSocketHandlerAdapter() {
+    WebSocketHandlerAdapter webSocketHandlerAdapter(HelloThrottle throttle) {
         var spec = WebsocketServerSpec.builder().maxFramePayloadLength(SampleFrame.MAX_BYTES);
-        return new WebSocketHandlerAdapter(new HandshakeWebSocketService(new ReactorNettyRequestUpgradeStrategy(spec)));
+        return new WebSocketHandlerAdapter(new AgentHandshake(new ReactorNettyRequestUpgradeStrategy(spec), throttle));
     }
 }

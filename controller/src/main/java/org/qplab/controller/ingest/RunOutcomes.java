@@ -55,14 +55,16 @@ public class RunOutcomes {
             jdbc.sql("""
                     INSERT INTO run_summary (run_id, summary, cycles, messages, bytes, errors, dropped, duration_ns,
                         bw_avg_bps, bw_peak_bps, msg_rate, cycle_median_ns, cycle_p99_ns, batches)
-                    VALUES (?, CAST(? AS jsonb), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING""")
+                    SELECT ?, CAST(? AS jsonb), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+                    WHERE EXISTS (SELECT 1 FROM run WHERE id = ? AND agent_id = ?)
+                    ON CONFLICT (run_id) DO NOTHING""")
                     .params(runId, json.writeValueAsString(summary), longOf(summary, "cycles"),
                             longOf(summary, "messages"), longOf(summary, "bytes"), longOf(summary, "errors"),
                             longOf(summary, "dropped"), longOf(summary, "duration_ns"),
                             doubleOf(summary, "bw_avg_bps"), doubleOf(summary, "bw_peak_bps"),
                             doubleOf(summary, "msg_rate"), doubleOf(cycleNs, "median"), doubleOf(cycleNs, "p99"),
-                            batches)
-                    .update();
+                            batches, runId, agentId)
+                    .update(); // only the summary of the run's own agent: another's would take its place for good
             if (stored[0] != batches) {
                 return end(runId, agentId, "FAILED", "the agent sent " + batches + " sample batches but " + stored[0]
                         + " were stored", false);

@@ -102,6 +102,8 @@ public class PairRuns {
     /** Starts a claimed pair run: both agents are marked busy and asked to prepare. */
     void begin(RunQueue.Assignment run, AgentConnection client, AgentConnection server) {
         Pair pair = new Pair(run.runId(), client.agentId(), server.agentId(), run.params());
+        client.assigned(run.runId());
+        server.assigned(run.runId());
         client.busyWith(run.runId());
         server.busyWith(run.runId());
         synchronized (pair) {

@@ -123,6 +123,7 @@ public class Scheduler {
     }
 
     private void assign(AgentConnection agent, RunQueue.Assignment run) {
+        agent.assigned(run.runId());
         agent.busyWith(run.runId());
         if (agent.send(new AgentMessage.AssignRun(run.runId(), run.params()))) {
             log.info("run {} (experiment {}) assigned to {}", run.runId(), run.experimentId(), agent.agentId());

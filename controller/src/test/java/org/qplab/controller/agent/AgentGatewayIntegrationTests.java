@@ -2,29 +2,23 @@ package org.qplab.controller.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.SampleFrame;
 import org.springframework.web.reactive.socket.CloseStatus;
-import org.springframework.web.reactive.socket.WebSocketMessage;
-import org.springframework.web.reactive.socket.client.ReactorNettyWebSocketClient;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 /** What the agents' WebSocket refuses, and how the agent learns why: a frame layout it cannot read. */
 class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
 
     @Test
-    void anAgentOfAnEarlierReleaseIsRefusedAtHelloNamingTheFrameLayouts() {
+    void anAgentOfAnEarlierReleaseIsRefusedAtHelloNamingTheFrameLayouts() throws Exception {
         // an agent from before interval statistics sends no frame layout: it would send v1 sample frames
         String hello = "{\"type\":\"hello\",\"agentId\":\"old-release\",\"token\":\"" + TOKEN
                 + "\",\"facts\":{},\"knownRuns\":[]}";
@@ -38,7 +32,7 @@ class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
     }
 
     @Test
-    void aFrameOfAnotherLayoutIsRefusedAndNothingOfItIsStored() {
+    void aFrameOfAnotherLayoutIsRefusedAndNothingOfItIsStored() throws Exception {
         String hello = JsonMapper.builder().build().writeValueAsString(
                 new AgentMessage.Hello("mixed-release", TOKEN, Map.of(), null, List.of()));
         ByteBuffer v1 = ByteBuffer.allocate(SampleFrame.HEADER_BYTES + 48).order(ByteOrder.LITTLE_ENDIAN)
@@ -55,19 +49,15 @@ class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
 
     /**
      * Sends hello (and the binary frame right after it: the gateway handles an agent's messages in order, so
-     * the frame is read by a registered link), reads until the controller closes, and returns how it closed.
+     * the frame is read by a registered link), and returns how the controller closed the link.
      */
-    private CloseStatus talk(String hello, ByteBuffer frame) {
-        AtomicReference<CloseStatus> closed = new AtomicReference<>();
-        new ReactorNettyWebSocketClient().execute(URI.create("ws://127.0.0.1:" + port + "/agent"), session -> {
-            Flux<WebSocketMessage> out = Flux.just(session.textMessage(hello));
+    private CloseStatus talk(String hello, ByteBuffer frame) throws Exception {
+        try (RawAgent agent = RawAgent.connect(port)) {
+            agent.sendRaw(hello);
             if (frame != null) {
-                out = out.concatWith(Mono.fromSupplier(() -> session.binaryMessage(f -> f.wrap(frame))));
+                agent.sendRaw(frame);
             }
-            session.closeStatus().subscribe(closed::set);
-            return session.send(out).thenMany(session.receive()).then();
-        }).block(Duration.ofSeconds(30));
-        assertThat(closed.get()).as("the controller closed the link").isNotNull();
-        return closed.get();
+            return agent.awaitClose(Duration.ofSeconds(30));
+        }
     }
 }

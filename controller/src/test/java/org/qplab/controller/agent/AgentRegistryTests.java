@@ -11,8 +11,8 @@ class AgentRegistryTests {
         AgentRegistry registry = new AgentRegistry();
         AgentConnection a = connection("a", 12, 4_000_000);
         AgentConnection b = connection("b", 3, 1_000);
-        registry.register(a);
-        registry.register(b);
+        registry.register(a, TOKEN);
+        registry.register(b, TOKEN);
         a.spool(2, 100_000); // a later heartbeat replaces the earlier
         assertThat(registry.spooledEntries()).isEqualTo(5);
         assertThat(registry.spooledBytes()).isEqualTo(101_000);
@@ -21,9 +21,29 @@ class AgentRegistryTests {
         assertThat(registry.spooledEntries()).as("a disconnected agent is not counted").isEqualTo(2);
     }
 
+    @Test
+    void aSecondLinkOfAConnectedAgentReplacesItOnlyWithTheSameToken() {
+        AgentRegistry registry = new AgentRegistry();
+        AgentConnection first = connection("a", 0, 0);
+        registry.register(first, TOKEN);
+        AgentConnection impostor = connection("a", 0, 0);
+
+        assertThat(registry.register(impostor, AgentToken.sha256("another")).refused()).isTrue();
+        assertThat(registry.get("a")).containsSame(first);
+
+        AgentConnection reconnected = connection("a", 0, 0);
+        AgentRegistry.Registration again = registry.register(reconnected, TOKEN);
+        assertThat(again.refused()).isFalse();
+        assertThat(again.replaced()).containsSame(first);
+        assertThat(registry.get("a")).containsSame(reconnected);
+    }
+
+    private static final byte[] TOKEN = AgentToken.sha256("token");
+
     private static AgentConnection connection(String id, long entries, long bytes) {
         AgentConnection c = new AgentConnection("127.0.0.1:1");
         c.registeredAs(id);
+        c.presented(TOKEN);
         c.spool(entries, bytes);
         return c;
     }
