@@ -12,6 +12,7 @@ export function deleteExperimentButton(experiment, onDeleted) {
   const button = h('button', {
     type: 'button',
     id: 'delete-experiment',
+    'data-needs': 'operator',
     class: 'secondary delete-experiment',
     title: 'Delete this experiment with its runs, their intervals, traces, summaries and baselines',
     onclick: async () => {

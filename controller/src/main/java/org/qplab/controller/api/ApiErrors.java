@@ -24,6 +24,11 @@ class ApiErrors {
                 "violations", List.of(InputViolation.of(e, exchange.getRequest().getPath().value()))));
     }
 
+    @ExceptionHandler(Forbidden.class)
+    ResponseEntity<Map<String, Object>> forbidden(Forbidden e) {
+        return ResponseEntity.status(HttpStatus.FORBIDDEN).body(Map.of("error", e.getMessage()));
+    }
+
     @ExceptionHandler(Conflict.class)
     ResponseEntity<Map<String, Object>> conflict(Conflict e) {
         return ResponseEntity.status(HttpStatus.CONFLICT).body(Map.of("error", e.getMessage()));

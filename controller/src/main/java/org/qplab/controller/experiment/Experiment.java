@@ -14,7 +14,7 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Experiment(long id, String name, String status, OffsetDateTime createdAt, OffsetDateTime finishedAt,
                          int runsTotal, int runsDone, int runsFailed, int runsRunning, int runsRetried, Double meanRunSeconds,
-                         Double secondsLeft, Map<String, Object> matrix) {
+                         Double secondsLeft, Map<String, Object> matrix, String submittedBy) {
 
     static Double secondsLeft(String status, int total, int done, int running, Double meanRunSeconds) {
         if (meanRunSeconds == null || !(status.equals("QUEUED") || status.equals("RUNNING"))) {

@@ -64,11 +64,12 @@ class ExperimentController {
     /** 201; 400 listing every violation of the matrix; 429 when its runs would pass qplab.limits.queued-runs. */
     @PostMapping
     Mono<ResponseEntity<Experiment>> submit(@RequestBody(required = false) byte[] body,
-                                            @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType) {
+                                            @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType,
+                                            java.security.Principal who) {
         return Mono.fromCallable(() -> expander.expand(reader.read(body == null ? new byte[0] : body, mediaType(contentType))))
                 .flatMap(matrix -> jdbc.call(() -> tx.execute(status -> {
-                    quotas.admit(null, matrix.runs().size());
-                    return experiments.find(experiments.create(matrix)).orElseThrow();
+                    quotas.admit(who.getName(), matrix.runs().size());
+                    return experiments.find(experiments.create(matrix, who.getName())).orElseThrow();
                 })))
                 .doOnNext(created -> scheduler.wake())
                 .map(created -> ResponseEntity.created(URI.create("/api/experiments/" + created.id())).body(created));
@@ -117,13 +118,20 @@ class ExperimentController {
     /**
      * Deletes an ended experiment with its runs, their samples, intervals, histograms, summaries and sample batches,
      * and the baselines marked on them: 204; 404 when there is none; 409 while it is queued or running (cancel it
-     * first) or one of its cancelled runs is still stopping. Anyone who reaches the API may delete today; once
-     * accounts exist (Spring Security), it takes an admin, or the experiment's owner once it has ended.
+     * first) or one of its cancelled runs is still stopping. An admin may delete any; an operator only those it
+     * submitted (403 otherwise).
      */
     @DeleteMapping("/{id}")
     @ResponseStatus(HttpStatus.NO_CONTENT)
-    Mono<Void> delete(@PathVariable long id) {
+    Mono<Void> delete(@PathVariable long id, org.springframework.security.core.Authentication who) {
         return jdbc.run(() -> {
+            Experiment experiment = experiments.find(id).orElseThrow(() -> new NotFound("no experiment " + id));
+            if (org.qplab.controller.security.Role.of(who.getAuthorities()) != org.qplab.controller.security.Role.ADMIN
+                    && !who.getName().equals(experiment.submittedBy())) {
+                throw new org.qplab.controller.api.Forbidden("only an admin or the account that submitted experiment " + id
+                        + " (" + (experiment.submittedBy() == null ? "nobody recorded" : experiment.submittedBy())
+                        + ") may delete it");
+            }
             if (!experiments.delete(id)) {
                 throw new NotFound("no experiment " + id);
             }

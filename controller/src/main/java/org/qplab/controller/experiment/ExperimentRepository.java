@@ -18,7 +18,7 @@ import tools.jackson.databind.ObjectMapper;
 public class ExperimentRepository {
 
     private static final String SELECT = """
-            SELECT e.id, e.name, e.status, e.created_at, e.finished_at, %s AS matrix,
+            SELECT e.id, e.name, e.status, e.created_at, e.finished_at, %s AS matrix, e.submitted_by,
                    count(r.id) FILTER (WHERE r.superseded_by IS NULL) AS total,
                    count(r.id) FILTER (WHERE r.status IN ('FINISHED', 'FAILED', 'CANCELLED') AND r.superseded_by IS NULL) AS done,
                    count(r.id) FILTER (WHERE r.status = 'FAILED' AND r.superseded_by IS NULL) AS failed,
@@ -41,11 +41,11 @@ public class ExperimentRepository {
         this.json = json;
     }
 
-    /** Stores the experiment and all of its runs, QUEUED, in one transaction. */
-    public long create(Matrix matrix) {
+    /** Stores the experiment (submitted by that account) and all of its runs, QUEUED, in one transaction. */
+    public long create(Matrix matrix, String submitter) {
         return tx.execute(status -> {
-            long id = jdbc.sql("INSERT INTO experiment (name, matrix) VALUES (?, CAST(? AS jsonb)) RETURNING id")
-                    .params(matrix.name(), json.writeValueAsString(matrix.source()))
+            long id = jdbc.sql("INSERT INTO experiment (name, matrix, submitted_by) VALUES (?, CAST(? AS jsonb), ?) RETURNING id")
+                    .params(matrix.name(), json.writeValueAsString(matrix.source()), submitter)
                     .query(Long.class).single();
             List<Matrix.RunPoint> runs = matrix.runs();
             List<Object[]> rows = new java.util.ArrayList<>(runs.size());
@@ -146,6 +146,6 @@ public class ExperimentRepository {
         return new Experiment(rs.getLong("id"), rs.getString("name"), status,
                 rs.getObject("created_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
                 total, done, rs.getInt("failed"), running, rs.getInt("retried"), mean,
-                Experiment.secondsLeft(status, total, done, running, mean), source);
+                Experiment.secondsLeft(status, total, done, running, mean), source, rs.getString("submitted_by"));
     }
 }

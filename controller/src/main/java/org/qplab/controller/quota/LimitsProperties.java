@@ -8,6 +8,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param queuedRuns the most runs queued or running at once, across all experiments (default 100,000): a submit
  *                   that would go beyond it answers 429 and stores nothing
+ * @param userQueuedRuns the most runs one account may have queued or running at once (default 20,000); 429 likewise
  */
 @ConfigurationProperties("qplab.limits")
-public record LimitsProperties(@DefaultValue("100000") long queuedRuns) {}
+public record LimitsProperties(@DefaultValue("100000") long queuedRuns, @DefaultValue("20000") long userQueuedRuns) {}

@@ -28,8 +28,8 @@ public class Quotas {
      * Admits a submit of this many runs, or throws {@link QuotaExceeded} (429) naming the limit it would pass.
      * Must run inside the transaction that stores the runs.
      *
-     * @param submitter who submits: null until experiments record who submitted them; per-user limits
-     *                  (qplab.limits.user-*) will be checked here then
+     * @param submitter the account that submits (null: none, e.g. an import): its own queued runs are limited by
+     *                  qplab.limits.user-queued-runs
      */
     public void admit(String submitter, long runs) {
         jdbc.sql("SELECT pg_advisory_xact_lock(?)").param(SUBMIT_LOCK).query((rs, i) -> 0).single();
@@ -39,6 +39,18 @@ public class Quotas {
                     String.format("the queue holds at most %,d runs (qplab.limits.queued-runs) and %,d are queued or"
                             + " running now: this matrix's %,d runs do not fit; submit it when runs have finished, or"
                             + " cancel some", limits.queuedRuns(), queued, runs));
+        }
+        if (submitter != null) {
+            long mine = jdbc.sql("""
+                            SELECT count(*) FROM run r JOIN experiment e ON e.id = r.experiment_id
+                            WHERE r.status IN ('QUEUED', 'RUNNING') AND e.submitted_by = ?""")
+                    .param(submitter).query(Long.class).single();
+            if (mine + runs > limits.userQueuedRuns()) {
+                throw new QuotaExceeded("qplab.limits.user-queued-runs", limits.userQueuedRuns(), mine, runs,
+                        String.format("one account may have at most %,d runs queued or running (qplab.limits.user-queued-runs)"
+                                + " and %s has %,d now: this matrix's %,d runs do not fit; submit it when runs have"
+                                + " finished, or cancel some", limits.userQueuedRuns(), submitter, mine, runs));
+            }
         }
     }
 }

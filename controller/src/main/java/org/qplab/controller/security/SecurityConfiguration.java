@@ -185,14 +185,16 @@ public class SecurityConfiguration {
     ServerWebExchangeFirewall firewall(HostNames hosts) {
         StrictServerWebExchangeFirewall firewall = new StrictServerWebExchangeFirewall();
         firewall.setAllowedHostnames(hosts::allowed);
+        // a NUL in a path variable reaches the API, which refuses it naming the variable (api/RequestText)
+        firewall.setAllowNull(true);
         return firewall;
     }
 
     @Bean
     ServerExchangeRejectedHandler rejected(ObjectMapper json) {
         return (exchange, e) -> write(json, exchange, HttpStatus.BAD_REQUEST, "request refused: " + e.getMessage()
-                + ". A Host this controller does not know is refused against DNS rebinding: add the name to "
-                + "qplab.security.allowed-hosts");
+                + (String.valueOf(e.getMessage()).contains("domain") ? ". A Host this controller does not know is refused "
+                + "against DNS rebinding: add the name to qplab.security.allowed-hosts" : ""));
     }
 
     private static String needed(ServerWebExchange exchange) {
