@@ -20,6 +20,6 @@ export async function initAccount() {
   }
   document.body.dataset.role = me.role;
   slot.replaceChildren(
-    h('span', { id: 'who', title: `logged in as ${me.name}, role ${me.role}` }, `${me.name} (${me.role})`),
+    h('a', { id: 'who', href: '#/account', title: `logged in as ${me.name}, role ${me.role}: tokens, password` }, `${me.name} (${me.role})`),
     h('button', { type: 'button', id: 'logout', class: 'secondary', onclick: () => logout() }, 'Log out'));
 }

@@ -234,3 +234,39 @@ export async function logout() {
   await fetch('logout', { method: 'POST', headers: { 'X-XSRF-TOKEN': csrfToken() ?? '' } });
   window.location.assign('login?logout');
 }
+
+/** The caller's API tokens (never their values): [{id, name, createdAt, revokedAt}]. */
+export function listTokens() {
+  return request('GET', 'api/tokens');
+}
+
+/** A new API token: {id, name, token}; its value is in this answer only. */
+export function createToken(name) {
+  return request('POST', 'api/tokens', { body: JSON.stringify({ name }), contentType: 'application/json' });
+}
+
+export function revokeToken(tokenId) {
+  return request('DELETE', `api/tokens/${id(tokenId)}`);
+}
+
+export function changePassword(password) {
+  return request('PUT', 'api/me/password', { body: JSON.stringify({ password }), contentType: 'application/json' });
+}
+
+/** Admins: the accounts [{name, role, createdAt}]. */
+export function listUsers() {
+  return request('GET', 'api/users');
+}
+
+export function createUser(user) {
+  return request('POST', 'api/users', { body: JSON.stringify(user), contentType: 'application/json' });
+}
+
+export function deleteUser(name) {
+  return request('DELETE', `api/users/${id(name)}`);
+}
+
+/** Admins: the newest audit events, newest first. */
+export function listAudit(limit = 200) {
+  return request('GET', `api/audit?limit=${limit}`);
+}

@@ -3,6 +3,7 @@
 //   #/runs/34                    one run (live)       #/compare?…        a comparison (compare-modes.js)
 //   #/history                    history, baselines   #/hosts            hosts and agents
 import { initAccount } from './account.js';
+import { mountAccount } from './account-page.js';
 import { initBanner } from './banner.js';
 import { mountCompare } from './compare.js';
 import { mountCurves } from './curves.js';
@@ -17,6 +18,7 @@ const ROUTES = [
   [/^#\/compare\/?(?:\?(.*))?$/, 'history', (page, m) => ['compare', mountCompare(page, new URLSearchParams(m[1] ?? ''))]],
   [/^#\/history\/?(?:\?(.*))?$/, 'history', (page, m) => ['history', mountHistory(page, new URLSearchParams(m[1] ?? ''))]],
   [/^#\/hosts\/?$/, 'hosts', (page) => ['hosts', mountHosts(page)]],
+  [/^#\/account\/?$/, 'account', (page) => ['account', mountAccount(page)]],
   [/^(?:#\/?)?(?:\?(.*))?$/, 'experiments', (page, m) => ['experiments', mountExperiments(page, new URLSearchParams(m[1] ?? ''))]],
 ];
 
@@ -35,6 +37,5 @@ function route() {
 }
 
 initBanner();
-initAccount();
 window.addEventListener('hashchange', route);
-route();
+initAccount().then(route); // pages know the role (an admin's account page shows the accounts and the audit log)

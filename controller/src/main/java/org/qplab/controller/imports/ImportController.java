@@ -44,7 +44,7 @@ class ImportController {
     Mono<ResponseEntity<Map<String, Object>>> perftest(@RequestBody(required = false) byte[] body,
                                                        @RequestParam(required = false) String name,
                                                        @RequestParam(required = false) String file,
-                                                       ServerHttpRequest request) {
+                                                       ServerHttpRequest request, java.security.Principal who) {
         if (body == null || body.length == 0) {
             return Mono.error(new BadRequest("invalid perftest output", List.of(new Violation("",
                     "the request body is empty: send perftest's output, e.g. curl --data-binary @send_bw.txt"))));
@@ -82,7 +82,7 @@ class ImportController {
         String title = name != null && !name.isBlank() ? name.trim()
                 : out.tool() + (file != null && !file.isBlank() ? " (" + file.trim() + ")" : "") + " import";
         PerftestOutput parsed = out;
-        return jdbc.call(() -> imports.store(title, file, parsed)).map(id -> ResponseEntity
+        return jdbc.call(() -> imports.store(title, file, parsed, who.getName())).map(id -> ResponseEntity
                 .created(URI.create("/api/experiments/" + id))
                 .body(Map.<String, Object>of("id", id, "name", title, "tool", parsed.tool(), "runs", parsed.rows().size())));
     }

@@ -59,8 +59,8 @@ public class PerftestImport {
         }
     }
 
-    /** Stores the import; returns the experiment's id. */
-    public long store(String name, String fileName, PerftestOutput out) {
+    /** Stores the import (by that account); returns the experiment's id. */
+    public long store(String name, String fileName, PerftestOutput out, String importer) {
         double unit = out.bandwidthUnit().equals("Gb") ? 1e9 / 8 : 1024.0 * 1024.0; // bytes per second of one BW unit
         return tx.execute(status -> {
             Map<String, Object> source = new LinkedHashMap<>();
@@ -73,9 +73,9 @@ public class PerftestImport {
             imported.put("header", out.header());
             source.put("imported", imported);
             long id = jdbc.sql("""
-                            INSERT INTO experiment (name, matrix, status, finished_at)
-                            VALUES (?, CAST(? AS jsonb), 'FINISHED', now()) RETURNING id""")
-                    .params(name, json.writeValueAsString(source)).query(Long.class).single();
+                            INSERT INTO experiment (name, matrix, status, finished_at, submitted_by)
+                            VALUES (?, CAST(? AS jsonb), 'FINISHED', now(), ?) RETURNING id""")
+                    .params(name, json.writeValueAsString(source), importer).query(Long.class).single();
             List<PerftestOutput.Row> rows = out.rows();
             for (int i = 0; i < rows.size(); i++) {
                 PerftestOutput.Row row = rows.get(i);

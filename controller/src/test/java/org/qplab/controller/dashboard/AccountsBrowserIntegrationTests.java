@@ -65,6 +65,26 @@ class AccountsBrowserIntegrationTests extends BrowserTest {
         }
     }
 
+    @Test
+    void aTokenMadeOnTheAccountPageIsShownOnceWorksUntilRevokedAndTheAdminSeesItInTheAuditLog() {
+        open("#/account");
+        waitFor(By.id("token-name")).sendKeys("from the browser");
+        click(By.cssSelector("#create-token button"));
+        String token = waitFor(By.id("token-value")).getText();
+        assertThat(token).startsWith("qplab_");
+        var script = anonymous().mutate().defaultHeader("Authorization", "Bearer " + token).build();
+        script.get().uri("/api/me").exchange().expectStatus().isOk().expectBody().jsonPath("$.name").isEqualTo("admin");
+
+        open("#/account"); // shown once: not on the page again
+        waitFor(By.id("tokens"));
+        assertThat(browser.getPageSource()).doesNotContain(token);
+        assertThat(waitFor(By.id("audit")).getText()).contains("POST /api/tokens");
+        click(By.xpath("//table[@id='tokens']//tr[td[1]='from the browser']//button"));
+        waiting(Duration.ofSeconds(20)).until(driver -> driver.findElements(
+                By.xpath("//table[@id='tokens']//tr[td[1]='from the browser']//button")).isEmpty());
+        script.get().uri("/api/me").exchange().expectStatus().isUnauthorized();
+    }
+
     private String waitForText(By locator) {
         return waiting(Duration.ofSeconds(20)).until(driver -> {
             String text = driver.findElement(locator).getText();
