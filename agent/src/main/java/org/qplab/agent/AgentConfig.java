@@ -27,15 +27,21 @@ import java.util.Map;
  *                   $XDG_DATA_HOME/qplab/agent/ID/spool, i.e. ~/.local/share/qplab/agent/ID/spool)
  * @param spoolMemoryBytes how many bytes of frames wait in memory before the spool takes them
  *                   (--spool-memory-mb; default 64 MiB)
+ * @param caFile     a PEM file of certificates a wss:// controller may present, its own self-signed one or the CA
+ *                   that signed it, trusted besides the JDK's trust store (--ca-file, QPLAB_CA_FILE; default none:
+ *                   the JDK's trust store only). The host name is checked either way
  */
 public record AgentConfig(URI controller, String token, String agentId, Duration heartbeat, String dataAddress,
-                          int healthPort, String healthAddress, Path spoolDir, long spoolMemoryBytes) {
+                          int healthPort, String healthAddress, Path spoolDir, long spoolMemoryBytes, Path caFile) {
 
     static final long DEFAULT_SPOOL_MEMORY = 64L << 20;
 
     static final String USAGE = """
             usage: java -jar qplab-agent.jar [--controller ws://HOST:PORT/agent] [--token-file F] [--id NAME]
-              --controller  controller's agent endpoint  (env QPLAB_CONTROLLER, default ws://127.0.0.1:8080/agent)
+              --controller  controller's agent endpoint  (env QPLAB_CONTROLLER, default ws://127.0.0.1:8080/agent;
+                            wss://HOST:PORT/agent for a controller on HTTPS)
+              --ca-file F   trust the PEM certificate(s) in F for wss:// besides the JDK's trust store: the
+                            controller's self-signed certificate or its CA (env QPLAB_CA_FILE)
               --token-file  read the agent token from this file (mode 0600; else env QPLAB_AGENT_TOKEN; required)
               --id          agent id                     (env QPLAB_AGENT_ID, default: hostname)
               --heartbeat-seconds N                      (default 5)
@@ -59,6 +65,7 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
         String healthAddress = "127.0.0.1";
         String spoolDir = env.get("QPLAB_AGENT_SPOOL");
         long spoolMemory = DEFAULT_SPOOL_MEMORY;
+        String caFile = env.get("QPLAB_CA_FILE");
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             if (flag.equals("--help") || flag.equals("-h")) {
@@ -82,6 +89,7 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
                 case "--health-address" -> healthAddress = value;
                 case "--spool-dir" -> spoolDir = value;
                 case "--spool-memory-mb" -> spoolMemory = mebibytes(value);
+                case "--ca-file" -> caFile = value;
                 default -> throw new IllegalArgumentException("unknown flag " + flag + "\n" + USAGE);
             }
         }
@@ -102,7 +110,7 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
         }
         Path spool = spoolDir != null ? Path.of(spoolDir) : dataHome(env).resolve("qplab").resolve("agent").resolve(id).resolve("spool");
         return new AgentConfig(uri, token, id, Duration.ofSeconds(heartbeat), dataAddress, healthPort, healthAddress,
-                spool.toAbsolutePath(), spoolMemory);
+                spool.toAbsolutePath(), spoolMemory, caFile == null || caFile.isBlank() ? null : Path.of(caFile));
     }
 
     private static Path dataHome(Map<String, String> env) {

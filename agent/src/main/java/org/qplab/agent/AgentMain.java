@@ -6,6 +6,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.URI;
 import java.util.Map;
+import javax.net.ssl.SSLSocketFactory;
 import org.qplab.agent.engine.Engine;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
@@ -18,8 +19,10 @@ public final class AgentMain {
 
     public static void main(String[] args) {
         AgentConfig config;
+        SSLSocketFactory tls;
         try {
             config = AgentConfig.parse(args, System.getenv(), HostFacts.hostname());
+            tls = ControllerTrust.socketFactory(config.caFile());
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(args.length > 0 && (args[0].equals("--help") || args[0].equals("-h")) ? 0 : 2);
@@ -44,7 +47,7 @@ public final class AgentMain {
                     + " (move it aside, or pass another --spool-dir)");
             System.exit(2);
         }
-        ControllerLink link = new ControllerLink(config, json, facts, outbox);
+        ControllerLink link = new ControllerLink(config, tls, json, facts, outbox);
         RunExecutor executor = new RunExecutor(link, json, () -> dataAddress, config.dataAddress());
         link.onMessage(executor::handle, executor::currentRunId, executor::preparedRunId);
         if (config.healthPort() >= 0) {

@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import javax.net.ssl.SSLSocketFactory;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.SampleFrame;
 import tools.jackson.databind.ObjectMapper;
@@ -30,6 +31,8 @@ final class ControllerLink implements BlockingWebSocket.Listener {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
     private final AgentConfig config;
+    /** For wss://: the JDK's trust plus --ca-file; null: the JDK's default. */
+    private final SSLSocketFactory tls;
     private final ObjectMapper json;
     private final Map<String, Object> facts;
     private final Outbox outbox;
@@ -55,8 +58,9 @@ final class ControllerLink implements BlockingWebSocket.Listener {
     private Long lastSent;
     private long connection;
 
-    ControllerLink(AgentConfig config, ObjectMapper json, Map<String, Object> facts, Outbox outbox) {
+    ControllerLink(AgentConfig config, SSLSocketFactory tls, ObjectMapper json, Map<String, Object> facts, Outbox outbox) {
         this.config = config;
+        this.tls = tls;
         this.json = json;
         this.facts = facts;
         this.outbox = outbox;
@@ -79,7 +83,7 @@ final class ControllerLink implements BlockingWebSocket.Listener {
             try {
                 closed = new CompletableFuture<>();
                 registered = false;
-                BlockingWebSocket ws = BlockingWebSocket.connect(config.controller(), CONNECT_TIMEOUT, this);
+                BlockingWebSocket ws = BlockingWebSocket.connect(config.controller(), CONNECT_TIMEOUT, this, tls);
                 if (onOpen(ws)) {
                     ws.startReading("qplab-link-reader");
                 }
@@ -89,8 +93,9 @@ final class ControllerLink implements BlockingWebSocket.Listener {
                 }
                 backoffMs = 500;
             } catch (IOException | RuntimeException e) {
-                Log.info("cannot reach the controller at " + config.controller() + ": " + rootMessage(e)
-                        + "; retrying in " + backoffMs + " ms");
+                String refused = ControllerTrust.explain(config.controller(), e, config.caFile() != null);
+                Log.info((refused != null ? refused : "cannot reach the controller at " + config.controller() + ": "
+                        + rootMessage(e)) + "; retrying in " + backoffMs + " ms");
             }
             sleep(backoffMs);
             backoffMs = Math.min(backoffMs * 2, 10_000);

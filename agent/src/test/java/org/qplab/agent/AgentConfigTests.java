@@ -19,14 +19,14 @@ class AgentConfigTests {
                 "QPLAB_CONTROLLER", "ws://10.0.0.1:9000/agent", "HOME", "/home/lab"), "host-a");
         assertThat(fromEnv).isEqualTo(new AgentConfig(URI.create("ws://10.0.0.1:9000/agent"), "env-token", "host-a",
                 Duration.ofSeconds(5), null, -1, "127.0.0.1", Path.of("/home/lab/.local/share/qplab/agent/host-a/spool"),
-                64L << 20));
+                64L << 20, null));
 
         Path tokenFile = java.nio.file.Files.writeString(dir.resolve("agent.token"), "file-token\n");
         AgentConfig fromFlags = AgentConfig.parse(new String[] {"--token-file", tokenFile.toString(), "--id", "b",
                 "--heartbeat-seconds", "2", "--spool-dir", "/var/spool/qplab", "--spool-memory-mb", "1"},
                 Map.of("QPLAB_AGENT_TOKEN", "env-token", "QPLAB_AGENT_SPOOL", "/elsewhere"), "host-a");
         assertThat(fromFlags).isEqualTo(new AgentConfig(URI.create("ws://127.0.0.1:8080/agent"), "file-token", "b",
-                Duration.ofSeconds(2), null, -1, "127.0.0.1", Path.of("/var/spool/qplab"), 1L << 20));
+                Duration.ofSeconds(2), null, -1, "127.0.0.1", Path.of("/var/spool/qplab"), 1L << 20, null));
     }
 
     @Test
@@ -37,6 +37,17 @@ class AgentConfigTests {
                 .hasMessage("--spool-memory-mb must be a number of MiB (0 = everything to disk), got lots");
         assertThatThrownBy(() -> AgentConfig.parse(new String[] {"--id", "../etc"}, TOKEN, "h"))
                 .hasMessageStartingWith("--id must be 1-128 characters");
+    }
+
+    @Test
+    void takesTheCaFileFromTheFlagOrTheEnvironment() {
+        assertThat(AgentConfig.parse(new String[] {"--controller", "wss://c:8443/agent"},
+                Map.of("QPLAB_AGENT_TOKEN", "t", "QPLAB_CA_FILE", "/etc/qplab/ca.pem"), "h").caFile())
+                .isEqualTo(Path.of("/etc/qplab/ca.pem"));
+        assertThat(AgentConfig.parse(new String[] {"--ca-file", "controller.pem"},
+                Map.of("QPLAB_AGENT_TOKEN", "t", "QPLAB_CA_FILE", "/etc/qplab/ca.pem"), "h").caFile())
+                .isEqualTo(Path.of("controller.pem"));
+        assertThat(AgentConfig.parse(new String[0], TOKEN, "h").caFile()).as("the JDK's trust store only").isNull();
     }
 
     @Test

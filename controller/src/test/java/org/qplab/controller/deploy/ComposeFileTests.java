@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * docker-compose.yml is what `docker-compose config` accepts (no engine needed): PostgreSQL and the
  * controller wired to it, and the RDMA host's agent with host networking, the RDMA devices, IPC_LOCK
- * and unlimited memlock; without an agent token it refuses, saying so.
+ * and unlimited memlock; without an agent token it refuses, saying so. The lines marked HTTPS, uncommented, put the
+ * controller on HTTPS with an SSL bundle and point the agent at wss:// with the controller's certificate.
  */
 class ComposeFileTests {
 
@@ -33,7 +35,12 @@ class ComposeFileTests {
     }
 
     private static String[] config(Map<String, String> env, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("docker-compose", "-f", COMPOSE.toString()));
+        return config(COMPOSE, env, args);
+    }
+
+    private static String[] config(Path file, Map<String, String> env, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("docker-compose", "-f", file.toString(), "--project-directory",
+                COMPOSE.getParent().toString()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().remove("QPLAB_AGENT_TOKEN");
@@ -58,6 +65,24 @@ class ComposeFileTests {
         String controller = all[1].substring(all[1].indexOf("\n  controller:"), all[1].indexOf("\n  postgres:"));
         assertThat(controller).contains("SPRING_DATASOURCE_URL: jdbc:postgresql://postgres:5432/qplab",
                 "condition: service_healthy");
+    }
+
+    @Test
+    void theLinesMarkedHttpsServeTheControllerFromAnSslBundleAndTheAgentTrustsIt() throws Exception {
+        Path https = Files.createDirectories(Path.of("target")).resolve("docker-compose-https.yml");
+        Files.writeString(https, Files.readString(COMPOSE).replaceAll("(?m)^( *)# (.*\\S) +# HTTPS$", "$1$2"));
+
+        String[] all = config(https, Map.of("QPLAB_AGENT_TOKEN", "t0ken", "QPLAB_CONTROLLER", "wss://controller.lab:8080/agent"),
+                "--profile", "rdma-host", "config");
+        assertThat(all[0]).as(all[1]).isEqualTo("0");
+        String agent = all[1].substring(all[1].indexOf("\n  agent:"), all[1].indexOf("\n  controller:"));
+        assertThat(agent).contains("QPLAB_CONTROLLER: wss://controller.lab:8080/agent",
+                "QPLAB_CA_FILE: /etc/qplab/controller.pem", "/tls/controller.pem:/etc/qplab/controller.pem:ro");
+        String controller = all[1].substring(all[1].indexOf("\n  controller:"), all[1].indexOf("\n  postgres:"));
+        assertThat(controller).contains("SERVER_SSL_BUNDLE: qplab",
+                "SPRING_SSL_BUNDLE_PEM_QPLAB_KEYSTORE_CERTIFICATE: /etc/qplab/tls/controller.pem",
+                "SPRING_SSL_BUNDLE_PEM_QPLAB_KEYSTORE_PRIVATEKEY: /etc/qplab/tls/controller-key.pem",
+                "/tls:/etc/qplab/tls:ro");
     }
 
     @Test
