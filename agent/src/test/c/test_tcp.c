@@ -196,8 +196,8 @@ static void loopback_without_trace_counts_every_cycle_in_intervals(void)
     CHECKF(qpb_summary(s, sum, SUMMARY_LEN) == QPB_OK, "%s", qpb_last_error(s));
     CHECKF(d.records == 0 && qpb_test_json_num(sum, "traced") == 0 && qpb_test_json_num(sum, "dropped") == 0, "%s", sum);
     check_intervals_add_up(&d, sum);
-    /* about 40 per thread; a thread may lag a few at the start, none is lost */
-    CHECKF(d.intervals >= 2 * 30 && d.intervals <= 2 * 45, "%llu intervals of 10 ms in 400 ms x 2 threads",
+    /* about 40 per thread; a thread descheduled on a busy machine closes fewer (its gap falls in one), none is lost */
+    CHECKF(d.intervals >= 2 * 20 && d.intervals <= 2 * 45, "%llu intervals of 10 ms in 400 ms x 2 threads",
            (unsigned long long)d.intervals);
     CHECKF(qpb_test_json_num(sum, "intervals_late") == 0 && qpb_test_json_num(sum, "interval_ms") == 10, "%s", sum);
     free(sum);

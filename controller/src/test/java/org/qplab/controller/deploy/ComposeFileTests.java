@@ -44,6 +44,7 @@ class ComposeFileTests {
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().remove("QPLAB_AGENT_TOKEN");
+        builder.environment().put("QPLAB_ADMIN_PASSWORD", "compose-test-password"); // required as well
         builder.environment().putAll(env);
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
