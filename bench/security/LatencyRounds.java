@@ -23,12 +23,11 @@ import java.util.Random;
  * The API token and the session cookie come from the environment (ps shows argv to every local user). Before
  * measuring it checks who each variant is (GET /api/me: 401 without credentials, the account's name with them).
  * Prints a Markdown table of p50 / p95 / p99 per variant, then the differences to A at p50 and p95 with a paired
- * bootstrap interval (rounds resampled), and last a line {@code VERDICT met|NOT met} against GOAL_MS (1 ms) on the
- * p95 differences of B and C.
+ * bootstrap interval (rounds resampled), and last a line {@code VERDICT WORST_P95_DIFF WORST_UPPER_BOUND} (ms) over
+ * the p95 differences of B and C, for the verdict against the goal (1 ms).
  */
 public final class LatencyRounds {
 
-    private static final double GOAL_MS = 1.0;
     private static final int BOOTSTRAP = 2000;
 
     private record Variant(String name, String who, String header, String value) {
@@ -119,6 +118,7 @@ public final class LatencyRounds {
         String[] labels = {null, "A' − A (control: the same request twice)", "**B − A (API token check)**",
                 "**C − A (session check)**"};
         double worstP95 = Double.NEGATIVE_INFINITY;
+        double worstUpper = Double.NEGATIVE_INFINITY;
         Random random = new Random(1);
         for (int v = 1; v < variants.size(); v++) {
             double d50 = ms(quantile(ns[v], 0.50) - quantile(ns[0], 0.50));
@@ -127,10 +127,11 @@ public final class LatencyRounds {
             System.out.printf(Locale.ROOT, "| %s | %+.3f | %+.3f | %+.3f … %+.3f |%n", labels[v], d50, d95, interval[0], interval[1]);
             if (v >= 2) {
                 worstP95 = Math.max(worstP95, d95);
+                worstUpper = Math.max(worstUpper, interval[1]);
             }
         }
         System.out.println();
-        System.out.printf(Locale.ROOT, "VERDICT %s %.3f%n", worstP95 < GOAL_MS ? "met" : "NOT met", worstP95);
+        System.out.printf(Locale.ROOT, "VERDICT %.3f %.3f%n", worstP95, worstUpper);
     }
 
     /** 2.5 % and 97.5 % points of p95(x) − p95(y) over resampled rounds (the same rounds for both: paired in time). */
