@@ -27,42 +27,48 @@ cleanup() {
 trap cleanup EXIT
 die() { echo "run.sh: $*" >&2; exit 1; }
 field() { grep -o "\"$2\":[^,}]*" <<<"$1" | head -1 | cut -d: -f2 | tr -d '"'; }
+# curl with the admin API token the controller wrote (a 0600 file) in a header read from a pipe, never in argv
+api() { curl -K <(printf 'header = "Authorization: Bearer %s"\n' "$api_token") "$@"; }
 
 command -v curl >/dev/null || die "curl is needed (apt-get install -y curl)"
 (cd "$ROOT" && ./mvnw -B -q -DskipTests package >"$WORK/build.log" 2>&1) || die "build failed: $(tail -20 "$WORK/build.log")"
 
 token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 QPLAB_AGENT_TOKEN=$token java -jar "$ROOT/controller/target/qplab-controller.jar" --server.port="$PORT" \
-    --qplab.database.embedded.data-dir="$WORK/postgres" --qplab.database.embedded.port=0 >"$WORK/controller.log" 2>&1 &
+    --qplab.database.embedded.data-dir="$WORK/postgres" --qplab.database.embedded.port=0 \
+    --qplab.security.cli-token-file="$WORK/cli-token" --qplab.security.admin-password-file="$WORK/admin-password" \
+    >"$WORK/controller.log" 2>&1 &
 pids+=($!)
 for i in $(seq 1 120); do
-    curl -sf -o /dev/null "$BASE/api/experiments" && break
+    curl -sf -o /dev/null "$BASE/actuator/health/readiness" && break
+    kill -0 "${pids[0]}" 2>/dev/null || die "the controller exited: $(tail -20 "$WORK/controller.log")"
     [ "$i" = 120 ] && die "controller did not start: $(tail -20 "$WORK/controller.log")"
     sleep 1
 done
+api_token=$(tr -d ' \r\n' <"$WORK/cli-token")
 QPLAB_AGENT_TOKEN=$token java -jar "$ROOT/agent/target/qplab-agent.jar" --controller "ws://127.0.0.1:$PORT/agent" \
     --id bench-agent >"$WORK/agent.log" 2>&1 &
 pids+=($!)
 
 matrix="{\"name\":\"compare-bench\",\"base\":{\"provider\":\"tcp\",\"msg_size\":64,\"threads\":1,\"qps_per_thread\":2,
 \"iterations\":$CYCLES},\"repeats\":$RUNS}"
-submit() { field "$(curl -sf -H 'Content-Type: application/json' -d "$matrix" "$BASE/api/experiments")" id; }
+submit() { field "$(api -sf -H 'Content-Type: application/json' -d "$matrix" "$BASE/api/experiments")" id; }
 baseline=$(submit) && candidate=$(submit) || die "submitting the experiments failed"
 echo "run.sh: experiments $baseline and $candidate, $RUNS runs x $CYCLES cycles each; waiting..."
 for id in "$baseline" "$candidate"; do
     for i in $(seq 1 1800); do
-        state=$(field "$(curl -sf "$BASE/api/experiments/$id")" status)
+        state=$(field "$(api -sf "$BASE/api/experiments/$id")" status)
         case "$state" in FINISHED) break ;; FAILED|CANCELLED) die "experiment $id ended $state" ;; esac
         [ "$i" = 1800 ] && die "experiment $id did not finish in 30 min"
         sleep 1
     done
 done
 url="$BASE/api/compare?baseline=$baseline&candidate=$candidate"
-curl -sf "$url" >"$WORK/compare.json" || die "compare failed"
+api -sf "$url" >"$WORK/compare.json" || die "compare failed"
 # cycles behind the comparison: the paired point's "cycles" of both sides
 cycles=$(grep -o '"cycles":[0-9]*' "$WORK/compare.json" | head -2 | cut -d: -f2 | awk '{ n += $1 } END { print n }')
-for i in 1 2 3 4 5; do curl -sf -o /dev/null "$url"; done # warm-up
-for i in $(seq 1 "$REPEAT"); do curl -sf -o /dev/null -w '%{time_total}\n' "$url"; done | sort -n >"$WORK/times"
+for i in 1 2 3 4 5; do api -sf -o /dev/null "$url"; done # warm-up
+for i in $(seq 1 "$REPEAT"); do api -sf -o /dev/null -w '%{time_total}\n' "$url"; done | sort -n >"$WORK/times"
 ms() { awk -v q="$1" '{ t[NR] = $1 } END { i = int(q * NR + 0.999999); if (i < 1) i = 1; printf "%.1f", t[i] * 1000 }' "$WORK/times"; }
 p50=$(ms 0.50); p95=$(ms 0.95); max=$(ms 1.0)
 verdict=$(grep -o '"verdict":"[^"]*"' "$WORK/compare.json" | head -1 | cut -d'"' -f4)

@@ -30,7 +30,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Many simulated agents in one JVM, for bench/ingest: each is its own WebSocket connection to the controller
  * (the agent's own client, {@link BlockingWebSocket}: one reader thread per connection), with its own agent id,
- * the controller's token and a hello, and takes the loopback runs the controller assigns it. No engine runs:
+ * the controller's agent token (env QPLAB_AGENT_TOKEN, never argv) and a hello, and takes the loopback runs the controller assigns it. No engine runs:
  * for each run the agent answers RunStarted, then every interval_ms sends one sample frame with one interval
  * per thread of the spec (sequence numbers from 0), as the real agent's FrameBatcher does when a run's threads
  * close their intervals together, and at the end RunFinished with a summary whose cycles, messages and bytes
@@ -50,8 +50,8 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>Compiled into the agent's package (BlockingWebSocket is package-private) and run against the agent jar:
  * <pre>
  *   javac -cp agent/target/qplab-agent.jar -d DIR bench/ingest/IntervalAgents.java
- *   java -cp agent/target/qplab-agent.jar:DIR org.qplab.agent.IntervalAgents --controller ws://HOST:PORT/agent \
- *       --token TOKEN --agents 1000 [--id-prefix sim-] [--first 1] [--cycles 400000] [--median-ns 32000]
+ *   QPLAB_AGENT_TOKEN=TOKEN java -cp agent/target/qplab-agent.jar:DIR org.qplab.agent.IntervalAgents \
+ *       --controller ws://HOST:PORT/agent --agents 1000 [--id-prefix sim-] [--first 1] [--cycles 400000] [--median-ns 32000]
  *       [--templates 64] [--seed N]
  * </pre>
  * Agent ids are the prefix and a 4-digit number from --first. Output, one line per run once the controller has
@@ -66,7 +66,7 @@ public final class IntervalAgents {
     private static final AtomicLong linksLost = new AtomicLong();
 
     public static void main(String[] args) throws Exception {
-        Options o = Options.parse(args);
+        Options o = Options.parse(args, System.getenv("QPLAB_AGENT_TOKEN"));
         List<Histogram> templates = Histogram.templates(o.templates, o.cycles, o.medianNs, new Random(o.seed));
         System.out.printf(Locale.ROOT, "histograms: %d templates of %d-%d buckets and %d-%d cycles%n", templates.size(),
                 templates.stream().mapToInt(h -> h.buckets.length).min().orElse(0),
@@ -99,17 +99,23 @@ public final class IntervalAgents {
     private record Options(URI controller, String token, int agents, String idPrefix, int first, long cycles,
                            long medianNs, int templates, long seed) {
 
-        static Options parse(String[] args) {
+        /** The token from the environment: ps shows argv to every local user, /proc/PID/environ only to this one. */
+        static Options parse(String[] args, String token) {
             Map<String, String> v = new LinkedHashMap<>(Map.of("--id-prefix", "sim-", "--first", "1", "--cycles", "400000",
                     "--median-ns", "32000", "--templates", "64", "--seed", String.valueOf(System.nanoTime())));
             for (int i = 0; i + 1 < args.length; i += 2) {
                 v.put(args[i], args[i + 1]);
             }
-            if (args.length % 2 != 0 || !v.containsKey("--controller") || !v.containsKey("--token") || !v.containsKey("--agents")) {
-                throw new IllegalArgumentException("usage: IntervalAgents --controller ws://HOST:PORT/agent --token TOKEN "
+            if (v.containsKey("--token")) {
+                throw new IllegalArgumentException("--token is not taken: a token in argv is shown to every local user by ps; "
+                        + "set QPLAB_AGENT_TOKEN");
+            }
+            if (args.length % 2 != 0 || !v.containsKey("--controller") || !v.containsKey("--agents")
+                    || token == null || token.isBlank()) {
+                throw new IllegalArgumentException("usage: QPLAB_AGENT_TOKEN=TOKEN IntervalAgents --controller ws://HOST:PORT/agent "
                         + "--agents N [--id-prefix P] [--first K] [--cycles C] [--median-ns NS] [--templates T] [--seed S]");
             }
-            return new Options(URI.create(v.get("--controller")), v.get("--token"), Integer.parseInt(v.get("--agents")),
+            return new Options(URI.create(v.get("--controller")), token, Integer.parseInt(v.get("--agents")),
                     v.get("--id-prefix"), Integer.parseInt(v.get("--first")), Long.parseLong(v.get("--cycles")),
                     Long.parseLong(v.get("--median-ns")), Integer.parseInt(v.get("--templates")), Long.parseLong(v.get("--seed")));
         }

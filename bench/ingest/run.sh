@@ -32,7 +32,7 @@ LOAD_WAIT_MINUTES=${LOAD_WAIT_MINUTES:-20}
 EXPERIMENT_LIMIT_MINUTES=${EXPERIMENT_LIMIT_MINUTES:-180}
 CJAR=$ROOT/controller/target/qplab-controller.jar
 AJAR=$ROOT/agent/target/qplab-agent.jar
-TOKEN=ingest-bench
+TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n') # the agents' shared token
 RESULTS=$HERE/results.md
 
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -132,8 +132,10 @@ URL=http://127.0.0.1:$CPORT
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U postgres -d qplab)
 
 echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
-java -Xmx2g -jar "$CJAR" --server.port="$CPORT" --qplab.agents.token="$TOKEN" \
+# the agent token through the environment, never in argv; the controller writes an admin API token to a 0600 file
+QPLAB_AGENT_TOKEN=$TOKEN java -Xmx2g -jar "$CJAR" --server.port="$CPORT" \
     --qplab.database.embedded.data-dir="$TMP/postgres" --qplab.database.embedded.port="$PGPORT" \
+    --qplab.security.cli-token-file="$TMP/cli-token" --qplab.security.admin-password-file="$TMP/admin-password" \
     ${WRITERS:+--qplab.ingest.writers=$WRITERS} >"$TMP/controller.log" 2>&1 &
 CONTROLLER_PID=$!
 for _ in $(seq 240); do
@@ -142,6 +144,9 @@ for _ in $(seq 240); do
     sleep 0.5
 done
 curl -sf "$URL/actuator/health/readiness" >/dev/null || die "the controller did not get ready"
+API_TOKEN=$(tr -d ' \r\n' <"$TMP/cli-token")
+# curl with that token in a header read from a pipe, never in the process list
+api() { curl -K <(printf 'header = "Authorization: Bearer %s"\n' "$API_TOKEN") "$@"; }
 
 await_agents() { # n: until n agents are connected
     local n=0
@@ -157,7 +162,7 @@ await_agents() { # n: until n agents are connected
 # finish); the runs go to the agents in $HOSTS, one loopback run each
 run_experiment() {
     local name=$1 base=$2 id state bad
-    id=$(curl -sf -H 'Content-Type: application/yaml' --data-binary @- "$URL/api/experiments" <<EOF | sed -n 's/.*"id":\([0-9]*\).*/\1/p'
+    id=$(api -sf -H 'Content-Type: application/yaml' --data-binary @- "$URL/api/experiments" <<EOF | sed -n 's/.*"id":\([0-9]*\).*/\1/p'
 name: "$name"
 hosts: {loopback: [$HOSTS]}
 base: $base

@@ -22,7 +22,7 @@ TRACE_ROWS=${TRACE_ROWS:-1000000}
 INTERVAL_MS=${INTERVAL_MS:-100}
 CJAR=$ROOT/controller/target/qplab-controller.jar
 AJAR=$ROOT/agent/target/qplab-agent.jar
-TOKEN=storage-bench
+TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n') # the agents' shared token
 GOAL_BYTES=1000000 # per thread-minute, at any cycle rate
 
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -57,8 +57,10 @@ URL=http://127.0.0.1:$CPORT
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U postgres -d qplab)
 
 echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
-java -jar "$CJAR" --server.port="$CPORT" --qplab.agents.token="$TOKEN" \
+# the agent token through the environment, never in argv; the controller writes an admin API token to a 0600 file
+QPLAB_AGENT_TOKEN=$TOKEN java -jar "$CJAR" --server.port="$CPORT" \
     --qplab.database.embedded.data-dir="$TMP/postgres" --qplab.database.embedded.port="$PGPORT" \
+    --qplab.security.cli-token-file="$TMP/cli-token" --qplab.security.admin-password-file="$TMP/admin-password" \
     >"$TMP/controller.log" 2>&1 &
 CONTROLLER_PID=$!
 for _ in $(seq 240); do
@@ -66,6 +68,10 @@ for _ in $(seq 240); do
     kill -0 "$CONTROLLER_PID" 2>/dev/null || { tail -30 "$TMP/controller.log" >&2; die "the controller exited"; }
     sleep 0.5
 done
+curl -sf "$URL/actuator/health/readiness" >/dev/null || die "the controller did not get ready"
+API_TOKEN=$(tr -d ' \r\n' <"$TMP/cli-token")
+# curl with that token in a header read from a pipe, never in the process list
+api() { curl -K <(printf 'header = "Authorization: Bearer %s"\n' "$API_TOKEN") "$@"; }
 QPLAB_AGENT_TOKEN=$TOKEN java -jar "$AJAR" --controller "ws://127.0.0.1:$CPORT/agent" --id storage-agent \
     --spool-dir "$TMP/spool" >"$TMP/agent.log" 2>&1 &
 AGENT_PID=$!
@@ -87,14 +93,14 @@ sample_bytes() {
 
 run() { # matrix JSON -> run id, once the run has ended (FINISHED, or die)
     local id status
-    id=$(curl -sf -H 'Content-Type: application/json' -d "$1" "$URL/api/experiments" | jq -r .id) || die "submit failed"
+    id=$(api -sf -H 'Content-Type: application/json' -d "$1" "$URL/api/experiments" | jq -r .id) || die "submit failed"
     for _ in $(seq 600); do
-        status=$(curl -sf "$URL/api/experiments/$id" | jq -r .status)
-        case "$status" in FINISHED) break ;; FAILED|CANCELLED) die "experiment $id $status: $(curl -s "$URL/api/experiments/$id/runs")" ;; esac
+        status=$(api -sf "$URL/api/experiments/$id" | jq -r .status)
+        case "$status" in FINISHED) break ;; FAILED|CANCELLED) die "experiment $id $status: $(api -s "$URL/api/experiments/$id/runs")" ;; esac
         sleep 1
     done
     [ "$status" = FINISHED ] || die "experiment $id did not end"
-    curl -sf "$URL/api/experiments/$id/runs" | jq -r '.[0].id'
+    api -sf "$URL/api/experiments/$id/runs" | jq -r '.[0].id'
 }
 
 rows=()
@@ -110,7 +116,7 @@ for size in $SIZES; do
     before=$(stats_bytes)
     id=$(run "{\"name\":\"storage $size\",\"base\":{\"provider\":\"tcp\",\"msg_size\":$size,\"duration_ms\":$((SECONDS_PER_RUN * 1000)),\"interval_ms\":$INTERVAL_MS}}")
     after=$(stats_bytes)
-    run_json=$(curl -sf "$URL/api/runs/$id")
+    run_json=$(api -sf "$URL/api/runs/$id")
     cycles=$(echo "$run_json" | jq .summary.cycles)
     stored=$(echo "$run_json" | jq .cyclesStored)
     rate=$(echo "$run_json" | jq .summary.msg_rate)
