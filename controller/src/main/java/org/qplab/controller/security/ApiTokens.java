@@ -78,18 +78,25 @@ public class ApiTokens {
         valid.clear();
     }
 
-    /** Whose the token is, when it is a valid one. */
-    Optional<Holder> holder(String token) {
+    /** Whose the token is, when it was found valid a moment ago: no query, so no need to leave the event loop. */
+    Optional<Holder> remembered(String token) {
         if (token == null || !token.startsWith(PREFIX) || token.length() > 128) {
             return Optional.empty();
         }
+        Remembered remembered = valid.get(HexFormat.of().formatHex(AgentToken.sha256(token)));
+        return remembered != null && System.nanoTime() - remembered.until() < 0 ? Optional.of(remembered.holder())
+                : Optional.empty();
+    }
+
+    /** Whose the token is, when it is a valid one. Blocking (a query unless it was found valid a moment ago). */
+    Optional<Holder> holder(String token) {
+        Optional<Holder> known = remembered(token);
+        if (known.isPresent() || token == null || !token.startsWith(PREFIX) || token.length() > 128) {
+            return known;
+        }
         byte[] hash = AgentToken.sha256(token);
         String key = HexFormat.of().formatHex(hash);
-        Remembered remembered = valid.get(key);
         long now = System.nanoTime();
-        if (remembered != null && now - remembered.until() < 0) {
-            return Optional.of(remembered.holder());
-        }
         Optional<Holder> holder = jdbc.sql("""
                         SELECT a.name, a.role FROM api_token t JOIN account a ON a.name = t.account
                         WHERE t.token_sha256 = ? AND t.revoked_at IS NULL""").param(hash)

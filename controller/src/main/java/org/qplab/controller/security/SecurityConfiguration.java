@@ -90,9 +90,11 @@ public class SecurityConfiguration {
                         .then(write(json, exchange, HttpStatus.FORBIDDEN, message)));
 
         // scripts: a bearer API token, checked per request (remembered a few seconds), nothing kept in a session
-        ReactiveAuthenticationManager byToken = authentication -> jdbc.call(() -> tokens.holder((String) authentication
-                        .getCredentials()).map(h -> (Authentication) UsernamePasswordAuthenticationToken.authenticated(
-                        h.account(), null, h.role().authorities())).orElse(null))
+        ReactiveAuthenticationManager byToken = authentication -> Mono.justOrEmpty(tokens.remembered(
+                        (String) authentication.getCredentials()))
+                .switchIfEmpty(jdbc.call(() -> tokens.holder((String) authentication.getCredentials()).orElse(null)))
+                .map(h -> (Authentication) UsernamePasswordAuthenticationToken.authenticated(h.account(), null,
+                        h.role().authorities()))
                 .switchIfEmpty(Mono.error(() -> new org.springframework.security.authentication.BadCredentialsException(
                         "this API token is unknown or revoked")));
         ServerAuthenticationConverter bearer = exchange -> Mono.justOrEmpty(bearerToken(exchange))
