@@ -75,6 +75,7 @@ class LiveRunIntegrationTests extends ControllerIntegrationTest {
 
     private Mono<List<ServerSentEvent<Map<String, Object>>>> events(long runId) {
         return WebClient.create("http://127.0.0.1:" + port).get().uri("/api/runs/{id}/live", runId)
+                .header("Authorization", "Bearer " + adminToken())
                 .accept(MediaType.TEXT_EVENT_STREAM).retrieve().bodyToFlux(EVENT)
                 .filter(e -> e.event() != null)
                 .collectList();
