@@ -133,7 +133,7 @@ VERDICT=$(awk -v w="$WORST" -v u="$UPPER" 'BEGIN {
     echo "caller an XSRF-TOKEN cookie, the authorization rule, which \`anonymous-read\` lets through). What differs"
     echo "is the login and token check: B's bearer token is hashed and looked up (on the database scheduler; a"
     echo "valid token is remembered for 10 s, so about one query per 10 s here, the other requests a lookup in"
-    echo "memory, still with a hop to that scheduler); C's SESSION cookie is resolved to the in-memory WebSession and its"
+    echo "memory on the event loop, no hop to that scheduler); C's SESSION cookie is resolved to the in-memory WebSession and its"
     echo "security context. C sends only the SESSION cookie, not the XSRF-TOKEN one a browser would also send, so"
     echo "that every variant gets the same fresh CSRF cookie. Before measuring, the client checks that each variant"
     echo "is who it says: \`GET /api/me\` answers A 401, B and C 200 \"admin\". A' − A shows how far two identical"
