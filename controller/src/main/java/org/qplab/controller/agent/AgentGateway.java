@@ -149,8 +149,15 @@ public class AgentGateway implements WebSocketHandler {
             if (connection.owns(frame.runId())) { // the common case: no query
                 return ingest(connection, session, frame);
             }
-            return owned(connection, frame.runId()).flatMap(owned -> owned ? ingest(connection, session, frame)
-                    : refuseRun(session, connection, "sample frame " + frame.seq(), frame.runId()));
+            return owned(connection, frame.runId()).flatMap(owned -> switch (owned) {
+                case MINE -> ingest(connection, session, frame);
+                case GONE -> Mono.fromRunnable(() -> { // acknowledged, so the agent drops it; stored nowhere
+                    log.info("agent {}: frame {} of run {}, which no longer exists (deleted): dropped", connection.agentId(),
+                            frame.seq(), frame.runId());
+                    connection.send(new AgentMessage.BatchAck(frame.runId(), frame.seq()));
+                });
+                case OTHERS -> refuseRun(session, connection, "sample frame " + frame.seq(), frame.runId());
+            });
         }
         // a heartbeat stores nothing about its run: it keeps the agent itself alive and says what it has spooled
         if (message instanceof AgentMessage.Heartbeat beat) { // no order to keep with frames: not behind them
@@ -162,15 +169,24 @@ public class AgentGateway implements WebSocketHandler {
             if (runId < 0 || connection.owns(runId)) {
                 return handleOther(connection, message);
             }
-            return owned(connection, runId).flatMap(owned -> owned ? handleOther(connection, message)
-                    : refuseRun(session, connection, message.getClass().getSimpleName(), runId));
+            return owned(connection, runId).flatMap(owned -> switch (owned) {
+                case MINE -> handleOther(connection, message);
+                case GONE -> Mono.fromRunnable(() -> { // its end is acknowledged, so the agent drops what it keeps
+                    log.info("agent {}: {} of run {}, which no longer exists (deleted): dropped", connection.agentId(),
+                            message.getClass().getSimpleName(), runId);
+                    if (message instanceof AgentMessage.RunFinished || message instanceof AgentMessage.RunFailed) {
+                        connection.send(new AgentMessage.RunRecorded(runId));
+                    }
+                });
+                case OTHERS -> refuseRun(session, connection, message.getClass().getSimpleName(), runId);
+            });
         }));
     }
 
-    /** Whether the run is assigned to the connection's agent; asks the database once for a run not known here. */
-    private Mono<Boolean> owned(AgentConnection connection, long runId) {
-        return jdbc.call(() -> agents.assigned(connection.agentId(), runId)).doOnNext(owned -> {
-            if (owned) {
+    /** Whose the run is, seen from the connection's agent; asks the database once for a run not known here. */
+    private Mono<AgentRepository.Assignment> owned(AgentConnection connection, long runId) {
+        return jdbc.call(() -> agents.assignment(connection.agentId(), runId)).doOnNext(owned -> {
+            if (owned == AgentRepository.Assignment.MINE) {
                 connection.assigned(runId);
             }
         });

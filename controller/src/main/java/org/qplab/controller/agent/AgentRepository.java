@@ -79,10 +79,20 @@ public class AgentRepository {
                 WHERE id = ?""").params(age, age, id).update();
     }
 
-    /** Whether the run is assigned to the agent: it runs it on loopback, or is the client or server of its pair. */
-    public boolean assigned(String agentId, long runId) {
-        return jdbc.sql("SELECT EXISTS (SELECT 1 FROM run WHERE id = ? AND (agent_id = ? OR server_agent_id = ?))")
-                .params(runId, agentId, agentId).query(Boolean.class).single();
+    /** Whose a run is, seen from one agent. */
+    public enum Assignment {
+        /** the agent runs it on loopback, or is the client or server of its pair */
+        MINE,
+        /** another agent's, or nobody's yet */
+        OTHERS,
+        /** no such run (its experiment was deleted): what an agent still holds of it is dropped */
+        GONE
+    }
+
+    public Assignment assignment(String agentId, long runId) {
+        return jdbc.sql("SELECT coalesce(agent_id = ? OR server_agent_id = ?, false) FROM run WHERE id = ?")
+                .params(agentId, agentId, runId).query(Boolean.class).optional()
+                .map(mine -> Boolean.TRUE.equals(mine) ? Assignment.MINE : Assignment.OTHERS).orElse(Assignment.GONE);
     }
 
     /** At controller start no agent is connected yet, whatever the table says. */

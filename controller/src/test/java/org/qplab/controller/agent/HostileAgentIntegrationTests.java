@@ -108,6 +108,15 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
             AgentMessage.BatchAck ack = fake.await(AgentMessage.BatchAck.class, WAIT);
             assertThat(List.of(ack.runId(), ack.seq())).as("its own run's frame is stored").isEqualTo(List.of(own, 0L));
 
+            // a run that no longer exists (its experiment deleted while the agent held its frame): acknowledged, so
+            // the agent drops it, stored nowhere, and the link stays up
+            long gone = own + 1_000_000;
+            fake.send(frame(gone, 3));
+            AgentMessage.BatchAck dropped = fake.await(AgentMessage.BatchAck.class, WAIT);
+            assertThat(List.of(dropped.runId(), dropped.seq())).isEqualTo(List.of(gone, 3L));
+            assertThat(fake.isOpen()).isTrue();
+            assertThat(rowsOf("sample_batch", gone) + rowsOf("run_interval", gone)).isZero();
+
             fake.send(frame(others, 7));
             CloseStatus refused = fake.awaitClose(WAIT);
             assertThat(refused.getCode()).isEqualTo(AgentGateway.REFUSED);
