@@ -2,7 +2,6 @@ package org.qplab.controller.security;
 
 import java.security.Principal;
 import java.util.List;
-
 import org.qplab.controller.database.Jdbc;
 import org.springframework.http.HttpStatus;
 import org.springframework.security.core.Authentication;
