@@ -18,37 +18,25 @@ RUNS=${RUNS:-10}
 BASE="http://127.0.0.1:$PORT"
 WORK=$(mktemp -d /tmp/qplab-bench-compare.XXXXXX)
 chmod 755 "$WORK" # the embedded PostgreSQL runs as nobody when this runs as root
-pids=()
+AGENT_PID=
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    [ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null || true
+    stop_controller
     rm -rf "$WORK"
 }
 trap cleanup EXIT
 die() { echo "run.sh: $*" >&2; exit 1; }
+# shellcheck source=../lib/controller.sh
+. "$ROOT/bench/lib/controller.sh"
 field() { grep -o "\"$2\":[^,}]*" <<<"$1" | head -1 | cut -d: -f2 | tr -d '"'; }
-# curl with the admin API token the controller wrote (a 0600 file) in a header read from a pipe, never in argv
-api() { curl -K <(printf 'header = "Authorization: Bearer %s"\n' "$api_token") "$@"; }
 
 command -v curl >/dev/null || die "curl is needed (apt-get install -y curl)"
 (cd "$ROOT" && ./mvnw -B -q -DskipTests package >"$WORK/build.log" 2>&1) || die "build failed: $(tail -20 "$WORK/build.log")"
 
-token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-QPLAB_AGENT_TOKEN=$token java -jar "$ROOT/controller/target/qplab-controller.jar" --server.port="$PORT" \
-    --qplab.database.embedded.data-dir="$WORK/postgres" --qplab.database.embedded.port=0 \
-    --qplab.security.cli-token-file="$WORK/cli-token" --qplab.security.admin-password-file="$WORK/admin-password" \
-    >"$WORK/controller.log" 2>&1 &
-pids+=($!)
-for i in $(seq 1 120); do
-    curl -sf -o /dev/null "$BASE/actuator/health/readiness" && break
-    kill -0 "${pids[0]}" 2>/dev/null || die "the controller exited: $(tail -20 "$WORK/controller.log")"
-    [ "$i" = 120 ] && die "controller did not start: $(tail -20 "$WORK/controller.log")"
-    sleep 1
-done
-api_token=$(tr -d ' \r\n' <"$WORK/cli-token")
-QPLAB_AGENT_TOKEN=$token java -jar "$ROOT/agent/target/qplab-agent.jar" --controller "ws://127.0.0.1:$PORT/agent" \
+start_controller "$WORK" "$PORT" 0
+QPLAB_AGENT_TOKEN=$BENCH_AGENT_TOKEN java -jar "$ROOT/agent/target/qplab-agent.jar" --controller "ws://127.0.0.1:$PORT/agent" \
     --id bench-agent >"$WORK/agent.log" 2>&1 &
-pids+=($!)
+AGENT_PID=$!
 
 matrix="{\"name\":\"compare-bench\",\"base\":{\"provider\":\"tcp\",\"msg_size\":64,\"threads\":1,\"qps_per_thread\":2,
 \"iterations\":$CYCLES},\"repeats\":$RUNS}"

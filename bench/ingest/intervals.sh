@@ -41,7 +41,7 @@ PER_JVM=$(((AGENTS + AGENT_JVMS - 1) / AGENT_JVMS))
 echo "starting $AGENTS simulated agents in $AGENT_JVMS JVM(s)..." >&2
 for ((j = 0; j * PER_JVM < AGENTS; j++)); do
     n=$((AGENTS - j * PER_JVM < PER_JVM ? AGENTS - j * PER_JVM : PER_JVM))
-    QPLAB_AGENT_TOKEN=$TOKEN nice -n "$AGENT_NICE" java -Xmx"$SIM_HEAP" -cp "$AJAR:$CLASSES" org.qplab.agent.IntervalAgents \
+    QPLAB_AGENT_TOKEN=$BENCH_AGENT_TOKEN nice -n "$AGENT_NICE" java -Xmx"$SIM_HEAP" -cp "$AJAR:$CLASSES" org.qplab.agent.IntervalAgents \
         --controller "ws://127.0.0.1:$CPORT/agent" --agents "$n" --first $((j * PER_JVM + 1)) \
         --cycles "$CYCLES" >"$TMP/sim-$j.log" 2>"$TMP/sim-$j.err" &
     PIDS+=($!)

@@ -30,14 +30,14 @@ WRITERS=${WRITERS:-}
 LOAD_MAX=${LOAD_MAX:-1.5}
 LOAD_WAIT_MINUTES=${LOAD_WAIT_MINUTES:-20}
 EXPERIMENT_LIMIT_MINUTES=${EXPERIMENT_LIMIT_MINUTES:-180}
-CJAR=$ROOT/controller/target/qplab-controller.jar
 AJAR=$ROOT/agent/target/qplab-agent.jar
-TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n') # the agents' shared token
 RESULTS=$HERE/results.md
 
 die() { echo "run.sh: $*" >&2; exit 1; }
+# shellcheck source=../lib/controller.sh
+. "$ROOT/bench/lib/controller.sh"
 case $MODE in intervals | trace) ;; *) die "MODE must be intervals or trace, not $MODE" ;; esac
-[ -f "$CJAR" ] && [ -f "$AJAR" ] || die "build first: ./mvnw -q package -DskipTests"
+[ -f "$BENCH_CJAR" ] && [ -f "$AJAR" ] || die "build first: ./mvnw -q package -DskipTests"
 command -v psql >/dev/null || die "psql is needed (Debian: apt-get install postgresql-client)"
 command -v curl >/dev/null || die "curl is needed"
 
@@ -103,25 +103,13 @@ usage_snapshot() { # -> "agents controller postgres" CPU seconds
     echo "$(cpu_seconds "${PIDS[@]}") $(cpu_seconds "$CONTROLLER_PID") $(cpu_seconds $(postgres_pids))"
 }
 
-free_port() {
-    local p
-    while :; do
-        p=$((20000 + RANDOM % 40000))
-        ss -Hltn "sport = :$p" | grep -q . || { echo "$p"; return; }
-    done
-}
-
 TMP=$(mktemp -d /tmp/qplab-ingest-bench.XXXXXX)
 chmod 755 "$TMP" # the embedded PostgreSQL runs as nobody when this runs as root
 PIDS=()           # the agents' processes
 BACKGROUND=()     # helpers of this script
-CONTROLLER_PID=
 cleanup() {
     for p in "${BACKGROUND[@]}" "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    if [ -n "$CONTROLLER_PID" ]; then
-        kill "$CONTROLLER_PID" 2>/dev/null || true # SIGTERM: it stops its PostgreSQL
-        for _ in $(seq 60); do kill -0 "$CONTROLLER_PID" 2>/dev/null || break; sleep 1; done
-    fi
+    stop_controller
     if [ -n "${KEEP_TMP:-}" ]; then echo "kept $TMP" >&2; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
@@ -132,21 +120,7 @@ URL=http://127.0.0.1:$CPORT
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U postgres -d qplab)
 
 echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
-# the agent token through the environment, never in argv; the controller writes an admin API token to a 0600 file
-QPLAB_AGENT_TOKEN=$TOKEN java -Xmx2g -jar "$CJAR" --server.port="$CPORT" \
-    --qplab.database.embedded.data-dir="$TMP/postgres" --qplab.database.embedded.port="$PGPORT" \
-    --qplab.security.cli-token-file="$TMP/cli-token" --qplab.security.admin-password-file="$TMP/admin-password" \
-    ${WRITERS:+--qplab.ingest.writers=$WRITERS} >"$TMP/controller.log" 2>&1 &
-CONTROLLER_PID=$!
-for _ in $(seq 240); do
-    curl -sf "$URL/actuator/health/readiness" >/dev/null 2>&1 && break
-    kill -0 "$CONTROLLER_PID" 2>/dev/null || { tail -30 "$TMP/controller.log" >&2; die "the controller exited"; }
-    sleep 0.5
-done
-curl -sf "$URL/actuator/health/readiness" >/dev/null || die "the controller did not get ready"
-API_TOKEN=$(tr -d ' \r\n' <"$TMP/cli-token")
-# curl with that token in a header read from a pipe, never in the process list
-api() { curl -K <(printf 'header = "Authorization: Bearer %s"\n' "$API_TOKEN") "$@"; }
+BENCH_JAVA_OPTS=-Xmx2g start_controller "$TMP" "$CPORT" "$PGPORT" ${WRITERS:+--qplab.ingest.writers=$WRITERS}
 
 await_agents() { # n: until n agents are connected
     local n=0

@@ -24,35 +24,25 @@ WARMUP=${WARMUP:-200}
 MAX_SECONDS=${MAX_SECONDS:-300}
 LOAD_MAX=${LOAD_MAX:-1.5}
 LOAD_WAIT_MINUTES=${LOAD_WAIT_MINUTES:-3}
-CJAR=$ROOT/controller/target/qplab-controller.jar
 
 die() { echo "run.sh: $*" >&2; exit 1; }
+# shellcheck source=../lib/controller.sh
+. "$ROOT/bench/lib/controller.sh"
 command -v curl >/dev/null || die "curl is needed (apt-get install -y curl)"
 
 TMP=$(mktemp -d /tmp/qplab-security-bench.XXXXXX)
 chmod 755 "$TMP" # the embedded PostgreSQL runs as nobody when this runs as root
-CONTROLLER_PID=
 cleanup() {
-    if [ -n "$CONTROLLER_PID" ]; then
-        kill "$CONTROLLER_PID" 2>/dev/null || true # SIGTERM: it stops its PostgreSQL
-        for _ in $(seq 60); do kill -0 "$CONTROLLER_PID" 2>/dev/null || break; sleep 1; done
-    fi
+    stop_controller
     rm -rf "$TMP"
 }
 trap cleanup EXIT
 
-if [ ! -f "$CJAR" ] || [ -n "$(find "$ROOT/controller/src" "$ROOT/protocol/src" "$ROOT/web-ui/src" -type f -newer "$CJAR" 2>/dev/null | head -1)" ]; then
+if [ ! -f "$BENCH_CJAR" ] || [ -n "$(find "$ROOT/controller/src" "$ROOT/protocol/src" "$ROOT/web-ui/src" -type f -newer "$BENCH_CJAR" 2>/dev/null | head -1)" ]; then
     echo "building the controller..." >&2
     (cd "$ROOT" && ./mvnw -B -q -DskipTests package >"$TMP/build.log" 2>&1) || die "build failed: $(tail -20 "$TMP/build.log")"
 fi
 
-free_port() {
-    local p
-    while :; do
-        p=$((20000 + RANDOM % 40000))
-        ss -Hltn "sport = :$p" | grep -q . || { echo "$p"; return; }
-    done
-}
 # other work on this machine (builds, tests) adds noise to every variant alike: wait for a quieter moment, bounded
 waited=0
 while [ "$LOAD_WAIT_MINUTES" != 0 ] && awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v m="$LOAD_MAX" 'BEGIN { exit !(l >= m) }'; do
@@ -69,21 +59,7 @@ LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
 # login), the shared agent token (unused here; set so that none is generated into ~/.local/share/qplab)
 ADMIN_PASSWORD=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 echo "starting the controller on $URL..." >&2
-QPLAB_ADMIN_PASSWORD=$ADMIN_PASSWORD QPLAB_AGENT_TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n') \
-    java -jar "$CJAR" --server.port="$PORT" \
-    --qplab.database.embedded.data-dir="$TMP/postgres" --qplab.database.embedded.port=0 \
-    --qplab.security.anonymous-read=true --qplab.security.cli-token-file="$TMP/cli-token" \
-    --qplab.security.admin-password-file="$TMP/admin-password" >"$TMP/controller.log" 2>&1 &
-CONTROLLER_PID=$!
-for _ in $(seq 240); do
-    curl -sf -o /dev/null "$URL/actuator/health/readiness" && break
-    kill -0 "$CONTROLLER_PID" 2>/dev/null || { tail -30 "$TMP/controller.log" >&2; die "the controller exited"; }
-    sleep 0.5
-done
-curl -sf -o /dev/null "$URL/actuator/health/readiness" || die "the controller did not get ready: $(tail -20 "$TMP/controller.log")"
-API_TOKEN=$(tr -d ' \r\n' <"$TMP/cli-token")
-# curl with the API token in a header read from a pipe, never in the process list
-api() { curl -K <(printf 'header = "Authorization: Bearer %s"\n' "$API_TOKEN") "$@"; }
+QPLAB_ADMIN_PASSWORD=$ADMIN_PASSWORD start_controller "$TMP" "$PORT" 0 --qplab.security.anonymous-read=true
 
 ID=$(api -sf -H 'Content-Type: application/json' \
     -d '{"name":"security-bench","hosts":{"loopback":["nobody"]},"base":{"msg_size":64,"iterations":1}}' \

@@ -20,33 +20,21 @@ SIZES=${SIZES:-"64 65536"}
 SECONDS_PER_RUN=${RUN_SECONDS:-60}
 TRACE_ROWS=${TRACE_ROWS:-1000000}
 INTERVAL_MS=${INTERVAL_MS:-100}
-CJAR=$ROOT/controller/target/qplab-controller.jar
 AJAR=$ROOT/agent/target/qplab-agent.jar
-TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n') # the agents' shared token
 GOAL_BYTES=1000000 # per thread-minute, at any cycle rate
 
 die() { echo "run.sh: $*" >&2; exit 1; }
-[ -f "$CJAR" ] && [ -f "$AJAR" ] || die "build first: ./mvnw -q package -DskipTests"
+# shellcheck source=../lib/controller.sh
+. "$ROOT/bench/lib/controller.sh"
+[ -f "$BENCH_CJAR" ] && [ -f "$AJAR" ] || die "build first: ./mvnw -q package -DskipTests"
 for tool in psql curl jq; do command -v "$tool" >/dev/null || die "$tool is needed"; done
-
-free_port() {
-    local p
-    while :; do
-        p=$((20000 + RANDOM % 40000))
-        ss -Hltn "sport = :$p" | grep -q . || { echo "$p"; return; }
-    done
-}
 
 TMP=$(mktemp -d /tmp/qplab-storage-bench.XXXXXX)
 chmod 755 "$TMP" # the embedded PostgreSQL runs as nobody when this runs as root
 AGENT_PID=
-CONTROLLER_PID=
 cleanup() {
     [ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null || true
-    if [ -n "$CONTROLLER_PID" ]; then
-        kill "$CONTROLLER_PID" 2>/dev/null || true # SIGTERM: it stops its PostgreSQL
-        for _ in $(seq 60); do kill -0 "$CONTROLLER_PID" 2>/dev/null || break; sleep 1; done
-    fi
+    stop_controller
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -57,22 +45,8 @@ URL=http://127.0.0.1:$CPORT
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U postgres -d qplab)
 
 echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
-# the agent token through the environment, never in argv; the controller writes an admin API token to a 0600 file
-QPLAB_AGENT_TOKEN=$TOKEN java -jar "$CJAR" --server.port="$CPORT" \
-    --qplab.database.embedded.data-dir="$TMP/postgres" --qplab.database.embedded.port="$PGPORT" \
-    --qplab.security.cli-token-file="$TMP/cli-token" --qplab.security.admin-password-file="$TMP/admin-password" \
-    >"$TMP/controller.log" 2>&1 &
-CONTROLLER_PID=$!
-for _ in $(seq 240); do
-    curl -sf "$URL/actuator/health/readiness" >/dev/null 2>&1 && break
-    kill -0 "$CONTROLLER_PID" 2>/dev/null || { tail -30 "$TMP/controller.log" >&2; die "the controller exited"; }
-    sleep 0.5
-done
-curl -sf "$URL/actuator/health/readiness" >/dev/null || die "the controller did not get ready"
-API_TOKEN=$(tr -d ' \r\n' <"$TMP/cli-token")
-# curl with that token in a header read from a pipe, never in the process list
-api() { curl -K <(printf 'header = "Authorization: Bearer %s"\n' "$API_TOKEN") "$@"; }
-QPLAB_AGENT_TOKEN=$TOKEN java -jar "$AJAR" --controller "ws://127.0.0.1:$CPORT/agent" --id storage-agent \
+start_controller "$TMP" "$CPORT" "$PGPORT"
+QPLAB_AGENT_TOKEN=$BENCH_AGENT_TOKEN java -jar "$AJAR" --controller "ws://127.0.0.1:$CPORT/agent" --id storage-agent \
     --spool-dir "$TMP/spool" >"$TMP/agent.log" 2>&1 &
 AGENT_PID=$!
 for _ in $(seq 120); do
