@@ -180,11 +180,12 @@ export function matrixContentType(text) {
   return start === '{' || start === '[' ? 'application/json' : 'application/yaml';
 }
 
-function invalidMatrix(error) {
+/** A 400's {violations, message} as the server worded them; `fallback` only when it sent no words at all. */
+function refusal(error, fallback) {
   const body = error.body && typeof error.body === 'object' ? error.body : {};
   return {
     violations: Array.isArray(body.violations) ? body.violations : [],
-    message: body.error ?? (typeof error.body === 'string' ? error.body : 'invalid matrix'),
+    message: body.error ?? (typeof error.body === 'string' ? error.body : fallback),
   };
 }
 
@@ -197,7 +198,7 @@ export async function validateMatrix(text) {
     const check = await request('POST', 'api/experiments/validate', { body: text, contentType: matrixContentType(text) });
     return { check };
   } catch (error) {
-    if (error instanceof ApiError && error.status === 400) return invalidMatrix(error);
+    if (error instanceof ApiError && error.status === 400) return refusal(error, 'invalid matrix');
     throw error;
   }
 }
@@ -214,7 +215,34 @@ export async function submitMatrix(text) {
     });
     return { experiment };
   } catch (error) {
-    if (error instanceof ApiError && error.status === 400) return invalidMatrix(error);
+    if (error instanceof ApiError && error.status === 400) return refusal(error, 'invalid matrix');
+    throw error;
+  }
+}
+
+/** How the CLI sends a file (./qplab import): *.json as application/json (perftest's --out_json), the rest as text. */
+export function perftestContentType(fileName) {
+  return /\.json$/i.test(fileName) ? 'application/json' : 'text/plain';
+}
+
+/**
+ * Imports one file of perftest output (a File or Blob, sent as it is). Resolves to {experiment: {id, name, tool,
+ * runs}} or, when the server refuses the file (400), {violations, message} in its own words; any other failure
+ * throws ApiError.
+ */
+export async function importPerftest(body, { file, name } = {}) {
+  const query = new URLSearchParams();
+  if (name) query.set('name', name);
+  if (file) query.set('file', file);
+  const text = query.toString();
+  try {
+    const experiment = await request('POST', text ? `api/import/perftest?${text}` : 'api/import/perftest', {
+      body,
+      contentType: perftestContentType(file ?? ''),
+    });
+    return { experiment };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 400) return refusal(error, 'invalid perftest output');
     throw error;
   }
 }
