@@ -5,6 +5,7 @@ import { cancelButton } from './cancel.js';
 import { comparePicker } from './compare-picker.js';
 import { ACTIVE_STATUSES, h, progressBar, statusBadge, timeLeft } from './dom.js';
 import { formatTime } from './format.js';
+import { importBox } from './import-perftest.js';
 import { refreshLoop } from './refresh.js';
 import { submitBox } from './submit.js';
 
@@ -78,6 +79,7 @@ export function mountExperiments(container, query = new URLSearchParams()) {
   let pickerFilled = false;
   const refresh = () => loop?.now();
   const submit = submitBox({ onSubmitted: refresh });
+  const imports = importBox({ onImported: refresh });
   const picker = comparePicker();
   const filters = filterBar(filter, (changed) => {
     filter = changed;
@@ -87,7 +89,7 @@ export function mountExperiments(container, query = new URLSearchParams()) {
   });
   container.replaceChildren(h('div', { class: 'list-layout' },
     h('section', { class: 'card' }, h('div', { class: 'title-row' }, h('h2', {}, 'Experiments'), filters), table, empty),
-    h('div', { class: 'side' }, submit,
+    h('div', { class: 'side' }, submit, imports,
       h('section', { class: 'card compare-card' }, h('h2', {}, 'Compare'), picker.form))));
 
   loop = refreshLoop('experiments', async () => {
@@ -101,7 +103,7 @@ export function mountExperiments(container, query = new URLSearchParams()) {
     else if (!pickerFilled) picker.update(await listExperiments());
     pickerFilled = true;
     empty.textContent = filtered ? 'No experiment matches the filter.'
-      : 'No experiments yet: submit a matrix.';
+      : 'No experiments yet: submit a matrix or import perftest output.';
     empty.hidden = experiments.length > 0;
     return experiments.some((e) => ACTIVE_STATUSES.has(e.status));
   });
