@@ -1,0 +1,169 @@
+package org.qplab.controller.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.qplab.controller.TestDirs;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * Importing perftest output in the dashboard: real lab files chosen in the picker (or dropped) become experiments in
+ * the list with their runs; a bad file shows the API's refusal and every violation word for word; a viewer sees no
+ * import box, and one that forces it is told the server's 403.
+ */
+class ImportBrowserIntegrationTests extends BrowserTest {
+
+    private static final By PICKER = By.id("import-files");
+
+    @Test
+    void labFilesChosenOrDroppedInThePageBecomeExperimentsInTheListWithTheirRuns() throws Exception {
+        open("");
+        waitFor(By.id("import-name")).sendKeys("lab run 7");
+        browser.findElement(PICKER).sendKeys(fixture("ib_send_bw-a.txt").toString());
+        long named = assertImported("ib_send_bw-a.txt", 23, "ib_send_bw");
+        assertThat(experiment(named)).containsEntry("name", "lab run 7");
+        screenshot("import");
+
+        browser.findElement(By.id("import-name")).clear(); // the API's own names: "TOOL (FILE) import"
+        browser.findElement(PICKER).sendKeys(fixture("ib_write_bw.json") + "\n" + fixture("ib_read_lat.txt"));
+        long json = assertImported("ib_write_bw.json", 1, "ib_write_bw");
+        long text = assertImported("ib_read_lat.txt", 1, "ib_read_lat");
+        assertThat(experiment(json)).containsEntry("name", "ib_write_bw (ib_write_bw.json) import");
+        assertThat(experiment(text)).containsEntry("name", "ib_read_lat (ib_read_lat.txt) import");
+
+        // Selenium cannot drag a file from the desktop: the drop event a browser would fire, with the file in it
+        browser.executeScript("""
+                const files = new DataTransfer();
+                files.items.add(new File([arguments[0]], 'ib_send_lat.txt', {type: 'text/plain'}));
+                document.getElementById('import-drop').dispatchEvent(
+                    new DragEvent('drop', {dataTransfer: files, bubbles: true, cancelable: true}));""",
+                Files.readString(fixture("ib_send_lat.txt")));
+        long dropped = assertImported("ib_send_lat.txt", 1, "ib_send_lat");
+        assertThat(experiment(dropped)).containsEntry("name", "ib_send_lat (ib_send_lat.txt) import");
+    }
+
+    @Test
+    void aRefusedFileShowsTheApisErrorAndEveryViolationVerbatimAndStoresNothing() throws Exception {
+        Path dir = TestDirs.fresh("import");
+        try {
+            List<String> lines = Files.readAllLines(fixture("ib_send_bw-a.txt"));
+            int last = lines.indexOf(lines.stream().filter(l -> l.trim().startsWith("1024 ")).findFirst().orElseThrow());
+            Path truncated = Files.writeString(dir.resolve("ib_send_bw-truncated.txt"), String.join("\n", lines.subList(0, last + 1)));
+            String json = Files.readString(fixture("ib_write_bw.json"));
+            Path truncatedJson = Files.writeString(dir.resolve("ib_write_bw-truncated.json"), json.substring(0, json.length() / 2));
+            Path binary = Files.writeString(dir.resolve("binary.txt"), "\u0000\u0001\n".repeat(40));
+            Path tooLarge = Files.write(dir.resolve("too-large.txt"), new byte[5 * 1024 * 1024]);
+            long experiments = count("experiment");
+
+            open("");
+            waitFor(PICKER).sendKeys(String.join("\n", truncated.toString(), truncatedJson.toString(), binary.toString()));
+            for (Path file : List.of(truncated, truncatedJson, binary)) {
+                Map<String, Object> api = refusal(http(), file, 400);
+                WebElement line = awaitResult(file.getFileName().toString(), "refused");
+                assertThat(textOf(line, ".error")).isEqualTo(api.get("error"));
+                assertThat(shownViolations(line)).as("%s: every violation, as the API words it", file.getFileName())
+                        .isEqualTo(violations(api)).isNotEmpty();
+            }
+            assertThat(violations(refusal(http(), binary, 400))).as("the API's first ten lines").hasSize(10);
+            screenshot("import-refused");
+
+            browser.findElement(PICKER).sendKeys(tooLarge.toString());
+            Map<String, Object> api = refusal(http(), tooLarge, 413);
+            WebElement line = awaitResult("too-large.txt", "failed");
+            assertThat(textOf(line, ".error")).isEqualTo("POST /api/import/perftest?file=too-large.txt failed: 413 " + api.get("error"));
+            assertThat(count("experiment")).as("nothing stored").isEqualTo(experiments);
+        } finally {
+            TestDirs.delete(dir);
+        }
+    }
+
+    @Test
+    void aViewerSeesNoImportAndOneThatForcesItIsShownTheServersRefusal() throws Exception {
+        WebTestClient viewer = anonymous().mutate().defaultHeader("Authorization", "Bearer " + tokenOf("viewer")).build();
+        logIn("test-viewer", "password-of-viewer");
+        open("");
+        waitFor(By.id("experiments"));
+        assertThat(browser.findElement(By.id("import-perftest")).isDisplayed()).as("the import box").isFalse();
+        assertThat(browser.findElement(PICKER).isDisplayed()).isFalse();
+
+        long experiments = count("experiment");
+        browser.executeScript("document.getElementById('import-perftest').removeAttribute('data-needs')");
+        browser.findElement(PICKER).sendKeys(fixture("ib_write_bw.txt").toString());
+        Map<String, Object> api = refusal(viewer, fixture("ib_write_bw.txt"), 403);
+        WebElement line = awaitResult("ib_write_bw.txt", "failed");
+        assertThat(textOf(line, ".error")).isEqualTo("POST /api/import/perftest?file=ib_write_bw.txt failed: 403 " + api.get("error"));
+        assertThat(count("experiment")).isEqualTo(experiments);
+    }
+
+    /** The file's line says it was imported, links the new experiment and its runs; the list shows it, all runs done. */
+    private long assertImported(String file, int runs, String tool) {
+        WebElement line = awaitResult(file, "imported");
+        String href = line.findElement(By.cssSelector("a")).getDomAttribute("href");
+        long id = Long.parseLong(href.replace("#/experiments/", ""));
+        Map<String, Object> experiment = experiment(id);
+        assertThat(line.getText()).isEqualTo(file + ": imported as " + experiment.get("name") + " (#" + id + "): " + runs
+                + (runs == 1 ? " run of " : " runs of ") + tool);
+        assertThat(experiment).containsEntry("runsTotal", runs).containsEntry("status", "FINISHED");
+        WebElement row = waitFor(By.id("experiment-" + id));
+        assertThat(row.getText()).contains((String) experiment.get("name")).contains(runs + " / " + runs + " runs · 100 %");
+        return id;
+    }
+
+    /** The line of a file once its upload has ended, in the state expected (any other fails at once, with its text). */
+    private WebElement awaitResult(String file, String state) {
+        By locator = By.cssSelector("#import-results li[data-file='" + file + "']");
+        return waiting(Duration.ofSeconds(30)).until(driver -> {
+            WebElement line = driver.findElement(locator);
+            String now = line.getDomAttribute("data-state");
+            if (now.equals("waiting") || now.equals("uploading")) {
+                return null;
+            }
+            assertThat(now).as("%s: %s", file, line.getText()).isEqualTo(state);
+            return line;
+        });
+    }
+
+    private Map<String, Object> experiment(long id) {
+        return http().get().uri("/api/experiments/{id}", id).exchange().expectStatus().isOk().expectBody(JSON_OBJECT)
+                .returnResult().getResponseBody();
+    }
+
+    /** What the API answers a script sending the same bytes as the dashboard (./qplab import's content type). */
+    private static Map<String, Object> refusal(WebTestClient client, Path file, int status) throws Exception {
+        String name = file.getFileName().toString();
+        return client.post().uri("/api/import/perftest?file={file}", name)
+                .contentType(name.endsWith(".json") ? MediaType.APPLICATION_JSON : MediaType.TEXT_PLAIN)
+                .bodyValue(Files.readAllBytes(file)).exchange().expectStatus().isEqualTo(status).expectBody(JSON_OBJECT)
+                .returnResult().getResponseBody();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<List<String>> violations(Map<String, Object> answer) {
+        return ((List<Map<String, String>>) answer.get("violations")).stream()
+                .map(v -> List.of(v.get("field"), v.get("message"))).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<List<String>> shownViolations(WebElement line) {
+        return (List<List<String>>) browser.executeScript("""
+                return [...arguments[0].querySelectorAll('.violations > li')]
+                    .map(li => [li.querySelector('.field')?.textContent ?? '', li.querySelector('.message').textContent]);""", line);
+    }
+
+    private String textOf(WebElement line, String selector) {
+        return (String) browser.executeScript("return arguments[0].querySelector(arguments[1]).textContent", line, selector);
+    }
+
+    private static Path fixture(String name) throws URISyntaxException {
+        return Path.of(ImportBrowserIntegrationTests.class.getResource("/perftest/" + name).toURI());
+    }
+}
