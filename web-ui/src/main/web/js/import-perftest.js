@@ -89,7 +89,9 @@ export function importBox({ onImported }) {
     event.dataTransfer.dropEffect = 'copy';
     zone.classList.add('dragging');
   });
-  zone.addEventListener('dragleave', () => zone.classList.remove('dragging'));
+  zone.addEventListener('dragleave', (event) => {
+    if (!zone.contains(event.relatedTarget)) zone.classList.remove('dragging'); // not when it moves onto a child
+  });
   zone.addEventListener('drop', (event) => {
     event.preventDefault();
     zone.classList.remove('dragging');
