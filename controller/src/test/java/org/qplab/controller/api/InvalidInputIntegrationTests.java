@@ -13,7 +13,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * Text PostgreSQL cannot store (a NUL, other control characters, half a surrogate pair) and values of the wrong
- * type are refused with 400 naming the field, wherever they come in, and nothing is stored.
+ * type are refused with 400 naming the field, wherever they come in, and nothing is stored; a body over the codec
+ * limit with 413.
  */
 class InvalidInputIntegrationTests extends ControllerIntegrationTest {
 
@@ -119,6 +120,17 @@ class InvalidInputIntegrationTests extends ControllerIntegrationTest {
         Map<String, Object> missing = expect400(http().get().uri("/api/compare?candidate=2").exchange());
         assertThat(violations(missing)).containsExactly(Map.of("field", "baseline",
                 "message", "is required: an integer, as a query parameter"));
+    }
+
+    @Test
+    void aBodyOverTheCodecLimitIsRefusedWith413SayingTheLimit() {
+        String large = "{\"name\":\"" + "x".repeat(4 * 1024 * 1024) + "\"}";
+        for (String uri : List.of("/api/experiments/validate", "/api/tokens")) {
+            Map<String, Object> body = http().post().uri(uri).contentType(MediaType.APPLICATION_JSON).bodyValue(large)
+                    .exchange().expectStatus().isEqualTo(413).expectBody(JSON_OBJECT).returnResult().getResponseBody();
+            assertThat(body).as(uri).containsOnlyKeys("error").containsEntry("error", "the request body is larger than "
+                    + "4194304 bytes, the most this controller reads (spring.codec.max-in-memory-size)");
+        }
     }
 
     private static Map<String, Object> expect400(WebTestClient.ResponseSpec response) {
