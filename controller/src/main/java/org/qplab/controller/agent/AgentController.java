@@ -1,7 +1,13 @@
 package org.qplab.controller.agent;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.List;
+import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.api.BadRequest;
+import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
@@ -21,10 +27,13 @@ import reactor.core.publisher.Mono;
  */
 @RestController
 @RequestMapping("/api/agents")
+@Tag(name = ApiTags.AGENTS)
 class AgentController {
 
     /** A token just issued: shown this once, only its SHA-256 is kept. */
-    record IssuedToken(String agentId, String token) {}
+    record IssuedToken(String agentId,
+                       @Schema(description = "The agent's token: shown in this answer only, never again.")
+                       String token) {}
 
     private final Jdbc jdbc;
     private final AgentRepository agents;
@@ -37,6 +46,11 @@ class AgentController {
     }
 
     @GetMapping
+    @Operation(operationId = "listAgents", summary = "List agents",
+            description = "Every agent that ever registered: whether it is connected now, when it registered and "
+                    + "last sent a heartbeat, and the facts it reported about its host (kernel, CPU, RDMA devices, "
+                    + "engine).")
+    @ApiResponse(responseCode = "200", description = "The agents.")
     Mono<List<AgentRepository.AgentRow>> list() {
         return jdbc.call(agents::list);
     }
@@ -48,6 +62,12 @@ class AgentController {
      */
     @PostMapping("/{id}/token")
     @ResponseStatus(HttpStatus.CREATED)
+    @Operation(operationId = "issueAgentToken", summary = "Issue an agent its own token",
+            description = "For agents started by hand: issues agent id a token of its own, replacing any earlier one. "
+                    + "From then on the agent registers under that id only with it (the shared enrolment token no "
+                    + "longer does); it takes it through --token-file or QPLAB_AGENT_TOKEN. A link already registered "
+                    + "stays until it reconnects. Needs an admin.")
+    @ApiResponse(responseCode = "201", description = "The token, shown this once: only its SHA-256 is kept.")
     Mono<IssuedToken> issue(@PathVariable String id) {
         return valid(id).then(jdbc.call(() -> new IssuedToken(id, tokens.issue(id))));
     }
@@ -55,6 +75,10 @@ class AgentController {
     /** Admin only. Revokes the token issued to agent id; 404 when it has none. */
     @DeleteMapping("/{id}/token")
     @ResponseStatus(HttpStatus.NO_CONTENT)
+    @Operation(operationId = "revokeAgentToken", summary = "Revoke an agent's own token",
+            description = "Revokes the token issued to agent id; 404 when it has none. Needs an admin.")
+    @ApiResponse(responseCode = "204", description = "Revoked.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Mono<Void> revoke(@PathVariable String id) {
         return valid(id).then(jdbc.call(() -> tokens.revoke(id))).flatMap(revoked -> revoked ? Mono.<Void>empty()
                 : Mono.error(new NotFound("agent '" + id + "' has no token of its own")));

@@ -1,9 +1,13 @@
 package org.qplab.controller.analysis;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.experiment.Parameter;
@@ -16,6 +20,7 @@ import reactor.core.publisher.Mono;
 
 /** GET /api/experiments/{id}/curve?x=msg_size&y=bw_avg_bps&series=threads */
 @RestController
+@Tag(name = ApiTags.ANALYSIS)
 class CurveController {
 
     /** The metrics a curve can plot, by API name → their SQL over run_summary s. */
@@ -33,8 +38,22 @@ class CurveController {
     }
 
     @GetMapping("/api/experiments/{id}/curve")
-    Mono<Curve> curve(@PathVariable long id, @RequestParam(defaultValue = "msg_size") String x,
+    @Operation(operationId = "getExperimentCurve", summary = "One metric of an experiment against a parameter",
+            description = "A curve of the experiment's finished runs: metric y against numeric parameter x, one "
+                    + "series per value of parameter series. Each point is the mean of y over the runs at it (repeats "
+                    + "and any parameter on neither axis pooled), with their count and min..max. bw_avg_bps and "
+                    + "bw_peak_bps are bytes per second, msg_rate messages per second, cycle_* nanoseconds. An "
+                    + "experiment that does not exist, or has no finished run yet, has no points.")
+    @ApiResponse(responseCode = "200", description = "The curve.")
+    Mono<Curve> curve(@PathVariable long id,
+                      @io.swagger.v3.oas.annotations.Parameter(description = "The x axis: a numeric parameter "
+                              + "(msg_size, threads, qps_per_thread, tx_depth, ...).")
+                      @RequestParam(defaultValue = "msg_size") String x,
+                      @io.swagger.v3.oas.annotations.Parameter(description = "The metric: bw_avg_bps, bw_peak_bps, "
+                              + "msg_rate, cycle_median_ns, cycle_p99_ns or cycle_p999_ns.")
                       @RequestParam(defaultValue = "bw_avg_bps") String y,
+                      @io.swagger.v3.oas.annotations.Parameter(description = "The parameter whose values make the "
+                              + "series.")
                       @RequestParam(defaultValue = "threads") String series) {
         List<Violation> problems = new ArrayList<>();
         if (Parameter.byKey(x).filter(Parameter::numeric).isEmpty()) {

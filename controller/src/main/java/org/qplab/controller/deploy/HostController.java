@@ -1,13 +1,23 @@
 package org.qplab.controller.deploy;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.qplab.controller.agent.AgentRepository;
+import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.api.Conflict;
+import org.qplab.controller.api.ErrorBody;
+import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.ValidText;
 import org.qplab.controller.api.Violation;
@@ -35,15 +45,31 @@ import reactor.core.scheduler.Schedulers;
  */
 @RestController
 @RequestMapping("/api/hosts")
+@Tag(name = ApiTags.HOSTS)
 class HostController {
 
     /** A host with its agent's status. */
-    record HostView(String name, String address, int sshPort, String sshUser, String remoteDir, String state,
-                    String detail, String agentSha256, Object deployedAt, boolean agentConnected,
-                    Object lastHeartbeat, Map<String, Object> facts) {}
+    record HostView(String name, String address, int sshPort, String sshUser, String remoteDir,
+                    @Schema(description = "ADDED, DEPLOYING, RUNNING, STOPPED or FAILED.") String state,
+                    @Schema(description = "The step under way, or what the last deploy or stop ended with.")
+                    String detail,
+                    @Schema(description = "SHA-256 of the agent jar deployed, hex.") String agentSha256,
+                    OffsetDateTime deployedAt, boolean agentConnected, OffsetDateTime lastHeartbeat,
+                    @Schema(description = "What the agent reported about its host (kernel, CPU, RDMA devices, ...).")
+                    Map<String, Object> facts) {}
 
     /** POST /api/hosts body. */
-    record NewHost(String name, String address, Integer sshPort, String sshUser, String remoteDir) {}
+    record NewHost(@Schema(description = "The host's name; its agent registers under it: 1-128 characters of A-Z "
+                           + "a-z 0-9 . _ : -", requiredMode = Schema.RequiredMode.REQUIRED) String name,
+                   @Schema(description = "Host name or IP address to reach it by SSH.",
+                           requiredMode = Schema.RequiredMode.REQUIRED) String address,
+                   @Schema(description = "SSH port, default 22.") Integer sshPort,
+                   @Schema(description = "SSH user, default root.") String sshUser,
+                   @Schema(description = "Where the agent goes on the host, absolute or relative to the SSH user's "
+                           + "home; default .qplab.") String remoteDir) {}
+
+    private static final String PIN_HOST_KEY = "Trust the host's SSH key on first contact and pin it in "
+            + "qplab.deploy.known-hosts; otherwise it must be there already.";
 
     private final Jdbc jdbc;
     private final HostRepository hosts;
@@ -59,6 +85,9 @@ class HostController {
     }
 
     @GetMapping
+    @Operation(operationId = "listHosts", summary = "List hosts",
+            description = "The hosts inventory, each with its deploy state and whether its agent is connected.")
+    @ApiResponse(responseCode = "200", description = "The hosts.")
     Mono<List<HostView>> list() {
         return jdbc.call(() -> {
             Map<String, AgentRepository.AgentRow> byId = agents.list().stream()
@@ -68,6 +97,11 @@ class HostController {
     }
 
     @GetMapping("/{name}")
+    @Operation(operationId = "getHost", summary = "One host",
+            description = "The host, its deploy state (while a deploy, upgrade or stop runs: the step) and its "
+                    + "agent's.")
+    @ApiResponse(responseCode = "200", description = "The host.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Mono<HostView> get(@PathVariable String name) {
         return jdbc.call(() -> {
             HostRepository.Host host = hosts.get(name).orElseThrow(() -> new NotFound("no host " + name));
@@ -77,6 +111,11 @@ class HostController {
 
     @PostMapping
     @ResponseStatus(HttpStatus.CREATED)
+    @Operation(operationId = "addHost", summary = "Add a host",
+            description = "Adds a host to the inventory, to deploy the agent to later. 409 when one of that name is "
+                    + "there already. Needs an admin.")
+    @ApiResponse(responseCode = "201", description = "Added: the host, state ADDED.")
+    @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
     Mono<HostView> add(@RequestBody NewHost body) {
         List<Violation> violations = new ArrayList<>();
         if (body.name() == null || !body.name().matches("[A-Za-z0-9._:-]{1,128}")) {
@@ -112,6 +151,12 @@ class HostController {
 
     @DeleteMapping("/{name}")
     @ResponseStatus(HttpStatus.NO_CONTENT)
+    @Operation(operationId = "removeHost", summary = "Remove a host",
+            description = "Removes the host from the inventory; 409 while its agent is being deployed or runs (stop "
+                    + "it first). Needs an admin.")
+    @ApiResponse(responseCode = "204", description = "Removed.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
+    @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
     Mono<Void> remove(@PathVariable String name) {
         return jdbc.run(() -> {
             HostRepository.Host host = hosts.get(name).orElseThrow(() -> new NotFound("no host " + name));
@@ -123,18 +168,60 @@ class HostController {
     }
 
     /** Deploys the agent, or upgrades it when one runs already (stop, upload, start). */
-    @PostMapping({"/{name}/deploy", "/{name}/upgrade"})
-    Mono<HostView> deploy(@PathVariable String name, @RequestParam(defaultValue = "false") boolean pinHostKey) {
+    @PostMapping("/{name}/deploy")
+    @Operation(operationId = "deployAgent", summary = "Deploy the agent to a host",
+            description = "Over SSH: checks the host has Java, uploads the agent jar this controller carries with a "
+                    + "fresh token of its own, starts it, and answers once it has registered (while it runs, GET shows "
+                    + "the step). One already running is stopped and replaced. 409 while another deploy, upgrade or "
+                    + "stop of the host runs; 502 when SSH or the agent fails (the error has the host's answer). Needs "
+                    + "an admin.")
+    @ApiResponse(responseCode = "200", description = "Deployed: the host, state RUNNING, its agent connected.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
+    @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
+    @ApiResponse(responseCode = "502", ref = ErrorResponses.BAD_GATEWAY)
+    Mono<HostView> deploy(@PathVariable String name, @Parameter(description = PIN_HOST_KEY)
+                          @RequestParam(defaultValue = "false") boolean pinHostKey) {
         return Mono.fromCallable(() -> deploy.deploy(name, pinHostKey)).subscribeOn(ssh).then(get(name));
     }
 
+    /** The same as deploy: the agent running is stopped, the one this controller carries uploaded and started. */
+    @PostMapping("/{name}/upgrade")
+    @Operation(operationId = "upgradeAgent", summary = "Upgrade the agent on a host",
+            description = "The same as deploy: stops the agent running on the host, uploads the one this controller "
+                    + "carries and starts it, answering once it has registered. Needs an admin.")
+    @ApiResponse(responseCode = "200", description = "Upgraded: the host, state RUNNING, its agent connected.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
+    @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
+    @ApiResponse(responseCode = "502", ref = ErrorResponses.BAD_GATEWAY)
+    Mono<HostView> upgrade(@PathVariable String name, @Parameter(description = PIN_HOST_KEY)
+                           @RequestParam(defaultValue = "false") boolean pinHostKey) {
+        return deploy(name, pinHostKey);
+    }
+
     @PostMapping("/{name}/stop")
+    @Operation(operationId = "stopAgent", summary = "Stop the agent on a host",
+            description = "Over SSH: SIGTERM to the host's agent, SIGKILL after 10 s. 409 while a deploy, upgrade or "
+                    + "stop of the host runs; 502 when SSH fails. Needs an admin.")
+    @ApiResponse(responseCode = "200", description = "Stopped: the host, state STOPPED.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
+    @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
+    @ApiResponse(responseCode = "502", ref = ErrorResponses.BAD_GATEWAY)
     Mono<HostView> stop(@PathVariable String name) {
         return Mono.fromCallable(() -> deploy.stop(name)).subscribeOn(ssh).then(get(name));
     }
 
     @GetMapping(path = "/{name}/logs", produces = MediaType.TEXT_PLAIN_VALUE)
-    Mono<String> logs(@PathVariable String name, @RequestParam(defaultValue = "200") int lines) {
+    @Operation(operationId = "getAgentLog", summary = "The agent's log on a host",
+            description = "The last lines of agent.log in the host's remote directory, read over SSH (empty when "
+                    + "there is none). 502 when SSH fails. Needs an admin.")
+    @ApiResponse(responseCode = "200", description = "The log's last lines.",
+            content = @Content(mediaType = MediaType.TEXT_PLAIN_VALUE, schema = @Schema(type = "string")))
+    @ApiResponse(responseCode = "403", ref = ErrorResponses.FORBIDDEN)
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
+    @ApiResponse(responseCode = "502", ref = ErrorResponses.BAD_GATEWAY)
+    Mono<String> logs(@PathVariable String name,
+                      @Parameter(description = "How many lines, 1 to 10000.")
+                      @RequestParam(defaultValue = "200") int lines) {
         if (lines < 1 || lines > 10_000) {
             return Mono.error(new BadRequest("invalid request", List.of(new Violation("lines", "must be between 1 and 10000"))));
         }
@@ -142,8 +229,8 @@ class HostController {
     }
 
     @ExceptionHandler(DeployException.class)
-    ResponseEntity<Map<String, Object>> failed(DeployException e) {
-        return ResponseEntity.status(HttpStatus.BAD_GATEWAY).body(Map.of("error", e.getMessage()));
+    ResponseEntity<ErrorBody> failed(DeployException e) {
+        return ResponseEntity.status(HttpStatus.BAD_GATEWAY).body(new ErrorBody(e.getMessage()));
     }
 
     private static HostView view(HostRepository.Host h, AgentRepository.AgentRow agent) {

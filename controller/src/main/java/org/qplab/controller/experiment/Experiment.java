@@ -1,6 +1,7 @@
 package org.qplab.controller.experiment;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.OffsetDateTime;
 import java.util.Map;
 
@@ -12,7 +13,12 @@ import java.util.Map;
  * runs ÷ the runs running now (at least one); absent until a run has finished.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Experiment(long id, String name, String status, OffsetDateTime createdAt, OffsetDateTime finishedAt,
+@Schema(description = "An experiment: its status and how far its runs have got. runsTotal counts the points of its "
+        + "matrix; runsRetried the failed tries a later run of the same point replaced, which are not in the other "
+        + "counts. secondsLeft estimates the time left while it is queued or running (absent until a run finished).")
+public record Experiment(long id, String name,
+                         @Schema(allowableValues = {"QUEUED", "RUNNING", "FINISHED", "FAILED", "CANCELLED"})
+                         String status, OffsetDateTime createdAt, OffsetDateTime finishedAt,
                          int runsTotal, int runsDone, int runsFailed, int runsRunning, int runsRetried, Double meanRunSeconds,
                          Double secondsLeft, Map<String, Object> matrix, String submittedBy) {
 

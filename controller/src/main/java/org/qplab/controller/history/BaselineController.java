@@ -1,8 +1,13 @@
 package org.qplab.controller.history;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.List;
 import java.util.Map;
+import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.api.Conflict;
+import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.database.Jdbc;
 import org.springframework.http.HttpStatus;
@@ -20,6 +25,7 @@ import reactor.core.publisher.Mono;
  * PUT and DELETE /api/runs/{id}/baseline, GET /api/baselines.
  */
 @RestController
+@Tag(name = ApiTags.HISTORY)
 class BaselineController {
 
     /** What a run's fingerprint is made of. */
@@ -37,6 +43,13 @@ class BaselineController {
 
     /** 409 while the run has not started on a host: until then it has no host facts. */
     @GetMapping("/api/runs/{id}/fingerprint")
+    @Operation(operationId = "getRunFingerprint", summary = "A run's fingerprint",
+            description = "What makes runs comparable: a hash of the run's parameters and its host's facts (kernel, "
+                    + "CPU model, engine, device, ...), with both. 409 while the run has not started on a host: until "
+                    + "then it has no host facts.")
+    @ApiResponse(responseCode = "200", description = "The fingerprint and what it is made of.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
+    @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
     Mono<RunFingerprint> fingerprint(@PathVariable long id) {
         return jdbc.call(() -> {
             BaselineRepository.RunIdentity run = identity(id);
@@ -50,6 +63,13 @@ class BaselineController {
 
     /** Marks a finished run as the baseline of its fingerprint (replacing the one before); 409 unless FINISHED. */
     @PutMapping("/api/runs/{id}/baseline")
+    @Operation(operationId = "markBaseline", summary = "Mark a run as its fingerprint's baseline",
+            description = "Makes the finished run the baseline of its fingerprint, replacing the one before; later "
+                    + "runs with the same fingerprint compare against it. 409 unless the run FINISHED. Needs an "
+                    + "operator.")
+    @ApiResponse(responseCode = "200", description = "The baseline now marked.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
+    @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
     Mono<Baseline> mark(@PathVariable long id) {
         return jdbc.call(() -> tx.execute(status -> {
             BaselineRepository.RunIdentity run = identity(id);
@@ -63,6 +83,11 @@ class BaselineController {
 
     @DeleteMapping("/api/runs/{id}/baseline")
     @ResponseStatus(HttpStatus.NO_CONTENT)
+    @Operation(operationId = "unmarkBaseline", summary = "Unmark a baseline",
+            description = "The run is no longer its fingerprint's baseline (404 when it is not one); the fingerprint "
+                    + "then has none. Needs an operator.")
+    @ApiResponse(responseCode = "204", description = "Unmarked.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Mono<Void> unmark(@PathVariable long id) {
         return jdbc.run(() -> {
             identity(id);
@@ -74,6 +99,10 @@ class BaselineController {
 
     /** Every baseline, the most recently marked first. */
     @GetMapping("/api/baselines")
+    @Operation(operationId = "listBaselines", summary = "List baselines",
+            description = "Every baseline, the most recently marked first: its fingerprint, run, experiment, and the "
+                    + "parameters and host facts the fingerprint is made of.")
+    @ApiResponse(responseCode = "200", description = "The baselines.")
     Mono<List<Baseline>> list() {
         return jdbc.call(baselines::list);
     }

@@ -1,6 +1,7 @@
 package org.qplab.controller.history;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.List;
 import java.util.Map;
 
@@ -33,6 +34,7 @@ public record Comparison(Side baseline, Side candidate, double alpha, double thr
      * and names its baseline run.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Schema(name = "ComparisonPoint", description = "One point of a comparison: both sides' runs there and the change.")
     public record Point(Map<String, Object> params, Stats baseline, Stats candidate, Double bwChangePercent,
                         Double cycleMedianChangePercent, Double pValue, String verdict, String fingerprint,
                         Long baselineRunId, Long baselineExperimentId) {}

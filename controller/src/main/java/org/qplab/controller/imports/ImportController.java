@@ -1,10 +1,17 @@
 package org.qplab.controller.imports;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.api.ValidText;
 import org.qplab.controller.api.Violation;
@@ -26,7 +33,15 @@ import reactor.core.publisher.Mono;
  * failed, and nothing is stored.
  */
 @RestController
+@Tag(name = ApiTags.IMPORTS)
 class ImportController {
+
+    /** The experiment an import made. */
+    record Imported(@Schema(description = "The new experiment's id.") long id,
+                    @Schema(description = "Its name: the name parameter, else the tool and the file.") String name,
+                    @Schema(description = "The perftest tool the output came from.", example = "ib_write_bw")
+                    String tool,
+                    @Schema(description = "Its runs: one per message size.") int runs) {}
 
     private static final int MAX_BYTES = 4 * 1024 * 1024;
     /** A binary file sent by mistake has invalid text on most lines: the first few say enough. */
@@ -41,10 +56,29 @@ class ImportController {
     }
 
     @PostMapping("/api/import/perftest")
-    Mono<ResponseEntity<Map<String, Object>>> perftest(@RequestBody(required = false) byte[] body,
-                                                       @RequestParam(required = false) String name,
-                                                       @RequestParam(required = false) String file,
-                                                       ServerHttpRequest request, java.security.Principal who) {
+    @Operation(operationId = "importPerftest", summary = "Import perftest results",
+            description = "Stores one perftest run (ib_send_bw, ib_write_bw, ib_read_bw or a _lat twin, -a "
+                    + "included) as a finished experiment with one run per message size: parameters from perftest's "
+                    + "header, its BW average and peak (converted to bytes per second), message rate, and for latency "
+                    + "tests t_typical as the median and the 99 % percentile. The body is perftest's text output, or "
+                    + "the file its --out_json wrote (a body that is a JSON object, or is sent as application/json, is "
+                    + "read as that). A 400 names the line that failed, and nothing is stored. Needs an operator.",
+            requestBody = @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true,
+                    description = "perftest's output, at most 4 MiB.", content = {
+                    @Content(mediaType = "text/plain", schema = @Schema(type = "string")),
+                    @Content(mediaType = "application/json", schema = @Schema(type = "object",
+                            description = "The file perftest's --out_json wrote."))}))
+    @ApiResponse(responseCode = "201", description = "Stored: the new experiment.", headers = @Header(
+            name = "Location", description = "The experiment's URL: /api/experiments/{id}",
+            schema = @Schema(type = "string")))
+    Mono<ResponseEntity<Imported>> perftest(@RequestBody(required = false) byte[] body,
+                                            @Parameter(description = "The experiment's name; default: the tool, the "
+                                                    + "file and \"import\".")
+                                            @RequestParam(required = false) String name,
+                                            @Parameter(description = "The name of the file the output came from, kept "
+                                                    + "with the experiment.")
+                                            @RequestParam(required = false) String file,
+                                            ServerHttpRequest request, java.security.Principal who) {
         if (body == null || body.length == 0) {
             return Mono.error(new BadRequest("invalid perftest output", List.of(new Violation("",
                     "the request body is empty: send perftest's output, e.g. curl --data-binary @send_bw.txt"))));
@@ -84,6 +118,6 @@ class ImportController {
         PerftestOutput parsed = out;
         return jdbc.call(() -> imports.store(title, file, parsed, who.getName())).map(id -> ResponseEntity
                 .created(URI.create("/api/experiments/" + id))
-                .body(Map.<String, Object>of("id", id, "name", title, "tool", parsed.tool(), "runs", parsed.rows().size())));
+                .body(new Imported(id, title, parsed.tool(), parsed.rows().size())));
     }
 }

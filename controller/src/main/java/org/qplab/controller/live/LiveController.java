@@ -1,6 +1,13 @@
 package org.qplab.controller.live;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Duration;
+import org.qplab.controller.api.ApiTags;
+import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.run.Run;
@@ -18,6 +25,7 @@ import reactor.core.publisher.Flux;
  * once; a queued one waits for it.
  */
 @RestController
+@Tag(name = ApiTags.RUNS)
 class LiveController {
 
     private final Jdbc jdbc;
@@ -31,6 +39,16 @@ class LiveController {
     }
 
     @GetMapping(path = "/api/runs/{id}/live", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+    @Operation(operationId = "followRun", summary = "Follow a run live (server-sent events)",
+            description = "Server-sent events while the run goes on: one \"status\" when the watch has begun "
+                    + "({runId, status}), a \"progress\" per frame stored ({runId, seq, totalCycles, threads: "
+                    + "[ThreadProgress]}: per thread and interval its cycles, bytes, time span and median, p99 and "
+                    + "p99.9 cycle times in ns), then one \"end\" ({runId, status}) and the stream closes. A run that "
+                    + "has already ended answers with its end at once; a queued one waits for it. A comment every 15 s "
+                    + "keeps the connection alive.")
+    @ApiResponse(responseCode = "200", description = "The event stream; each event's data is one JSON object.",
+            content = @Content(mediaType = MediaType.TEXT_EVENT_STREAM_VALUE, schema = @Schema(type = "string")))
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Flux<ServerSentEvent<LiveEvent>> live(@PathVariable long id) {
         Flux<LiveEvent> events = live.watch(id); // subscribe before reading the status: no end can slip between
         return jdbc.call(() -> runs.find(id).orElseThrow(() -> new NotFound("no run " + id)))

@@ -1,10 +1,16 @@
 package org.qplab.controller.live;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import org.qplab.controller.analysis.MergedHistogram;
+import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.api.BadRequest;
+import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
@@ -22,6 +28,7 @@ import reactor.core.publisher.Mono;
  * every thread, from the run's stored intervals.
  */
 @RestController
+@Tag(name = ApiTags.RUNS)
 class TimelineController {
 
     static final int MAX_SLOTS = 1000;
@@ -37,7 +44,16 @@ class TimelineController {
     }
 
     @GetMapping("/api/runs/{id}/timeline")
-    Mono<RunTimeline> timeline(@PathVariable long id, @RequestParam(defaultValue = "100") int slots) {
+    @Operation(operationId = "getRunTimeline", summary = "A run over time",
+            description = "Throughput and cycle-time percentiles over time, from the run's stored intervals "
+                    + "grouped into at most slots slots of whole intervals (intervalNs each): per thread and slot the "
+                    + "numbers a live view receives (cycles, bytes, time span, median, p99, p99.9 in ns), and per slot "
+                    + "over every thread the median, p99, p99.9 and longest cycle time.")
+    @ApiResponse(responseCode = "200", description = "The timeline.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
+    Mono<RunTimeline> timeline(@PathVariable long id,
+                               @Parameter(description = "The most slots, 1 to 1000.")
+                               @RequestParam(defaultValue = "100") int slots) {
         if (slots < 1 || slots > MAX_SLOTS) {
             return Mono.error(new BadRequest("invalid timeline request", List.of(new Violation("slots",
                     "must be between 1 and " + MAX_SLOTS + ", got " + slots))));

@@ -1,11 +1,18 @@
 package org.qplab.controller.run;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.api.Csv;
+import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.database.Jdbc;
 import org.springframework.http.ResponseEntity;
@@ -24,6 +31,7 @@ import tools.jackson.databind.ObjectMapper;
  * spreadsheet would take for a formula are neutralised ({@link Csv}).
  */
 @RestController
+@Tag(name = ApiTags.EXPORTS)
 class CsvExportController {
 
     private static final String[] RESULTS = {"cycles", "cycles_stored", "messages", "bytes", "errors", "duration_ns",
@@ -43,6 +51,12 @@ class CsvExportController {
     }
 
     @GetMapping("/api/experiments.csv")
+    @Operation(operationId = "exportExperimentsCsv", summary = "Every experiment as CSV",
+            description = "One line per experiment, oldest first: id, name, status, runs, done, failed, created, "
+                    + "finished (ISO 8601). Retried tries are not counted. Text a spreadsheet would take for a formula "
+                    + "gets a leading '.")
+    @ApiResponse(responseCode = "200", description = "The experiments, RFC 4180 CSV with a header line.",
+            content = @Content(mediaType = "text/csv", schema = @Schema(type = "string")))
     Mono<ResponseEntity<String>> experiments() {
         return jdbc.call(() -> {
             Csv out = new Csv().row("id", "name", "status", "runs", "done", "failed", "created", "finished");
@@ -63,6 +77,15 @@ class CsvExportController {
     }
 
     @GetMapping("/api/experiments/{id}/runs.csv")
+    @Operation(operationId = "exportExperimentRunsCsv", summary = "An experiment's runs as CSV",
+            description = "One line per run in matrix order (retried tries left out): run, repeat, status, each "
+                    + "parameter in a column of its own, then the results with their units in the header: cycles, "
+                    + "cycles_stored, messages, bytes, errors, duration [ns], bw_avg and bw_peak [B/s], msg_rate "
+                    + "[msg/s], cycle_median and cycle_p99 [ns], intervals, trace_rows. An empty cell was not "
+                    + "measured. Text a spreadsheet would take for a formula gets a leading '.")
+    @ApiResponse(responseCode = "200", description = "The runs, RFC 4180 CSV with a header line.",
+            content = @Content(mediaType = "text/csv", schema = @Schema(type = "string")))
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Mono<ResponseEntity<String>> runs(@PathVariable long id) {
         return jdbc.call(() -> {
             if (sql.sql("SELECT count(*) FROM experiment WHERE id = ?").param(id).query(Long.class).single() == 0) {

@@ -1,9 +1,18 @@
 package org.qplab.controller.run;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.ArrayList;
 import java.util.List;
+import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.api.Csv;
+import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
@@ -22,6 +31,7 @@ import reactor.core.publisher.Mono;
  * GET /api/runs/{id}/intervals.csv (all of them, one line each, units in the header).
  */
 @RestController
+@Tag(name = ApiTags.RUNS)
 class IntervalsController {
 
     static final int MAX_PER_PAGE = 100_000;
@@ -45,8 +55,20 @@ class IntervalsController {
     }
 
     @GetMapping("/api/runs/{id}/intervals")
-    Mono<List<IntervalView>> page(@PathVariable long id, @RequestParam(defaultValue = "0") int fromThread,
+    @Operation(operationId = "listRunIntervals", summary = "A run's intervals, a page",
+            description = "The run's statistics intervals as stored, in (thread, interval) order: per thread and "
+                    + "interval (interval_ms long, from the run's t0) its cycles, messages, bytes and errors, the span "
+                    + "they cover, min, max, median, p99 and p99.9 cycle times and the histogram's buckets, all in "
+                    + "nanoseconds. The next page starts at fromThread/fromIndex = the last one's thread and interval "
+                    + "+ 1; a page shorter than limit is the last.")
+    @ApiResponse(responseCode = "200", description = "Up to limit intervals.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
+    Mono<List<IntervalView>> page(@PathVariable long id,
+                                  @Parameter(description = "The first thread of the page.")
+                                  @RequestParam(defaultValue = "0") int fromThread,
+                                  @Parameter(description = "The first interval of fromThread in the page.")
                                   @RequestParam(defaultValue = "0") long fromIndex,
+                                  @Parameter(description = "The most intervals in the page, 1 to 100000.")
                                   @RequestParam(defaultValue = "10000") int limit) {
         if (limit < 1 || limit > MAX_PER_PAGE) {
             return Mono.error(new BadRequest("bad request", List.of(new Violation("limit",
@@ -60,6 +82,16 @@ class IntervalsController {
     }
 
     @GetMapping("/api/runs/{id}/intervals.csv")
+    @Operation(operationId = "exportRunIntervalsCsv", summary = "A run's intervals as CSV",
+            description = "Every interval of the run, one line each in (thread, interval) order, as a download: "
+                    + "thread, interval, span, from and to, cycles, messages, bytes, errors, min, max, first start, "
+                    + "last end, median, p99 and p99.9, with their units ([ns]) in the header; the histogram as "
+                    + "low_ns:count pairs.")
+    @ApiResponse(responseCode = "200", description = "The intervals, RFC 4180 CSV with a header line.",
+            headers = @Header(name = "Content-Disposition",
+                    description = "attachment; filename=\"run-{id}-intervals.csv\"", schema = @Schema(type = "string")),
+            content = @Content(mediaType = "text/csv", schema = @Schema(type = "string")))
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Mono<ResponseEntity<String>> csv(@PathVariable long id) {
         return jdbc.call(() -> {
             existing(id);

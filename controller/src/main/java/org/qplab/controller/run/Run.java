@@ -1,5 +1,6 @@
 package org.qplab.controller.run;
 
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.OffsetDateTime;
 import java.util.Map;
 
@@ -13,7 +14,12 @@ import java.util.Map;
  * CANCELLED) and keeps the cyclesStored cycles that reached the controller before. traceStored: the per-cycle
  * trace records kept (0 once deleted: traceDeletedAt).
  */
-public record Run(long id, long experimentId, int index, int repeat, Map<String, Object> params, String status,
+@Schema(description = "A run: its engine parameters, where and when it ran, its summary once it ended (see "
+        + "getRunSummary), its fingerprint once it started on a host, and what it keeps stored. A failed try that was "
+        + "tried again names the run that replaced it (supersededBy); partial: it ended early and keeps the "
+        + "cyclesStored cycles that reached the controller.")
+public record Run(long id, long experimentId, int index, int repeat, Map<String, Object> params,
+                  @Schema(allowableValues = {"QUEUED", "RUNNING", "FINISHED", "FAILED", "CANCELLED"}) String status,
                   String agentId, int attempt, OffsetDateTime startedAt, OffsetDateTime finishedAt, String error,
                   Map<String, Object> summary, String fingerprint, boolean baseline, Long supersededBy, Long retryOf,
                   boolean partial, long cyclesStored, long traceStored, OffsetDateTime traceDeletedAt) {}

@@ -1,7 +1,14 @@
 package org.qplab.controller.security;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.security.Principal;
 import java.util.List;
+import org.qplab.controller.api.ApiTags;
+import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.database.Jdbc;
 import org.springframework.http.HttpStatus;
 import org.springframework.security.core.Authentication;
@@ -21,15 +28,27 @@ import reactor.core.publisher.Mono;
  * (/api/users) and the audit log (/api/audit). Roles are enforced in SecurityConfiguration.
  */
 @RestController
+@Tag(name = ApiTags.ACCOUNTS)
 class AccountController {
 
-    record Me(String name, String role, boolean anonymousRead) {}
+    record Me(@Schema(description = "The account's name.") String name,
+              @Schema(description = "viewer, operator or admin.") String role,
+              @Schema(description = "Whether anyone may read without logging in (qplab.security.anonymous-read).")
+              boolean anonymousRead) {}
 
-    record NewAccount(String name, String password, String role) {}
+    record NewAccount(@Schema(description = "1-64 characters of A-Z a-z 0-9 . _ @ -",
+                              requiredMode = Schema.RequiredMode.REQUIRED) String name,
+                      @Schema(description = "At least 8 characters.", requiredMode = Schema.RequiredMode.REQUIRED)
+                      String password,
+                      @Schema(description = "viewer (reads), operator (also submits, cancels, imports, sets "
+                              + "baselines) or admin (everything).", requiredMode = Schema.RequiredMode.REQUIRED)
+                      String role) {}
 
-    record NewPassword(String password) {}
+    record NewPassword(@Schema(description = "At least 8 characters.", requiredMode = Schema.RequiredMode.REQUIRED)
+                       String password) {}
 
-    record NewToken(String name) {}
+    record NewToken(@Schema(description = "What the token is for: 1-64 characters.",
+                            requiredMode = Schema.RequiredMode.REQUIRED) String name) {}
 
     private final Accounts accounts;
     private final ApiTokens tokens;
@@ -47,6 +66,10 @@ class AccountController {
 
     /** Who is logged in, with which role. */
     @GetMapping("/api/me")
+    @Operation(operationId = "getMe", summary = "Who is logged in",
+            description = "The account the request acts as (its session or API token) and its role, and whether "
+                    + "anonymous read is on.")
+    @ApiResponse(responseCode = "200", description = "The caller's account.")
     Me me(Authentication who) {
         return new Me(who.getName(), Role.of(who.getAuthorities()).id(), properties.anonymousRead());
     }
@@ -54,11 +77,18 @@ class AccountController {
     /** Sets the caller's own password. */
     @PutMapping("/api/me/password")
     @ResponseStatus(HttpStatus.NO_CONTENT)
+    @Operation(operationId = "setMyPassword", summary = "Set my password",
+            description = "Sets the caller's own password (at least 8 characters).")
+    @ApiResponse(responseCode = "204", description = "Set.")
     Mono<Void> password(Principal who, @RequestBody NewPassword body) {
         return jdbc.run(() -> accounts.password(who.getName(), body.password()));
     }
 
     @GetMapping("/api/tokens")
+    @Operation(operationId = "listMyTokens", summary = "My API tokens",
+            description = "The caller's API tokens, oldest first: id, name, when made and when revoked; never their "
+                    + "values.")
+    @ApiResponse(responseCode = "200", description = "The caller's tokens.")
     Mono<List<ApiTokens.Token>> tokens(Principal who) {
         return jdbc.call(() -> tokens.list(who.getName()));
     }
@@ -66,29 +96,51 @@ class AccountController {
     /** A new API token for the caller: its value is in this answer and nowhere else, ever. */
     @PostMapping("/api/tokens")
     @ResponseStatus(HttpStatus.CREATED)
+    @Operation(operationId = "issueToken", summary = "Make an API token",
+            description = "A new API token for the caller, acting with the caller's role: send it as "
+                    + "'Authorization: Bearer qplab_...'. Its value is in this answer and nowhere else, ever (only its "
+                    + "SHA-256 is kept).")
+    @ApiResponse(responseCode = "201", description = "The token, with its value.")
     Mono<ApiTokens.Issued> issue(Principal who, @RequestBody NewToken body) {
         return jdbc.call(() -> tokens.issue(who.getName(), body.name()));
     }
 
     @DeleteMapping("/api/tokens/{id}")
     @ResponseStatus(HttpStatus.NO_CONTENT)
+    @Operation(operationId = "revokeToken", summary = "Revoke one of my API tokens",
+            description = "Revokes one of the caller's tokens at once; 404 when the caller has none with that id.")
+    @ApiResponse(responseCode = "204", description = "Revoked.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Mono<Void> revoke(Principal who, @PathVariable long id) {
         return jdbc.run(() -> tokens.revoke(who.getName(), id));
     }
 
     @GetMapping("/api/users")
+    @Operation(operationId = "listAccounts", summary = "List accounts",
+            description = "Every account with its role and when it was made. Needs an admin.")
+    @ApiResponse(responseCode = "200", description = "The accounts.")
+    @ApiResponse(responseCode = "403", ref = ErrorResponses.FORBIDDEN)
     Mono<List<Accounts.Account>> users() {
         return jdbc.call(accounts::list);
     }
 
     @PostMapping("/api/users")
     @ResponseStatus(HttpStatus.CREATED)
+    @Operation(operationId = "createAccount", summary = "Create an account",
+            description = "A new account with a password and a role; every rule the request breaks is listed in one "
+                    + "400, and 409 when the name is taken. Needs an admin.")
+    @ApiResponse(responseCode = "201", description = "The account.")
+    @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
     Mono<Accounts.Account> create(@RequestBody NewAccount body) {
         return jdbc.call(() -> accounts.create(body.name(), body.password(), body.role()));
     }
 
     @PutMapping("/api/users/{name}/password")
     @ResponseStatus(HttpStatus.NO_CONTENT)
+    @Operation(operationId = "setAccountPassword", summary = "Set an account's password",
+            description = "Sets another account's password (at least 8 characters). Needs an admin.")
+    @ApiResponse(responseCode = "204", description = "Set.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Mono<Void> setPassword(@PathVariable String name, @RequestBody NewPassword body) {
         return jdbc.run(() -> accounts.password(name, body.password()));
     }
@@ -96,6 +148,12 @@ class AccountController {
     /** Deletes an account and its tokens (not the last admin). */
     @DeleteMapping("/api/users/{name}")
     @ResponseStatus(HttpStatus.NO_CONTENT)
+    @Operation(operationId = "deleteAccount", summary = "Delete an account",
+            description = "Deletes the account and its API tokens; 409 for the last admin (make another admin "
+                    + "first). Needs an admin.")
+    @ApiResponse(responseCode = "204", description = "Deleted.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
+    @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
     Mono<Void> delete(@PathVariable String name) {
         return jdbc.run(() -> {
             accounts.delete(name);
@@ -105,7 +163,13 @@ class AccountController {
 
     /** The newest audit events, newest first. */
     @GetMapping("/api/audit")
-    Mono<List<AuditLog.Event>> audit(@RequestParam(defaultValue = "200") int limit) {
+    @Operation(operationId = "listAuditEvents", summary = "The audit log",
+            description = "The newest audit events, newest first: every change requested under /api/ (refused ones "
+                    + "included) and every login, with who, what, the status answered and from where. Needs an admin.")
+    @ApiResponse(responseCode = "200", description = "The events, newest first.")
+    @ApiResponse(responseCode = "403", ref = ErrorResponses.FORBIDDEN)
+    Mono<List<AuditLog.Event>> audit(@Parameter(description = "How many events, 1 to 10000 (values outside are "
+                                             + "clamped).") @RequestParam(defaultValue = "200") int limit) {
         return jdbc.call(() -> audit.recent(Math.max(1, Math.min(limit, 10_000))));
     }
 

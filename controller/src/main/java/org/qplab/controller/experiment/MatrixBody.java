@@ -1,0 +1,42 @@
+package org.qplab.controller.experiment;
+
+import io.swagger.v3.oas.annotations.media.Schema;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A matrix as the OpenAPI document describes it (POST /api/experiments and /validate): its keys and their types.
+ * The controller reads the body as a tree ({@link MatrixReader}, {@link MatrixExpander}), which checks much more than
+ * types can say: parameter names and ranges, equal zip lengths, what the hosts exist as.
+ */
+@Schema(name = "Matrix", description = "An experiment's matrix: every run gets base, the dimensions' cross product "
+        + "(and each zip's positions) varies the rest, exclude leaves points out, repeats runs each point again; "
+        + "msg_size is required, in base or dimensions. "
+        + "Parameters are the engine's (agent/src/main/c/qpb.h): provider, op, transport, msg_size (bytes, or like "
+        + "\"4K\", \"1MiB\"), threads, qps_per_thread, iterations, duration_ms, tx_depth, interval_ms, ...")
+record MatrixBody(
+        @Schema(description = "Shown in the dashboard (default \"experiment\").", maxLength = 200,
+                example = "quickstart")
+        String name,
+        @Schema(description = "Free text: what the experiment is for.")
+        String description,
+        @Schema(description = "Parameters every run gets, e.g. {\"provider\": \"tcp\", \"iterations\": 1000}.")
+        Map<String, Object> base,
+        @Schema(description = "Parameter to its values; one run per combination (the cross product), e.g. "
+                + "{\"msg_size\": [64, \"4K\", \"1MiB\"], \"threads\": [1, 2, 4]}.")
+        Map<String, List<Object>> dimensions,
+        @Schema(description = "Label to parameters whose equally long lists are read position by position: one "
+                + "dimension that sets several parameters at once.")
+        Map<String, Map<String, List<Object>>> zips,
+        @Schema(description = "Points left out: a point matching every condition of an entry (a value, a list of "
+                + "values, or a comparison {eq, ne, gt, ge, lt, le}) does not run.")
+        List<Map<String, Object>> exclude,
+        @Schema(description = "Each point runs this many times (1 to 1000; default 1).", minimum = "1",
+                maximum = "1000")
+        Integer repeats,
+        @Schema(description = "The run order: \"sequential\" (the default), or {\"random\": true, \"seed\": 7} "
+                + "to shuffle it reproducibly; without a seed one is picked and stored with the experiment.")
+        Object order,
+        @Schema(description = "Where runs go: \"loopback\" (any agent, the default), {\"loopback\": [host, ...]}, "
+                + "{\"pairs\": [[client, server], ...]} or {\"group\": [host, ...]} (every pair of the group).")
+        Object hosts) {}
