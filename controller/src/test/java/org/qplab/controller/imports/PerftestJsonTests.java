@@ -107,7 +107,9 @@ class PerftestJsonTests {
                 .isEqualTo(PerftestOutput.parse(PerftestOutputTests.fixture("ib_write_bw-gbits.txt")).bandwidthUnit())
                 .isEqualTo("Gb");
         assertThat(PerftestJson.parse(PerftestOutputTests.fixture("ib_send_bw-a.json")).bandwidthUnit())
-                .as("8 MiB at 0.000001 Mpps: a rounded rate still tells").isEqualTo("MB");
+                .as("8 MiB at 0.000000 Mpps: no rate to compare, perftest's default").isEqualTo("MB");
+        assertThat(PerftestJson.bandwidthInGigabits(Map.of("bytes", 8388608.0, "bw_average", 8.87, "msg_rate_mpps", 0.000001)))
+                .as("8 MiB at 0.000001 Mpps and 8.87 MB/s (an earlier capture): a rounded rate still tells").isFalse();
         assertThat(PerftestJson.bandwidthInGigabits(Map.of("bytes", 2.0, "bw_average", 0.0, "msg_rate_mpps", 0.001)))
                 .as("no bandwidth to compare: perftest's default").isFalse();
     }
