@@ -137,7 +137,7 @@ final class PerftestJson {
         Map<String, Double> values = new LinkedHashMap<>();
         results.members().forEach((key, value) -> {
             String column = RESULT_NAMES.get(key);
-            if (column != null) {
+            if (column != null && !(value.isText() && PerftestOutput.notComputed(column, value.text()))) {
                 values.put(column, number(key, value));
             }
         });

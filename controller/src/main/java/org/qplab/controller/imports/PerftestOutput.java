@@ -138,6 +138,9 @@ public record PerftestOutput(String tool, String op, boolean latency, Map<String
             }
             Map<String, Double> row = new LinkedHashMap<>();
             for (int c = 0; c < values.length; c++) {
+                if (notComputed(columns.get(c), values[c])) {
+                    continue;
+                }
                 try {
                     double v = Double.parseDouble(values[c]);
                     if (!Double.isFinite(v) || v < 0) {
@@ -179,6 +182,15 @@ public record PerftestOutput(String tool, String op, boolean latency, Map<String
             }
         }
         return new PerftestOutput(tool, op, latency, header, List.copyOf(rows), FORMAT_TEXT);
+    }
+
+    /**
+     * Whether perftest printed that it could not compute this value: "-nan" as the standard deviation of
+     * large latencies (in the lab's -a latency runs, on lines from 10 ms up, in the text and --out_json
+     * alike). The row goes without it; its other values stand.
+     */
+    static boolean notComputed(String column, String value) {
+        return column.equals("t_stdev_us") && value.matches("-?nan");
     }
 
     private static List<String> columns(String line, int number) {

@@ -3,12 +3,18 @@ package org.qplab.controller.imports;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.imports.PerftestFixtures.Fixture;
+import org.qplab.controller.imports.PerftestFixtures.Result;
 import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * perftest output captured in the lab goes in over REST and comes out of the history: an experiment
@@ -41,6 +47,75 @@ class PerftestImportIntegrationTests extends ControllerIntegrationTest {
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> points = (List<Map<String, Object>>) curve.get("points");
         return points;
+    }
+
+    /** JSON integers as longs, so that parameters read back compare with the file's. */
+    private static Map<String, Object> longs(Object map) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        ((Map<?, ?>) map).forEach((k, v) -> out.put((String) k, v instanceof Integer || v instanceof Long ? ((Number) v).longValue() : v));
+        return out;
+    }
+
+    /** size → y of the experiment's curve. */
+    private static Map<Long, Double> curveBySize(WebTestClient http, long id, String y) {
+        Map<String, Object> curve = http.get().uri("/api/experiments/{id}/curve?x=msg_size&y={y}&series=op", id, y).exchange()
+                .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        Map<Long, Double> bySize = new TreeMap<>();
+        ((List<?>) curve.get("points")).forEach(p -> bySize.put(((Number) ((Map<?, ?>) p).get("x")).longValue(),
+                ((Number) ((Map<?, ?>) p).get("y")).doubleValue()));
+        return bySize;
+    }
+
+    /**
+     * What the import stored of experiment id, against the file's results read from the file: one finished run
+     * per result line, in order, with its size, iterations, tool and the header's parameters; every value of the
+     * line in its summary as perftest printed it; BW average and peak, message rate, median and p99 latency in
+     * the history's units (bytes/s, messages/s, ns).
+     */
+    static void assertStoredAsTheFileSays(WebTestClient http, long id, List<Result> expected, Map<String, Object> header,
+                                          double bandwidthUnit, String tool) {
+        List<Map<String, Object>> runs = http.get().uri("/api/experiments/{id}/runs", id).exchange().expectStatus().isOk()
+                .expectBody(JSON_ARRAY).returnResult().getResponseBody();
+        assertThat(runs).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            Result line = expected.get(i);
+            Map<String, Object> run = runs.get(i);
+            assertThat(run.get("status")).isEqualTo("FINISHED");
+            assertThat(longs(run.get("params"))).as("%d B", line.bytes()).containsAllEntriesOf(header)
+                    .containsEntry("tool", tool).containsEntry("msg_size", line.bytes()).containsEntry("iterations", line.iterations());
+            Map<?, ?> summary = (Map<?, ?>) run.get("summary");
+            line.values().forEach((name, value) -> assertThat(((Number) summary.get(name)).doubleValue())
+                    .as("%s of %d B", name, line.bytes()).isEqualTo(value));
+        }
+        Map<String, Double> unit = Map.of("bw_avg_bps", bandwidthUnit, "bw_peak_bps", bandwidthUnit, "msg_rate", 1e6,
+                "cycle_median_ns", 1e3, "cycle_p99_ns", 1e3);
+        Map<String, String> column = Map.of("bw_avg_bps", "bw_average", "bw_peak_bps", "bw_peak", "msg_rate", "msg_rate_mpps",
+                "cycle_median_ns", "t_typical_us", "cycle_p99_ns", "t_p99_us");
+        column.forEach((y, name) -> {
+            Map<Long, Double> expectedCurve = new TreeMap<>();
+            expected.stream().filter(r -> r.values().containsKey(name))
+                    .forEach(r -> expectedCurve.put(r.bytes(), r.values().get(name) * unit.get(y)));
+            Map<Long, Double> stored = curveBySize(http, id, y);
+            assertThat(stored.keySet()).as("sizes with a %s", y).isEqualTo(expectedCurve.keySet());
+            expectedCurve.forEach((size, value) -> assertThat(stored.get(size)).as("%s of %d B", y, size)
+                    .isCloseTo(value, within(1e-9 + value * 1e-12)));
+        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.qplab.controller.imports.PerftestFixtures#reportedResults")
+    void everyCapturedRunImportsWithTheNumbersAndParametersItsFileShows(Fixture fixture) throws Exception {
+        String text = fixture.text();
+        List<Result> expected = PerftestFixtures.results(text);
+        Map<String, Object> created = upload(fixture.name() + ".txt", "?file=" + fixture.name() + ".txt");
+        assertThat(created).containsEntry("tool", fixture.tool()).containsEntry("runs", expected.size());
+        long id = ((Number) created.get("id")).longValue();
+
+        http().get().uri("/api/experiments/{id}", id).exchange().expectStatus().isOk().expectBody()
+                .jsonPath("$.status").isEqualTo("FINISHED").jsonPath("$.runsDone").isEqualTo(expected.size())
+                .jsonPath("$.matrix.imported.format").isEqualTo("text");
+        assertStoredAsTheFileSays(http(), id, expected, PerftestFixtures.headerParams(text), PerftestFixtures.bandwidthUnit(text),
+                fixture.tool());
     }
 
     @Test

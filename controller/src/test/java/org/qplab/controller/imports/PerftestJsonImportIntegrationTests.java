@@ -7,7 +7,11 @@ import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.imports.PerftestFixtures.Fixture;
+import org.qplab.controller.imports.PerftestFixtures.Result;
 import org.springframework.http.MediaType;
 
 /**
@@ -39,6 +43,21 @@ class PerftestJsonImportIntegrationTests extends ControllerIntegrationTest {
         List<Map<String, Object>> points = (List<Map<String, Object>>) curve.get("points");
         assertThat(points).as("%s of experiment %d", y, experiment).hasSize(1);
         return ((Number) points.get(0).get("y")).doubleValue();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.qplab.controller.imports.PerftestFixtures#withJson")
+    void everyCapturedFileImportsWithTheNumbersAndParametersItHolds(Fixture fixture) throws Exception {
+        String json = PerftestOutputTests.fixture(fixture.json());
+        Result expected = PerftestFixtures.jsonResults(json);
+        Map<String, Object> created = upload(fixture.json(), MediaType.APPLICATION_JSON, "?file=" + fixture.json());
+        assertThat(created).containsEntry("tool", fixture.tool()).containsEntry("runs", 1);
+
+        http().get().uri("/api/experiments/{id}", id(created)).exchange().expectStatus().isOk().expectBody()
+                .jsonPath("$.status").isEqualTo("FINISHED").jsonPath("$.matrix.imported.format").isEqualTo("out_json");
+        // the file names no BW unit: the same run's text does
+        PerftestImportIntegrationTests.assertStoredAsTheFileSays(http(), id(created), List.of(expected),
+                PerftestFixtures.jsonParams(json), PerftestFixtures.bandwidthUnit(fixture.text()), fixture.tool());
     }
 
     @Test

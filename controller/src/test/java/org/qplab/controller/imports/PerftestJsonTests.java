@@ -9,6 +9,10 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.qplab.controller.imports.PerftestFixtures.Fixture;
+import org.qplab.controller.imports.PerftestFixtures.Result;
 import tools.jackson.databind.ObjectMapper;
 
 /**
@@ -64,6 +68,34 @@ class PerftestJsonTests {
                 .containsEntry("op", "write").containsEntry("qps_per_thread", 2L).containsEntry("tx_depth", 128L)
                 .containsEntry("signal_every", 100L).containsEntry("mtu", 1024L).containsEntry("device", "rxe0")
                 .containsEntry("srq", "none").containsEntry("rdma_cm", false).containsEntry("transport", "rc");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.qplab.controller.imports.PerftestFixtures#withJson")
+    void readsEveryCapturedFileWithTheNumbersAndHeaderItHolds(Fixture fixture) throws IOException {
+        String json = PerftestOutputTests.fixture(fixture.json());
+        String text = fixture.text();
+        Result expected = PerftestFixtures.jsonResults(json);
+        List<Result> textLines = PerftestFixtures.results(text);
+        PerftestOutput out = PerftestJson.parse(json);
+
+        assertThat(expected).as("the file holds the last size its run's text reports").isEqualTo(textLines.get(textLines.size() - 1));
+        assertThat(PerftestFixtures.jsonParams(json)).as("test_info says what the text header says")
+                .isEqualTo(PerftestFixtures.headerParams(text));
+        assertThat(out.tool()).isEqualTo(fixture.tool());
+        assertThat(out.format()).isEqualTo("out_json");
+        assertThat(out.rows()).singleElement().satisfies(row -> {
+            assertThat(row.bytes()).isEqualTo(expected.bytes());
+            assertThat(row.iterations()).isEqualTo(expected.iterations());
+            assertThat(row.values()).containsAllEntriesOf(expected.values()).hasSize(expected.values().size() + 2);
+            assertThat(PerftestImport.params(out, row)).containsAllEntriesOf(PerftestFixtures.jsonParams(json))
+                    .containsEntry("tool", fixture.tool()).containsEntry("msg_size", expected.bytes())
+                    .containsEntry("iterations", expected.iterations());
+        });
+        if (!out.latency()) {
+            assertThat(out.bandwidthUnit()).as("the unit the file does not name, as its run's text header names it")
+                    .isEqualTo(text.contains("BW average[Gb/sec]") ? "Gb" : "MB");
+        }
     }
 
     @Test

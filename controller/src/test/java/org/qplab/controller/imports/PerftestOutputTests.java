@@ -4,20 +4,48 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.qplab.controller.imports.PerftestFixtures.Fixture;
+import org.qplab.controller.imports.PerftestFixtures.Result;
 
-/** perftest output captured in the Soft-RoCE lab (rxe0, two qemu VMs): see src/test/resources/perftest/README.md. */
+/**
+ * perftest output captured in the Soft-RoCE lab (rxe0, two qemu VMs): see src/test/resources/perftest/README.md;
+ * fixtures.tsv lists every run and how it ended.
+ */
 class PerftestOutputTests {
 
     static String fixture(String name) throws IOException {
-        try (InputStream in = PerftestOutputTests.class.getResourceAsStream("/perftest/" + name)) {
-            assertThat(in).as("fixture %s", name).isNotNull();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        return PerftestFixtures.fixture(name);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.qplab.controller.imports.PerftestFixtures#reportedResults")
+    void readsEveryCapturedRunWithTheNumbersAndHeaderItsFileShows(Fixture fixture) throws IOException {
+        String text = fixture.text();
+        List<Result> expected = PerftestFixtures.results(text);
+        PerftestOutput out = PerftestOutput.parse(text);
+
+        assertThat(out.tool()).isEqualTo(fixture.tool());
+        assertThat(out.format()).isEqualTo("text");
+        assertThat(expected).as("-a reports every size, else one").hasSizeGreaterThan(fixture.command().contains(" -a ") ? 5 : 0)
+                .hasSizeLessThan(fixture.command().contains(" -a ") ? 24 : 2);
+        assertThat(out.rows()).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            Result line = expected.get(i);
+            PerftestOutput.Row row = out.rows().get(i);
+            assertThat(row.bytes()).isEqualTo(line.bytes());
+            assertThat(row.iterations()).isEqualTo(line.iterations());
+            assertThat(row.values()).as("%d B", line.bytes()).containsAllEntriesOf(line.values())
+                    .hasSize(line.values().size() + 2);
+            assertThat(PerftestImport.params(out, row)).as("%d B", line.bytes())
+                    .containsAllEntriesOf(PerftestFixtures.headerParams(text))
+                    .containsEntry("tool", fixture.tool()).containsEntry("msg_size", line.bytes())
+                    .containsEntry("iterations", line.iterations());
         }
     }
 
@@ -81,6 +109,23 @@ class PerftestOutputTests {
         lines[row] = lines[row].replace("4096 x", "4096").replaceFirst("\\s(\\d+\\.\\d+)", " fast");
         assertThatThrownBy(() -> PerftestOutput.parse(String.join("\n", lines)))
                 .hasMessageContaining("is not a non-negative number: 'fast'");
+    }
+
+    @Test
+    void keepsTheLinesWhoseStandardDeviationPerftestCouldNotCompute() throws IOException {
+        String text = fixture("ib_send_lat-a.txt");
+        List<String> nan = text.lines().filter(l -> l.contains("-nan")).toList();
+        assertThat(nan).as("perftest's -nan standard deviations").isNotEmpty();
+
+        PerftestOutput out = PerftestOutput.parse(text);
+        assertThat(out.rows()).hasSize(23);
+        assertThat(out.rows()).filteredOn(r -> nan.stream().anyMatch(l -> l.trim().startsWith(r.bytes() + " ")))
+                .hasSameSizeAs(nan)
+                .allSatisfy(r -> assertThat(r.values()).doesNotContainKey("t_stdev_us").containsKeys("t_typical_us", "t_p99_us"));
+        assertThat(PerftestJson.parse(fixture("ib_send_lat-a.json")).rows().get(0).values()).doesNotContainKey("t_stdev_us")
+                .containsKey("t_avg_us");
+        assertThatThrownBy(() -> PerftestOutput.parse(text.replaceFirst("-nan", "-0.5")))
+                .hasMessageContaining("t_stdev_us is not a non-negative number: '-0.5'");
     }
 
     @Test
