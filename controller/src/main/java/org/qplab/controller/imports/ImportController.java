@@ -30,7 +30,7 @@ import reactor.core.publisher.Mono;
  * of ib_send_bw, ib_write_bw, ib_read_bw or a _lat twin, -a included) or the file its --out_json
  * wrote: a body that is a JSON object, or is sent as application/json, is read as the latter. Answers
  * 201 with the new experiment's id, one finished run per message size; or 400 naming the line that
- * failed, and nothing is stored.
+ * failed (for a perftest run that failed, quoting perftest's error lines), and nothing is stored.
  */
 @RestController
 @Tag(name = ApiTags.IMPORTS)
@@ -79,9 +79,10 @@ class ImportController {
                                                     + "with the experiment.")
                                             @RequestParam(required = false) String file,
                                             ServerHttpRequest request, java.security.Principal who) {
+        MediaType type = request.getHeaders().getContentType();
+        boolean sentAsJson = type != null && type.equalsTypeAndSubtype(MediaType.APPLICATION_JSON);
         if (body == null || body.length == 0) {
-            return Mono.error(new BadRequest("invalid perftest output", List.of(new Violation("",
-                    "the request body is empty: send perftest's output, e.g. curl --data-binary @send_bw.txt"))));
+            return Mono.error(empty(sentAsJson));
         }
         if (body.length > MAX_BYTES) {
             return Mono.error(new BadRequest("invalid perftest output", List.of(new Violation("",
@@ -96,11 +97,16 @@ class ImportController {
         if (!invalidText.isEmpty()) {
             return Mono.error(new BadRequest("invalid perftest output", invalidText));
         }
-        MediaType type = request.getHeaders().getContentType();
-        boolean json = PerftestJson.looksLikeJson(text) || (type != null && type.equalsTypeAndSubtype(MediaType.APPLICATION_JSON));
+        if (text.isBlank()) {
+            return Mono.error(empty(sentAsJson));
+        }
+        boolean json = PerftestJson.looksLikeJson(text) || sentAsJson;
         PerftestOutput out;
         try {
             out = json ? PerftestJson.parse(text) : PerftestOutput.parse(text);
+        } catch (PerftestFailure.Failed e) {
+            return Mono.error(new BadRequest("invalid perftest output", e.errors().stream()
+                    .map(error -> new Violation("line " + error.number(), PerftestFailure.quote(error))).toList()));
         } catch (PerftestOutput.Invalid e) {
             return Mono.error(new BadRequest("invalid perftest output", List.of(new Violation(
                     e.line() > 0 ? "line " + e.line() : "file", e.getMessage()))));
@@ -119,5 +125,12 @@ class ImportController {
         return jdbc.call(() -> imports.store(title, file, parsed, who.getName())).map(id -> ResponseEntity
                 .created(URI.create("/api/experiments/" + id))
                 .body(new Imported(id, title, parsed.tool(), parsed.rows().size())));
+    }
+
+    /** A body with nothing in it (white space at most): what may have left it empty. */
+    private static BadRequest empty(boolean sentAsJson) {
+        return new BadRequest("invalid perftest output", List.of(new Violation("", sentAsJson
+                ? "the request body is empty: " + PerftestJson.EMPTY_WHY
+                : "the request body is empty: send perftest's output, e.g. curl --data-binary @send_bw.txt")));
     }
 }

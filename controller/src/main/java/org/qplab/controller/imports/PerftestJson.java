@@ -61,6 +61,10 @@ final class PerftestJson {
         RESULT_NAMES.put("percentile_99.9", "t_p999_us");
     }
 
+    /** Why an --out_json file can be empty, and where the reason is. */
+    static final String EMPTY_WHY = "perftest writes its --out_json file when the run reports a result, so a run that "
+            + "failed leaves none or an empty one; its text output (stdout and stderr) says why it failed";
+
     private PerftestJson() {
     }
 
@@ -70,12 +74,15 @@ final class PerftestJson {
     }
 
     static PerftestOutput parse(String text) {
-        if (!looksLikeJson(text) && !text.isBlank()) {
+        if (text.isBlank()) {
+            throw new PerftestOutput.Invalid(0, "the file is empty: " + EMPTY_WHY);
+        }
+        if (!looksLikeJson(text)) {
             String before = text.substring(0, text.length() - text.stripLeading().length());
             int line = 1 + (int) before.chars().filter(c -> c == '\n').count();
-            throw new PerftestOutput.Invalid(line, "column " + (before.length() - before.lastIndexOf('\n'))
-                    + ": perftest's --out_json file is one JSON object, starting with '{'; is this its text output? "
-                    + "Send that as text/plain");
+            throw PerftestFailure.explain(text.replace("\r", "").split("\n", -1), new PerftestOutput.Invalid(line, "column "
+                    + (before.length() - before.lastIndexOf('\n')) + ": perftest's --out_json file is one JSON object, "
+                    + "starting with '{'; is this its text output? Send that as text/plain"));
         }
         LooseJson.Value root;
         try {

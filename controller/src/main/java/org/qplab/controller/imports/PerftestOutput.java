@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
  * One perftest report: its header and one row per message size, read from perftest's text output
  * by {@link #parse} (ib_send_bw, ib_write_bw, ib_read_bw, ib_send_lat, ib_write_lat, ib_read_lat;
  * one size or -a over all sizes) or from its --out_json file by {@link PerftestJson}, under the
- * same names either way. Anything that does not read as perftest output is refused naming the line.
+ * same names either way. Anything that does not read as perftest output is refused naming the line,
+ * the output of a run that failed quoting perftest's error lines.
  *
  * <pre>
  *                     Send BW Test
@@ -36,7 +37,7 @@ public record PerftestOutput(String tool, String op, boolean latency, Map<String
     public record Row(int line, long bytes, long iterations, Map<String, Double> values) {}
 
     /** A file that is not (complete) perftest output; line is 1-based, 0 for the file as a whole. */
-    public static final class Invalid extends RuntimeException {
+    public static class Invalid extends RuntimeException {
         private final int line;
 
         Invalid(int line, String message) {
@@ -49,7 +50,7 @@ public record PerftestOutput(String tool, String op, boolean latency, Map<String
         }
     }
 
-    private static final Pattern TITLE = Pattern.compile("^\\s*(Send|RDMA_Write|RDMA_Read)\\s+(BW|Latency)\\s+Test\\s*$");
+    static final Pattern TITLE = Pattern.compile("^\\s*(Send|RDMA_Write|RDMA_Read)\\s+(BW|Latency)\\s+Test\\s*$");
     private static final Pattern HEADER_PAIR = Pattern.compile("([A-Za-z][A-Za-z0-9 .*_/-]*?)\\s*:\\s*(\\S[^\\t]*?)(?=\\s{2,}|\\t|$)");
     private static final Pattern DASHES = Pattern.compile("^-{20,}\\s*$");
     /** The result columns perftest prints, each with its unit; the keys name them in a Row. */
@@ -75,8 +76,20 @@ public record PerftestOutput(String tool, String op, boolean latency, Map<String
         return header.getOrDefault("_bw_unit", "MB");
     }
 
+    /**
+     * Reads perftest's text output; refuses what is not a whole report naming the line, and a run that
+     * failed (no results) quoting perftest's error lines ({@link PerftestFailure}).
+     */
     public static PerftestOutput parse(String text) {
         String[] lines = text.replace("\r", "").split("\n", -1);
+        try {
+            return read(lines);
+        } catch (Invalid e) {
+            throw PerftestFailure.explain(lines, e);
+        }
+    }
+
+    private static PerftestOutput read(String[] lines) {
         String tool = null;
         String op = null;
         boolean latency = false;

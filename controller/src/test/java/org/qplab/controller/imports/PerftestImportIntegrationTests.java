@@ -3,6 +3,7 @@ package org.qplab.controller.imports;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +19,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * perftest output captured in the lab goes in over REST and comes out of the history: an experiment
- * of finished runs whose curves are perftest's own numbers; a bad file is refused naming its line and
- * stores nothing.
+ * of finished runs whose curves are perftest's own numbers; a bad file is refused naming its line, the
+ * output of a perftest run that failed is refused quoting perftest, and neither stores anything.
  */
 class PerftestImportIntegrationTests extends ControllerIntegrationTest {
 
@@ -116,6 +117,39 @@ class PerftestImportIntegrationTests extends ControllerIntegrationTest {
                 .jsonPath("$.matrix.imported.format").isEqualTo("text");
         assertStoredAsTheFileSays(http(), id, expected, PerftestFixtures.headerParams(text), PerftestFixtures.bandwidthUnit(text),
                 fixture.tool());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.qplab.controller.imports.PerftestFixtures#failed")
+    void everyCapturedRunThatFailedIsRefusedQuotingPerftestAndNothingIsStored(Fixture fixture) throws IOException {
+        String text = fixture.text();
+        List<String> lines = text.lines().toList();
+        int quoted = 1 + lines.stream().map(String::strip).toList().indexOf(fixture.quote());
+        assertThat(quoted).as("'%s' is a line of %s", fixture.quote(), fixture.name()).isPositive();
+        long experiments = count("experiment");
+        long runs = count("run");
+
+        for (MediaType type : List.of(MediaType.TEXT_PLAIN, MediaType.APPLICATION_JSON)) {
+            Map<String, Object> refused = http().post().uri("/api/import/perftest?file=" + fixture.name() + ".txt").contentType(type)
+                    .bodyValue(text).exchange().expectStatus().isBadRequest().expectBody(JSON_OBJECT).returnResult()
+                    .getResponseBody();
+            assertThat(refused).containsEntry("error", "invalid perftest output");
+            @SuppressWarnings("unchecked")
+            List<Map<String, String>> violations = (List<Map<String, String>>) refused.get("violations");
+            assertThat(violations.get(0)).as("sent as %s", type).containsEntry("field", "line " + quoted);
+            if (fixture.outcome().equals("failed")) {
+                assertThat(violations.get(0).get("message")).isEqualTo("perftest failed: \"" + fixture.quote() + "\"");
+                assertThat(violations).as("each quotes its line as perftest printed it").allSatisfy(v -> {
+                    int line = Integer.parseInt(v.get("field").substring("line ".length()));
+                    assertThat(v.get("message")).isEqualTo("perftest failed: \"" + lines.get(line - 1).strip() + "\"");
+                });
+            } else {
+                assertThat(violations).singleElement().satisfies(v -> assertThat(v.get("message"))
+                        .startsWith("perftest printed no result; its last line: \"" + fixture.quote() + "\""));
+            }
+        }
+        assertThat(count("experiment")).isEqualTo(experiments);
+        assertThat(count("run")).isEqualTo(runs);
     }
 
     @Test

@@ -16,8 +16,8 @@ import org.springframework.http.MediaType;
 
 /**
  * perftest's --out_json files captured in the lab go in over REST (as application/json or as plain
- * text: the content decides) and come out of the history like the same run's text output; a cut or
- * incomplete file is refused naming its line and stores nothing.
+ * text: the content decides) and come out of the history like the same run's text output; a cut,
+ * incomplete or empty file is refused naming its line (or saying why it is empty) and stores nothing.
  */
 class PerftestJsonImportIntegrationTests extends ControllerIntegrationTest {
 
@@ -58,6 +58,23 @@ class PerftestJsonImportIntegrationTests extends ControllerIntegrationTest {
         // the file names no BW unit: the same run's text does
         PerftestImportIntegrationTests.assertStoredAsTheFileSays(http(), id(created), List.of(expected),
                 PerftestFixtures.jsonParams(json), PerftestFixtures.bandwidthUnit(fixture.text()), fixture.tool());
+    }
+
+    @Test
+    void anEmptyFileIsRefusedSayingAFailedRunLeavesOneAndNothingIsStored() {
+        long experiments = count("experiment");
+        for (String empty : List.of("", "\n \n")) {
+            http().post().uri("/api/import/perftest?file=out.json").contentType(MediaType.APPLICATION_JSON).bodyValue(empty)
+                    .exchange().expectStatus().isBadRequest().expectBody()
+                    .jsonPath("$.error").isEqualTo("invalid perftest output")
+                    .jsonPath("$.violations[0].message").value(m -> assertThat((String) m).startsWith("the request body is empty: ")
+                            .contains("--out_json").contains("a run that failed leaves none or an empty one")
+                            .endsWith("its text output (stdout and stderr) says why it failed"));
+        }
+        http().post().uri("/api/import/perftest").contentType(MediaType.TEXT_PLAIN).bodyValue("\n\n").exchange()
+                .expectStatus().isBadRequest().expectBody()
+                .jsonPath("$.violations[0].message").value(m -> assertThat((String) m).startsWith("the request body is empty: send"));
+        assertThat(count("experiment")).isEqualTo(experiments);
     }
 
     @Test

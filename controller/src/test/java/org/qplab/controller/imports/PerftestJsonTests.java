@@ -2,6 +2,7 @@ package org.qplab.controller.imports;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.io.IOException;
 import java.util.List;
@@ -95,6 +96,28 @@ class PerftestJsonTests {
         if (!out.latency()) {
             assertThat(out.bandwidthUnit()).as("the unit the file does not name, as its run's text header names it")
                     .isEqualTo(text.contains("BW average[Gb/sec]") ? "Gb" : "MB");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.qplab.controller.imports.PerftestFixtures#failed")
+    void aFailedRunLeavesNoFileAndItsTextSentAsJsonIsExplainedAsText(Fixture fixture) throws IOException {
+        assertThat(fixture.json()).as("what perftest wrote to --out_json").isEqualTo("none");
+        String text = fixture.text();
+        assertThatThrownBy(() -> PerftestJson.parse(text)).isInstanceOfSatisfying(PerftestOutput.Invalid.class, e -> {
+            PerftestOutput.Invalid asText = catchThrowableOfType(PerftestOutput.Invalid.class, () -> PerftestOutput.parse(text));
+            assertThat(e.line()).isEqualTo(asText.line());
+            assertThat(e.getMessage()).isEqualTo(asText.getMessage()).contains(fixture.quote());
+        });
+    }
+
+    @Test
+    void refusesAnEmptyFileSayingWhyAFailedRunLeavesOne() {
+        for (String empty : List.of("", " \n\n")) {
+            assertThatThrownBy(() -> PerftestJson.parse(empty)).isInstanceOfSatisfying(PerftestOutput.Invalid.class, e -> {
+                assertThat(e.line()).isZero();
+                assertThat(e.getMessage()).startsWith("the file is empty: ").contains("a run that failed leaves none or an empty one");
+            });
         }
     }
 

@@ -49,6 +49,26 @@ class PerftestOutputTests {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.qplab.controller.imports.PerftestFixtures#failed")
+    void quotesWhatEveryCapturedRunThatFailedPrinted(Fixture fixture) throws IOException {
+        String text = fixture.text();
+        List<String> lines = text.lines().toList();
+        int quoted = 1 + lines.stream().map(String::strip).toList().indexOf(fixture.quote());
+
+        assertThatThrownBy(() -> PerftestOutput.parse(text)).isInstanceOfSatisfying(PerftestOutput.Invalid.class, e -> {
+            assertThat(e.line()).as("the line quoted").isEqualTo(quoted).isPositive();
+            if (fixture.outcome().equals("failed")) {
+                assertThat(e.getMessage()).isEqualTo("perftest failed: \"" + fixture.quote() + "\"");
+                assertThat(e).isInstanceOfSatisfying(PerftestFailure.Failed.class, failed -> assertThat(failed.errors())
+                        .as("perftest's error lines, as it printed them").isNotEmpty()
+                        .allSatisfy(error -> assertThat(error.text()).isEqualTo(lines.get(error.number() - 1).strip())));
+            } else {
+                assertThat(e.getMessage()).startsWith("perftest printed no result; its last line: \"" + fixture.quote() + "\"");
+            }
+        });
+    }
+
     @Test
     void readsAnAllSizesBandwidthRunWithItsHeader() throws IOException {
         PerftestOutput out = PerftestOutput.parse(fixture("ib_send_bw-a.txt"));
@@ -109,6 +129,37 @@ class PerftestOutputTests {
         lines[row] = lines[row].replace("4096 x", "4096").replaceFirst("\\s(\\d+\\.\\d+)", " fast");
         assertThatThrownBy(() -> PerftestOutput.parse(String.join("\n", lines)))
                 .hasMessageContaining("is not a non-negative number: 'fast'");
+    }
+
+    @Test
+    void quotesEveryErrorLineOfARunThatFailedAndNothingElse() throws IOException {
+        String text = fixture("ib_send_bw-xrc-unsupported.txt");
+        assertThatThrownBy(() -> PerftestOutput.parse(text)).isInstanceOfSatisfying(PerftestFailure.Failed.class,
+                e -> assertThat(e.errors()).extracting(PerftestFailure.Line::text).containsExactly(
+                        "Error opening XRC domain", "Couldn't create XRC resources", "Couldn't create IB resources"));
+
+        String warned = fixture("ib_read_bw.txt");
+        assertThat(warned).as("a warning perftest prints on a run that reports results")
+                .contains("Device not recognized to implement inline feature. Disabling it");
+        assertThat(PerftestOutput.parse(warned).rows()).hasSize(1);
+        String cut = String.join("\n", warned.lines().toList().subList(0, 10));
+        assertThatThrownBy(() -> PerftestOutput.parse(cut)).as("a warning is not why a run failed")
+                .hasMessageContaining("ends before perftest's result header");
+    }
+
+    @Test
+    void aRunThatFailedAfterSomeSizesIsRefusedQuotingItsErrorNotAsTruncated() throws IOException {
+        List<String> lines = fixture("ib_send_bw-a.txt").lines().toList();
+        int kilobyte = lines.indexOf(lines.stream().filter(l -> l.trim().startsWith("1024 ")).findFirst().orElseThrow());
+        // what perftest 4.5 prints when a completion fails (its own strings; no run here failed that way)
+        String failed = String.join("\n", lines.subList(0, kilobyte + 1))
+                + "\n Completion with error at client\n Failed status 12: wr_id 0 syndrom 0x81\nscnt=20, ccnt=0\n";
+
+        assertThatThrownBy(() -> PerftestOutput.parse(failed)).isInstanceOfSatisfying(PerftestFailure.Failed.class, e -> {
+            assertThat(e.line()).isEqualTo(kilobyte + 2);
+            assertThat(e.errors()).extracting(PerftestFailure.Line::text)
+                    .containsExactly("Completion with error at client", "Failed status 12: wr_id 0 syndrom 0x81");
+        });
     }
 
     @Test
