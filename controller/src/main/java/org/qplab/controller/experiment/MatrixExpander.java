@@ -33,7 +33,7 @@ import tools.jackson.databind.ObjectMapper;
  */
 public final class MatrixExpander {
 
-    private static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions",
+    static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions",
             "zips", "exclude", "repeats", "order", "hosts");
     private static final String TOP_LEVEL_TEXT = "name, description, base, dimensions, zips, exclude, repeats, order, hosts";
     private static final Set<String> COMPARISONS = Set.of("eq", "ne", "gt", "ge", "lt", "le");
