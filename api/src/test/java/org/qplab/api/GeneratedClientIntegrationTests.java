@@ -25,11 +25,11 @@ import org.qplab.api.client.ApiClient;
 import org.qplab.api.client.ApiException;
 import org.qplab.api.client.ApiResponse;
 import org.qplab.api.client.api.QplabApi;
-import org.qplab.api.client.model.ApiError;
+import org.qplab.api.client.model.BadRequestError;
 import org.qplab.api.client.model.Curve;
 import org.qplab.api.client.model.Experiment;
 import org.qplab.api.client.model.Matrix;
-import org.qplab.api.client.model.Point;
+import org.qplab.api.client.model.CurvePoint;
 import org.qplab.api.client.model.Run;
 import org.qplab.api.client.model.Violation;
 
@@ -104,14 +104,14 @@ class GeneratedClientIntegrationTests {
         assertThat(experiment.getRunsTotal()).isEqualTo(2);
 
         Experiment ended = awaitEnd(experiment.getId());
-        assertThat(ended.getStatus()).as("agent log:\n%s", agent.log()).isEqualTo("FINISHED");
+        assertThat(ended.getStatus()).as("agent log:\n%s", agent.log()).isEqualTo(Experiment.StatusEnum.FINISHED);
         assertThat(ended.getRunsDone()).isEqualTo(2);
         assertThat(ended.getRunsFailed()).isZero();
 
-        Curve curve = api.getCurve(experiment.getId(), "msg_size", "bw_avg_bps", "threads");
+        Curve curve = api.getExperimentCurve(experiment.getId(), "msg_size", "bw_avg_bps", "threads");
         assertThat(curve.getX()).isEqualTo("msg_size");
         assertThat(curve.getY()).isEqualTo("bw_avg_bps");
-        assertThat(curve.getPoints()).extracting(Point::getX).containsExactly(64.0, 4096.0);
+        assertThat(curve.getPoints()).extracting(CurvePoint::getX).containsExactly(64.0, 4096.0);
         assertThat(curve.getPoints()).allSatisfy(point -> {
             assertThat(point.getN()).isEqualTo(1);
             assertThat(point.getY()).isPositive().isEqualTo(point.getMin()).isEqualTo(point.getMax());
@@ -119,7 +119,7 @@ class GeneratedClientIntegrationTests {
         });
 
         List<Run> runs = api.listExperimentRuns(experiment.getId());
-        List<String> csv = Files.readAllLines(api.exportExperimentRuns(experiment.getId()).toPath());
+        List<String> csv = api.exportExperimentRunsCsv(experiment.getId()).lines().toList();
         List<String> header = Arrays.asList(csv.get(0).split(","));
         assertThat(header).startsWith("run", "repeat", "status").contains("msg_size", "provider", "bw_avg [B/s]");
         assertThat(csv).hasSize(1 + 2);
@@ -128,7 +128,7 @@ class GeneratedClientIntegrationTests {
             assertThat(cells).hasSameSizeAs(header);
             assertThat(cells.get(header.indexOf("status"))).isEqualTo("FINISHED");
             assertThat(cells.get(header.indexOf("provider"))).isEqualTo("tcp");
-            Point point = curve.getPoints().stream()
+            CurvePoint point = curve.getPoints().stream()
                     .filter(p -> p.getX() == Double.parseDouble(cells.get(header.indexOf("msg_size")))).findFirst().orElseThrow();
             assertThat(Double.parseDouble(cells.get(header.indexOf("bw_avg [B/s]"))))
                     .as("the CSV's bw_avg is the curve's point (one run each)").isCloseTo(point.getY(), within(point.getY() * 1e-9));
@@ -146,7 +146,7 @@ class GeneratedClientIntegrationTests {
 
         assertThat(refused).as("a 400").isNotNull();
         assertThat(refused.getCode()).isEqualTo(400);
-        ApiError error = json.readValue(refused.getResponseBody(), ApiError.class);
+        BadRequestError error = json.readValue(refused.getResponseBody(), BadRequestError.class);
         assertThat(error.getError()).isEqualTo("invalid matrix");
         assertThat(error.getViolations()).containsExactlyInAnyOrder(
                 new Violation().field("base.interval_ms").message("must be between 10 and 60000, got 5"),
@@ -157,7 +157,7 @@ class GeneratedClientIntegrationTests {
     private static Experiment awaitEnd(long id) throws ApiException, InterruptedException {
         long deadline = System.nanoTime() + EXPERIMENT_ENDS_WITHIN.toNanos();
         Experiment experiment = api.getExperiment(id);
-        while (!Set.of("FINISHED", "FAILED", "CANCELLED").contains(experiment.getStatus())) {
+        while (!Set.of(Experiment.StatusEnum.FINISHED, Experiment.StatusEnum.FAILED, Experiment.StatusEnum.CANCELLED).contains(experiment.getStatus())) {
             assertThat(System.nanoTime()).as("experiment %d still %s after %s; agent log:\n%s", id, experiment.getStatus(),
                     EXPERIMENT_ENDS_WITHIN, agent.log()).isLessThan(deadline);
             Thread.sleep(250);
