@@ -56,7 +56,7 @@ class CsvExportController {
                     + "finished (ISO 8601). Retried tries are not counted. Text a spreadsheet would take for a formula "
                     + "gets a leading '.")
     @ApiResponse(responseCode = "200", description = "The experiments, RFC 4180 CSV with a header line.",
-            content = @Content(mediaType = "text/csv", schema = @Schema(type = "string")))
+            content = @Content(mediaType = "text/csv", schema = @Schema(type = "string", format = "binary")))
     Mono<ResponseEntity<String>> experiments() {
         return jdbc.call(() -> {
             Csv out = new Csv().row("id", "name", "status", "runs", "done", "failed", "created", "finished");
@@ -84,7 +84,7 @@ class CsvExportController {
                     + "[msg/s], cycle_median and cycle_p99 [ns], intervals, trace_rows. An empty cell was not "
                     + "measured. Text a spreadsheet would take for a formula gets a leading '.")
     @ApiResponse(responseCode = "200", description = "The runs, RFC 4180 CSV with a header line.",
-            content = @Content(mediaType = "text/csv", schema = @Schema(type = "string")))
+            content = @Content(mediaType = "text/csv", schema = @Schema(type = "string", format = "binary")))
     @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Mono<ResponseEntity<String>> runs(@PathVariable long id) {
         return jdbc.call(() -> {

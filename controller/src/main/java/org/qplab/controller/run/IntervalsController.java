@@ -90,7 +90,7 @@ class IntervalsController {
     @ApiResponse(responseCode = "200", description = "The intervals, RFC 4180 CSV with a header line.",
             headers = @Header(name = "Content-Disposition",
                     description = "attachment; filename=\"run-{id}-intervals.csv\"", schema = @Schema(type = "string")),
-            content = @Content(mediaType = "text/csv", schema = @Schema(type = "string")))
+            content = @Content(mediaType = "text/csv", schema = @Schema(type = "string", format = "binary")))
     @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Mono<ResponseEntity<String>> csv(@PathVariable long id) {
         return jdbc.call(() -> {
