@@ -31,7 +31,7 @@ die() { echo "run.sh: $*" >&2; exit 1; }
 field() { grep -o "\"$2\":[^,}]*" <<<"$1" | head -1 | cut -d: -f2 | tr -d '"'; }
 
 command -v curl >/dev/null || die "curl is needed (apt-get install -y curl)"
-(cd "$ROOT" && ./mvnw -B -q -DskipTests package >"$WORK/build.log" 2>&1) || die "build failed: $(tail -20 "$WORK/build.log")"
+(cd "$ROOT" && ./mvnw -B -q -DskipTests -pl controller -am package >"$WORK/build.log" 2>&1) || die "build failed: $(tail -20 "$WORK/build.log")"
 
 start_controller "$WORK" "$PORT" 0
 QPLAB_AGENT_TOKEN=$BENCH_AGENT_TOKEN java -jar "$ROOT/agent/target/qplab-agent.jar" --controller "ws://127.0.0.1:$PORT/agent" \

@@ -40,7 +40,7 @@ trap cleanup EXIT
 
 if [ ! -f "$BENCH_CJAR" ] || [ -n "$(find "$ROOT/controller/src" "$ROOT/protocol/src" "$ROOT/web-ui/src" -type f -newer "$BENCH_CJAR" 2>/dev/null | head -1)" ]; then
     echo "building the controller..." >&2
-    (cd "$ROOT" && ./mvnw -B -q -DskipTests package >"$TMP/build.log" 2>&1) || die "build failed: $(tail -20 "$TMP/build.log")"
+    (cd "$ROOT" && ./mvnw -B -q -DskipTests -pl controller -am package >"$TMP/build.log" 2>&1) || die "build failed: $(tail -20 "$TMP/build.log")"
 fi
 
 # other work on this machine (builds, tests) adds noise to every variant alike: wait for a quieter moment, bounded
