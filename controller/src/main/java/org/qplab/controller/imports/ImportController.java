@@ -62,7 +62,8 @@ class ImportController {
                     + "header, its BW average and peak (converted to bytes per second), message rate, and for latency "
                     + "tests t_typical as the median and the 99 % percentile. The body is perftest's text output, or "
                     + "the file its --out_json wrote (a body that is a JSON object, or is sent as application/json, is "
-                    + "read as that). A 400 names the line that failed, and nothing is stored. Needs an operator.",
+                    + "read as that). A 400 names the line that failed; the output of a perftest run that failed is "
+                    + "refused quoting perftest's own error lines. Nothing is stored on a 400. Needs an operator.",
             requestBody = @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true,
                     description = "perftest's output, at most 4 MiB.", content = {
                     @Content(mediaType = "text/plain", schema = @Schema(type = "string")),
