@@ -184,7 +184,7 @@ struct qpb_session {
 
     pthread_t *threads;
     uint32_t n_threads;
-    pthread_mutex_t lock; /* guards live, run_status, run_err */
+    pthread_mutex_t lock; /* guards live, run_status, run_err, err */
     pthread_cond_t ended;
     uint32_t live;
     qpb_status run_status;
@@ -208,7 +208,8 @@ static inline uint64_t qpb_cycle_due_ns(uint64_t k, uint64_t rate)
     return rate == 0 ? 0 : (uint64_t)((unsigned __int128)k * 1000000000u / rate);
 }
 
-/* Sets s->err (printf-style) and returns status: the one way calls fail. */
+/* Sets s->err (printf-style, under s->lock) and returns status: the one way calls fail. A worker
+ * thread reports through qpb_run_fail instead: the caller reads s->err without the lock. */
 qpb_status qpb_fail(qpb_session *s, qpb_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -15,10 +15,15 @@
 
 qpb_status qpb_fail(qpb_session *s, qpb_status status, const char *fmt, ...)
 {
+    /* Formatted into a local first: the lock is held for the copy only, and an argument may be s->err itself. */
+    char msg[QPB_ERR_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->err, sizeof s->err, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    pthread_mutex_lock(&s->lock);
+    memcpy(s->err, msg, strlen(msg) + 1);
+    pthread_mutex_unlock(&s->lock);
     return status;
 }
 

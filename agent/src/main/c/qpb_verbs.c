@@ -65,19 +65,22 @@ int32_t qpb_verbs_conn_of_qpn(const qpb_vside *side, uint32_t qpn)
 
 /* ---- receives ---- */
 
-qpb_status qpb_verbs_post_recv(qpb_session *s, qpb_vside *side, qpb_vconn *c, uint64_t wr_id, uint8_t *buf,
-                               uint32_t lkey, qpb_vsrq *srq)
+int qpb_verbs_post_recv(qpb_session *s, qpb_vconn *c, uint64_t wr_id, uint8_t *buf, uint32_t lkey, qpb_vsrq *srq)
 {
-    (void)side;
     struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = (uint32_t)s->verbs->plan.slot, .lkey = lkey};
     struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1}, *bad = NULL;
-    int rc = srq != NULL ? ibv_post_srq_recv(srq->srq, &wr, &bad) : ibv_post_recv(c->qp, &wr, &bad);
-    if (rc != 0) {
-        errno = rc;
-        return verb_fail(s, srq != NULL ? "ibv_post_srq_recv" : "ibv_post_recv",
-                         srq != NULL ? "SRQ" : "receive queue");
-    }
-    return QPB_OK;
+    return srq != NULL ? ibv_post_srq_recv(srq->srq, &wr, &bad) : ibv_post_recv(c->qp, &wr, &bad);
+}
+
+/* Set-up's receives: a failure fails the call that makes the QP or SRQ. */
+static qpb_status post_first_recv(qpb_session *s, qpb_vconn *c, uint64_t wr_id, uint8_t *buf, uint32_t lkey,
+                                  qpb_vsrq *srq)
+{
+    int rc = qpb_verbs_post_recv(s, c, wr_id, buf, lkey, srq);
+    if (rc == 0)
+        return QPB_OK;
+    errno = rc;
+    return verb_fail(s, srq != NULL ? "ibv_post_srq_recv" : "ibv_post_recv", srq != NULL ? "SRQ" : "receive queue");
 }
 
 /* ---- creation ---- */
@@ -126,7 +129,7 @@ static struct ibv_comp_channel *make_channel(qpb_session *s)
     return ch;
 }
 
-static qpb_status make_srq(qpb_session *s, qpb_vside *side, qpb_vsrq *srq, struct ibv_pd *pd, struct ibv_cq *cq)
+static qpb_status make_srq(qpb_session *s, qpb_vsrq *srq, struct ibv_pd *pd, struct ibv_cq *cq)
 {
     qpb_verbs *vb = s->verbs;
     srq->depth = vb->plan.srq_depth;
@@ -156,8 +159,7 @@ static qpb_status make_srq(qpb_session *s, qpb_vside *side, qpb_vsrq *srq, struc
     if ((srq->mr = reg(s, pd, srq->buf, (uint64_t)srq->depth * vb->plan.slot)) == NULL)
         return QPB_ESYS;
     for (uint32_t i = 0; i < srq->depth; i++)
-        if ((st = qpb_verbs_post_recv(s, side, NULL, i, srq->buf + (uint64_t)i * vb->plan.slot, srq->mr->lkey, srq)) !=
-            QPB_OK)
+        if ((st = post_first_recv(s, NULL, i, srq->buf + (uint64_t)i * vb->plan.slot, srq->mr->lkey, srq)) != QPB_OK)
             return st;
     return QPB_OK;
 }
@@ -214,7 +216,7 @@ qpb_status qpb_verbs_qp_ready(qpb_session *s, qpb_vside *side, qpb_vthread *th, 
     map_put(side, c->qpn, c->index);
     bool recvs = s->spec.op_kind == QPB_OP_SEND && th->srq == NULL;
     for (uint32_t k = 0; recvs && k < s->verbs->plan.recv_per_qp; k++) {
-        qpb_status st = qpb_verbs_post_recv(s, side, c, c->index, c->buf, c->lkey, NULL);
+        qpb_status st = post_first_recv(s, c, c->index, c->buf, c->lkey, NULL);
         if (st != QPB_OK)
             return st;
     }
@@ -342,7 +344,7 @@ static qpb_status make_thread(qpb_session *s, qpb_vside *side, uint32_t t)
     if (!side->sending && vb->plan.n_srq > 0) {
         qpb_vsrq *srq = &side->srqs[sp->srq == QPB_SRQ_SHARED ? 0 : t];
         struct ibv_pd *pd = sp->srq == QPB_SRQ_SHARED ? vb->pd : th->pd;
-        if (srq->srq == NULL && (st = make_srq(s, side, srq, pd, th->conns[0].cq)) != QPB_OK)
+        if (srq->srq == NULL && (st = make_srq(s, srq, pd, th->conns[0].cq)) != QPB_OK)
             return st;
         th->srq = srq->srq;
         th->srqn = srq->srqn;

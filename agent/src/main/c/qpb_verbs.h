@@ -160,8 +160,10 @@ qpb_status qpb_verbs_side_create(qpb_session *s, qpb_vside **out, bool sending);
 void qpb_verbs_side_destroy(qpb_session *s, qpb_vside *side);
 int32_t qpb_verbs_conn_of_qpn(const qpb_vside *side, uint32_t qpn); /* -1 when unknown */
 uint8_t qpb_verbs_pattern(uint32_t conn, uint64_t offset);
-qpb_status qpb_verbs_post_recv(qpb_session *s, qpb_vside *side, qpb_vconn *c, uint64_t wr_id, uint8_t *buf,
-                               uint32_t lkey, qpb_vsrq *srq);
+/* Posts one receive on c's QP, or on srq when it is not NULL. Returns 0 or what ibv_post_recv /
+ * ibv_post_srq_recv returned (an errno value), and reports nothing: the caller knows whether a failure
+ * fails its call (set-up, qpb_fail) or the run (a worker, qpb_run_fail). */
+int qpb_verbs_post_recv(qpb_session *s, qpb_vconn *c, uint64_t wr_id, uint8_t *buf, uint32_t lkey, qpb_vsrq *srq);
 
 void qpb_verbs_qp_attr(qpb_session *s, const qpb_vside *side, const qpb_vthread *th, const qpb_vconn *c,
                        struct ibv_qp_init_attr *attr);

@@ -502,10 +502,14 @@ static void receiver_completion(qpb_session *s, qpb_vside *side, const struct ib
         out->messages++;
         out->errors += bad;
     }
-    if (srq != NULL)
-        qpb_verbs_post_recv(s, side, c, wc->wr_id, buf, srq->mr->lkey, srq);
-    else
-        qpb_verbs_post_recv(s, side, c, c->index, c->buf, c->lkey, NULL);
+    int rc = srq != NULL ? qpb_verbs_post_recv(s, c, wc->wr_id, buf, srq->mr->lkey, srq)
+                         : qpb_verbs_post_recv(s, c, c->index, c->buf, c->lkey, NULL);
+    /* A receive not posted again would lose a later message and surface only as "missing" after the
+     * grace period: the run fails now, naming the call. */
+    if (rc != 0)
+        qpb_run_fail(s, QPB_ESYS, "%s failed on QP %u of thread %u (reposting a receive%s on %s): %s (errno %d)",
+                     srq != NULL ? "ibv_post_srq_recv" : "ibv_post_recv", c->index % sp->qps_per_thread, c->thread,
+                     srq != NULL ? " to its SRQ" : "", vb->caps.name, strerror(rc), rc);
 }
 
 /* Whether the thread's connections got what was posted to them; *progress

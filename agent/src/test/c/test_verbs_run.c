@@ -1,0 +1,170 @@
+/*
+ * test_verbs_run.c — the verbs receiver's failure path without a device.
+ *
+ * ibv_poll_cq and ibv_post_recv are inline calls through the context's ops
+ * table (rdma-core's verbs.h), so a fake context whose poll_cq hands out one
+ * receive completion and whose post_recv fails stands in for a device whose
+ * receive queue refuses the repost. The receiver must fail the run at once,
+ * naming the call and the errno, not wait out the grace period.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "qpb_test.h"
+#include "qpb_verbs.h"
+
+#define MSG 64u
+
+typedef struct fake {
+    struct ibv_context ctx;
+    struct ibv_cq cq;
+    struct ibv_qp qp;
+    struct ibv_srq srq;
+    struct ibv_mr srq_mr;
+    qpb_session s;
+    qpb_verbs vb;
+    qpb_vside rx;
+    qpb_vthread th;
+    qpb_vconn conn;
+    qpb_vsrq vsrq;
+    qpb_receiver_out out;
+    uint32_t qpn_key, qpn_value;
+    uint8_t buf[MSG];
+    int polls, posts;
+} fake;
+
+static fake *the_fake; /* the ops table's functions find their test here */
+
+static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+    (void)cq;
+    fake *f = the_fake;
+    if (++f->polls > 1000000) /* the receiver did not stop: end it so the test fails instead of hanging */
+        atomic_store(&f->s.abort, 1);
+    if (f->polls > 1 || n < 1)
+        return 0;
+    wc[0] = (struct ibv_wc){.wr_id = 0, .status = IBV_WC_SUCCESS, .opcode = IBV_WC_RECV, .byte_len = MSG,
+                            .qp_num = f->qp.qp_num};
+    return 1;
+}
+
+static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+    (void)qp;
+    the_fake->posts++;
+    *bad = wr;
+    return ENOMEM;
+}
+
+static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+    (void)srq;
+    the_fake->posts++;
+    *bad = wr;
+    return EAGAIN;
+}
+
+/* A loopback send run of one thread with one RC QP, its receive side wired to the fakes. */
+static fake *make_fake(bool with_srq)
+{
+    fake *f = calloc(1, sizeof(*f));
+    the_fake = f;
+    f->ctx.ops.poll_cq = fake_poll_cq;
+    f->ctx.ops.post_recv = fake_post_recv;
+    f->ctx.ops.post_srq_recv = fake_post_srq_recv;
+    f->cq.context = &f->ctx;
+    f->qp.context = &f->ctx;
+    f->qp.qp_num = 0x123;
+    f->srq.context = &f->ctx;
+    f->srq_mr.lkey = 7;
+
+    qpb_session *s = &f->s;
+    s->spec = (qpb_spec){.provider_kind = QPB_PROVIDER_VERBS, .role = QPB_ROLE_LOOPBACK, .op_kind = QPB_OP_SEND,
+                         .threads = 1, .qps_per_thread = 1, .msg_size = MSG, .iterations = 10, .tx_depth = 1,
+                         .transport = QPB_TR_RC, .srq = with_srq ? QPB_SRQ_PER_THREAD : QPB_SRQ_NONE,
+                         .signal_every = 1, .post_list = 1, .rx_depth = 1, .cq_mode = QPB_CQ_PER_THREAD,
+                         .polling = QPB_POLL_BUSY};
+    clock_gettime(CLOCK_MONOTONIC_RAW, &s->t0);
+    pthread_mutex_init(&s->lock, NULL);
+    atomic_init(&s->stop, 0);
+    atomic_init(&s->abort, 0);
+    s->receivers = &f->out;
+    s->verbs = &f->vb;
+
+    qpb_verbs *vb = &f->vb;
+    snprintf(vb->caps.name, sizeof vb->caps.name, "fake0");
+    vb->plan.slot = MSG;
+    vb->plan.qps = 1;
+    vb->rx = &f->rx;
+    atomic_init(&vb->receivers_left, 1);
+    atomic_init(&vb->fin, 0);
+
+    f->conn = (qpb_vconn){.qp = &f->qp, .cq = &f->cq, .qpn = f->qp.qp_num, .buf = f->buf, .lkey = 3};
+    f->th = (qpb_vthread){.pd = NULL, .cq = &f->cq, .conns = &f->conn};
+    f->rx = (qpb_vside){.threads = &f->th, .conns = &f->conn};
+    if (with_srq) {
+        f->vsrq = (qpb_vsrq){.srq = &f->srq, .buf = f->buf, .mr = &f->srq_mr, .depth = 1};
+        f->th.srq = &f->srq;
+        f->rx.srqs = &f->vsrq;
+        f->qpn_key = f->qp.qp_num; /* a one-slot map: qp_num -> connection 0 */
+        f->qpn_value = 0;
+        f->rx.qpn_keys = &f->qpn_key;
+        f->rx.qpn_values = &f->qpn_value;
+        f->rx.qpn_mask = 0;
+    }
+    return f;
+}
+
+static double run_receiver_ms(fake *f)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    qpb_verbs_run_receiver(&f->s, 0);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+}
+
+static void free_fake(fake *f)
+{
+    pthread_mutex_destroy(&f->s.lock);
+    free(f);
+    the_fake = NULL;
+}
+
+static void failed_repost_fails_the_run_at_once(void)
+{
+    fake *f = make_fake(false);
+    double ms = run_receiver_ms(f);
+    CHECKF(f->posts == 1, "ibv_post_recv called %d times", f->posts);
+    CHECKF(f->polls < 1000, "the receiver polled %d times after the failed repost", f->polls);
+    CHECKF(ms < 1000, "the receiver took %.0f ms", ms);
+    CHECK(atomic_load(&f->s.abort) == 1);
+    CHECK(f->s.run_status == QPB_ESYS);
+    CHECKF(strcmp(f->s.run_err, "ibv_post_recv failed on QP 0 of thread 0 (reposting a receive on fake0): Cannot "
+                                "allocate memory (errno 12)") == 0,
+           "run_err: %s", f->s.run_err);
+    CHECKF(f->s.err[0] == '\0', "the worker wrote the caller's error: %s", f->s.err);
+    CHECK(f->out.messages == 1 && f->out.bytes == MSG); /* the message that did arrive still counts */
+    CHECK(f->vb.result.messages == 1 && f->vb.result.missing == 0);
+    free_fake(f);
+}
+
+static void failed_srq_repost_fails_the_run_at_once(void)
+{
+    fake *f = make_fake(true);
+    double ms = run_receiver_ms(f);
+    CHECKF(f->posts == 1, "ibv_post_srq_recv called %d times", f->posts);
+    CHECKF(ms < 1000, "the receiver took %.0f ms", ms);
+    CHECK(f->s.run_status == QPB_ESYS);
+    CHECKF(strstr(f->s.run_err, "ibv_post_srq_recv failed on QP 0 of thread 0 (reposting a receive to its SRQ on "
+                                "fake0): ") == f->s.run_err &&
+               strstr(f->s.run_err, "(errno 11)") != NULL,
+           "run_err: %s", f->s.run_err);
+    free_fake(f);
+}
+
+const qpb_test_case qpb_verbs_run_tests[] = {
+    {"verbs receiver fails the run at once when a repost fails, naming the errno", failed_repost_fails_the_run_at_once},
+    {"verbs receiver fails the run at once when an SRQ repost fails", failed_srq_repost_fails_the_run_at_once},
+    {NULL, NULL},
+};
