@@ -168,7 +168,7 @@ qpb_session *qpb_session_create(const char *spec_json, char *err, uint32_t err_l
 
 /* Endpoint blob of this side, JSON (for tcp: {"provider":"tcp","host":..,"port":..,
  * "threads":..,"qps_per_thread":..}; for verbs also the QP numbers, PSNs, GID
- * or LID and memory keys, see qpb_verbs_conn.c). Server/loopback listen here.
+ * or LID and memory keys, see qpb_verbs_oob.c). Server/loopback listen here.
  * A verbs blob grows with the number of QPs (about 40 bytes each). */
 int32_t qpb_local_endpoint(qpb_session *s, char *buf, uint32_t buf_len);
 

@@ -1,8 +1,19 @@
 /*
- * qpb_verbs.h — state shared by the verbs provider's files:
- *   qpb_verbs.c       resources: PD, thread domains, MRs, CQs, SRQs, XRC, QPs
- *   qpb_verbs_conn.c  endpoint blobs, QP state transitions, the control socket
+ * qpb_verbs.h — state shared by the verbs provider's files, top to bottom:
+ *   qpb_verbs.c       the provider's operations (qpb_provider): create, connect, summary, destroy
+ *   qpb_verbs_conn.c  connecting: a server's listeners, QPs to RTR and RTS, loopback pairing
+ *   qpb_verbs_cm.c    connecting through rdma_cm instead (RC)
  *   qpb_verbs_run.c   the data path: senders and receivers
+ *   qpb_verbs_oob.c   out of band: the endpoint blob and the control socket (hello, FIN, result)
+ *   qpb_verbs_res.c   resources: GID, PD, XRC domain, thread domains, MRs, CQs, SRQs, QPs
+ *
+ * Who calls whom (a file calls only files below it; no cycles; verbs-callgraph.sh lists it):
+ *   qpb_verbs.c      -> conn, cm, run, oob, res
+ *   qpb_verbs_conn.c -> cm, oob
+ *   qpb_verbs_cm.c   -> res
+ *   qpb_verbs_run.c  -> oob, res
+ *   qpb_verbs_oob.c  -> res
+ *   qpb_verbs_res.c  -> (none)
  *
  * A run has a sending side (client, or the first half of a loopback run) and
  * a receiving side (server, or the second half). Connection i of thread t on
@@ -155,24 +166,42 @@ struct qpb_verbs {
     uint32_t cm_accepted, cm_established;
 };
 
-/* qpb_verbs.c */
-qpb_status qpb_verbs_side_create(qpb_session *s, qpb_vside **out, bool sending);
-void qpb_verbs_side_destroy(qpb_session *s, qpb_vside *side);
+/* qpb_verbs_res.c */
+/* The run's GID, PD and XRC domain, both sides' resources and the end-of-run counters; destroy frees
+ * whatever create made, also after a failure. */
+qpb_status qpb_verbs_res_create(qpb_session *s);
+void qpb_verbs_res_destroy(qpb_session *s);
 int32_t qpb_verbs_conn_of_qpn(const qpb_vside *side, uint32_t qpn); /* -1 when unknown */
 uint8_t qpb_verbs_pattern(uint32_t conn, uint64_t offset);
 /* Posts one receive on c's QP, or on srq when it is not NULL. Returns 0 or what ibv_post_recv /
  * ibv_post_srq_recv returned (an errno value), and reports nothing: the caller knows whether a failure
  * fails its call (set-up, qpb_fail) or the run (a worker, qpb_run_fail). */
 int qpb_verbs_post_recv(qpb_session *s, qpb_vconn *c, uint64_t wr_id, uint8_t *buf, uint32_t lkey, qpb_vsrq *srq);
-
 void qpb_verbs_qp_attr(qpb_session *s, const qpb_vside *side, const qpb_vthread *th, const qpb_vconn *c,
                        struct ibv_qp_init_attr *attr);
 /* A new QP of c: its number and PSN; receiving side: posts its receives. */
 qpb_status qpb_verbs_qp_ready(qpb_session *s, qpb_vside *side, qpb_vthread *th, qpb_vconn *c);
 qpb_status qpb_verbs_qp_fail(qpb_session *s, const qpb_vconn *c, const struct ibv_qp_cap *cap, const char *call);
-
 /* Messages the sending side posted on connection conn (after its threads ended). */
 uint64_t qpb_verbs_posted(qpb_session *s, uint32_t conn);
+
+/* qpb_verbs_oob.c */
+qpb_vside *qpb_verbs_own_side(qpb_session *s); /* the side a client or server advertises */
+/* Regions of a side as (address, rkey) pairs; returns how many. */
+uint32_t qpb_verbs_regions(qpb_session *s, const qpb_vside *side, uint64_t *addr, uint64_t *rkey);
+/* The IPv4 address of the run's RoCE GID, if it has one. */
+bool qpb_verbs_roce_ipv4(qpb_session *s, char *out, size_t len);
+qpb_status qpb_verbs_blob_write(qpb_session *s, char *buf, uint32_t buf_len);
+/* Parses and checks the peer's blob, fills every connection's remote half and *peer. */
+qpb_status qpb_verbs_blob_read(qpb_session *s, const char *peer_json, qpb_vpeer *peer);
+qpb_status qpb_verbs_ctl_listen(qpb_session *s);  /* server: at its first endpoint */
+qpb_status qpb_verbs_ctl_accept(qpb_session *s);  /* server: hello in, READY out */
+qpb_status qpb_verbs_ctl_connect(qpb_session *s, const char *host, uint32_t port); /* client */
+void qpb_verbs_ctl_close(qpb_session *s);
+/* Control messages; false on failure (the run failed with the reason). */
+bool qpb_verbs_send_fin(qpb_session *s);
+bool qpb_verbs_read_fin(qpb_session *s, int timeout_ms, bool *got);
+bool qpb_verbs_send_result(qpb_session *s);
 
 /* qpb_verbs_cm.c: rdma_cm connection set-up (RC) */
 qpb_status qpb_verbs_cm_open(qpb_session *s, char *err, uint32_t err_len);
@@ -185,10 +214,6 @@ void qpb_verbs_cm_close(qpb_session *s);
 qpb_status qpb_verbs_endpoint(qpb_session *s, char *buf, uint32_t buf_len);
 qpb_status qpb_verbs_connect_peer(qpb_session *s, const char *peer_json);
 qpb_status qpb_verbs_connect_loopback(qpb_session *s);
-/* Control messages; false on failure (the run failed with the reason). */
-bool qpb_verbs_send_fin(qpb_session *s);
-bool qpb_verbs_read_fin(qpb_session *s, int timeout_ms, bool *got);
-bool qpb_verbs_send_result(qpb_session *s);
 
 /* qpb_verbs_run.c */
 void qpb_verbs_run_sender(qpb_session *s, uint32_t thread);
