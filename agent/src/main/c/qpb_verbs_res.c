@@ -305,20 +305,13 @@ static qpb_status thread_memory(qpb_session *s, qpb_vside *side, qpb_vthread *th
     return QPB_OK;
 }
 
-static qpb_status make_thread(qpb_session *s, qpb_vside *side, uint32_t t)
+/* What a thread that makes its own QPs owns besides them: its connections' numbering, thread domain,
+ * CQs, buffer and MRs, and its SRQ (or the side's shared one, made by the first thread). */
+static qpb_status thread_resources(qpb_session *s, qpb_vside *side, uint32_t t)
 {
     qpb_verbs *vb = s->verbs;
     const qpb_spec *sp = &s->spec;
     qpb_vthread *th = &side->threads[t];
-    if (sp->qp_sharing == QPB_QPS_SHARED && t > 0) {
-        /* thread 0 made the QPs, their CQs and buffer; every thread posts to them */
-        *th = side->threads[0];
-        th->mr = NULL, th->qp_mrs = NULL, th->buf = NULL, th->cq = NULL, th->channel = NULL, th->srq = NULL;
-        th->cycles = NULL, th->admitted = th->done = 0;
-        if (side->sending && (th->cycles = calloc(sp->tx_depth, sizeof(qpb_vcycle))) == NULL)
-            return qpb_fail(s, QPB_ESYS, "out of memory for %u cycle slots", sp->tx_depth);
-        return QPB_OK;
-    }
     th->conns = &side->conns[(size_t)t * sp->qps_per_thread];
     for (uint32_t i = 0; i < sp->qps_per_thread; i++) {
         th->conns[i].index = t * sp->qps_per_thread + i;
@@ -348,10 +341,28 @@ static qpb_status make_thread(qpb_session *s, qpb_vside *side, uint32_t t)
         th->srq = srq->srq;
         th->srqn = srq->srqn;
     }
+    return QPB_OK;
+}
+
+/*
+ * A thread owns what it made, and side_destroy frees exactly that. With qp_sharing shared, thread 0
+ * makes the QPs and everything above; every other thread posts to thread 0's connections (the side's
+ * conns array, which the side owns) and owns only its cycle slots.
+ */
+static qpb_status make_thread(qpb_session *s, qpb_vside *side, uint32_t t)
+{
+    const qpb_spec *sp = &s->spec;
+    qpb_vthread *th = &side->threads[t];
+    bool makes_qps = sp->qp_sharing != QPB_QPS_SHARED || t == 0;
+    qpb_status st = makes_qps ? thread_resources(s, side, t) : QPB_OK;
+    if (st != QPB_OK)
+        return st;
+    if (!makes_qps)
+        th->conns = side->threads[0].conns;
     if (side->sending && (th->cycles = calloc(sp->tx_depth, sizeof(qpb_vcycle))) == NULL)
         return qpb_fail(s, QPB_ESYS, "out of memory for %u cycle slots", sp->tx_depth);
     /* with rdma_cm a QP is made on its connection's cm id, when it connects */
-    for (uint32_t i = 0; !sp->rdma_cm && i < sp->qps_per_thread; i++)
+    for (uint32_t i = 0; makes_qps && !sp->rdma_cm && i < sp->qps_per_thread; i++)
         if ((st = make_qp(s, side, th, &th->conns[i])) != QPB_OK)
             return st;
     return QPB_OK;
@@ -414,22 +425,23 @@ static void side_destroy(qpb_session *s, qpb_vside *side)
             v->dereg_mr(side->srqs[i].mr);
         free(side->srqs[i].buf);
     }
+    /* a connection owns its CQ with cq_mode per_qp (else it borrows its thread's or the side's);
+     * destroyed after the SRQs: an XRC SRQ holds its CQ */
+    for (uint32_t i = 0; sp->cq_mode == QPB_CQ_PER_QP && side->conns != NULL && i < vb->plan.qps; i++)
+        if (side->conns[i].cq != NULL)
+            v->destroy_cq(side->conns[i].cq);
     for (uint32_t t = 0; side->threads != NULL && t < sp->threads; t++) {
-        qpb_vthread *th = &side->threads[t];
-        bool owner = sp->qp_sharing != QPB_QPS_SHARED || t == 0; /* of its conns' CQs and MRs */
-        for (uint32_t i = 0; owner && th->conns != NULL && i < sp->qps_per_thread; i++) {
-            if (th->qp_mrs != NULL && th->qp_mrs[i] != NULL)
+        qpb_vthread *th = &side->threads[t]; /* frees what it made: see make_thread */
+        for (uint32_t i = 0; th->qp_mrs != NULL && i < sp->qps_per_thread; i++)
+            if (th->qp_mrs[i] != NULL)
                 v->dereg_mr(th->qp_mrs[i]);
-            if (sp->cq_mode == QPB_CQ_PER_QP && th->conns[i].cq != NULL)
-                v->destroy_cq(th->conns[i].cq);
-        }
         if (th->mr != NULL)
             v->dereg_mr(th->mr);
         if (th->cq != NULL)
             v->destroy_cq(th->cq);
         if (th->channel != NULL)
             v->destroy_comp_channel(th->channel);
-        if (owner && th->pd != NULL && th->pd != vb->pd)
+        if (th->pd != NULL && th->pd != vb->pd) /* a parent domain */
             v->dealloc_pd(th->pd);
         if (th->td != NULL)
             ibv_dealloc_td(th->td);
