@@ -260,6 +260,107 @@ const qpb_json_field *qpb_json_get(const qpb_json_object *o, const char *key)
     return NULL;
 }
 
+/* ---- path lookup in any document ---- */
+
+#define MAX_DEPTH 32
+
+/* Reads one value (any JSON) at r->p. When path is not NULL the value lies on the way to the target:
+ * "" means it is the target (a string, number or boolean is copied into out and *found set), else the
+ * object member named by path's first segment is followed. Everything else is only checked. */
+static bool walk(reader *r, const char *path, qpb_json_field *out, bool *found, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return fail(r, "nested deeper than 32 levels");
+    skip_ws(r);
+    bool target = path != NULL && *path == '\0';
+    char c = *r->p;
+    if (c == '{' || c == '[') {
+        bool object = c == '{';
+        r->p++;
+        skip_ws(r);
+        if (*r->p == (object ? '}' : ']')) {
+            r->p++;
+            return true;
+        }
+        for (;;) {
+            const char *child = NULL;
+            if (object) {
+                char key[QPB_JSON_MAX_KEY];
+                bool long_key;
+                skip_ws(r);
+                if (!read_string(r, key, sizeof key, "key string expected", &long_key))
+                    return false;
+                size_t seg = path != NULL ? strcspn(path, ".") : 0;
+                if (path != NULL && !target && !*found && !long_key && strlen(key) == seg &&
+                    strncmp(key, path, seg) == 0) {
+                    child = path + seg + (path[seg] == '.');
+                    snprintf(out->key, sizeof out->key, "%s", key);
+                }
+                skip_ws(r);
+                if (*r->p != ':')
+                    return fail(r, "':' expected");
+                r->p++;
+            }
+            if (!walk(r, child, out, found, depth + 1))
+                return false;
+            skip_ws(r);
+            if (*r->p == ',') {
+                r->p++;
+                continue;
+            }
+            if (*r->p == (object ? '}' : ']')) {
+                r->p++;
+                return true;
+            }
+            return fail(r, object ? "',' or '}' expected" : "',' or ']' expected");
+        }
+    }
+    qpb_json_field scratch;
+    qpb_json_field *f = target ? out : &scratch;
+    if (c == '"') {
+        f->type = QPB_JSON_STRING;
+        f->raw = r->p + 1;
+        if (!read_string(r, f->str, sizeof f->str, "string expected", &f->long_str))
+            return false;
+        f->raw_len = (size_t)(r->p - 1 - f->raw);
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        if (!read_number(r, f))
+            return false;
+    } else if (read_literal(r, "true")) {
+        f->type = QPB_JSON_BOOL;
+        f->b = true;
+    } else if (read_literal(r, "false")) {
+        f->type = QPB_JSON_BOOL;
+        f->b = false;
+    } else if (read_literal(r, "null")) {
+        return true; /* found stays false: null names nothing */
+    } else {
+        return fail(r, "value expected");
+    }
+    if (target)
+        *found = true;
+    return true;
+}
+
+int qpb_json_find(const char *text, const char *path, qpb_json_field *out, char *err, size_t err_len)
+{
+    memset(out, 0, sizeof(*out));
+    if (text == NULL || path == NULL) {
+        snprintf(err, err_len, "invalid JSON: NULL %s", text == NULL ? "text" : "path");
+        return -1;
+    }
+    reader r = {text, text, err, err_len};
+    bool found = false;
+    if (!walk(&r, path, out, &found, 0))
+        return -1;
+    skip_ws(&r);
+    if (*r.p != '\0') {
+        fail(&r, "trailing characters after the document");
+        return -1;
+    }
+    return found ? 1 : 0;
+}
+
 /* ---- builder ---- */
 
 static void put(qpb_jw *w, const char *s, size_t n)

@@ -1,7 +1,8 @@
 /*
  * qpb_json.h — just enough JSON for the engine: a strict reader of one flat
  * object whose values are strings, numbers or booleans (specs and endpoint
- * blobs), and a builder that writes into a caller's buffer (summaries).
+ * blobs), a lookup of one value by path in any document (the CLI reading a
+ * summary), and a builder that writes into a caller's buffer (summaries).
  */
 #ifndef QPB_JSON_H
 #define QPB_JSON_H
@@ -41,6 +42,14 @@ typedef struct qpb_json_object {
  * long as text does. */
 bool qpb_json_parse_flat(const char *text, qpb_json_object *out, char *err, size_t err_len);
 const qpb_json_field *qpb_json_get(const qpb_json_object *o, const char *key);
+
+/* Finds the value at path in text, one JSON document of any shape (objects, arrays, strings,
+ * numbers, true, false, null), read as strictly as qpb_json_parse_flat reads its objects. path is
+ * object keys joined by '.', e.g. "cycle_ns.p99" ("" is the document itself); arrays are checked
+ * but not entered. Returns 1 and fills out when path
+ * names a string, number or boolean; 0 when it names nothing, null, an object or an array; -1 when
+ * text is not JSON or nests deeper than 32 levels (err says where and why). */
+int qpb_json_find(const char *text, const char *path, qpb_json_field *out, char *err, size_t err_len);
 
 /* Builder: appends into buf; once the buffer is too small it keeps counting
  * so the caller learns the size it needs (like snprintf). */

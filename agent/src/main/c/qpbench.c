@@ -22,28 +22,9 @@
 #include <unistd.h>
 
 #include "qpb.h"
-#include "qpb_json.h"
+#include "qpbench.h"
 
-#define MAX_SIZES 64
 #define LINE "---------------------------------------------------------------------------------------\n"
-#define MEGA_BYTE 1048576.0 /* perftest's MB: 0x100000 bytes */
-#define GIGA_BIT 125000000.0 /* perftest's Gb: 1e9 bits in bytes */
-
-typedef struct options {
-    uint64_t sizes[MAX_SIZES];
-    int n_sizes;
-    uint64_t iterations, warmup;
-    double duration_s;
-    unsigned qps, threads, depth, port, interval_ms;
-    int verify, server, gbits;
-    double rate;     /* --rate_limit in rate_unit, per thread; 0 = unpaced */
-    char rate_unit;  /* 'M' MiB/s, 'g' Gb/s, 'p' messages/s (perftest's --rate_units) */
-    const char *json_path, *provider, *bind, *host;
-    /* verbs */
-    const char *device, *op, *transport, *srq, *cq_mode, *mr_mode, *lock_model, *qp_sharing;
-    int ib_port, gid_index, events, rdma_cm;
-    unsigned rx_depth, inline_size, signal_every, post_list, mtu;
-} options;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -273,67 +254,6 @@ static void parse_args(int argc, char **argv, options *o)
         die("port must be in 1..65535");
 }
 
-static void spec_for(const options *o, uint64_t size, const char *role, char *buf, size_t len)
-{
-    const char *bind = o->bind ? o->bind : strcmp(role, "server") == 0 ? "0.0.0.0" : "127.0.0.1";
-    int n = snprintf(buf, len,
-             "{\"provider\":\"%s\",\"role\":\"%s\",\"threads\":%u,\"qps_per_thread\":%u,\"msg_size\":%llu,"
-             "\"iterations\":%llu,\"duration_ms\":%llu,\"warmup_cycles\":%llu,\"tx_depth\":%u,\"verify\":%s,"
-             "\"bind\":\"%s\",\"interval_ms\":%u", /* 0 without --interval: the summary only */
-             o->provider, role, o->threads, o->qps, (unsigned long long)size,
-             (unsigned long long)(o->duration_s > 0 ? 1 : o->iterations),
-             (unsigned long long)(o->duration_s * 1000.0), (unsigned long long)o->warmup, o->depth,
-             o->verify ? "true" : "false", bind, o->interval_ms);
-    if (strcmp(o->provider, "verbs") == 0)
-        n += snprintf(buf + n, len - (size_t)n,
-                      ",\"op\":\"%s\",\"device\":\"%s\",\"ib_port\":%d,\"gid_index\":%d,\"transport\":\"%s\","
-                      "\"srq\":\"%s\",\"inline_size\":%u,\"signal_every\":%u,\"post_list\":%u,\"rx_depth\":%u,"
-                      "\"mr_mode\":\"%s\",\"polling\":\"%s\",\"lock_model\":\"%s\",\"mtu\":%u,"
-                      "\"rdma_cm\":%s,\"qp_sharing\":\"%s\"",
-                      o->op, o->device, o->ib_port, o->gid_index, o->transport, o->srq, o->inline_size,
-                      o->signal_every, o->post_list, o->rx_depth, o->mr_mode,
-                      o->events ? "event" : "busy", o->lock_model, o->mtu, o->rdma_cm ? "true" : "false",
-                      o->qp_sharing);
-    bool verbs = strcmp(o->provider, "verbs") == 0;
-    if (verbs && o->cq_mode != NULL) /* else the engine's default for the run */
-        n += snprintf(buf + n, len - (size_t)n, ",\"cq_mode\":\"%s\"", o->cq_mode);
-    if (!verbs && strcmp(o->op, "send") != 0)
-        n += snprintf(buf + n, len - (size_t)n, ",\"op\":\"%s\"", o->op);
-    if (o->rate > 0) { /* the engine paces cycles (one message per QP) per second per thread */
-        double bytes_per_cycle = (double)size * o->qps;
-        double cycles = o->rate_unit == 'p' ? o->rate / o->qps
-                        : o->rate_unit == 'M' ? o->rate * MEGA_BYTE / bytes_per_cycle
-                                              : o->rate * GIGA_BIT / bytes_per_cycle;
-        if (cycles > 1e9)
-            die("--rate_limit %g%s at %llu B x %u QPs is %.3g cycles/s per thread, more than the engine paces "
-                "(1e9)", o->rate, o->rate_unit == 'p' ? " messages/s" : o->rate_unit == 'M' ? " MiB/s" : " Gb/s",
-                (unsigned long long)size, o->qps, cycles);
-        n += snprintf(buf + n, len - (size_t)n, ",\"rate_limit\":%llu",
-                      (unsigned long long)(cycles < 1.0 ? 1.0 : cycles + 0.5));
-    }
-    snprintf(buf + n, len - (size_t)n, "}");
-}
-
-/* The string value of key in a summary ("" when absent). */
-static const char *str_of(const char *json, const char *key, char *out, size_t len)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":\"", key);
-    const char *p = strstr(json, pat);
-    out[0] = '\0';
-    if (p != NULL) {
-        p += strlen(pat);
-        size_t n = 0;
-        while (p[n] && p[n] != '"' && n + 1 < len)
-            n++;
-        memcpy(out, p, n);
-        out[n] = '\0';
-    }
-    return out;
-}
-
-static double num_after(const char *json, const char *anchor, const char *key);
-
 /* perftest's header, once the first run said what it ran on. */
 static void print_header(const options *o, const char *role, const char *sum)
 {
@@ -353,14 +273,14 @@ static void print_header(const options *o, const char *role, const char *sum)
         snprintf(t, sizeof t, "%s", o->transport);
         for (char *p = t; *p; p++)
             *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
-        printf(" Device          : %s\n", str_of(sum, "device", v, sizeof v));
+        printf(" Device          : %s\n", qpbench_str(sum, "device", v, sizeof v));
         printf(" Connection type : %-8s Using SRQ              : %s\n", t, strcmp(o->srq, "none") ? o->srq : "OFF");
         printf(" RX depth        : %-8u CQ Moderation          : %u\n", o->rx_depth, o->signal_every);
         printf(" Post List       : %-8u Max inline data        : %u[B]\n", o->post_list, o->inline_size);
-        printf(" Mtu             : %.0f[B]\n", num_after(sum, NULL, "path_mtu"));
-        printf(" Link type       : %s\n", str_of(sum, "link_layer", v, sizeof v));
-        printf(" GID index       : %.0f\n", num_after(sum, NULL, "gid_index"));
-        printf(" CQ mode         : %-8s Polling                : %s\n", str_of(sum, "cq_mode", v, sizeof v),
+        printf(" Mtu             : %.0f[B]\n", qpbench_num(sum, "path_mtu"));
+        printf(" Link type       : %s\n", qpbench_str(sum, "link_layer", v, sizeof v));
+        printf(" GID index       : %.0f\n", qpbench_num(sum, "gid_index"));
+        printf(" CQ mode         : %-8s Polling                : %s\n", qpbench_str(sum, "cq_mode", v, sizeof v),
                o->events ? "event" : "busy");
         printf(" QP sharing      : %s\n", o->qp_sharing);
         printf(" Lock model      : %-8s rdma_cm QPs            : %s\n", o->lock_model, o->rdma_cm ? "ON" : "OFF");
@@ -377,36 +297,27 @@ static void print_header(const options *o, const char *role, const char *sum)
     fflush(stdout);
 }
 
-/* The nested "cycle_ns" value of key after the first occurrence of key. */
-static double num_after(const char *json, const char *anchor, const char *key)
-{
-    const char *p = anchor ? strstr(json, anchor) : json;
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    p = p ? strstr(p, pat) : NULL;
-    return p ? strtod(p + strlen(pat), NULL) : 0.0;
-}
-
 static void print_result(const options *o, const char *sum)
 {
     double unit = o->gbits ? GIGA_BIT : MEGA_BYTE;
+    char v[64];
     printf(" %-7llu    %-10llu       %-7.2lf            %-7.2lf\t\t   %-7.6lf\n",
-           (unsigned long long)num_after(sum, NULL, "msg_size"), (unsigned long long)num_after(sum, NULL, "iterations"),
-           num_after(sum, NULL, "bw_peak_bps") / unit, num_after(sum, NULL, "bw_avg_bps") / unit,
-           num_after(sum, NULL, "msg_rate") / 1e6);
-    if (strstr(sum, "\"side\":\"receiver\"") != NULL) {
+           (unsigned long long)qpbench_num(sum, "msg_size"), (unsigned long long)qpbench_num(sum, "iterations"),
+           qpbench_num(sum, "bw_peak_bps") / unit, qpbench_num(sum, "bw_avg_bps") / unit,
+           qpbench_num(sum, "msg_rate") / 1e6);
+    if (strcmp(qpbench_str(sum, "side", v, sizeof v), "receiver") == 0) {
         printf(" received %.0f bytes, %.0f messages, %.0f errors (receiver side: no cycle times)\n",
-               num_after(sum, NULL, "bytes"), num_after(sum, NULL, "messages"), num_after(sum, NULL, "errors"));
+               qpbench_num(sum, "bytes"), qpbench_num(sum, "messages"), qpbench_num(sum, "errors"));
     } else {
-        const char *c = "\"cycle_ns\":";
         printf(" cycle[usec]: min %.2f median %.2f avg %.2f stdev %.2f p99 %.2f p99.9 %.2f max %.2f"
                "  errors %.0f dropped %.0f\n",
-               num_after(sum, c, "min") / 1e3, num_after(sum, c, "median") / 1e3, num_after(sum, c, "avg") / 1e3,
-               num_after(sum, c, "stdev") / 1e3, num_after(sum, c, "p99") / 1e3, num_after(sum, c, "p999") / 1e3,
-               num_after(sum, c, "max") / 1e3, num_after(sum, NULL, "errors"), num_after(sum, NULL, "dropped"));
-        if (strstr(sum, "\"provider\":\"verbs\"") != NULL)
+               qpbench_num(sum, "cycle_ns.min") / 1e3, qpbench_num(sum, "cycle_ns.median") / 1e3,
+               qpbench_num(sum, "cycle_ns.avg") / 1e3, qpbench_num(sum, "cycle_ns.stdev") / 1e3,
+               qpbench_num(sum, "cycle_ns.p99") / 1e3, qpbench_num(sum, "cycle_ns.p999") / 1e3,
+               qpbench_num(sum, "cycle_ns.max") / 1e3, qpbench_num(sum, "errors"), qpbench_num(sum, "dropped"));
+        if (strcmp(qpbench_str(sum, "provider", v, sizeof v), "verbs") == 0)
             printf(" window full: %.1f %% of the time (tx depth %.0f in flight, waiting for a completion)\n",
-                   100.0 * num_after(sum, NULL, "window_full_share"), num_after(sum, NULL, "tx_depth"));
+                   100.0 * qpbench_num(sum, "window_full_share"), qpbench_num(sum, "tx_depth"));
     }
     fflush(stdout);
 }
@@ -574,9 +485,12 @@ static char *endpoint_of(qpb_session *s)
 static void run_size(const options *o, uint64_t size, int ctl, char *sum, uint32_t sum_len)
 {
     const char *role = o->server ? "server" : o->host ? "client" : "loopback";
-    char spec[2048], err[2048];
-    spec_for(o, size, role, spec, sizeof spec);
+    char err[2048];
+    char *spec = qpbench_spec(o, size, role, err, sizeof err);
+    if (spec == NULL)
+        die("%s", err);
     qpb_session *s = qpb_session_create(spec, err, sizeof err);
+    free(spec);
     if (s == NULL)
         die("%s", err);
     if (ctl >= 0) {
@@ -595,6 +509,8 @@ static void run_size(const options *o, uint64_t size, int ctl, char *sum, uint32
     check(s, qpb_start(s), "start");
     run_to_end(o, s);
     check(s, qpb_summary(s, sum, sum_len), "summary");
+    if (!qpbench_summary_ok(sum, err, sizeof err))
+        die("summary: %s", err);
     if (ctl >= 0) {
         /* Lockstep: neither side starts the next size before both ended. */
         if (o->server)

@@ -99,7 +99,11 @@ static fake *make_fake(bool with_srq)
     atomic_init(&vb->receivers_left, 1);
     atomic_init(&vb->fin, 0);
 
-    f->conn = (qpb_vconn){.qp = &f->qp, .cq = &f->cq, .qpn = f->qp.qp_num, .buf = f->buf, .lkey = 3};
+    f->conn.qp = &f->qp; /* index 0 of thread 0; its counters start at 0 (calloc) */
+    f->conn.cq = &f->cq;
+    f->conn.qpn = f->qp.qp_num;
+    f->conn.buf = f->buf;
+    f->conn.lkey = 3;
     f->th = (qpb_vthread){.pd = NULL, .cq = &f->cq, .conns = &f->conn};
     f->rx = (qpb_vside){.threads = &f->th, .conns = &f->conn};
     if (with_srq) {

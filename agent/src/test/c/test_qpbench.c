@@ -1,0 +1,151 @@
+/*
+ * test_qpbench.c — the CLI's JSON (qpbench_json.c) under the sanitizers: the
+ * spec it builds from its options, however long or odd their strings, and
+ * the summary it reads back through the engine's parser (qpb_json_find).
+ */
+#include "qpb.h"
+#include "qpb_json.h"
+#include "qpb_test.h"
+#include "qpbench.h"
+
+/* qpbench's defaults (parse_args) for one run. */
+static options defaults(const char *provider)
+{
+    return (options){.iterations = 20, .qps = 1, .threads = 1, .depth = 16, .port = 18515, .provider = provider,
+                     .device = "", .op = "send", .transport = "rc", .srq = "none", .mr_mode = "per_thread",
+                     .lock_model = "shared", .qp_sharing = "per_thread", .ib_port = 1, .gid_index = -1,
+                     .rx_depth = 512, .signal_every = 1, .post_list = 1, .rate_unit = 'g'};
+}
+
+static void long_device_is_escaped_and_refused(void)
+{
+    enum { LEN = 5000 };
+    static const char piece[] = "ab\"c\\"; /* a quote and a backslash in every 5 characters */
+    char *device = malloc(LEN + 1);
+    for (int i = 0; i < LEN; i++)
+        device[i] = piece[i % 5];
+    device[LEN] = '\0';
+    options o = defaults("verbs");
+    o.device = device;
+    char why[256] = "";
+    char *spec = qpbench_spec(&o, 65536, "loopback", why, sizeof why);
+    CHECKF(spec != NULL, "%s", why);
+    if (spec != NULL) {
+        qpb_json_object *obj = malloc(sizeof(*obj));
+        char err[256] = "";
+        CHECKF(qpb_json_parse_flat(spec, obj, err, sizeof err), "the spec is not JSON: %s", err);
+        const qpb_json_field *f = qpb_json_get(obj, "device");
+        CHECK(f != NULL && f->type == QPB_JSON_STRING && f->long_str);
+        CHECKF(f != NULL && f->raw_len == (size_t)(LEN + 2 * (LEN / 5)), "raw_len %zu", f ? f->raw_len : 0); /* \" and \\ */
+        CHECK(qpb_json_get(obj, "transport") != NULL); /* the keys after it are intact */
+        free(obj);
+        qpb_session *s = qpb_session_create(spec, err, sizeof err);
+        CHECK(s == NULL);
+        CHECKF(strstr(err, "device must be a device name") != NULL, "err: %s", err);
+        qpb_session_destroy(s);
+    }
+    free(spec);
+    free(device);
+}
+
+static void odd_strings_round_trip(void)
+{
+    options o = defaults("verbs");
+    o.device = "x\"y\\z\n";
+    o.bind = "127.0.0.1\"";
+    char why[256] = "", err[256] = "";
+    char *spec = qpbench_spec(&o, 4096, "client", why, sizeof why);
+    CHECKF(spec != NULL, "%s", why);
+    qpb_json_field f;
+    CHECK(qpb_json_find(spec, "device", &f, err, sizeof err) == 1 && strcmp(f.str, o.device) == 0);
+    CHECK(qpb_json_find(spec, "bind", &f, err, sizeof err) == 1 && strcmp(f.str, o.bind) == 0);
+    CHECK(qpb_json_find(spec, "msg_size", &f, err, sizeof err) == 1 && f.is_int && f.i64 == 4096);
+    CHECK(qpb_json_find(spec, "gid_index", &f, err, sizeof err) == 1 && f.is_int && f.i64 == -1);
+    free(spec);
+}
+
+static void too_fast_a_rate_is_refused_with_the_reason(void)
+{
+    options o = defaults("tcp");
+    o.rate = 1e6; /* Gb/s at 1 byte per cycle */
+    char why[256] = "";
+    char *spec = qpbench_spec(&o, 1, "loopback", why, sizeof why);
+    CHECK(spec == NULL);
+    CHECKF(strstr(why, "more than the engine paces") != NULL, "why: %s", why);
+    free(spec);
+}
+
+static void summary_values_are_found_by_path(void)
+{
+    const char *sum = "{\"provider\":\"tcp\",\"side\":\"sender\",\"msg_size\":4096,\"error\":null,"
+                      "\"per_thread\":[{\"cycle_ns\":{\"p99\":999}},[1,2,{\"a\":true}]],"
+                      "\"cycle_ns\":{\"min\":12,\"p99\":250.5,\"max\":-3},\"clock\":{\"source\":\"CLOCK_MONOTONIC_RAW\"}}";
+    char v[64], why[160];
+    CHECK(qpbench_summary_ok(sum, why, sizeof why));
+    CHECK(qpbench_num(sum, "msg_size") == 4096);
+    CHECK(qpbench_num(sum, "cycle_ns.p99") == 250.5); /* the run's, not the thread's (arrays are not entered) */
+    CHECK(qpbench_num(sum, "cycle_ns.max") == -3);
+    CHECK(qpbench_num(sum, "per_thread.cycle_ns.p99") == 0);
+    CHECK(qpbench_num(sum, "missing") == 0 && qpbench_num(sum, "cycle_ns.missing") == 0);
+    CHECK(strcmp(qpbench_str(sum, "side", v, sizeof v), "sender") == 0);
+    CHECK(strcmp(qpbench_str(sum, "clock.source", v, sizeof v), "CLOCK_MONOTONIC_RAW") == 0);
+    CHECK(strcmp(qpbench_str(sum, "error", v, sizeof v), "") == 0); /* null */
+    qpb_json_field f;
+    CHECK(qpb_json_find(sum, "cycle_ns", &f, why, sizeof why) == 0); /* an object is not a value */
+    CHECK(qpb_json_find("[1,2]", "", &f, why, sizeof why) == 0);
+    CHECK(qpb_json_find("\"x\"", "", &f, why, sizeof why) == 1 && strcmp(f.str, "x") == 0);
+}
+
+static void broken_summaries_are_reported(void)
+{
+    const char *bad[] = {"{\"a\":1", "{\"a\":1}x", "{\"a\":[1,]}", "{\"a\":nul}", "{a:1}", "", NULL};
+    char why[160];
+    for (int i = 0; bad[i] != NULL; i++) {
+        why[0] = '\0';
+        CHECKF(!qpbench_summary_ok(bad[i], why, sizeof why), "accepted %s", bad[i]);
+        CHECKF(strstr(why, "invalid JSON") != NULL, "%s: %s", bad[i], why);
+    }
+    char deep[200] = "";
+    for (int i = 0; i < 40; i++)
+        strcat(deep, "[");
+    for (int i = 0; i < 40; i++)
+        strcat(deep, "]");
+    CHECK(!qpbench_summary_ok(deep, why, sizeof why) && strstr(why, "deeper") != NULL);
+}
+
+/* The CLI's whole path on the tcp provider: its spec, the engine's run, its reading of the summary. */
+static void a_loopback_run_from_the_cli_spec_reads_back(void)
+{
+    options o = defaults("tcp");
+    char why[2048] = "";
+    char *spec = qpbench_spec(&o, 1024, "loopback", why, sizeof why);
+    CHECKF(spec != NULL, "%s", why);
+    qpb_session *s = spec != NULL ? qpb_session_create(spec, why, sizeof why) : NULL;
+    CHECKF(s != NULL, "%s", why);
+    free(spec);
+    if (s == NULL)
+        return;
+    CHECK(qpb_start(s) == QPB_OK);
+    CHECK(qpb_wait(s, -1) == QPB_OK);
+    char *sum = malloc(64 * 1024);
+    CHECK(qpb_summary(s, sum, 64 * 1024) == QPB_OK);
+    CHECK(qpbench_summary_ok(sum, why, sizeof why));
+    CHECK(qpbench_num(sum, "msg_size") == 1024);
+    CHECK(qpbench_num(sum, "cycles") == 20);
+    CHECK(qpbench_num(sum, "bytes") == 20 * 1024);
+    CHECK(qpbench_num(sum, "cycle_ns.min") > 0 && qpbench_num(sum, "cycle_ns.max") >= qpbench_num(sum, "cycle_ns.min"));
+    char v[16];
+    CHECK(strcmp(qpbench_str(sum, "provider", v, sizeof v), "tcp") == 0);
+    free(sum);
+    qpb_session_destroy(s);
+}
+
+const qpb_test_case qpb_qpbench_tests[] = {
+    {"qpbench escapes a 5000-character --ib-dev and the engine refuses it", long_device_is_escaped_and_refused},
+    {"qpbench spec strings round-trip through the engine's parser", odd_strings_round_trip},
+    {"qpbench refuses a rate the engine cannot pace, with the reason", too_fast_a_rate_is_refused_with_the_reason},
+    {"qpbench finds summary values by path", summary_values_are_found_by_path},
+    {"qpbench reports a broken summary", broken_summaries_are_reported},
+    {"qpbench loopback run from its spec reads its summary back", a_loopback_run_from_the_cli_spec_reads_back},
+    {NULL, NULL},
+};
