@@ -166,6 +166,20 @@ typedef struct qpb_session qpb_session;
  */
 qpb_session *qpb_session_create(const char *spec_json, char *err, uint32_t err_len);
 
+/*
+ * Checks a spec as qpb_session_create would, without creating anything and
+ * without a device: the same table and the same rules between keys (the
+ * session's own parse goes through this check). out receives a JSON array of
+ * every violation, each naming the spec key the rule is about, in the words
+ * qpb_session_create would use:
+ *   [{"field":"post_list","message":"post_list 300 > tx_depth 128 (...)"}]
+ * and [] for a spec the engine accepts. Limits of one device (qpb_check.c)
+ * are not checked here. Returns QPB_OK (accepted), QPB_EINVAL or
+ * QPB_EUNSUPPORTED (refused: out lists why), or QPB_ENOSPC when out is too
+ * small for the list (call again with a larger one).
+ */
+int32_t qpb_spec_check(const char *spec_json, char *out, uint32_t out_len);
+
 /* Endpoint blob of this side, JSON (for tcp: {"provider":"tcp","host":..,"port":..,
  * "threads":..,"qps_per_thread":..}; for verbs also the QP numbers, PSNs, GID
  * or LID and memory keys, see qpb_verbs_oob.c). Server/loopback listen here.

@@ -1,7 +1,9 @@
 /*
  * qpb_spec.c — the run spec: defaults, parsing, and validation that lists
  * every violation at once (a user fixing a matrix wants all of them, not one
- * per round trip), each with the key's name and its limit.
+ * per round trip), each with the key's name and its limit. This is the one
+ * definition of what a run may be: the session parses its spec here, and the
+ * controller asks the same checks through qpb_spec_check at submit time.
  *
  * Two kinds of violation: EINVAL for a spec that no engine could run (a bad
  * value, op read over UD), EUNSUPPORTED for one that this provider cannot run
@@ -11,6 +13,7 @@
 #include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "qpb_internal.h"
@@ -27,33 +30,35 @@ const char *const QPB_QP_SHARING_NAMES[] = {"per_thread", "shared", NULL};
 static const char *const PROVIDER_NAMES[] = {"tcp", "verbs", NULL};
 static const char *const ROLE_NAMES[] = {"loopback", "client", "server", NULL};
 
+/* A spec breaks at most one rule per key it holds, plus the rules between
+ * keys: this many leave room for every one of them. */
+#define MAX_VIOLATIONS 96
+#define VIOLATION_LEN 320
+
+typedef struct violation {
+    char field[QPB_JSON_MAX_KEY]; /* the spec key the rule is about */
+    char message[VIOLATION_LEN];
+} violation;
+
 typedef struct violations {
-    char *buf;
-    uint32_t cap;
-    uint32_t len;
-    uint32_t count;
+    violation list[MAX_VIOLATIONS];
+    uint32_t count;        /* every violation, also any past the list */
     bool unsupported_only; /* every violation so far is "not supported" */
 } violations;
 
-static void add(violations *v, bool unsupported, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void add(violations *v, bool unsupported, const char *fmt, ...)
+static void add(violations *v, const char *field, bool unsupported, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add(violations *v, const char *field, bool unsupported, const char *fmt, ...)
 {
     v->unsupported_only = (v->count == 0 || v->unsupported_only) && unsupported;
-    v->count++;
-    if (v->cap == 0)
+    if (v->count++ >= MAX_VIOLATIONS)
         return;
-    if (v->len > 0 && v->len + 2 < v->cap) {
-        memcpy(v->buf + v->len, "; ", 3);
-        v->len += 2;
-    }
-    if (v->len >= v->cap - 1)
-        return;
+    violation *at = &v->list[v->count - 1];
+    snprintf(at->field, sizeof at->field, "%s", field);
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(v->buf + v->len, v->cap - v->len, fmt, ap);
+    vsnprintf(at->message, sizeof at->message, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        v->len = v->len + (uint32_t)n < v->cap ? v->len + (uint32_t)n : v->cap - 1;
 }
 
 const char *qpb_role_name(qpb_role role)
@@ -187,14 +192,14 @@ static void check_string(const qpb_json_field *f, const key_def *k, qpb_spec *s,
                  c == '.';
         }
         if (!ok)
-            add(v, false, "device must be a device name like \"mlx5_0\" or \"rxe0\" (got \"%.64s\")", f->str);
+            add(v, "device", false, "device must be a device name like \"mlx5_0\" or \"rxe0\" (got \"%.64s\")", f->str);
         else
             snprintf(s->device, sizeof s->device, "%s", f->str);
         return;
     }
     struct in_addr a;
     if (f->long_str || strlen(f->str) >= sizeof s->bind || inet_pton(AF_INET, f->str, &a) != 1)
-        add(v, false, "bind must be an IPv4 address like \"127.0.0.1\" (got \"%.64s\")", f->str);
+        add(v, "bind", false, "bind must be an IPv4 address like \"127.0.0.1\" (got \"%.64s\")", f->str);
     else
         snprintf(s->bind, sizeof s->bind, "%s", f->str);
     s->bind_given = true;
@@ -204,19 +209,19 @@ static void check_field(const qpb_json_field *f, qpb_spec *s, violations *v)
 {
     const key_def *k = find_key(f->key);
     if (k == NULL) {
-        add(v, false, "unknown key \"%s\"", f->key);
+        add(v, f->key, false, "unknown key \"%s\"", f->key);
         return;
     }
     switch (k->kind) {
     case K_BOOL:
         if (f->type != QPB_JSON_BOOL)
-            add(v, false, "%s must be true or false", k->name);
+            add(v, k->name, false, "%s must be true or false", k->name);
         else
             store(s, k, f->b);
         return;
     case K_STRING:
         if (f->type != QPB_JSON_STRING)
-            add(v, false, "%s must be a string", k->name);
+            add(v, k->name, false, "%s must be a string", k->name);
         else
             check_string(f, k, s, v);
         return;
@@ -230,17 +235,17 @@ static void check_field(const qpb_json_field *f, qpb_spec *s, violations *v)
         char names[160];
         choices_text(k->choices, names, sizeof names);
         if (f->type != QPB_JSON_STRING)
-            add(v, false, "%s must be %s", k->name, names);
+            add(v, k->name, false, "%s must be %s", k->name, names);
         else
-            add(v, false, "%s must be %s (got \"%.64s\")", k->name, names, f->str);
+            add(v, k->name, false, "%s must be %s (got \"%.64s\")", k->name, names, f->str);
         return;
     }
     case K_UINT:
     case K_INT:
         if (f->type != QPB_JSON_NUMBER || !f->is_int)
-            add(v, false, "%s must be an integer in %lld..%lld", k->name, (long long)k->min, (long long)k->max);
+            add(v, k->name, false, "%s must be an integer in %lld..%lld", k->name, (long long)k->min, (long long)k->max);
         else if (f->i64 < k->min || f->i64 > k->max)
-            add(v, false, "%s must be in %lld..%lld (got %lld)", k->name, (long long)k->min, (long long)k->max,
+            add(v, k->name, false, "%s must be in %lld..%lld (got %lld)", k->name, (long long)k->min, (long long)k->max,
                 (long long)f->i64);
         else
             store(s, k, f->i64);
@@ -252,14 +257,14 @@ static void check_field(const qpb_json_field *f, qpb_spec *s, violations *v)
 static void check_statistics(const qpb_json_object *o, qpb_spec *s, violations *v)
 {
     if (s->interval_ms != 0 && s->interval_ms < QPB_MIN_INTERVAL_MS)
-        add(v, false, "interval_ms must be 0 (the summary only) or in %u..%u (got %u)", QPB_MIN_INTERVAL_MS,
+        add(v, "interval_ms", false, "interval_ms must be 0 (the summary only) or in %u..%u (got %u)", QPB_MIN_INTERVAL_MS,
             QPB_MAX_INTERVAL_MS, s->interval_ms);
     if (s->interval_ring & (s->interval_ring - 1))
-        add(v, false, "interval_ring must be a power of two (got %u)", s->interval_ring);
+        add(v, "interval_ring", false, "interval_ring must be a power of two (got %u)", s->interval_ring);
     if (qpb_json_get(o, "trace_first") == NULL && qpb_json_get(o, "trace_every") != NULL)
         s->trace_first = QPB_MAX_TRACE / s->threads; /* every K-th cycle, up to the run's bound */
     if ((uint64_t)s->trace_first * s->threads > QPB_MAX_TRACE)
-        add(v, false, "trace_first %u x threads %u = %llu trace records > %u per run", s->trace_first, s->threads,
+        add(v, "trace_first", false, "trace_first %u x threads %u = %llu trace records > %u per run", s->trace_first, s->threads,
             (unsigned long long)s->trace_first * s->threads, QPB_MAX_TRACE);
 }
 
@@ -268,96 +273,150 @@ static void check_combinations(const qpb_json_object *o, qpb_spec *s, violations
 {
     if (s->provider_kind == QPB_PROVIDER_TCP) {
         if (s->op_kind != QPB_OP_SEND)
-            add(v, true, "op \"%s\" is not supported by provider tcp (only \"send\")", QPB_OP_NAMES[s->op_kind]);
+            add(v, "op", true, "op \"%s\" is not supported by provider tcp (only \"send\")", QPB_OP_NAMES[s->op_kind]);
         for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
             const key_def *k = &KEYS[i];
             bool set = qpb_json_get(o, k->name) != NULL;
             bool changed = k->kind == K_STRING ? strcmp(s->device, DEFAULTS.device) != 0
                                                : load(s, k) != load(&DEFAULTS, k);
             if (k->verbs_only && set && changed)
-                add(v, true, "%s applies to provider verbs only", k->name);
+                add(v, k->name, true, "%s applies to provider verbs only", k->name);
         }
         return;
     }
     if (qpb_json_get(o, "tcp_nodelay") != NULL)
-        add(v, false, "tcp_nodelay applies to provider tcp only");
+        add(v, "tcp_nodelay", false, "tcp_nodelay applies to provider tcp only");
     const char *tr = QPB_TRANSPORT_NAMES[s->transport], *op = QPB_OP_NAMES[s->op_kind];
     if (s->op_kind == QPB_OP_READ && (s->transport == QPB_TR_UC || s->transport == QPB_TR_UD))
-        add(v, false, "op read: transport %s has no RDMA read (use rc or xrc)", tr);
+        add(v, "op", false, "op read: transport %s has no RDMA read (use rc or xrc)", tr);
     if (s->op_kind == QPB_OP_WRITE && s->transport == QPB_TR_UD)
-        add(v, false, "op write: transport ud has no RDMA write (use rc, uc or xrc)");
+        add(v, "op", false, "op write: transport ud has no RDMA write (use rc, uc or xrc)");
     if (s->transport == QPB_TR_UD && s->msg_size > 4096)
-        add(v, false, "transport ud: message %llu B > 4096 B, the largest path MTU (a UD message is one packet)",
+        add(v, "transport", false, "transport ud: message %llu B > 4096 B, the largest path MTU (a UD message is one packet)",
             (unsigned long long)s->msg_size);
     if (s->transport == QPB_TR_UD && s->mtu > 0 && s->msg_size > s->mtu)
-        add(v, false, "transport ud: message %llu B > mtu %u B", (unsigned long long)s->msg_size, s->mtu);
+        add(v, "transport", false, "transport ud: message %llu B > mtu %u B", (unsigned long long)s->msg_size, s->mtu);
     if (s->srq != QPB_SRQ_NONE && s->op_kind != QPB_OP_SEND)
-        add(v, false, "srq %s: only op send consumes receive requests (got op %s)", QPB_SRQ_NAMES[s->srq], op);
+        add(v, "srq", false, "srq %s: only op send consumes receive requests (got op %s)", QPB_SRQ_NAMES[s->srq], op);
     if (s->transport == QPB_TR_XRC && s->srq == QPB_SRQ_NONE && s->op_kind == QPB_OP_SEND)
         s->srq = QPB_SRQ_PER_THREAD; /* XRC receives only through an XRC SRQ */
     if (s->op_kind == QPB_OP_READ && s->inline_size > 0)
-        add(v, false, "op read: inline_size applies to send and write only");
+        add(v, "inline_size", false, "op read: inline_size applies to send and write only");
     if (s->signal_every > s->tx_depth)
-        add(v, false, "signal_every %u > tx_depth %u (the send queue would fill with unsignaled requests)",
+        add(v, "signal_every", false, "signal_every %u > tx_depth %u (the send queue would fill with unsignaled requests)",
             s->signal_every, s->tx_depth);
     if (s->post_list > s->tx_depth)
-        add(v, false, "post_list %u > tx_depth %u (one post would not fit in the send queue)", s->post_list,
+        add(v, "post_list", false, "post_list %u > tx_depth %u (one post would not fit in the send queue)", s->post_list,
             s->tx_depth);
     if (s->qp_sharing == QPB_QPS_SHARED) {
         /* Every thread posts to the same QPs: their completions arrive on one CQ per QP (or one for all)
          * and are told apart by thread, one request each. */
         if (s->op_kind == QPB_OP_SEND)
-            add(v, false, "qp_sharing shared: only one-sided ops (write, read); a shared QP's receives could not "
+            add(v, "qp_sharing", false, "qp_sharing shared: only one-sided ops (write, read); a shared QP's receives could not "
                           "be told apart by thread");
         if (s->transport != QPB_TR_RC && s->transport != QPB_TR_UC)
-            add(v, false, "qp_sharing shared: transport %s (rc or uc only)", tr);
+            add(v, "qp_sharing", false, "qp_sharing shared: transport %s (rc or uc only)", tr);
         if (s->signal_every != 1)
-            add(v, false, "qp_sharing shared needs signal_every 1 (one completion would cover other threads' "
+            add(v, "qp_sharing", false, "qp_sharing shared needs signal_every 1 (one completion would cover other threads' "
                           "requests)");
         if (s->lock_model == QPB_LOCK_THREAD_DOMAIN)
-            add(v, false, "qp_sharing shared: a thread domain's QPs belong to one thread (use lock_model shared)");
+            add(v, "qp_sharing", false, "qp_sharing shared: a thread domain's QPs belong to one thread (use lock_model shared)");
         if (s->polling == QPB_POLL_EVENT)
-            add(v, false, "qp_sharing shared: polling event is not supported (use busy)");
+            add(v, "qp_sharing", false, "qp_sharing shared: polling event is not supported (use busy)");
         if (qpb_json_get(o, "cq_mode") == NULL)
             s->cq_mode = QPB_CQ_SHARED; /* a shared QP has one send CQ for all its threads */
         else if (s->cq_mode == QPB_CQ_PER_THREAD)
-            add(v, false, "qp_sharing shared: cq_mode per_thread: a shared QP has one CQ for all threads (use "
+            add(v, "qp_sharing", false, "qp_sharing shared: cq_mode per_thread: a shared QP has one CQ for all threads (use "
                           "per_qp or shared)");
     }
     if (s->rdma_cm && s->transport != QPB_TR_RC)
-        add(v, false, "rdma_cm: transport %s is not connected through rdma_cm here (rc only, as on iWARP)", tr);
+        add(v, "rdma_cm", false, "rdma_cm: transport %s is not connected through rdma_cm here (rc only, as on iWARP)", tr);
     if (s->mtu != 0 && s->mtu != 256 && s->mtu != 512 && s->mtu != 1024 && s->mtu != 2048 && s->mtu != 4096)
-        add(v, false, "mtu must be 0 (the port's active MTU), 256, 512, 1024, 2048 or 4096 (got %u)", s->mtu);
+        add(v, "mtu", false, "mtu must be 0 (the port's active MTU), 256, 512, 1024, 2048 or 4096 (got %u)", s->mtu);
 }
 
-qpb_status qpb_spec_parse(const char *json, qpb_spec *s, char *err, uint32_t err_len)
+/* Every check of a spec, in one place: the session's parse and
+ * qpb_spec_check both come through here. */
+static qpb_status validate(const char *json, qpb_spec *s, violations *v)
 {
-    violations v = {err, err_len, 0, 0, true};
-    if (err_len > 0)
-        err[0] = '\0';
     *s = DEFAULTS;
+    v->count = 0;
+    v->unsupported_only = true;
 
     qpb_json_object o;
     char perr[160];
     if (!qpb_json_parse_flat(json, &o, perr, sizeof perr)) {
-        add(&v, false, "spec: %s", perr);
+        add(v, "spec", false, "spec: %s", perr);
         return QPB_EINVAL;
     }
     for (uint32_t i = 0; i < o.n; i++)
-        check_field(&o.fields[i], s, &v);
+        check_field(&o.fields[i], s, v);
     if (qpb_json_get(&o, "provider") == NULL)
-        add(&v, false, "provider is required (\"tcp\" or \"verbs\")");
+        add(v, "provider", false, "provider is required (\"tcp\" or \"verbs\")");
     if (qpb_json_get(&o, "msg_size") == NULL)
-        add(&v, false, "msg_size is required (1..%llu bytes)", (unsigned long long)QPB_MAX_MSG_SIZE);
+        add(v, "msg_size", false, "msg_size is required (1..%llu bytes)", (unsigned long long)QPB_MAX_MSG_SIZE);
     if (s->iterations == 0 && s->duration_ms == 0 && qpb_json_get(&o, "iterations") != NULL)
-        add(&v, false, "iterations must be > 0 unless duration_ms is set");
+        add(v, "iterations", false, "iterations must be > 0 unless duration_ms is set");
     if (s->ring_capacity & (s->ring_capacity - 1))
-        add(&v, false, "ring_capacity must be a power of two (got %u)", s->ring_capacity);
-    check_statistics(&o, s, &v);
-    check_combinations(&o, s, &v);
+        add(v, "ring_capacity", false, "ring_capacity must be a power of two (got %u)", s->ring_capacity);
+    check_statistics(&o, s, v);
+    check_combinations(&o, s, v);
     snprintf(s->provider, sizeof s->provider, "%s", PROVIDER_NAMES[s->provider_kind]);
     snprintf(s->op, sizeof s->op, "%s", QPB_OP_NAMES[s->op_kind]);
-    if (v.count == 0)
+    if (v->count == 0)
         return QPB_OK;
-    return v.unsupported_only ? QPB_EUNSUPPORTED : QPB_EINVAL;
+    return v->unsupported_only ? QPB_EUNSUPPORTED : QPB_EINVAL;
+}
+
+qpb_status qpb_spec_parse(const char *json, qpb_spec *s, char *err, uint32_t err_len)
+{
+    violations *v = malloc(sizeof *v);
+    if (v == NULL) {
+        if (err_len > 0)
+            snprintf(err, err_len, "out of memory checking the spec");
+        return QPB_ESYS;
+    }
+    qpb_status st = validate(json, s, v);
+    /* the violations' messages joined by "; ", cut short where err ends */
+    size_t len = 0;
+    if (err_len > 0)
+        err[0] = '\0';
+    uint32_t listed = v->count < MAX_VIOLATIONS ? v->count : MAX_VIOLATIONS;
+    for (uint32_t i = 0; i < listed && len + 1 < err_len; i++) {
+        int n = snprintf(err + len, err_len - len, "%s%s", i == 0 ? "" : "; ", v->list[i].message);
+        len = n < 0 ? len : len + (size_t)n < err_len ? len + (size_t)n : err_len - 1;
+    }
+    free(v);
+    return st;
+}
+
+QPB_EXPORT int32_t qpb_spec_check(const char *spec_json, char *out, uint32_t out_len)
+{
+    if (out == NULL || out_len == 0)
+        return QPB_EINVAL;
+    violations *v = malloc(sizeof *v);
+    qpb_spec *s = malloc(sizeof *s);
+    if (v == NULL || s == NULL) {
+        free(v);
+        free(s);
+        snprintf(out, out_len, "[{\"field\":\"spec\",\"message\":\"out of memory checking the spec\"}]");
+        return QPB_ESYS;
+    }
+    qpb_status st = validate(spec_json, s, v);
+    uint32_t listed = v->count < MAX_VIOLATIONS ? v->count : MAX_VIOLATIONS;
+    qpb_jw w;
+    qpb_jw_init(&w, out, out_len);
+    qpb_jw_arr_begin(&w);
+    for (uint32_t i = 0; i < listed; i++) {
+        qpb_jw_obj_begin(&w);
+        qpb_jw_key(&w, "field");
+        qpb_jw_str(&w, v->list[i].field);
+        qpb_jw_key(&w, "message");
+        qpb_jw_str(&w, v->list[i].message);
+        qpb_jw_obj_end(&w);
+    }
+    qpb_jw_arr_end(&w);
+    free(v);
+    free(s);
+    return qpb_jw_ok(&w) ? st : QPB_ENOSPC;
 }

@@ -178,6 +178,74 @@ static void tcp_refuses_verbs_knobs_but_accepts_their_defaults(void)
            "%s", err);
 }
 
+static void check_names_the_field_of_every_violation(void)
+{
+    char out[8192];
+    /* the four refusals the controller once let through, and a bad value, in one spec */
+    const char *j = "{\"provider\":\"verbs\",\"msg_size\":64,\"op\":\"write\",\"srq\":\"per_thread\",\"post_list\":300,"
+                    "\"qp_sharing\":\"shared\",\"transport\":\"ud\",\"polling\":\"event\",\"threads\":0}";
+    CHECK(qpb_spec_check(j, out, sizeof out) == QPB_EINVAL);
+    const char *want[] = {
+        "{\"field\":\"threads\",\"message\":\"threads must be in 1..1024 (got 0)\"}",
+        "{\"field\":\"post_list\",\"message\":\"post_list 300 > tx_depth 128 (one post would not fit in the send "
+        "queue)\"}",
+        "{\"field\":\"srq\",\"message\":\"srq per_thread: only op send consumes receive requests (got op write)\"}",
+        "{\"field\":\"qp_sharing\",\"message\":\"qp_sharing shared: transport ud (rc or uc only)\"}",
+        "{\"field\":\"qp_sharing\",\"message\":\"qp_sharing shared: polling event is not supported (use busy)\"}",
+        "{\"field\":\"op\",\"message\":\"op write: transport ud has no RDMA write (use rc, uc or xrc)\"}",
+    };
+    CHECKF(out[0] == '[' && out[strlen(out) - 1] == ']', "%s", out);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECKF(strstr(out, want[i]) != NULL, "missing %s in: %s", want[i], out);
+    /* unknown keys are named by themselves; tcp's refusals are "unsupported" */
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"bogus\":1}", out, sizeof out) == QPB_EINVAL);
+    CHECKF(!strcmp(out, "[{\"field\":\"bogus\",\"message\":\"unknown key \\\"bogus\\\"\"}]"), "%s", out);
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"transport\":\"uc\"}", out, sizeof out) ==
+          QPB_EUNSUPPORTED);
+    CHECKF(strstr(out, "{\"field\":\"transport\",\"message\":\"transport applies to provider verbs only\"}"), "%s",
+           out);
+    CHECK(qpb_spec_check("{\"provider\":", out, sizeof out) == QPB_EINVAL);
+    CHECKF(!strncmp(out, "[{\"field\":\"spec\",\"message\":\"spec: ", 34), "%s", out);
+}
+
+static void check_accepts_what_a_session_accepts(void)
+{
+    char out[64];
+    CHECK(qpb_spec_check("{\"provider\":\"verbs\",\"msg_size\":4096,\"op\":\"write\",\"qp_sharing\":\"shared\"}", out,
+                         sizeof out) == QPB_OK);
+    CHECKF(!strcmp(out, "[]"), "%s", out);
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"threads\":2}", out, sizeof out) == QPB_OK);
+    qpb_session *s = qpb_session_create("{\"provider\":\"tcp\",\"msg_size\":64,\"threads\":2}", NULL, 0);
+    CHECK(s != NULL);
+    qpb_session_destroy(s);
+    /* too small for the list: the caller learns to grow it */
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":0}", out, 8) == QPB_ENOSPC);
+    CHECK(qpb_spec_check("{}", NULL, 0) == QPB_EINVAL);
+}
+
+/* The session refuses with the very messages the check lists: one code path. */
+static void check_and_session_create_say_the_same(void)
+{
+    const char *specs[] = {
+        "{\"provider\":\"verbs\",\"msg_size\":64,\"op\":\"read\",\"srq\":\"shared\",\"post_list\":200}",
+        "{\"provider\":\"tcp\",\"msg_size\":64,\"cq_mode\":\"shared\",\"interval_ms\":5,\"ring_capacity\":1000}",
+        "{\"provider\":\"verbs\",\"msg_size\":64,\"qp_sharing\":\"shared\",\"op\":\"write\",\"transport\":\"xrc\"}",
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        char out[8192], err[4096], joined[4096] = "";
+        CHECK(qpb_spec_check(specs[i], out, sizeof out) != QPB_OK);
+        CHECK(qpb_session_create(specs[i], err, sizeof err) == NULL);
+        /* join the check's messages as the session does */
+        size_t n = 0;
+        for (const char *p = strstr(out, "\"message\":\""); p != NULL; p = strstr(p, "\"message\":\"")) {
+            p += strlen("\"message\":\"");
+            const char *end = strstr(p, "\"}");
+            n += (size_t)snprintf(joined + n, sizeof joined - n, "%s%.*s", n ? "; " : "", (int)(end - p), p);
+        }
+        CHECKF(!strcmp(joined, err), "check: %s\n    create: %s", joined, err);
+    }
+}
+
 static void json_keeps_long_strings_raw(void)
 {
     static char text[4096];
@@ -284,6 +352,9 @@ const qpb_test_case qpb_spec_tests[] = {
     {"spec parses the verbs knobs", parses_verbs_knobs},
     {"spec rejects combinations no device can run", rejects_combinations_no_device_can_run},
     {"spec: tcp refuses verbs knobs but accepts their defaults", tcp_refuses_verbs_knobs_but_accepts_their_defaults},
+    {"spec check names the field of every violation", check_names_the_field_of_every_violation},
+    {"spec check accepts what a session accepts", check_accepts_what_a_session_accepts},
+    {"spec check and session create say the same", check_and_session_create_say_the_same},
     {"json keeps long strings raw", json_keeps_long_strings_raw},
     {"json reader is strict", json_reader_is_strict},
     {"json builder escapes and measures", json_builder_escapes_and_measures},

@@ -7,7 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
 import jnr.ffi.LibraryLoader;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Loads libqpbench.so once per process. The library ships in the agent jar
@@ -19,6 +24,7 @@ public final class Engine {
     public static final String LIBRARY_PROPERTY = "qplab.engine.library";
     private static final String EXTRACT_PREFIX = "qplab-engine-";
     private static final String RESOURCE = "/native/linux-x86_64/libqpbench.so";
+    private static final ObjectMapper JSON = JsonMapper.builder().build();
 
     private static final class Holder {
         static final QpbLibrary LIBRARY;
@@ -76,6 +82,41 @@ public final class Engine {
      */
     public static String devices() {
         return readString((buf, len) -> library().qpb_devices(buf, len), "qpb_devices", null);
+    }
+
+    /**
+     * Every rule of the engine's spec table and of its rules between keys that the spec breaks (empty: a
+     * session would take it), without creating anything: qpb_spec_check, the same checks qpb_session_create
+     * makes before it touches a device. Fast (a few microseconds) but native: not on an event loop.
+     */
+    public static List<SpecViolation> checkSpec(String specJson) {
+        QpbLibrary lib = library();
+        for (int len = 16 * 1024; len <= 16 * 1024 * 1024; len *= 4) {
+            byte[] out = new byte[len];
+            int status = lib.qpb_spec_check(specJson, out, len);
+            if (status == QpbLibrary.QPB_OK) {
+                return List.of();
+            }
+            if (status == QpbLibrary.QPB_EINVAL || status == QpbLibrary.QPB_EUNSUPPORTED) {
+                List<SpecViolation> violations = new ArrayList<>();
+                for (JsonNode v : JSON.readTree(text(out))) {
+                    violations.add(new SpecViolation(v.get("field").stringValue(), v.get("message").stringValue()));
+                }
+                return List.copyOf(violations);
+            }
+            if (status != QpbLibrary.QPB_ENOSPC) {
+                throw new EngineException("qpb_spec_check", status, text(out));
+            }
+        }
+        throw new EngineException("qpb_spec_check", QpbLibrary.QPB_ENOSPC, "violations larger than 16 MiB");
+    }
+
+    private static String text(byte[] buf) {
+        int end = 0;
+        while (end < buf.length && buf[end] != 0) {
+            end++;
+        }
+        return new String(buf, 0, end, StandardCharsets.UTF_8);
     }
 
     /** The C side's view of qpb_sample's layout, for the binding's layout test. */

@@ -7,10 +7,14 @@ import jnr.ffi.annotations.Out;
 public interface QpbLibrary {
 
     int QPB_OK = 0;
+    int QPB_EINVAL = 1;
+    int QPB_EUNSUPPORTED = 2;
     int QPB_ETIMEOUT = 5;
     int QPB_ENOSPC = 6;
 
     Pointer qpb_session_create(String specJson, @Out byte[] err, int errLen);
+
+    int qpb_spec_check(String specJson, @Out byte[] out, int outLen);
 
     int qpb_local_endpoint(Pointer session, @Out byte[] buf, int bufLen);
 

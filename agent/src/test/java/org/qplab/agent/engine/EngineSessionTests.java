@@ -129,6 +129,22 @@ class EngineSessionTests {
     }
 
     @Test
+    void checkSpecListsEveryViolationByFieldInTheWordsOfSessionCreate() {
+        String spec = "{\"provider\":\"verbs\",\"msg_size\":64,\"op\":\"write\",\"srq\":\"shared\","
+                + "\"post_list\":256,\"tx_depth\":64,\"threads\":0}";
+
+        List<SpecViolation> violations = Engine.checkSpec(spec);
+
+        assertThat(violations).containsExactlyInAnyOrder(
+                new SpecViolation("threads", "threads must be in 1..1024 (got 0)"),
+                new SpecViolation("srq", "srq shared: only op send consumes receive requests (got op write)"),
+                new SpecViolation("post_list", "post_list 256 > tx_depth 64 (one post would not fit in the send queue)"));
+        assertThatThrownBy(() -> EngineSession.create(spec)).hasMessageContaining(violations.get(0).message())
+                .hasMessageContaining(violations.get(1).message()).hasMessageContaining(violations.get(2).message());
+        assertThat(Engine.checkSpec("{\"provider\":\"tcp\",\"msg_size\":64}")).isEmpty();
+    }
+
+    @Test
     void stopEndsADurationRunEarly() {
         try (EngineSession session = EngineSession.create(
                 "{\"provider\":\"tcp\",\"msg_size\":64,\"duration_ms\":60000}")) {
