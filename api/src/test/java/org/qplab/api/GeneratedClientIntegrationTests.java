@@ -149,7 +149,8 @@ class GeneratedClientIntegrationTests {
         BadRequestError error = json.readValue(refused.getResponseBody(), BadRequestError.class);
         assertThat(error.getError()).isEqualTo("invalid matrix");
         assertThat(error.getViolations()).containsExactlyInAnyOrder(
-                new Violation().field("base.interval_ms").message("must be between 10 and 60000, got 5"),
+                new Violation().field("base.interval_ms")
+                        .message("interval_ms must be 0 (the summary only) or in 10..60000 (got 5)"),
                 new Violation().field("repeats").message("must be an integer between 1 and 1000, got 0"));
         assertThat(api.listExperiments(null, "generated-client-invalid")).isEmpty();
     }

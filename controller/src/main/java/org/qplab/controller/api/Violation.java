@@ -10,5 +10,5 @@ public record Violation(
                 example = "dimensions.msg_size[2]")
         String field,
         @Schema(description = "What is wrong there.", requiredMode = Schema.RequiredMode.REQUIRED,
-                example = "must be between 1 and 1073741824, got 0")
+                example = "msg_size must be in 1..1073741824 (got 0)")
         String message) {}

@@ -53,6 +53,9 @@ class ExperimentController {
     private final Scheduler scheduler;
     private final MatrixReader reader;
     private final MatrixExpander expander;
+    /** Expanding a matrix asks the native engine about each point: off the event loop, a few at a time. */
+    private static final reactor.core.scheduler.Scheduler MATRIX_CHECKS =
+            reactor.core.scheduler.Schedulers.newBoundedElastic(4, 64, "matrix-check", 60, true);
     private final AgentRegistry agents;
     private final Quotas quotas;
     private final TransactionTemplate tx;
@@ -91,6 +94,7 @@ class ExperimentController {
                                             @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType,
                                             java.security.Principal who) {
         return Mono.fromCallable(() -> expander.expand(reader.read(body == null ? new byte[0] : body, mediaType(contentType))))
+                .subscribeOn(MATRIX_CHECKS)
                 .flatMap(matrix -> jdbc.call(() -> tx.execute(status -> {
                     quotas.admit(who.getName(), matrix.runs().size());
                     return experiments.find(experiments.create(matrix, who.getName())).orElseThrow();
@@ -138,6 +142,7 @@ class ExperimentController {
                                @Parameter(hidden = true)
                                @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType) {
         return Mono.fromCallable(() -> expander.expand(reader.read(body == null ? new byte[0] : body, mediaType(contentType))))
+                .subscribeOn(MATRIX_CHECKS)
                 .map(MatrixCheck::of);
     }
 

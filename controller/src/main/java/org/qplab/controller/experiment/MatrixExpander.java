@@ -13,8 +13,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * Validates a matrix tree and expands it into runs. Every violation is collected before anything
- * is expanded, so one 400 lists them all.
+ * Validates a matrix tree and expands it into runs. Every violation of the matrix's form (keys,
+ * types, hosts, counts) is collected before anything is expanded, so one 400 lists them all; then
+ * every distinct expanded point goes through the engine's own spec check ({@link SpecCheck}): the
+ * parameters' limits and the rules between them are the engine's, listed the same way, in its words.
  *
  * <pre>
  * name: quickstart
@@ -51,10 +53,12 @@ public final class MatrixExpander {
 
     private final ObjectMapper json;
     private final long maxRuns;
+    private final SpecCheck specs;
 
     public MatrixExpander(ObjectMapper json, long maxRuns) {
         this.json = json;
         this.maxRuns = maxRuns;
+        this.specs = new SpecCheck(json);
     }
 
     public Matrix expand(JsonNode root) {
@@ -77,13 +81,6 @@ public final class MatrixExpander {
         List<Map<String, Condition>> excludes = excludes(root.get("exclude"), violations);
         Long seed = order(root.get("order"), violations);
 
-        Set<String> present = new LinkedHashSet<>(base.keySet());
-        present.addAll(dimensions.keySet());
-        zips.values().forEach(positions -> positions.forEach(p -> present.addAll(p.keySet())));
-        if (!present.contains(Parameter.MSG_SIZE.key()) && !hasViolationAt(violations, "msg_size")) {
-            violations.add(new Violation("msg_size", "is required, in base or dimensions"));
-        }
-
         BigInteger total = BigInteger.valueOf(repeats).multiply(BigInteger.valueOf(hosts.size()));
         for (List<Object> values : dimensions.values()) {
             total = total.multiply(BigInteger.valueOf(Math.max(1, values.size())));
@@ -95,11 +92,11 @@ public final class MatrixExpander {
             violations.add(new Violation("dimensions", "the matrix expands to " + String.format("%,d", total)
                     + " runs; the limit is " + String.format("%,d", maxRuns)
                     + " (qplab.experiments.max-runs): split it into several experiments"));
-        }
-        if (!violations.isEmpty()) {
             throw new InvalidMatrixException(violations);
         }
 
+        // Expanded even when the matrix has violations, from its valid values: the engine's verdict on the
+        // points then comes in the same 400 as the matrix's own problems.
         List<Map<String, Object>> points = crossProduct(base, dimensions, zips);
         for (Map<String, Object> point : points) {
             if ("verbs".equals(point.get(Parameter.PROVIDER.key()))) {
@@ -108,11 +105,16 @@ public final class MatrixExpander {
         }
         int all = points.size();
         points.removeIf(point -> excludes.stream().anyMatch(rule -> matches(rule, point)));
-        if (points.isEmpty()) {
+        if (points.isEmpty() && violations.isEmpty()) {
             throw new InvalidMatrixException(List.of(new Violation("exclude", "leaves out all " + all
                     + " points of the matrix: nothing would run")));
         }
-        checkPoints(points, violations);
+        checkConnections(points, violations);
+        if (violations.stream().noneMatch(v -> v.field().startsWith("exclude"))) {
+            // a key whose value the matrix already got wrong is not checked again with the engine's default
+            List<Violation> matrixOwn = List.copyOf(violations);
+            specs.check(points, base, dimensions, zips, key -> hasViolationAt(matrixOwn, key), violations);
+        }
         if (!violations.isEmpty()) {
             throw new InvalidMatrixException(violations);
         }
@@ -286,12 +288,10 @@ public final class MatrixExpander {
                 violations.add(new Violation(field, "is empty: list at least one value"));
                 continue;
             }
+            // an invalid value stays as null, so that every value keeps its index (crossProduct skips it)
             List<Object> parsed = new ArrayList<>();
             for (int i = 0; i < values.size(); i++) {
-                Object value = parameter.get().parse(values.get(i), field + "[" + i + "]", violations);
-                if (value != null) {
-                    parsed.add(value);
-                }
+                parsed.add(parameter.get().parse(values.get(i), field + "[" + i + "]", violations));
             }
             dimensions.put(key, parsed);
         }
@@ -520,7 +520,8 @@ public final class MatrixExpander {
     }
 
     private static boolean hasViolationAt(List<Violation> violations, String key) {
-        return violations.stream().anyMatch(v -> v.field().endsWith("." + key) || v.field().contains("." + key + "["));
+        return violations.stream().anyMatch(v -> v.field().equals(key) || v.field().endsWith("." + key)
+                || v.field().contains("." + key + "["));
     }
 
     private static List<Map<String, Object>> crossProduct(Map<String, Object> base, Map<String, List<Object>> dimensions,
@@ -533,6 +534,9 @@ public final class MatrixExpander {
             List<Map<String, Object>> next = new ArrayList<>(points.size() * dimension.getValue().size());
             for (Map<String, Object> point : points) {
                 for (Object value : dimension.getValue()) {
+                    if (value == null) {
+                        continue;
+                    }
                     Map<String, Object> p = new LinkedHashMap<>(point);
                     p.put(dimension.getKey(), value);
                     next.add(p);
@@ -554,97 +558,25 @@ public final class MatrixExpander {
         return points;
     }
 
-    /** The largest path MTU any RDMA device has: a UD message must fit in one. */
-    static final long MAX_PATH_MTU = 4096;
-
     /**
-     * Limits that involve more than one parameter, checked on every expanded point. These hold
-     * on every device; a device's own limits (max_inline_data, XRC support, its path MTU) are
-     * checked by the engine against the device before anything is created.
+     * The controller's own limit on a point, which the engine cannot know: what one tcp run may open on a
+     * host. Every other rule on a point is the engine's (see {@link SpecCheck}).
      */
-    private static void checkPoints(List<Map<String, Object>> points, List<Violation> violations) {
+    private static void checkConnections(List<Map<String, Object>> points, List<Violation> violations) {
         Set<String> seen = new LinkedHashSet<>();
         for (Map<String, Object> point : points) {
-            for (String problem : pointProblems(point)) {
+            long threads = number(point, Parameter.THREADS, 1);
+            long qps = number(point, Parameter.QPS_PER_THREAD, 1);
+            BigInteger connections = BigInteger.valueOf(threads).multiply(BigInteger.valueOf(qps));
+            if ("tcp".equals(point.get(Parameter.PROVIDER.key())) && threads > 0 && qps > 0
+                    && connections.compareTo(BigInteger.valueOf(Parameter.MAX_CONNECTIONS_PER_RUN)) > 0) {
+                String problem = "threads " + threads + " x qps_per_thread " + qps + " = " + connections
+                        + " connections exceeds " + Parameter.MAX_CONNECTIONS_PER_RUN + " per tcp run";
                 if (seen.add(problem)) {
                     violations.add(new Violation("dimensions", problem));
                 }
             }
         }
-    }
-
-    private static List<String> pointProblems(Map<String, Object> point) {
-        List<String> problems = new ArrayList<>();
-        String provider = (String) point.get("provider");
-        String op = (String) point.get("op");
-        long threads = number(point, Parameter.THREADS, 1);
-        long qps = number(point, Parameter.QPS_PER_THREAD, 1);
-        long trace = number(point, Parameter.TRACE_FIRST, 0);
-        if (trace * threads > Parameter.MAX_TRACE_PER_RUN) {
-            problems.add("trace_first " + trace + " x threads " + threads + " = " + trace * threads
-                    + " trace records exceeds " + Parameter.MAX_TRACE_PER_RUN + " per run");
-        }
-        if ("tcp".equals(provider)) {
-            if (threads * qps > Parameter.MAX_CONNECTIONS_PER_RUN) {
-                problems.add("threads " + threads + " x qps_per_thread " + qps + " = " + threads * qps
-                        + " connections exceeds " + Parameter.MAX_CONNECTIONS_PER_RUN + " per tcp run");
-            }
-            if (!"send".equals(op)) {
-                problems.add("op " + op + " needs provider verbs (the tcp provider only sends)");
-            }
-            for (Parameter p : Parameter.values()) {
-                if (p.verbsOnly() && point.containsKey(p.key()) && !p.verbsDefault().equals(point.get(p.key()))) {
-                    problems.add(p.key() + " " + point.get(p.key()) + " applies to provider verbs only");
-                }
-            }
-            return problems;
-        }
-        if (point.containsKey(Parameter.TCP_NODELAY.key())) {
-            problems.add("tcp_nodelay applies to provider tcp only");
-        }
-        String transport = (String) point.getOrDefault("transport", "rc");
-        long size = number(point, Parameter.MSG_SIZE, 0);
-        if ("read".equals(op) && ("uc".equals(transport) || "ud".equals(transport))) {
-            problems.add("op read: transport " + transport + " has no RDMA read (use rc or xrc)");
-        }
-        if ("write".equals(op) && "ud".equals(transport)) {
-            problems.add("op write: transport ud has no RDMA write (use rc, uc or xrc)");
-        }
-        if ("ud".equals(transport) && size > MAX_PATH_MTU) {
-            problems.add("transport ud: message " + size + " B > the largest path MTU " + MAX_PATH_MTU
-                    + " B (a UD message is one packet)");
-        }
-        long mtu = number(point, Parameter.MTU, 0);
-        if ("ud".equals(transport) && mtu > 0 && size > mtu) {
-            problems.add("transport ud: message " + size + " B > mtu " + mtu + " B");
-        }
-        long signal = number(point, Parameter.SIGNAL_EVERY, 1);
-        if ("shared".equals(point.get(Parameter.QP_SHARING.key()))) {
-            if ("send".equals(op)) {
-                problems.add("qp_sharing shared: only one-sided ops (write, read); a shared QP's receives could not be "
-                        + "told apart by thread");
-            }
-            if (signal > 1) {
-                problems.add("qp_sharing shared needs signal_every 1 (one completion would cover other threads' requests)");
-            }
-            if ("thread_domain".equals(point.get(Parameter.LOCK_MODEL.key()))) {
-                problems.add("qp_sharing shared: a thread domain's QPs belong to one thread (use lock_model shared)");
-            }
-            if ("per_thread".equals(point.get(Parameter.CQ_MODE.key()))) {
-                problems.add("qp_sharing shared: cq_mode per_thread: a shared QP has one CQ for all threads (use per_qp or shared)");
-            }
-        }
-        if (Boolean.TRUE.equals(point.get(Parameter.RDMA_CM.key())) && !"rc".equals(transport)) {
-            problems.add("rdma_cm: transport " + transport + " is not connected through rdma_cm (rc only, as on iWARP)");
-        }
-        if ("read".equals(op) && number(point, Parameter.INLINE_SIZE, 0) > 0) {
-            problems.add("op read: inline_size applies to send and write only");
-        }
-        long depth = number(point, Parameter.TX_DEPTH, 128);
-        if (signal > depth) {
-            problems.add("signal_every " + signal + " > tx_depth " + depth + " (a send queue would fill unsignaled)");
-        }
-        return problems;
     }
 
     private static long number(Map<String, Object> point, Parameter p, long otherwise) {

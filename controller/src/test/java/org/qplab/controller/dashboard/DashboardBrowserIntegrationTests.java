@@ -202,7 +202,7 @@ class DashboardBrowserIntegrationTests extends BrowserTest {
         WebElement violations = waiting(Duration.ofSeconds(20))
                 .until(ExpectedConditions.visibilityOfElementLocated(By.id("violations")));
         assertThat(violations.getText()).contains("base.thread").contains("unknown parameter 'thread'")
-                .contains("dimensions.msg_size[0]").contains("must be between 1 and 1073741824");
+                .contains("dimensions.msg_size[0]").contains("msg_size must be in 1..1073741824 (got 0)");
         assertThat(browser.findElement(By.id("validation")).getText()).isEqualTo("✗ 2 problems: invalid matrix");
         screenshot("violations");
 

@@ -79,6 +79,26 @@ class ExperimentApiIntegrationTests extends ControllerIntegrationTest {
         assertThat(body.toString()).contains("10,000,000 runs");
     }
 
+    /** What the engine refuses and the controller once queued (201, then every run failed on its agent). */
+    @Test
+    void refusesWhatTheEngineWouldRefuseNamingTheFieldInTheEnginesWords() {
+        Map<String, Object> body = assertRejected(YAML,
+                "base: {provider: verbs, msg_size: 4K, tx_depth: 16, post_list: 32}", "base.post_list");
+        assertThat(body.toString()).contains("post_list 32 > tx_depth 16 (one post would not fit in the send queue)");
+
+        body = assertRejected(YAML, "base: {provider: verbs, msg_size: 4K, srq: per_thread}\n"
+                + "dimensions: {op: [send, write]}", "base.srq");
+        assertThat(body.toString()).contains("srq per_thread: only op send consumes receive requests (got op write)");
+
+        body = assertRejected(YAML, "base: {provider: verbs, msg_size: 64, op: write, qp_sharing: shared}\n"
+                + "dimensions: {transport: [rc, xrc]}", "base.qp_sharing");
+        assertThat(body.toString()).contains("qp_sharing shared: transport xrc (rc or uc only)");
+
+        body = assertRejected(YAML, "base: {provider: verbs, msg_size: 64, op: read, qp_sharing: shared}\n"
+                + "dimensions: {polling: [busy, event]}", "base.qp_sharing");
+        assertThat(body.toString()).contains("qp_sharing shared: polling event is not supported (use busy)");
+    }
+
     @Test
     void rejectsMalformedYaml() {
         Map<String, Object> body = assertRejected(YAML, "dimensions: {msg_size: [64, 128\n", "");

@@ -79,8 +79,12 @@ class MatrixExpanderTests {
                 "dimensions.provider[1]");
         assertThat(violations).filteredOn(v -> v.field().equals("base.thread")).first()
                 .extracting(Violation::message).asString().contains("unknown parameter 'thread'").contains("threads");
-        assertThat(violations).filteredOn(v -> v.field().equals("dimensions.msg_size[1]")).first()
-                .extracting(Violation::message).asString().contains("between 1 and 1073741824").contains("-1");
+        // the engine's words for its limits, at the index the matrix gave the value
+        assertThat(violations).contains(new Violation("dimensions.msg_size[1]", "msg_size must be in 1..1073741824 (got -1)"),
+                new Violation("dimensions.msg_size[2]", "msg_size must be in 1..1073741824 (got 0)"),
+                new Violation("base.iterations", "iterations must be > 0 unless duration_ms is set"));
+        assertThat(violations).filteredOn(v -> v.field().equals("dimensions.msg_size[3]")).first()
+                .extracting(Violation::message).asString().contains("must be a size in bytes");
         assertThat(violations).filteredOn(v -> v.field().equals("dimensions.qps_per_thread")).first()
                 .extracting(Violation::message).asString().contains("empty");
     }
@@ -108,12 +112,12 @@ class MatrixExpanderTests {
     void refusesAnIntervalOrATraceOutsideTheEnginesBoundsNamingThem() {
         assertThat(violationsOf("base: {msg_size: 64, interval_ms: 5, trace_first: 2000000, trace_every: 0}"))
                 .containsExactlyInAnyOrder(
-                        new Violation("base.interval_ms", "must be between 10 and 60000, got 5"),
-                        new Violation("base.trace_first", "must be between 0 and 1000000, got 2000000"),
-                        new Violation("base.trace_every", "must be between 1 and 1099511627776, got 0"));
+                        new Violation("base.interval_ms", "interval_ms must be 0 (the summary only) or in 10..60000 (got 5)"),
+                        new Violation("base.trace_first", "trace_first must be in 0..1000000 (got 2000000)"),
+                        new Violation("base.trace_every", "trace_every must be in 1..1099511627776 (got 0)"));
         assertThat(violationsOf("base: {msg_size: 64, trace_first: 300000}\ndimensions: {threads: [2, 4]}"))
-                .containsExactly(new Violation("dimensions",
-                        "trace_first 300000 x threads 4 = 1200000 trace records exceeds 1000000 per run"));
+                .containsExactly(new Violation("base.trace_first",
+                        "trace_first 300000 x threads 4 = 1200000 trace records > 1000000 per run"));
         assertThat(yaml("base: {msg_size: 64, interval_ms: 10, trace_first: 1000, trace_every: 100}").runs())
                 .singleElement().extracting(Matrix.RunPoint::params)
                 .satisfies(p -> assertThat(p).containsEntry("interval_ms", 10L).containsEntry("trace_first", 1000L)
@@ -123,7 +127,7 @@ class MatrixExpanderTests {
     @Test
     void requiresMessageSize() {
         assertThat(violationsOf("base: {threads: 2}")).containsExactly(
-                new Violation("msg_size", "is required, in base or dimensions"));
+                new Violation("base.msg_size", "msg_size is required (1..1073741824 bytes)"));
     }
 
     @Test
@@ -158,7 +162,7 @@ class MatrixExpanderTests {
     void verbsRunsNameTheirTransportAndTakeTheVerbsKnobs() {
         Matrix matrix = yaml("""
                 base: {provider: verbs, msg_size: 4K, srq: shared, inline_size: 0, mtu: 1024, polling: event}
-                dimensions: {op: [send, write, read]}
+                dimensions: {threads: [1, 2, 4]}
                 """);
         assertThat(matrix.runs()).hasSize(3).allSatisfy(r -> assertThat(r.params())
                 .containsEntry("transport", "rc").containsEntry("srq", "shared").containsEntry("mtu", 1024L)
@@ -173,12 +177,14 @@ class MatrixExpanderTests {
                   transport: [rc, uc, ud]
                   op: [send, write, read]
                 """);
-        assertThat(violations).extracting(Violation::message).containsExactlyInAnyOrder(
-                "op read: transport uc has no RDMA read (use rc or xrc)",
-                "op read: transport ud has no RDMA read (use rc or xrc)",
-                "op write: transport ud has no RDMA write (use rc, uc or xrc)",
-                "transport ud: message 8192 B > the largest path MTU 4096 B (a UD message is one packet)",
-                "signal_every 256 > tx_depth 64 (a send queue would fill unsignaled)");
+        assertThat(violations).containsExactlyInAnyOrder(
+                new Violation("dimensions.op[2]", "op read: transport uc has no RDMA read (use rc or xrc)"),
+                new Violation("dimensions.op[2]", "op read: transport ud has no RDMA read (use rc or xrc)"),
+                new Violation("dimensions.op[1]", "op write: transport ud has no RDMA write (use rc, uc or xrc)"),
+                new Violation("dimensions.transport[2]",
+                        "transport ud: message 8192 B > 4096 B, the largest path MTU (a UD message is one packet)"),
+                new Violation("base.signal_every",
+                        "signal_every 256 > tx_depth 64 (the send queue would fill with unsignaled requests)"));
     }
 
     @Test
@@ -200,8 +206,8 @@ class MatrixExpanderTests {
                 dimensions:
                   transport: [rc, uc]
                 """);
-        assertThat(violations).extracting(Violation::message).containsExactly(
-                "rdma_cm: transport uc is not connected through rdma_cm (rc only, as on iWARP)");
+        assertThat(violations).containsExactly(new Violation("base.rdma_cm",
+                "rdma_cm: transport uc is not connected through rdma_cm here (rc only, as on iWARP)"));
     }
 
     @Test
@@ -210,9 +216,9 @@ class MatrixExpanderTests {
                 base: {msg_size: 64, transport: ud, srq: none}
                 dimensions: {op: [send, write]}
                 """);
-        assertThat(violations).extracting(Violation::message).containsExactlyInAnyOrder(
-                "transport ud applies to provider verbs only",
-                "op write needs provider verbs (the tcp provider only sends)");
+        assertThat(violations).containsExactlyInAnyOrder(
+                new Violation("base.transport", "transport applies to provider verbs only"),
+                new Violation("dimensions.op[1]", "op \"write\" is not supported by provider tcp (only \"send\")"));
         assertThat(violationsOf("base: {provider: verbs, msg_size: 64, tcp_nodelay: false}"))
                 .extracting(Violation::message).containsExactly("tcp_nodelay applies to provider tcp only");
         assertThat(violationsOf("base: {provider: verbs, msg_size: 64, mtu: 1000, device: 'rxe0;rm'}"))
