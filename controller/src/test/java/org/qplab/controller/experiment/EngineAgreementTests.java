@@ -51,9 +51,9 @@ class EngineAgreementTests {
                 refused++;
             }
         }
-        // a generator that only ever produced one verdict would prove nothing
-        assertThat(accepted).as("accepted points").isGreaterThan(POINTS / 10);
-        assertThat(refused).as("refused points").isGreaterThan(POINTS / 10);
+        // a generator that only ever produced one verdict would prove nothing (seed 21: 415 accepted)
+        assertThat(accepted).as("accepted points").isGreaterThan(POINTS / 20);
+        assertThat(refused).as("refused points").isGreaterThan(POINTS / 20);
     }
 
     /** The one run the controller expands the point to, or null when it refuses the matrix. */
