@@ -559,12 +559,21 @@ public final class MatrixExpander {
     }
 
     /**
-     * The controller's own limit on a point, which the engine cannot know: what one tcp run may open on a
-     * host. Every other rule on a point is the engine's (see {@link SpecCheck}).
+     * The controller's own limits on a point, which the engine cannot know: what one tcp run may open on a
+     * host, and that its runs stream intervals (the engine's interval_ms 0, the summary only, is for qpbench:
+     * the controller stores intervals, checks them against the summary and draws every chart from them).
+     * Every other rule on a point is the engine's (see {@link SpecCheck}).
      */
     private static void checkConnections(List<Map<String, Object>> points, List<Violation> violations) {
         Set<String> seen = new LinkedHashSet<>();
         for (Map<String, Object> point : points) {
+            if (point.get(Parameter.INTERVAL_MS.key()) instanceof Number ms && ms.longValue() == 0) {
+                String problem = "interval_ms 0 (the summary only) is for qpbench: an experiment's runs stream "
+                        + "intervals, every chart and check is made from them; use 10..60000 (default 100)";
+                if (seen.add(problem)) {
+                    violations.add(new Violation("interval_ms", problem));
+                }
+            }
             long threads = number(point, Parameter.THREADS, 1);
             long qps = number(point, Parameter.QPS_PER_THREAD, 1);
             BigInteger connections = BigInteger.valueOf(threads).multiply(BigInteger.valueOf(qps));

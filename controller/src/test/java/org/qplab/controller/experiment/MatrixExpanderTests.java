@@ -109,6 +109,13 @@ class MatrixExpanderTests {
     }
 
     @Test
+    void refusesSummaryOnlyRunsWhichTheEngineAllowsButAnExperimentCannotStore() {
+        assertThat(violationsOf("base: {msg_size: 64, interval_ms: 0}")).containsExactly(new Violation("interval_ms",
+                "interval_ms 0 (the summary only) is for qpbench: an experiment's runs stream intervals, every chart "
+                        + "and check is made from them; use 10..60000 (default 100)"));
+    }
+
+    @Test
     void refusesAnIntervalOrATraceOutsideTheEnginesBoundsNamingThem() {
         assertThat(violationsOf("base: {msg_size: 64, interval_ms: 5, trace_first: 2000000, trace_every: 0}"))
                 .containsExactlyInAnyOrder(
