@@ -23,9 +23,14 @@ export function chartData(chart) {
   };
 }
 
+// The server's CSV rules (controller/.../api/Csv.java): numbers as they are; text that a spreadsheet would run
+// as a formula (= + - @, tab or CR first) gets a leading '; a comma, quote, CR or LF quotes the field.
 function csvField(value) {
-  const text = value === undefined || value === null ? '' : String(value);
-  return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  let text = value === undefined || value === null ? '' : String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) {
+    text = `'${text}`;
+  }
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** One row per point: series, x, y (headed by the axis titles), then min, max, n and any extra field. */
