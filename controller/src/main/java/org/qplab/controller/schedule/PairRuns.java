@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import org.qplab.controller.agent.AgentConnection;
 import org.qplab.controller.agent.AgentRegistry;
 import org.qplab.controller.ingest.RunOutcomes;
@@ -79,6 +80,8 @@ public class PairRuns {
 
     /** How long a run by iterations may run before it is stopped and failed (a duration run: its duration + collect). */
     private final Duration runTimeout;
+    /** The clock of the step deadlines (System::nanoTime; a test's own to pass a step's timeout without waiting it out). */
+    private final LongSupplier nanoTime;
 
     @Autowired
     public PairRuns(@Lazy AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, @Lazy Scheduler scheduler,
@@ -87,7 +90,13 @@ public class PairRuns {
     }
 
     PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, Scheduler scheduler, Duration runTimeout) {
+        this(registry, outcomes, queue, scheduler, runTimeout, System::nanoTime);
+    }
+
+    PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, Scheduler scheduler, Duration runTimeout,
+             LongSupplier nanoTime) {
         this.runTimeout = runTimeout;
+        this.nanoTime = nanoTime;
         this.registry = registry;
         this.outcomes = outcomes;
         this.queue = queue;
@@ -185,7 +194,7 @@ public class PairRuns {
      * missing side is no longer connected (its own summary cannot come; its partner's host is free at once).
      */
     void expire() {
-        long now = System.nanoTime();
+        long now = nanoTime.getAsLong();
         for (Pair pair : pairs.values()) {
             synchronized (pair) {
                 if (pair.step == Step.COLLECT && pair.clientEnded && !pair.serverEnded && pairs.containsKey(pair.runId)
@@ -361,8 +370,8 @@ public class PairRuns {
         };
     }
 
-    private static long deadline(Duration d) {
-        long t = System.nanoTime() + d.toNanos();
+    private long deadline(Duration d) {
+        long t = nanoTime.getAsLong() + d.toNanos();
         return t == 0 ? 1 : t;
     }
 

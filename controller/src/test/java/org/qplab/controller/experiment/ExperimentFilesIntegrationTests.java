@@ -11,9 +11,23 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.springframework.http.MediaType;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /** Every matrix file under experiments/ is one the controller accepts, and expands to the runs it says. */
 class ExperimentFilesIntegrationTests extends ControllerIntegrationTest {
+
+    /**
+     * The points of the files with excludes, counted by hand from the file (each experiment's README says what is
+     * left out and why): everything else is counted from the file itself ({@link #pointsWithoutExcludes}).
+     */
+    private static final Map<String, Integer> POINTS_AFTER_EXCLUDES = Map.of(
+            // 2 qp_sharing x 2 lock_model x 10 threads = 40, less shared + thread_domain at 10 threads
+            "2-qp-sharing-and-locks/matrix.yaml", 30,
+            // 3 transports x 3 ops x 4 sizes = 36, less UC read (4), UD write and read (8), UD send above 1K (2)
+            "4-bandwidth-vs-size/lab.yaml", 22,
+            // 3 x 3 x 23 sizes = 207, less UC read (23), UD write and read (46), UD send above 4K (11: 8K..8M)
+            "4-bandwidth-vs-size/matrix.yaml", 127);
 
     static final Path EXPERIMENTS = Path.of(System.getProperty("qplab.test.experiments", "../experiments")).toAbsolutePath();
 
@@ -33,8 +47,32 @@ class ExperimentFilesIntegrationTests extends ControllerIntegrationTest {
                     .exchange().expectBody(JSON_OBJECT).returnResult();
             Map<String, Object> check = result.getResponseBody();
             assertThat(result.getStatus().value()).as("%s: %s", EXPERIMENTS.relativize(file), check).isEqualTo(200);
-            assertThat(((Number) check.get("runs")).intValue()).as("runs of %s", file).isPositive();
+            String name = EXPERIMENTS.relativize(file).toString();
+            JsonNode matrix = new YAMLMapper().readTree(file.toFile());
+            int points = matrix.has("exclude") ? POINTS_AFTER_EXCLUDES.get(name) : pointsWithoutExcludes(matrix);
+            int repeats = matrix.has("repeats") ? matrix.get("repeats").asInt() : 1;
+            assertThat(check).as(name).containsEntry("points", points).containsEntry("runs", points * repeats);
         }
+        assertThat(POINTS_AFTER_EXCLUDES.keySet()).as("every file with excludes is under experiments/")
+                .allSatisfy(name -> assertThat(EXPERIMENTS.resolve(name)).exists());
+    }
+
+    /** Dimensions cross, a zip is one dimension (its lists' length), each host pair or loopback host runs them all. */
+    private static int pointsWithoutExcludes(JsonNode matrix) {
+        int points = 1;
+        for (JsonNode values : matrix.path("dimensions")) {
+            points *= values.size();
+        }
+        for (JsonNode zip : matrix.path("zips")) {
+            points *= zip.iterator().next().size();
+        }
+        JsonNode hosts = matrix.path("hosts");
+        if (hosts.has("pairs")) {
+            points *= hosts.get("pairs").size();
+        } else if (hosts.has("loopback")) {
+            points *= hosts.get("loopback").size();
+        }
+        return points;
     }
 
     @Test

@@ -11,12 +11,16 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.AgentProcess;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.OwnDatabase;
 import org.springframework.http.MediaType;
 
 /**
  * The health probes answer, and Prometheus scrapes of /actuator/prometheus see the queue, the agents
- * and the ingest move as an experiment is queued, run by a real agent and stored.
+ * and the ingest move as an experiment is queued, run by a real agent and stored. Its own controller and
+ * database: the counts are exact (no run another class left queued is run by this agent, no counter moved
+ * before).
  */
+@OwnDatabase
 class MetricsIntegrationTests extends ControllerIntegrationTest {
 
     @Test
@@ -29,18 +33,18 @@ class MetricsIntegrationTests extends ControllerIntegrationTest {
 
     @Test
     void scrapedCountersFollowTheQueueTheAgentsAndTheIngest() throws Exception {
-        // no agent of an earlier test is still connected: the queue stays put until ours comes
+        // a controller of its own: no agent is connected, nothing was ingested, the queue stays put until ours comes
         String before = awaitScrape(s -> metric(s, "qplab_agents_connected") == 0);
-        double samplesBefore = metric(before, "qplab_ingest_samples_total");
-        double intervalsBefore = metric(before, "qplab_ingest_intervals_total");
+        assertThat(metric(before, "qplab_ingest_samples_total")).isZero();
+        assertThat(metric(before, "qplab_ingest_intervals_total")).isZero();
 
         Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"name\":\"metrics\",\"base\":{\"msg_size\":256,\"iterations\":100},\"dimensions\":{\"threads\":[1,2,3]}}")
                 .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         long id = ((Number) created.get("id")).longValue();
         long queuedInDb = jdbc.sql("SELECT count(*) FROM run WHERE status = 'QUEUED'").query(Long.class).single();
-        assertThat(queuedInDb).isGreaterThanOrEqualTo(3);
-        awaitScrape(s -> metric(s, "qplab_runs{status=\"queued\"}") == queuedInDb);
+        assertThat(queuedInDb).as("the experiment's three runs, and no other").isEqualTo(3);
+        awaitScrape(s -> metric(s, "qplab_runs{status=\"queued\"}") == 3);
 
         int healthPort = freePort();
         try (AgentProcess agent = AgentProcess.start("ws://127.0.0.1:" + port + "/agent", "metrics-agent", TOKEN,
@@ -64,10 +68,11 @@ class MetricsIntegrationTests extends ControllerIntegrationTest {
                             WHERE r.experiment_id = ?""").param(id).query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)})
                     .single();
             assertThat(stored[0]).as("cycles of 1 + 2 + 3 threads x 100").isEqualTo(600);
-            assertThat(metric(scrape, "qplab_ingest_samples_total") - samplesBefore)
-                    .as("the counter moved by the cycles stored").isEqualTo((double) stored[0]);
-            assertThat(metric(scrape, "qplab_ingest_intervals_total") - intervalsBefore)
+            assertThat(metric(scrape, "qplab_ingest_samples_total"))
+                    .as("the counter moved by the cycles stored").isEqualTo(600.0);
+            assertThat(metric(scrape, "qplab_ingest_intervals_total"))
                     .as("and by the intervals").isEqualTo((double) stored[1]);
+            assertThat(count("run_interval")).as("the intervals stored, all of this experiment's").isEqualTo(stored[1]);
             assertThat(metric(scrape, "qplab_ingest_frames_total")).isPositive();
         }
         awaitScrape(s -> metric(s, "qplab_agents_connected") == 0);

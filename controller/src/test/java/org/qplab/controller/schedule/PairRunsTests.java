@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.agent.AgentConnection;
 import org.qplab.controller.agent.AgentRegistry;
@@ -25,10 +26,10 @@ import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.protocol.AgentMessage;
 
 /**
- * The run step of a pair run is bounded: a run by iterations that does not end within
- * qplab.schedule.run-timeout is failed with the limit named and both sides are told to stop. The
- * agents, the database and the scheduler are stand-ins here; the steps are driven as the agents
- * would drive them.
+ * Every step of a pair run is bounded: a step that does not complete in time fails the run with the step, the
+ * limit and the side it waited for named, and both sides are told to stop; a run by iterations that does not end
+ * within qplab.schedule.run-timeout likewise. The agents, the database and the scheduler are stand-ins here; the
+ * steps are driven as the agents would drive them, and time passes on a clock of the test's own.
  */
 class PairRunsTests {
 
@@ -39,6 +40,15 @@ class PairRunsTests {
     private final RunQueue queue = mock(RunQueue.class);
     private final Scheduler scheduler = mock(Scheduler.class);
     private final List<String> sent = new ArrayList<>();
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+
+    private void pass(Duration time) {
+        clock.addAndGet(time.toNanos());
+    }
+
+    private PairRuns pairRuns(Duration runTimeout) {
+        return new PairRuns(registry, outcomes, queue, scheduler, runTimeout, clock::get);
+    }
 
     private AgentConnection agent(String id) {
         AgentConnection connection = mock(AgentConnection.class);
@@ -50,7 +60,7 @@ class PairRunsTests {
     }
 
     private PairRuns runToRunStep(Duration runTimeout, Map<String, Object> params) {
-        PairRuns pairs = new PairRuns(registry, outcomes, queue, scheduler, runTimeout);
+        PairRuns pairs = pairRuns(runTimeout);
         pairs.begin(new RunQueue.Assignment(RUN, 1, params), agent("client"), agent("server"));
         pairs.on("server", new AgentMessage.Prepared(RUN, "server-endpoint"));
         pairs.on("client", new AgentMessage.Prepared(RUN, "client-endpoint"));
@@ -63,28 +73,29 @@ class PairRunsTests {
     }
 
     @Test
-    void aRunByIterationsThatOutlivesTheRunTimeoutFailsNamingTheLimitAndStopsBothSides() throws Exception {
-        PairRuns pairs = runToRunStep(Duration.ofMillis(200), Map.of("iterations", 1_000_000));
+    void aRunByIterationsThatOutlivesTheRunTimeoutFailsNamingTheLimitAndStopsBothSides() {
+        PairRuns pairs = runToRunStep(Duration.ofSeconds(200), Map.of("iterations", 1_000_000));
 
+        pass(Duration.ofSeconds(199));
         pairs.expire();
         verify(outcomes, never()).failed(anyLong(), anyString(), anyString(), anyBoolean());
 
-        Thread.sleep(300);
+        pass(Duration.ofSeconds(2));
         pairs.expire();
         verify(outcomes).failed(eq(RUN), eq("client"),
-                contains("run timed out after 0 s (qplab.schedule.run-timeout), waiting for client client to end the run"),
+                contains("run timed out after 200 s (qplab.schedule.run-timeout), waiting for client client to end the run"),
                 eq(false));
         assertThat(sent).contains("client CancelRun", "server CancelRun");
         assertThat(pairs.owns(RUN)).as("late messages of the run are still recognised").isTrue();
     }
 
     @Test
-    void aRunThatEndsInTimeIsNotTouchedByTheLimit() throws Exception {
-        PairRuns pairs = runToRunStep(Duration.ofMillis(200), Map.of("iterations", 10));
+    void aRunThatEndsInTimeIsNotTouchedByTheLimit() {
+        PairRuns pairs = runToRunStep(Duration.ofSeconds(200), Map.of("iterations", 10));
         pairs.on("client", new AgentMessage.RunFinished(RUN, Map.of("cycles", 10), 1));
         pairs.on("server", new AgentMessage.RunFinished(RUN, Map.of("cycles", 0), 0));
 
-        Thread.sleep(300);
+        pass(Duration.ofSeconds(300));
         pairs.expire();
         verify(outcomes).finished(eq(RUN), eq("client"), any(), eq(1L));
         verify(outcomes, never()).failed(anyLong(), anyString(), anyString(), anyBoolean());
@@ -92,12 +103,16 @@ class PairRunsTests {
     }
 
     @Test
-    void aDurationRunGetsItsDurationNotTheRunTimeout() throws Exception {
-        PairRuns pairs = runToRunStep(Duration.ofMillis(100), Map.of("duration_ms", 60_000));
+    void aDurationRunGetsItsDurationNotTheRunTimeout() {
+        PairRuns pairs = runToRunStep(Duration.ofSeconds(10), Map.of("duration_ms", 60_000));
 
-        Thread.sleep(300);
+        pass(Duration.ofSeconds(60 + 59));
         pairs.expire();
         verify(outcomes, never()).failed(anyLong(), anyString(), anyString(), anyBoolean());
+
+        pass(Duration.ofSeconds(2));
+        pairs.expire();
+        verify(outcomes).failed(eq(RUN), eq("client"), contains("run timed out after 120 s (duration_ms + 60 s)"), eq(false));
     }
 
     @Test
@@ -109,8 +124,49 @@ class PairRunsTests {
     }
 
     @Test
-    void aStepThatTimesOutFailsTheRunAsOneThatMayBeTriedAgain() throws Exception {
-        PairRuns pairs = new PairRuns(registry, outcomes, queue, scheduler, Duration.ofMinutes(30));
+    void aStepThatTimesOutFailsTheRunNamingTheStepAndTheSideAsOneThatMayBeTriedAgain() {
+        PairRuns pairs = pairRuns(Duration.ofMinutes(30));
+        pairs.begin(new RunQueue.Assignment(RUN, 1, Map.of()), agent("client"), agent("server"));
+        pairs.on("server", new AgentMessage.Prepared(RUN, "server-endpoint"));
+
+        pass(PairRuns.PREPARE.minusSeconds(1));
+        pairs.expire();
+        verify(outcomes, never()).failed(anyLong(), anyString(), anyString(), anyBoolean());
+        assertThat(sent).doesNotContain("client CancelRun", "server CancelRun");
+
+        pass(Duration.ofSeconds(2));
+        pairs.expire();
+        verify(outcomes).failed(RUN, "client", "prepare timed out after 30 s, waiting for client client to create its session",
+                true);
+        assertThat(sent).contains("client CancelRun", "server CancelRun").doesNotContain("client ConnectRun");
+        assertThat(pairs.owns(RUN)).as("late messages of the run are still recognised").isTrue();
+        pairs.on("client", new AgentMessage.Prepared(RUN, "client-endpoint"));
+        assertThat(sent).as("a side that prepares too late is told to drop its session")
+                .containsSubsequence("client CancelRun", "client CancelRun");
+    }
+
+    @Test
+    void theConnectStepHasItsOwnTimeoutFromWhenBothSidesPrepared() {
+        PairRuns pairs = pairRuns(Duration.ofMinutes(30));
+        pairs.begin(new RunQueue.Assignment(RUN, 1, Map.of()), agent("client"), agent("server"));
+        pass(PairRuns.PREPARE.minusSeconds(1));
+        pairs.on("server", new AgentMessage.Prepared(RUN, "server-endpoint"));
+        pairs.on("client", new AgentMessage.Prepared(RUN, "client-endpoint"));
+        pairs.on("server", new AgentMessage.Connected(RUN));
+
+        pass(PairRuns.CONNECT.minusSeconds(1));
+        pairs.expire();
+        verify(outcomes, never()).failed(anyLong(), anyString(), anyString(), anyBoolean());
+
+        pass(Duration.ofSeconds(2));
+        pairs.expire();
+        verify(outcomes).failed(RUN, "client", "connect timed out after 60 s, waiting for client client to connect", true);
+        assertThat(sent).contains("client CancelRun", "server CancelRun");
+    }
+
+    @Test
+    void aSideThatIsLostFailsTheRunAsOneThatMayBeTriedAgain() {
+        PairRuns pairs = pairRuns(Duration.ofMinutes(30));
         pairs.begin(new RunQueue.Assignment(RUN, 1, Map.of()), agent("client"), agent("server"));
         pairs.on("server", new AgentMessage.Prepared(RUN, "server-endpoint"));
 
@@ -123,7 +179,7 @@ class PairRunsTests {
 
     @Test
     void aPairRunAdoptedAfterAControllerRestartEndsWhenItsSidesReportTheirEnds() {
-        PairRuns pairs = new PairRuns(registry, outcomes, queue, scheduler, Duration.ofMinutes(30));
+        PairRuns pairs = pairRuns(Duration.ofMinutes(30));
         agent("client");
         agent("server");
         pairs.adopt(new RunQueue.Running(RUN, "client", "server", false, Map.of("iterations", 10)));
