@@ -29,6 +29,17 @@ import java.util.Map;
 })
 public sealed interface AgentMessage {
 
+    /** A message about one run, which it names by id: every message but hello, welcome and the heartbeat. */
+    sealed interface RunMessage extends AgentMessage {
+        long runId();
+    }
+
+    /** Agent → controller: the run has ended on this agent ({@link RunFinished} or {@link RunFailed}). */
+    sealed interface RunEnd extends RunMessage {
+        /** How many sample frames (seq 0 .. batches-1) carry the run's records. */
+        long batches();
+    }
+
     /**
      * Agent → controller, first frame: who it is, its token, its host facts, the run it is executing
      * (or null), the pair run whose session it has prepared but not started (or null), and every run it
@@ -66,36 +77,36 @@ public sealed interface AgentMessage {
     }
 
     /** Controller → agent: run this engine spec (provider, threads, msg_size, ...). */
-    record AssignRun(long runId, Map<String, Object> spec) implements AgentMessage {}
+    record AssignRun(long runId, Map<String, Object> spec) implements RunMessage {}
 
     /** Controller → agent: stop this run early. */
-    record CancelRun(long runId) implements AgentMessage {}
+    record CancelRun(long runId) implements RunMessage {}
 
     /** Agent → controller: the engine accepted the spec and the run is under way. */
-    record RunStarted(long runId) implements AgentMessage {}
+    record RunStarted(long runId) implements RunMessage {}
 
     /**
      * Agent → controller, after the last sample frame of the run: the engine's summary JSON,
      * and how many sample frames (seq 0 .. batches-1) carry the run's records.
      */
-    record RunFinished(long runId, Map<String, Object> summary, long batches) implements AgentMessage {}
+    record RunFinished(long runId, Map<String, Object> summary, long batches) implements RunEnd {}
 
     /**
      * Agent → controller: the run could not be done; error is the engine's message. retryable: the failure
      * may pass (a system call, the network, the peer, an error completion), unlike a spec or capability
      * refusal, which would fail the same way again; null from agents that do not say.
      */
-    record RunFailed(long runId, String error, long batches, Boolean retryable) implements AgentMessage {
+    record RunFailed(long runId, String error, long batches, Boolean retryable) implements RunEnd {
         public RunFailed(long runId, String error, long batches) {
             this(runId, error, batches, null);
         }
     }
 
     /** Controller → agent: sample frame (runId, seq) is stored; the agent may forget it. */
-    record BatchAck(long runId, long seq) implements AgentMessage {}
+    record BatchAck(long runId, long seq) implements RunMessage {}
 
     /** Controller → agent: the run's end (finished or failed) is stored; the agent may forget the run. */
-    record RunRecorded(long runId) implements AgentMessage {}
+    record RunRecorded(long runId) implements RunMessage {}
 
     // A run across two hosts: prepare -> endpoint -> connect -> start, each step a barrier the controller
     // waits at with a timeout; then run, collect (RunFinished/RunFailed from both) and teardown.
@@ -104,17 +115,17 @@ public sealed interface AgentMessage {
      * Controller → agent: create the engine session of one side of a pair run (spec's role is "client"
      * or "server"); answer {@link Prepared} with the local endpoint, or {@link RunFailed}.
      */
-    record PrepareRun(long runId, Map<String, Object> spec) implements AgentMessage {}
+    record PrepareRun(long runId, Map<String, Object> spec) implements RunMessage {}
 
     /** Agent → controller: the session exists; endpoint is the engine's blob for the peer. */
-    record Prepared(long runId, String endpoint) implements AgentMessage {}
+    record Prepared(long runId, String endpoint) implements RunMessage {}
 
     /** Controller → agent: connect the prepared session to the peer's endpoint; answer {@link Connected}. */
-    record ConnectRun(long runId, String peerEndpoint) implements AgentMessage {}
+    record ConnectRun(long runId, String peerEndpoint) implements RunMessage {}
 
     /** Agent → controller: every connection of the run is up. */
-    record Connected(long runId) implements AgentMessage {}
+    record Connected(long runId) implements RunMessage {}
 
     /** Controller → agent: start the connected session (server first); answer {@link RunStarted}. */
-    record StartRun(long runId) implements AgentMessage {}
+    record StartRun(long runId) implements RunMessage {}
 }

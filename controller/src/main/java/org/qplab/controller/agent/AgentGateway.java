@@ -165,7 +165,7 @@ public class AgentGateway implements WebSocketHandler {
         }
         // anything else (a run's end above all) only after every frame the agent sent before it is stored
         return Mono.fromFuture(connection.drained(), true).then(Mono.defer(() -> {
-            long runId = message instanceof AgentMessage m ? PairRuns.runId(m) : -1;
+            long runId = message instanceof AgentMessage.RunMessage m ? m.runId() : -1;
             if (runId < 0 || connection.owns(runId)) {
                 return handleOther(connection, message);
             }
@@ -174,7 +174,7 @@ public class AgentGateway implements WebSocketHandler {
                 case GONE -> Mono.fromRunnable(() -> { // its end is acknowledged, so the agent drops what it keeps
                     log.info("agent {}: {} of run {}, which no longer exists (deleted): dropped", connection.agentId(),
                             message.getClass().getSimpleName(), runId);
-                    if (message instanceof AgentMessage.RunFinished || message instanceof AgentMessage.RunFailed) {
+                    if (message instanceof AgentMessage.RunEnd) {
                         connection.send(new AgentMessage.RunRecorded(runId));
                     }
                 });
@@ -214,10 +214,9 @@ public class AgentGateway implements WebSocketHandler {
 
     private Mono<Void> handleOther(AgentConnection connection, Object message) {
         String agentId = connection.agentId();
-        long stepRun = message instanceof AgentMessage step ? PairRuns.runId(step) : -1;
-        if (stepRun >= 0 && (pairs.owns(stepRun) || message instanceof AgentMessage.Prepared
-                || message instanceof AgentMessage.Connected)) {
-            return jdbc.run(() -> pairs.on(agentId, (AgentMessage) message));
+        if (message instanceof AgentMessage.RunMessage step && (pairs.owns(step.runId())
+                || message instanceof AgentMessage.Prepared || message instanceof AgentMessage.Connected)) {
+            return jdbc.run(() -> pairs.on(agentId, step));
         }
         if (message instanceof AgentMessage.RunFinished end) {
             return jdbc.run(() -> {

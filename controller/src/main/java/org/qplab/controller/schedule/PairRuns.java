@@ -162,8 +162,8 @@ public class PairRuns {
     }
 
     /** A step message from one side. Blocking. */
-    public void on(String agentId, AgentMessage message) {
-        long runId = runId(message);
+    public void on(String agentId, AgentMessage.RunMessage message) {
+        long runId = message.runId();
         Pair pair = pairs.get(runId);
         if (pair == null) {
             acknowledgeLate(agentId, runId, message);
@@ -185,6 +185,8 @@ public class PairRuns {
                 ended(pair, isClient, f.summary(), f.batches(), null, false);
             } else if (message instanceof AgentMessage.RunFailed f) {
                 ended(pair, isClient, null, f.batches(), f.error(), Boolean.TRUE.equals(f.retryable()));
+            } else {
+                log.warn("run {}: ignoring an unexpected {} from {}", runId, message.getClass().getSimpleName(), agentId);
             }
         }
     }
@@ -316,7 +318,7 @@ public class PairRuns {
     }
 
     private void acknowledgeLate(String agentId, long runId, AgentMessage message) {
-        if (message instanceof AgentMessage.RunFinished || message instanceof AgentMessage.RunFailed) {
+        if (message instanceof AgentMessage.RunEnd) {
             release(agentId, runId);
         } else if (message instanceof AgentMessage.Prepared || message instanceof AgentMessage.Connected) {
             send(agentId, new AgentMessage.CancelRun(runId)); // its pair is gone: drop the session
@@ -373,21 +375,5 @@ public class PairRuns {
     private long deadline(Duration d) {
         long t = nanoTime.getAsLong() + d.toNanos();
         return t == 0 ? 1 : t;
-    }
-
-    /** The run a step message is about, or -1 when it is not a step message. */
-    public static long runId(AgentMessage message) {
-        if (message instanceof AgentMessage.Prepared m) {
-            return m.runId();
-        } else if (message instanceof AgentMessage.Connected m) {
-            return m.runId();
-        } else if (message instanceof AgentMessage.RunStarted m) {
-            return m.runId();
-        } else if (message instanceof AgentMessage.RunFinished m) {
-            return m.runId();
-        } else if (message instanceof AgentMessage.RunFailed m) {
-            return m.runId();
-        }
-        return -1;
     }
 }
