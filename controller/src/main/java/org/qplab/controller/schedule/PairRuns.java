@@ -2,9 +2,13 @@ package org.qplab.controller.schedule;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import org.qplab.controller.agent.AgentConnection;
 import org.qplab.controller.agent.AgentRegistry;
 import org.qplab.controller.ingest.RunOutcomes;
@@ -30,38 +34,80 @@ import org.springframework.stereotype.Component;
 public class PairRuns {
 
     private static final Logger log = LoggerFactory.getLogger(PairRuns.class);
-    static final Duration PREPARE = Duration.ofSeconds(30);
-    static final Duration CONNECT = Duration.ofSeconds(60);
-    static final Duration START = Duration.ofSeconds(30);
-    static final Duration COLLECT = Duration.ofSeconds(60);
 
-    enum Step { PREPARE, CONNECT, START_SERVER, RUN, COLLECT }
+    /** The steps of a pair run, each with how long it may take; the run step's limit is the run's own. */
+    enum Step {
+        PREPARE(Duration.ofSeconds(30)),
+        CONNECT(Duration.ofSeconds(60)),
+        START_SERVER(Duration.ofSeconds(30)),
+        /** Its limit: a duration run's duration + COLLECT's, a run by iterations qplab.schedule.run-timeout. */
+        RUN(null),
+        COLLECT(Duration.ofSeconds(60));
+
+        private final Duration timeout;
+
+        Step(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        Duration timeout() {
+            return timeout;
+        }
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT).replace('_', ' ');
+        }
+    }
+
+    /** One host of a pair run and how far it got. */
+    private static final class Side {
+        final String role;
+        final String agentId;
+        String endpoint;
+        boolean connected;
+        boolean ended;
+
+        Side(String role, String agentId) {
+            this.role = role;
+            this.agentId = agentId;
+        }
+
+        /** "client host-a": how messages name it. */
+        @Override
+        public String toString() {
+            return role + " " + agentId;
+        }
+    }
 
     private static final class Pair {
         final long runId;
-        final String client;
-        final String server;
+        final Side client;
+        final Side server;
         final Map<String, Object> params;
-        Step step = Step.PREPARE;
+        Step step;
         long deadline;
-        /** How long the run step may take (its deadline's length), for the message when it expires. */
-        Duration runLimit = COLLECT;
-        String clientEndpoint;
-        String serverEndpoint;
-        boolean clientConnected;
-        boolean serverConnected;
-        boolean clientEnded;
-        boolean serverEnded;
+        /** How long the current step may take (its deadline's length), for the message when it expires. */
+        Duration limit;
 
         Pair(long runId, String client, String server, Map<String, Object> params) {
             this.runId = runId;
-            this.client = client;
-            this.server = server;
+            this.client = new Side("client", client);
+            this.server = new Side("server", server);
             this.params = params;
         }
 
-        String side(String agentId) {
-            return agentId.equals(client) ? "client " + client : "server " + server;
+        List<Side> sides() {
+            return List.of(client, server);
+        }
+
+        /** The side agentId is, or null when it is not in this pair. */
+        Side side(String agentId) {
+            return agentId.equals(client.agentId) ? client : agentId.equals(server.agentId) ? server : null;
+        }
+
+        Side other(Side side) {
+            return side == client ? server : client;
         }
     }
 
@@ -117,7 +163,7 @@ public class PairRuns {
         server.busyWith(run.runId());
         synchronized (pair) {
             pairs.put(run.runId(), pair);
-            pair.deadline = deadline(PREPARE);
+            enter(pair, Step.PREPARE, Step.PREPARE.timeout());
             Map<String, Object> serverSpec = new LinkedHashMap<>(run.params());
             serverSpec.put("role", "server");
             Map<String, Object> clientSpec = new LinkedHashMap<>(run.params());
@@ -139,10 +185,8 @@ public class PairRuns {
     void adopt(RunQueue.Running run) {
         pairs.computeIfAbsent(run.runId(), id -> {
             Pair pair = new Pair(id, run.client(), run.server(), run.params());
-            pair.step = Step.RUN;
-            pair.serverEnded = run.serverEnded();
-            pair.runLimit = runLimit(run.params());
-            pair.deadline = deadline(pair.runLimit);
+            pair.server.ended = run.serverEnded();
+            enter(pair, Step.RUN, runLimit(run.params()));
             log.info("run {} ({} -> {}): still running after a controller restart; waiting for its end", id,
                     run.client(), run.server());
             return pair;
@@ -170,21 +214,21 @@ public class PairRuns {
             return;
         }
         synchronized (pair) {
-            if (!agentId.equals(pair.client) && !agentId.equals(pair.server)) {
+            Side side = pair.side(agentId);
+            if (side == null) {
                 log.warn("run {}: ignoring {} from {}, which is not in its pair", runId, message.getClass().getSimpleName(), agentId);
                 return;
             }
-            boolean isClient = agentId.equals(pair.client);
             if (message instanceof AgentMessage.Prepared p) {
-                prepared(pair, isClient, p.endpoint());
+                prepared(pair, side, p.endpoint());
             } else if (message instanceof AgentMessage.Connected) {
-                connected(pair, isClient);
+                connected(pair, side);
             } else if (message instanceof AgentMessage.RunStarted) {
-                started(pair, isClient);
+                started(pair, side);
             } else if (message instanceof AgentMessage.RunFinished f) {
-                ended(pair, isClient, f.summary(), f.batches(), null, false);
+                ended(pair, side, f.summary(), f.batches(), null, false);
             } else if (message instanceof AgentMessage.RunFailed f) {
-                ended(pair, isClient, null, f.batches(), f.error(), Boolean.TRUE.equals(f.retryable()));
+                ended(pair, side, null, f.batches(), f.error(), Boolean.TRUE.equals(f.retryable()));
             } else {
                 log.warn("run {}: ignoring an unexpected {} from {}", runId, message.getClass().getSimpleName(), agentId);
             }
@@ -199,114 +243,100 @@ public class PairRuns {
         long now = nanoTime.getAsLong();
         for (Pair pair : pairs.values()) {
             synchronized (pair) {
-                if (pair.step == Step.COLLECT && pair.clientEnded && !pair.serverEnded && pairs.containsKey(pair.runId)
-                        && registry.get(pair.server).isEmpty()) {
-                    log.info("run {}: server {} is gone; its own summary is not kept", pair.runId, pair.server);
+                if (pair.step == Step.COLLECT && pair.client.ended && !pair.server.ended && pairs.containsKey(pair.runId)
+                        && registry.get(pair.server.agentId).isEmpty()) {
+                    log.info("run {}: {} is gone; its own summary is not kept", pair.runId, pair.server);
                     done(pair);
                 } else if (pair.deadline != 0 && now - pair.deadline > 0 && pairs.containsKey(pair.runId)) {
                     if (pair.step == Step.RUN) {
                         // a run that outlived its limit would most likely do so again: not retried
-                        abort(pair, "run timed out after " + pair.runLimit.toSeconds() + " s"
-                                + (pair.runLimit == runTimeout ? " (qplab.schedule.run-timeout)" : " (duration_ms + "
-                                + COLLECT.toSeconds() + " s)") + ", waiting for " + waitingFor(pair)
+                        abort(pair, "run timed out after " + pair.limit.toSeconds() + " s"
+                                + (pair.limit == runTimeout ? " (qplab.schedule.run-timeout)" : " (duration_ms + "
+                                + Step.COLLECT.timeout().toSeconds() + " s)") + ", waiting for " + waitingFor(pair)
                                 + "; both sides were told to stop", false);
                     } else {
-                        abort(pair, stepName(pair.step) + " timed out after " + timeout(pair.step).toSeconds()
-                                + " s, waiting for " + waitingFor(pair), true);
+                        abort(pair, pair.step + " timed out after " + pair.limit.toSeconds() + " s, waiting for "
+                                + waitingFor(pair), true);
                     }
                 }
             }
         }
     }
 
-    private void prepared(Pair pair, boolean isClient, String endpoint) {
-        if (isClient) {
-            pair.clientEndpoint = endpoint;
-        } else {
-            pair.serverEndpoint = endpoint;
-        }
-        if (pair.step == Step.PREPARE && pair.clientEndpoint != null && pair.serverEndpoint != null) {
-            pair.step = Step.CONNECT;
-            pair.deadline = deadline(CONNECT);
-            send(pair.server, new AgentMessage.ConnectRun(pair.runId, pair.clientEndpoint));
-            send(pair.client, new AgentMessage.ConnectRun(pair.runId, pair.serverEndpoint));
+    private void prepared(Pair pair, Side side, String endpoint) {
+        side.endpoint = endpoint;
+        if (pair.step == Step.PREPARE && pair.client.endpoint != null && pair.server.endpoint != null) {
+            enter(pair, Step.CONNECT, Step.CONNECT.timeout());
+            for (Side each : List.of(pair.server, pair.client)) { // the server first: it accepts, the client connects
+                send(each.agentId, new AgentMessage.ConnectRun(pair.runId, pair.other(each).endpoint));
+            }
         }
     }
 
-    private void connected(Pair pair, boolean isClient) {
-        if (isClient) {
-            pair.clientConnected = true;
-        } else {
-            pair.serverConnected = true;
-        }
-        if (pair.step == Step.CONNECT && pair.clientConnected && pair.serverConnected) {
-            pair.step = Step.START_SERVER;
-            pair.deadline = deadline(START);
-            send(pair.server, new AgentMessage.StartRun(pair.runId));
+    private void connected(Pair pair, Side side) {
+        side.connected = true;
+        if (pair.step == Step.CONNECT && pair.client.connected && pair.server.connected) {
+            enter(pair, Step.START_SERVER, Step.START_SERVER.timeout());
+            send(pair.server.agentId, new AgentMessage.StartRun(pair.runId));
         }
     }
 
-    private void started(Pair pair, boolean isClient) {
-        if (!isClient && pair.step == Step.START_SERVER) {
-            pair.step = Step.RUN;
-            pair.runLimit = runLimit(pair.params);
-            pair.deadline = deadline(pair.runLimit);
-            send(pair.client, new AgentMessage.StartRun(pair.runId));
-        } else if (isClient) {
-            log.info("run {} started: {} -> {}", pair.runId, pair.client, pair.server);
+    private void started(Pair pair, Side side) {
+        if (side == pair.server && pair.step == Step.START_SERVER) {
+            enter(pair, Step.RUN, runLimit(pair.params));
+            send(pair.client.agentId, new AgentMessage.StartRun(pair.runId));
+        } else if (side == pair.client) {
+            log.info("run {} started: {} -> {}", pair.runId, pair.client.agentId, pair.server.agentId);
         }
     }
 
-    private void ended(Pair pair, boolean isClient, Map<String, Object> summary, long batches, String error,
-                       boolean retryable) {
-        if (isClient) {
-            pair.clientEnded = true;
+    /** A side's end: the client's is the run's outcome; the server's is kept beside it, and fails a run it cut short. */
+    private void ended(Pair pair, Side side, Map<String, Object> summary, long batches, String error, boolean retryable) {
+        side.ended = true;
+        if (side == pair.client) {
             if (error == null) {
-                outcomes.finished(pair.runId, pair.client, summary, batches);
+                outcomes.finished(pair.runId, side.agentId, summary, batches);
             } else {
-                outcomes.failed(pair.runId, pair.client, "client " + pair.client + ": " + error, retryable);
+                outcomes.failed(pair.runId, side.agentId, side + ": " + error, retryable);
             }
-            send(pair.client, new AgentMessage.RunRecorded(pair.runId));
         } else {
-            pair.serverEnded = true;
-            queue.serverEnded(pair.runId, pair.server, error == null ? summary : Map.of("error", error));
-            if (error != null && !pair.clientEnded) {
-                outcomes.failed(pair.runId, pair.client, "server " + pair.server + " during " + stepName(pair.step) + ": "
-                        + error, retryable);
-                send(pair.client, new AgentMessage.CancelRun(pair.runId));
+            queue.serverEnded(pair.runId, side.agentId, error == null ? summary : Map.of("error", error));
+            if (error != null && !pair.client.ended) {
+                outcomes.failed(pair.runId, pair.client.agentId, side + " during " + pair.step + ": " + error, retryable);
+                send(pair.client.agentId, new AgentMessage.CancelRun(pair.runId));
             }
-            send(pair.server, new AgentMessage.RunRecorded(pair.runId));
         }
-        if (pair.clientEnded && pair.serverEnded) {
+        send(side.agentId, new AgentMessage.RunRecorded(pair.runId));
+        if (pair.client.ended && pair.server.ended) {
             done(pair);
-        } else if (pair.step != Step.COLLECT && (pair.clientEnded || error != null)) {
-            pair.step = Step.COLLECT;
-            pair.deadline = deadline(COLLECT);
+        } else if (pair.step != Step.COLLECT && (pair.client.ended || error != null)) {
+            enter(pair, Step.COLLECT, Step.COLLECT.timeout());
         }
     }
 
     /** How long the run step may take: a duration run its duration + collect, a run by iterations run-timeout. */
     private Duration runLimit(Map<String, Object> params) {
         Object duration = params.get("duration_ms");
-        return duration instanceof Number ms && ms.longValue() > 0 ? Duration.ofMillis(ms.longValue()).plus(COLLECT) : runTimeout;
+        return duration instanceof Number ms && ms.longValue() > 0
+                ? Duration.ofMillis(ms.longValue()).plus(Step.COLLECT.timeout()) : runTimeout;
     }
 
     /** Fails the run (tried again when retryable and tries are left), tells both sides to cancel and frees them. */
     private void abort(Pair pair, String reason, boolean retryable) {
-        log.warn("run {} ({} -> {}): {}", pair.runId, pair.client, pair.server, reason);
-        if (!pair.clientEnded) {
-            outcomes.failed(pair.runId, pair.client, reason, retryable);
+        log.warn("run {} ({} -> {}): {}", pair.runId, pair.client.agentId, pair.server.agentId, reason);
+        if (!pair.client.ended) {
+            outcomes.failed(pair.runId, pair.client.agentId, reason, retryable);
         }
-        for (String agent : new String[] {pair.client, pair.server}) {
-            send(agent, new AgentMessage.CancelRun(pair.runId));
+        for (Side side : pair.sides()) {
+            send(side.agentId, new AgentMessage.CancelRun(pair.runId));
         }
         done(pair);
     }
 
     /** The run is over on both sides (or given up): both hosts are free again, together. */
     private void done(Pair pair) {
-        for (String agent : new String[] {pair.client, pair.server}) {
-            registry.get(agent).ifPresent(c -> {
+        for (Side side : pair.sides()) {
+            registry.get(side.agentId).ifPresent(c -> {
                 if (Long.valueOf(pair.runId).equals(c.busyWith())) {
                     c.busyWith(null);
                 }
@@ -342,34 +372,26 @@ public class PairRuns {
         }
     }
 
+    /** The step begins now and may take limit. */
+    private void enter(Pair pair, Step step, Duration limit) {
+        pair.step = step;
+        pair.limit = limit;
+        pair.deadline = deadline(limit);
+    }
+
     private static String waitingFor(Pair pair) {
         return switch (pair.step) {
-            case PREPARE -> sides(pair, pair.clientEndpoint == null, pair.serverEndpoint == null) + " to create its session";
-            case CONNECT -> sides(pair, !pair.clientConnected, !pair.serverConnected) + " to connect";
-            case START_SERVER -> "server " + pair.server + " to start";
-            case RUN -> "client " + pair.client + " to end the run";
-            case COLLECT -> sides(pair, !pair.clientEnded, !pair.serverEnded) + " to report its end";
+            case PREPARE -> sides(pair, side -> side.endpoint == null) + " to create its session";
+            case CONNECT -> sides(pair, side -> !side.connected) + " to connect";
+            case START_SERVER -> pair.server + " to start";
+            case RUN -> pair.client + " to end the run";
+            case COLLECT -> sides(pair, side -> !side.ended) + " to report its end";
         };
     }
 
-    private static String sides(Pair pair, boolean client, boolean server) {
-        if (client && server) {
-            return "client " + pair.client + " and server " + pair.server;
-        }
-        return client ? "client " + pair.client : "server " + pair.server;
-    }
-
-    private static String stepName(Step step) {
-        return step.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
-    }
-
-    private static Duration timeout(Step step) {
-        return switch (step) {
-            case PREPARE -> PREPARE;
-            case CONNECT -> CONNECT;
-            case START_SERVER -> START;
-            case RUN, COLLECT -> COLLECT;
-        };
+    /** "client a and server b", "server b": the sides still to do what the step waits for. */
+    private static String sides(Pair pair, Predicate<Side> waiting) {
+        return pair.sides().stream().filter(waiting).map(Side::toString).collect(Collectors.joining(" and "));
     }
 
     private long deadline(Duration d) {

@@ -129,7 +129,7 @@ class PairRunsTests {
         pairs.begin(new RunQueue.Assignment(RUN, 1, Map.of()), agent("client"), agent("server"));
         pairs.on("server", new AgentMessage.Prepared(RUN, "server-endpoint"));
 
-        pass(PairRuns.PREPARE.minusSeconds(1));
+        pass(PairRuns.Step.PREPARE.timeout().minusSeconds(1));
         pairs.expire();
         verify(outcomes, never()).failed(anyLong(), anyString(), anyString(), anyBoolean());
         assertThat(sent).doesNotContain("client CancelRun", "server CancelRun");
@@ -149,12 +149,12 @@ class PairRunsTests {
     void theConnectStepHasItsOwnTimeoutFromWhenBothSidesPrepared() {
         PairRuns pairs = pairRuns(Duration.ofMinutes(30));
         pairs.begin(new RunQueue.Assignment(RUN, 1, Map.of()), agent("client"), agent("server"));
-        pass(PairRuns.PREPARE.minusSeconds(1));
+        pass(PairRuns.Step.PREPARE.timeout().minusSeconds(1));
         pairs.on("server", new AgentMessage.Prepared(RUN, "server-endpoint"));
         pairs.on("client", new AgentMessage.Prepared(RUN, "client-endpoint"));
         pairs.on("server", new AgentMessage.Connected(RUN));
 
-        pass(PairRuns.CONNECT.minusSeconds(1));
+        pass(PairRuns.Step.CONNECT.timeout().minusSeconds(1));
         pairs.expire();
         verify(outcomes, never()).failed(anyLong(), anyString(), anyString(), anyBoolean());
 
