@@ -13,7 +13,7 @@ import org.qplab.protocol.SampleFrame;
 import tools.jackson.databind.json.JsonMapper;
 
 /** The frames a run goes out in: every interval once, in numbered frames, each within the frame limit. */
-class FrameBatcherTests {
+class FrameBatcherIntegrationTests {
 
     @Test
     void aRunsIntervalsAndTraceGoOutOnceInNumberedFramesThatAddUpToTheSummary() {

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** --ca-file: a controller's self-signed certificate is believed with it, and refused without it in plain words. */
-class ControllerTrustTests {
+class ControllerTrustIntegrationTests {
 
     @Test
     void trustsTheCaFileAndExplainsAnUntrustedOrMisnamedCertificate(@TempDir Path dir) throws Exception {

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
-class AgentHealthTests {
+class AgentHealthIntegrationTests {
 
     private final AtomicReference<String> stuck = new AtomicReference<>();
 

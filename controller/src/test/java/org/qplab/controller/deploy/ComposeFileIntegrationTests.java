@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * and unlimited memlock; without an agent token it refuses, saying so. The lines marked HTTPS, uncommented, put the
  * controller on HTTPS with an SSL bundle and point the agent at wss:// with the controller's certificate.
  */
-class ComposeFileTests {
+class ComposeFileIntegrationTests {
 
     private static final Path COMPOSE = Path.of("..", "docker-compose.yml").toAbsolutePath().normalize();
 

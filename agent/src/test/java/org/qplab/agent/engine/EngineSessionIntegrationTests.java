@@ -15,7 +15,7 @@ import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
 /** The engine through jnr-ffi, as the agent uses it: the library built by this module's make. */
-class EngineSessionTests {
+class EngineSessionIntegrationTests {
 
     private final ObjectMapper json = JsonMapper.builder().build();
 

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * what the client sent, unmasked with the key on the wire; what the server sends, fragmented or not, arrives
  * whole. The controller's Reactor Netty server is its peer in every controller integration test.
  */
-class BlockingWebSocketTests {
+class BlockingWebSocketIntegrationTests {
 
     private ServerSocket server;
     private final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
