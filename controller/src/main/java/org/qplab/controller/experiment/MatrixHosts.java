@@ -1,0 +1,107 @@
+package org.qplab.controller.experiment;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.qplab.controller.api.Violation;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The matrix's hosts: reads the hosts forms (loopback, {loopback: [...]}, {pairs: [...]}, {group: [...]})
+ * into the client/server pairs every point runs on.
+ */
+final class MatrixHosts {
+
+    /** Where a run goes: both null is loopback on any agent; only client is loopback on that host. */
+    record Pair(String client, String server) {
+        static final Pair ANY_LOOPBACK = new Pair(null, null);
+    }
+
+    private static final String HOSTS_FORMS = "must be loopback (any agent), {loopback: [host, ...]}, "
+            + "{pairs: [[client, server], ...]} or {group: [host, ...]} (every pair of the group)";
+    private static final Pattern HOST_NAME = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+
+    private MatrixHosts() {
+    }
+
+    /** Never empty: a matrix whose hosts are all refused still counts as running once, on loopback. */
+    static List<Pair> read(JsonNode node, List<Violation> violations) {
+        List<Pair> where = new ArrayList<>();
+        if (node == null || node.isNull() || (node.isString() && node.stringValue().equals("loopback"))) {
+            where.add(Pair.ANY_LOOPBACK);
+            return where;
+        }
+        if (!node.isObject() || node.size() != 1) {
+            violations.add(new Violation("hosts", HOSTS_FORMS));
+            where.add(Pair.ANY_LOOPBACK);
+            return where;
+        }
+        String form = node.propertyNames().iterator().next();
+        JsonNode list = node.get(form);
+        String field = "hosts." + form;
+        if (!list.isArray() || list.isEmpty()) {
+            violations.add(new Violation(field, "must be a non-empty list"));
+        } else if (form.equals("loopback") || form.equals("group")) {
+            List<String> names = names(list, field, violations);
+            if (form.equals("loopback")) {
+                names.forEach(n -> where.add(new Pair(n, null)));
+            } else if (names.size() < 2) {
+                violations.add(new Violation(field, "needs at least two hosts to make a pair"));
+            } else {
+                for (int a = 0; a < names.size(); a++) {
+                    for (int b = a + 1; b < names.size(); b++) {
+                        where.add(new Pair(names.get(a), names.get(b)));
+                    }
+                }
+            }
+        } else if (form.equals("pairs")) {
+            pairs(list, field, where, violations);
+        } else {
+            violations.add(new Violation("hosts", HOSTS_FORMS + "; got " + form));
+        }
+        if (where.isEmpty()) {
+            where.add(Pair.ANY_LOOPBACK);
+        }
+        return where;
+    }
+
+    private static List<String> names(JsonNode list, String field, List<Violation> violations) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            String name = hostName(list.get(i), field + "[" + i + "]", violations);
+            if (name != null && names.contains(name)) {
+                violations.add(new Violation(field + "[" + i + "]", "lists " + name + " twice"));
+            } else if (name != null) {
+                names.add(name);
+            }
+        }
+        return names;
+    }
+
+    private static void pairs(JsonNode list, String field, List<Pair> where, List<Violation> violations) {
+        for (int i = 0; i < list.size(); i++) {
+            JsonNode pair = list.get(i);
+            String at = field + "[" + i + "]";
+            if (!pair.isArray() || pair.size() != 2) {
+                violations.add(new Violation(at, "must be [client, server]"));
+                continue;
+            }
+            String client = hostName(pair.get(0), at + "[0]", violations);
+            String server = hostName(pair.get(1), at + "[1]", violations);
+            if (client != null && client.equals(server)) {
+                violations.add(new Violation(at, "client and server are both " + client
+                        + "; for one host use {loopback: [" + client + "]}"));
+            } else if (client != null && server != null) {
+                where.add(new Pair(client, server));
+            }
+        }
+    }
+
+    private static String hostName(JsonNode node, String field, List<Violation> violations) {
+        if (node.isString() && HOST_NAME.matcher(node.stringValue()).matches()) {
+            return node.stringValue();
+        }
+        violations.add(new Violation(field, "must be a host (agent) name: 1-128 characters of A-Z a-z 0-9 . _ : -, got " + node));
+        return null;
+    }
+}
