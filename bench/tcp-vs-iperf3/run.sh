@@ -107,6 +107,8 @@ for size in $SIZES; do
 done
 
 CPU=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+# Hand-written analysis below the table (e.g. "Where the time goes") survives a rerun.
+KEEP=$(awk '/^## / {k = 1} k' "$HERE/results.md" 2>/dev/null || true)
 {
     echo "# qplab tcp provider vs iperf3 (127.0.0.1)"
     echo
@@ -132,5 +134,6 @@ CPU=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo "- machine: $(nproc) CPUs ($CPU), kernel $(uname -r)"
     echo "- iperf3: $(iperf3 --version 2>/dev/null | head -1)"
     echo "- regenerate: \`SIZES=\"$SIZES\" SECS=$SECS REPEATS=$REPEATS bench/tcp-vs-iperf3/run.sh\`"
+    if [[ -n "$KEEP" ]]; then printf '\n%s\n' "$KEEP"; fi
 } >"$HERE/results.md"
 cat "$HERE/results.md"
