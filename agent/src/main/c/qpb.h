@@ -180,6 +180,17 @@ qpb_session *qpb_session_create(const char *spec_json, char *err, uint32_t err_l
  */
 int32_t qpb_spec_check(const char *spec_json, char *out, uint32_t out_len);
 
+/*
+ * The spec table itself, for documents that show the rules (the controller's
+ * OpenAPI document): a JSON array, one object per key, in the table's order:
+ *   [{"name":"threads","type":"integer","minimum":1,"maximum":1024,
+ *     "verbs_only":false},{"name":"op","type":"string","enum":["send",...],
+ *     "verbs_only":false},...]
+ * The rules between keys are not in it: qpb_spec_check applies them. Returns
+ * QPB_OK, or QPB_ENOSPC when out is too small.
+ */
+int32_t qpb_spec_schema(char *out, uint32_t out_len);
+
 /* Endpoint blob of this side, JSON (for tcp: {"provider":"tcp","host":..,"port":..,
  * "threads":..,"qps_per_thread":..}; for verbs also the QP numbers, PSNs, GID
  * or LID and memory keys, see qpb_verbs_oob.c). Server/loopback listen here.

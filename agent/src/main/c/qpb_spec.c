@@ -420,3 +420,41 @@ QPB_EXPORT int32_t qpb_spec_check(const char *spec_json, char *out, uint32_t out
     free(s);
     return qpb_jw_ok(&w) ? st : QPB_ENOSPC;
 }
+
+QPB_EXPORT int32_t qpb_spec_schema(char *out, uint32_t out_len)
+{
+    if (out == NULL || out_len == 0)
+        return QPB_EINVAL;
+    static const char *const TYPES[] = {
+        [K_STRING] = "string", [K_UINT] = "integer", [K_INT] = "integer", [K_BOOL] = "boolean", [K_CHOICE] = "string",
+    };
+    qpb_jw w;
+    qpb_jw_init(&w, out, out_len);
+    qpb_jw_arr_begin(&w);
+    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
+        const key_def *k = &KEYS[i];
+        qpb_jw_obj_begin(&w);
+        qpb_jw_key(&w, "name");
+        qpb_jw_str(&w, k->name);
+        qpb_jw_key(&w, "type");
+        qpb_jw_str(&w, TYPES[k->kind]);
+        if (k->kind == K_UINT || k->kind == K_INT) {
+            qpb_jw_key(&w, "minimum");
+            qpb_jw_i64(&w, k->min);
+            qpb_jw_key(&w, "maximum");
+            qpb_jw_i64(&w, k->max);
+        }
+        if (k->kind == K_CHOICE) {
+            qpb_jw_key(&w, "enum");
+            qpb_jw_arr_begin(&w);
+            for (const char *const *c = k->choices; *c != NULL; c++)
+                qpb_jw_str(&w, *c);
+            qpb_jw_arr_end(&w);
+        }
+        qpb_jw_key(&w, "verbs_only");
+        qpb_jw_bool(&w, k->verbs_only);
+        qpb_jw_obj_end(&w);
+    }
+    qpb_jw_arr_end(&w);
+    return qpb_jw_ok(&w) ? QPB_OK : QPB_ENOSPC;
+}

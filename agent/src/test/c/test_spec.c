@@ -342,6 +342,25 @@ static void engine_info_and_sample_layout(void)
     CHECK(qpb_engine_info(buf, 10) == QPB_ENOSPC);
 }
 
+/* The table as qpb_spec_schema shows it: the bounds the check enforces, one past them refused. */
+static void schema_shows_the_table_the_check_enforces(void)
+{
+    char out[16384];
+    CHECK(qpb_spec_schema(out, sizeof out) == QPB_OK);
+    CHECKF(strstr(out, "{\"name\":\"threads\",\"type\":\"integer\",\"minimum\":1,\"maximum\":1024,"
+                       "\"verbs_only\":false}") != NULL, "%s", out);
+    CHECKF(strstr(out, "{\"name\":\"transport\",\"type\":\"string\",\"enum\":[\"rc\",\"uc\",\"ud\",\"xrc\"],"
+                       "\"verbs_only\":true}") != NULL, "%s", out);
+    CHECKF(strstr(out, "{\"name\":\"verify\",\"type\":\"boolean\",\"verbs_only\":false}") != NULL, "%s", out);
+    char check[4096];
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"threads\":1025}", check, sizeof check) ==
+          QPB_EINVAL);
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"threads\":1024}", check, sizeof check) ==
+          QPB_OK);
+    CHECK(qpb_spec_schema(out, 16) == QPB_ENOSPC);
+    CHECK(qpb_spec_schema(NULL, 0) == QPB_EINVAL);
+}
+
 const qpb_test_case qpb_spec_tests[] = {
     {"spec bounds intervals and the trace", bounds_intervals_and_the_trace},
     {"spec applies documented defaults", applies_documented_defaults},
@@ -355,6 +374,7 @@ const qpb_test_case qpb_spec_tests[] = {
     {"spec check names the field of every violation", check_names_the_field_of_every_violation},
     {"spec check accepts what a session accepts", check_accepts_what_a_session_accepts},
     {"spec check and session create say the same", check_and_session_create_say_the_same},
+    {"spec schema shows the table the check enforces", schema_shows_the_table_the_check_enforces},
     {"json keeps long strings raw", json_keeps_long_strings_raw},
     {"json reader is strict", json_reader_is_strict},
     {"json builder escapes and measures", json_builder_escapes_and_measures},

@@ -111,6 +111,14 @@ public final class Engine {
         throw new EngineException("qpb_spec_check", QpbLibrary.QPB_ENOSPC, "violations larger than 16 MiB");
     }
 
+    /**
+     * The engine's spec table as JSON (qpb_spec_schema): every key a spec may hold, its type, its bounds or its
+     * choices, and whether only the verbs provider takes it. The rules between keys are checkSpec's.
+     */
+    public static String specSchema() {
+        return readString((buf, len) -> library().qpb_spec_schema(buf, len), "qpb_spec_schema", null);
+    }
+
     private static String text(byte[] buf) {
         int end = 0;
         while (end < buf.length && buf[end] != 0) {

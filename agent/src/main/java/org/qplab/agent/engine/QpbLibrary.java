@@ -16,6 +16,8 @@ public interface QpbLibrary {
 
     int qpb_spec_check(String specJson, @Out byte[] out, int outLen);
 
+    int qpb_spec_schema(@Out byte[] out, int outLen);
+
     int qpb_local_endpoint(Pointer session, @Out byte[] buf, int bufLen);
 
     int qpb_connect(Pointer session, String peerEndpointJson);
