@@ -114,6 +114,37 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
                 .getResponseBody();
     }
 
+    @Test
+    @SuppressWarnings("unchecked")
+    void theMatrixShowsTheEnginesParametersAndTheirBoundsAreTheOnesSubmitEnforces() {
+        Map<String, Object> matrix = map(map(map(document(), "components"), "schemas"), "Matrix");
+        List<Map<String, Object>> parameters = (List<Map<String, Object>>) matrix.get("x-engine-parameters");
+
+        assertThat(parameters).extracting(p -> p.get("name")).containsExactlyInAnyOrderElementsOf(
+                java.util.stream.Stream.of(org.qplab.controller.experiment.Parameter.values())
+                        .map(org.qplab.controller.experiment.Parameter::key).toList());
+        assertThat(parameters).filteredOn(p -> p.get("name").equals("transport")).singleElement()
+                .satisfies(p -> assertThat(p.get("enum")).isEqualTo(List.of("rc", "uc", "ud", "xrc")));
+        assertThat((String) map(map(matrix, "properties"), "base").get("description")).contains("- `post_list`: integer 1..");
+        int checked = 0;
+        for (Map<String, Object> p : parameters) {
+            if (!(p.get("maximum") instanceof Number max)) {
+                continue;
+            }
+            String name = (String) p.get("name");
+            String provider = Boolean.TRUE.equals(p.get("verbs_only")) ? "verbs" : "tcp";
+            Map<String, Object> base = new java.util.LinkedHashMap<>(Map.of("provider", provider, "msg_size", 64));
+            base.put(name, max.longValue() + 1);
+            Map<String, Object> refused = http().post().uri("/api/experiments/validate")
+                    .bodyValue(Map.of("name", "over " + name, "base", base)).exchange().expectStatus().isBadRequest()
+                    .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+            assertThat((List<Map<String, Object>>) refused.get("violations")).as("%s above the documented maximum %s", name, max)
+                    .extracting(v -> v.get("field")).contains("base." + name);
+            checked++;
+        }
+        assertThat(checked).as("integer parameters with a documented maximum").isGreaterThan(15);
+    }
+
     @SuppressWarnings("unchecked")
     private static Map<String, Object> map(Map<?, ?> parent, String key) {
         assertThat(parent.containsKey(key)).as(key + " in " + parent.keySet()).isTrue();
