@@ -41,76 +41,13 @@ MAX_TRIES=3 # a run that fails or hangs (rxe across the TCG lab loses packets no
 COMMON="-t 128 -Q 100" # the same on both sides of the comparison (perftest's defaults made explicit)
 
 die() { echo "run.sh: $*" >&2; exit 1; }
-"$LAB" check >/dev/null || die "the Soft-RoCE lab cannot run here: $("$LAB" check)"
-command -v make >/dev/null && command -v gcc >/dev/null || die "make and gcc are needed to build qpbench"
-command -v jq >/dev/null || die "jq is needed to read qpbench's JSON summary (apt-get install jq)"
-make -s -C "$ROOT/agent/src/main/c" OUT="$OUT" >/dev/null || die "building qpbench failed"
-QPB="$OUT/qpbench"
-
-TMP=$(mktemp -d)
-cleanup() { "$LAB" down >/dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT
-echo "booting the lab (2 VMs)..." >&2
-"$LAB" up 2 >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log" >&2; die "lab up failed"; }
-GID1=$("$LAB" gid 1)
-GID2=$("$LAB" gid 2)
-ADDR1=$("$LAB" addr 1)
-echo 20000 >"$TMP/port"
-: >"$TMP/failures"
+. "$ROOT/bench/lib/softroce.sh" # checks, builds qpbench, boots the lab; await_listening, try_run, median, ...
 
 iters_for() { # size -> iterations
     local n=$((BYTES / $1))
     ((n < MIN_ITERS)) && n=$MIN_ITERS
     ((n > MAX_ITERS)) && n=$MAX_ITERS
     echo "$n"
-}
-
-await_listening() { # ports... (in VM 1)
-    local checks="" p
-    for p in "$@"; do checks+="ss -Hltn 'sport = :$p' | grep -q . && "; done
-    "$LAB" ssh 1 "for i in \$(seq 100); do ${checks}exit 0; sleep 0.2; done; exit 1" ||
-        { echo "servers on ports $* did not start in VM 1" >&2; return 1; }
-}
-
-next_ports() { # n -> the first of n ports no run has used (a file: the runs are in subshells)
-    local p
-    p=$(cat "$TMP/port")
-    echo $((p + $1)) >"$TMP/port"
-    echo "$p"
-}
-
-# Whether a VM's RDMA segment stopped sending: QEMU's virtio-net now and then stops taking packets from
-# the guest under this load (the guest logs NETDEV WATCHDOG ... transmit queue 0 timed out; nothing
-# crosses eth1 after that). Only a restart of the VMs has been seen to recover it.
-lab_stuck() {
-    local i
-    for i in 1 2; do
-        timeout 30 "$LAB" ssh "$i" "dmesg | grep -q 'transmit queue 0 timed out'" 2>/dev/null && return 0
-    done
-    return 1
-}
-
-# try_run FUNCTION ARGS... -> its output; a run that fails is run again, up to MAX_TRIES, each failure noted
-try_run() {
-    local t out
-    for ((t = 1; t <= MAX_TRIES; t++)); do
-        if out=$("$@" 2>"$TMP/err"); then
-            echo "$out"
-            return 0
-        fi
-        echo "- \`${*:2}\` (${1%_mbps}, try $t): $(grep -m1 -iE 'error|fail|refused|timed? ?out|did not' "$TMP/err" || echo "no result within ${LIMIT} s")" >>"$TMP/failures"
-        echo "  ${1%_mbps} ${*:2} failed (try $t of $MAX_TRIES):" >&2
-        tail -5 "$TMP/err" | sed 's/^/    /' >&2
-        if lab_stuck; then
-            echo "- the lab restarted after that: a VM's eth1 transmit queue was stuck (NETDEV WATCHDOG)" >>"$TMP/failures"
-            echo "  a VM's eth1 transmit queue is stuck (NETDEV WATCHDOG in dmesg): restarting the lab..." >&2
-            "$LAB" down >/dev/null 2>&1 || true
-            "$LAB" up 2 >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log" >&2; die "lab up failed"; }
-            [ "$("$LAB" gid 1) $("$LAB" gid 2) $("$LAB" addr 1)" = "$GID1 $GID2 $ADDR1" ] ||
-                die "the restarted lab has other GIDs or addresses"
-        fi
-    done
-    die "${1%_mbps} ${*:2} failed $MAX_TRIES times"
 }
 
 bw_lines() { # size file -> the result lines for that size
@@ -159,11 +96,6 @@ qplab_mbps() { # op size iterations threads
     echo "$sum $span"
 }
 
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }'; }
-range_of() { tr ' ' '\n' | grep . | sort -g | sed -n '1p;$p' | xargs printf '%.2f–%.2f'; }
-
 # point LABEL op size iterations parallelism -> a table row
 # Each repeat runs qplab (q), perftest (p) and perftest again (c, the control) in a rotating order;
 # the pairs are q/p and c/p.
@@ -188,7 +120,6 @@ point() {
         "$(echo "$rs" | range_of)" "$(echo "$crs" | median)" "$(echo "$crs" | range_of)" "$(echo "$ws" | median)" "$qs" "$ps" "$cs"
 }
 
-human() { awk -v b="$1" 'BEGIN { if (b >= 1024) printf "%d KiB", b / 1024; else printf "%d B", b }'; }
 
 rows1=""
 for op in $OPS; do
