@@ -246,7 +246,44 @@ int32_t qpb_stop(qpb_session *s);
  * thread had all tx_depth cycles in flight and nothing completing, i.e. waited
  * on the device and the link, not on itself; window_full_share is that over
  * the threads' spans (near 1: the window or the device sets the pace, not
- * the engine's own work). */
+ * the engine's own work).
+ *
+ * What the run cost and what the NIC counted (both providers, both sides):
+ *  "cpu":{"span_ns","engine_user_ns","engine_sys_ns","engine_util_pct",
+ *         "host_cpus","host_user_pct","host_sys_pct","host_util_pct",
+ *         "perftest_util_pct"}
+ *   engine_*: getrusage(RUSAGE_THREAD) of every worker thread over its
+ *   measured span, summed: a sender's span begins as it posts its first
+ *   cycle after the warm-up, a receiver's as it starts; both end as the
+ *   thread ends. span_ns: the earliest begin to the latest end.
+ *   engine_util_pct = (user + sys) / span_ns x 100 (one busy thread: 100;
+ *   above 100 with several). host_*: /proc/stat's first line read as the
+ *   first measured span begins and as the last thread ends, in % of every
+ *   CPU of the host (0..100): util = (total - idle - iowait) / total, user =
+ *   user + nice, sys = system + irq + softirq. perftest_util_pct is
+ *   perftest --cpu_util's figure over the same readings: user / (user +
+ *   idle) ticks x 100. Host figures are null when /proc/stat could not be
+ *   read or no tick (10 ms of one CPU) passed; engine_util_pct when the
+ *   span is 0.
+ *  "counters":{"source":"sysfs","device":"rxe0","port":1,
+ *              "deltas":{"counters/<file>":n,"hw_counters/<file>":n,...},
+ *              "unreadable":["hw_counters/<file>",...],"error":null|"why"}
+ *   verbs: every file under /sys/class/infiniband/<device>/ports/<port>/
+ *   counters/ and hw_counters/ (but hw_counters/lifespan, a setting), read
+ *   as qpb_start starts the workers and as the last one ends; deltas of
+ *   every counter read both times (0 included; negative: reset or wrapped).
+ *   Files that could not be read or held no number are "unreadable";
+ *   "error" names a directory that could not be opened. tcp:
+ *   {"source":"/proc/net/snmp","deltas":{"Tcp.InSegs":n,"Tcp.OutSegs":n,
+ *   "Tcp.RetransSegs":n,"Tcp.InErrs":n,"Tcp.OutRsts":n,...},...}: the
+ *   host's Tcp counters (settings and gauges left out), host-wide: every
+ *   TCP connection of the host moves them, not only the run's.
+ *   null when the run never started.
+ *  "warnings":["hw_counters/rcvd_seq_err moved by 12",...]
+ *   every counter of the table in qpb_counters.c that moved: retransmission,
+ *   out-of-sequence, RNR and error counters of rxe and mlx5, the InfiniBand
+ *   port error counters, Tcp.RetransSegs/InErrs/InCsumErrors (those end in
+ *   " (host-wide)"); [] when none moved. */
 int32_t qpb_summary(qpb_session *s, char *buf, uint32_t buf_len);
 
 /* Message of the last failure on this session ("" if none). Valid until the

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "qpb.h"
+#include "qpb_cpu.h"
 #include "qpb_ring.h"
 #include "qpb_stats.h"
 
@@ -151,6 +152,7 @@ typedef struct qpb_sender_out {
     /* verbs: how long the thread had its whole window (tx_depth cycles) in flight with nothing completing,
      * i.e. waited on the device and the link rather than on itself (written by the thread, read after it) */
     uint64_t window_full_ns;
+    qpb_thread_cpu cpu; /* its CPU over its measured span (qpb_cpu.c) */
 } qpb_sender_out;
 
 /* What a receiver worker counts (server role reports these). */
@@ -160,7 +162,10 @@ typedef struct qpb_receiver_out {
     uint64_t errors;
     uint64_t first_ns;
     uint64_t last_ns;
+    qpb_thread_cpu cpu; /* its CPU from its start to its end (qpb_cpu.c) */
 } qpb_receiver_out;
+
+typedef struct qpb_counters qpb_counters;
 
 struct qpb_session {
     qpb_spec spec;
@@ -190,6 +195,16 @@ struct qpb_session {
     qpb_status run_status;
     char run_err[QPB_ERR_LEN];
     bool joined;
+
+    /* What the run cost and what the NIC counted (qpb_cpu.c, qpb_counters.c). The paths are fields
+     * so that tests can point them at fakes. */
+    const char *proc_stat_path;  /* "/proc/stat" */
+    const char *proc_snmp_path;  /* "/proc/net/snmp" */
+    const char *sysfs_ib_root;   /* "/sys/class/infiniband" */
+    atomic_int host_begun;       /* the first measured span began: host_before was read */
+    atomic_uint workers_running; /* the last worker to end reads host_after and counters_after */
+    qpb_proc_cpu host_before, host_after;
+    qpb_counters *counters_before, *counters_after; /* NULL: not read */
 };
 
 /* ns since the session's t0 on CLOCK_MONOTONIC_RAW. */
@@ -219,6 +234,16 @@ void qpb_run_fail(qpb_session *s, qpb_status status, const char *fmt, ...)
 
 /* A sender thread's statistics as it ends: its open interval is closed (qpb_session.c). */
 void qpb_interval_finish(qpb_sender_out *out);
+
+/* A worker's CPU readings (qpb_cpu.c): begin when its measured span begins (measured: a sender's
+ * first cycle after the warm-up, a receiver's start; not measured: a sender's start, kept if it never
+ * gets there), end as it ends; the last worker to end reads the host's figures after the run. */
+void qpb_cpu_begin(qpb_session *s, qpb_thread_cpu *c, bool measured);
+void qpb_cpu_end(qpb_session *s, qpb_thread_cpu *c);
+void qpb_host_run_ended(qpb_session *s);
+void qpb_cpu_summary(qpb_session *s, qpb_jw *w); /* "cpu" */
+/* The counters of the session's device and port (verbs) or of the host's TCP, now (qpb_counters.c). */
+qpb_counters *qpb_counters_take(qpb_session *s);
 
 /* --- tcp provider (qpb_tcp.c, qpb_tcp_run.c) --- */
 /* Worker bodies; index i of 0..threads-1. */

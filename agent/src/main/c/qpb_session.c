@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpb_counters.h"
 #include "qpb_ibv.h"
 #include "qpb_json.h"
 #include "qpb_record.h"
@@ -89,6 +90,8 @@ static void trace_keep(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, u
 
 void qpb_record_slow(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns, uint64_t errors)
 {
+    if (cycle == 0 && !out->cpu.measured) /* a provider that did not mark its first measured post */
+        qpb_cpu_begin(out->s, &out->cpu, true);
     if (end_ns >= out->stats.iv.boundary_ns)
         roll(out, cycle, start_ns, end_ns);
     if (cycle == out->trace_next)
@@ -183,6 +186,11 @@ QPB_EXPORT qpb_session *qpb_session_create(const char *spec_json, char *err, uin
     s->t0_realtime_ns = (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec;
     atomic_init(&s->stop, 0);
     atomic_init(&s->abort, 0);
+    atomic_init(&s->host_begun, 0);
+    atomic_init(&s->workers_running, 0);
+    s->proc_stat_path = "/proc/stat";
+    s->proc_snmp_path = "/proc/net/snmp";
+    s->sysfs_ib_root = "/sys/class/infiniband";
     pthread_mutex_init(&s->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -244,11 +252,14 @@ static void *worker_main(void *p)
     char name[16]; /* what top -H and perf show: qpb-send-0, qpb-recv-3 */
     snprintf(name, sizeof name, "qpb-%s-%u", a.sender ? "send" : "recv", a.index);
     pthread_setname_np(pthread_self(), name);
+    qpb_thread_cpu *cpu = a.sender ? &a.s->senders[a.index].cpu : &a.s->receivers[a.index].cpu;
+    qpb_cpu_begin(a.s, cpu, !a.sender); /* a sender's measured span begins at its first cycle after the warm-up */
     if (a.sender) {
         a.s->provider->run_sender(a.s, a.index);
         qpb_interval_finish(&a.s->senders[a.index]);
     } else
         a.s->provider->run_receiver(a.s, a.index);
+    qpb_cpu_end(a.s, cpu);
     pthread_mutex_lock(&a.s->lock);
     if (--a.s->live == 0)
         pthread_cond_broadcast(&a.s->ended);
@@ -286,6 +297,8 @@ QPB_EXPORT int32_t qpb_start(qpb_session *s)
         return qpb_fail(s, QPB_ESYS, "qpb_start: out of memory for %u threads", want);
     s->state = QPB_ST_RUNNING;
     s->live = want;
+    s->counters_before = qpb_counters_take(s);
+    atomic_store(&s->workers_running, want);
     for (uint32_t k = 0; k < want; k++) {
         worker_arg *a = malloc(sizeof(*a));
         int rc = a == NULL ? ENOMEM : 0;
@@ -304,6 +317,8 @@ QPB_EXPORT int32_t qpb_start(qpb_session *s)
             pthread_mutex_lock(&s->lock);
             s->live -= want - k;
             pthread_mutex_unlock(&s->lock);
+            if (atomic_fetch_sub(&s->workers_running, want - k) == want - k)
+                qpb_host_run_ended(s);
             s->n_threads = k;
             join_all(s);
             s->state = QPB_ST_ENDED;
@@ -422,6 +437,8 @@ QPB_EXPORT void qpb_session_destroy(qpb_session *s)
         s->provider->destroy(s);
     free_outputs(s);
     free(s->threads);
+    free(s->counters_before);
+    free(s->counters_after);
     pthread_cond_destroy(&s->ended);
     pthread_mutex_destroy(&s->lock);
     free(s);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qpb_counters.h"
 #include "qpb_internal.h"
 #include "qpb_json.h"
 
@@ -238,6 +239,8 @@ QPB_EXPORT int32_t qpb_summary(qpb_session *s, char *buf, uint32_t buf_len)
     qpb_jw_key(&w, "t0_realtime_ns");
     qpb_jw_i64(&w, s->t0_realtime_ns);
     qpb_jw_obj_end(&w);
+    qpb_cpu_summary(s, &w);
+    qpb_counters_put(&w, s->counters_before, s->counters_after);
     qpb_jw_obj_end(&w);
     qpb_hist_free(&merged);
     if (!qpb_jw_ok(&w))

@@ -223,6 +223,8 @@ static int admit(sender *x, uint64_t now, uint64_t *deadline)
         sl->errors = 0;
         if (x->posted == x->warmup && x->s->spec.duration_ms > 0)
             *deadline = now + x->s->spec.duration_ms * 1000000ull;
+        if (x->posted == x->warmup)
+            qpb_cpu_begin(x->s, &x->out->cpu, true); /* the measured span begins */
         x->posted++;
         n++;
     }

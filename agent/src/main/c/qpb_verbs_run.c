@@ -362,6 +362,8 @@ static bool sender_loop(vsender *x)
         if (n > 0) {
             if (th->admitted <= x->warmup && th->admitted + n > x->warmup && s->spec.duration_ms > 0)
                 deadline = now + s->spec.duration_ms * 1000000ull;
+            if (th->admitted <= x->warmup && th->admitted + n > x->warmup)
+                qpb_cpu_begin(s, &x->out->cpu, true); /* the measured span begins */
             if (!post_cycles(x, th->admitted, n, false))
                 return false;
             posted = true;
