@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "qpb.h"
+#include "qpb_json.h"
 #include "qpbench.h"
 
 #define LINE "---------------------------------------------------------------------------------------\n"
@@ -66,6 +67,12 @@ static void usage(void)
          "      --interval=MS      print every thread's interval of MS ms (10..60000) as it closes:\n"
          "                         cycles, BW and cycle-time percentiles (default: the summary only)\n"
          "      --provider=NAME    engine provider: tcp (default) or verbs\n"
+         "      --cpu_util         print each size's CPU: the engine's threads over their measured span (user,\n"
+         "                         sys, %% of one CPU) and the host's (%% of all CPUs; perftest's CPU_Util beside)\n"
+         "      --counters         print every NIC counter that moved in each size (verbs: sysfs counters and\n"
+         "                         hw_counters of the port; tcp: the host's /proc/net/snmp Tcp counters).\n"
+         "                         Warnings for retransmission, out-of-sequence, RNR and error counters that\n"
+         "                         moved are printed always\n"
          "      --devices          print this host's RDMA devices and their limits (JSON) and exit\n"
          "      --rate_limit=RATE  pace every thread to RATE (perftest's flag, software pacing), in\n"
          "      --rate_units=U     g: Gb/s (default), M: MiB/s, p: messages/s per QP\n"
@@ -155,7 +162,8 @@ static void parse_args(int argc, char **argv, options *o)
         {"devices", no_argument, 0, 'v'}, {"rdma_cm", no_argument, 0, 'K'},
         {"qp-sharing", required_argument, 0, 'H'}, {"rate_limit", required_argument, 0, 'y'},
         {"rate_units", required_argument, 0, 'Y'}, {"rate_limit_type", required_argument, 0, 'k'},
-        {"interval", required_argument, 0, 'N'}, {0, 0, 0, 0},
+        {"interval", required_argument, 0, 'N'}, {"cpu_util", no_argument, 0, 'w'},
+        {"counters", no_argument, 0, 'z'}, {0, 0, 0, 0},
     };
     *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp",
                    .device = "", .op = "send", .transport = "rc", .srq = "none",
@@ -213,6 +221,8 @@ static void parse_args(int argc, char **argv, options *o)
         case 'L': o->lock_model = optarg; break;
         case 'j': o->json_path = "perftest_out.json"; break;
         case 'F': break;
+        case 'w': o->cpu_util = 1; break;
+        case 'z': o->counters = 1; break;
         case 'R': case 'K': o->rdma_cm = 1; break;
         case 'H': o->qp_sharing = optarg; break;
         case 'y': {
@@ -297,6 +307,53 @@ static void print_header(const options *o, const char *role, const char *sum)
     fflush(stdout);
 }
 
+static void print_delta(const char *name, long long delta, void *arg)
+{
+    if (delta != 0)
+        printf("   %-40s %+lld\n", name, delta);
+    (void)arg;
+}
+
+static void print_warning(const char *warning, void *arg)
+{
+    printf(" WARNING: %s\n", warning);
+    (void)arg;
+}
+
+/* The run's CPU, its counters that moved (when asked) and its warnings (always). */
+static void print_cost(const options *o, const char *sum)
+{
+    if (o->cpu_util) {
+        printf(" cpu: engine %.1f %% of one CPU (user %.3f s, sys %.3f s over %.3f s)",
+               qpbench_num(sum, "cpu.engine_util_pct"), qpbench_num(sum, "cpu.engine_user_ns") / 1e9,
+               qpbench_num(sum, "cpu.engine_sys_ns") / 1e9, qpbench_num(sum, "cpu.span_ns") / 1e9);
+        qpb_json_field f;
+        char err[160];
+        if (qpb_json_find(sum, "cpu.host_util_pct", &f, err, sizeof err) == 1)
+            printf("; host %.1f %% of %.0f CPUs (user %.1f %%, sys %.1f %%), CPU_Util[%%] %.2f\n", f.num,
+                   qpbench_num(sum, "cpu.host_cpus"), qpbench_num(sum, "cpu.host_user_pct"),
+                   qpbench_num(sum, "cpu.host_sys_pct"), qpbench_num(sum, "cpu.perftest_util_pct"));
+        else
+            printf("; host: not measured (/proc/stat unreadable or the run shorter than a tick)\n");
+    }
+    if (o->counters) {
+        char src[64], dev[64];
+        qpbench_str(sum, "counters.source", src, sizeof src);
+        qpbench_str(sum, "counters.device", dev, sizeof dev);
+        if (src[0] == '\0')
+            printf(" counters: none read\n");
+        else if (dev[0] != '\0')
+            printf(" counters that moved (%s, %s port %.0f):\n", src, dev, qpbench_num(sum, "counters.port"));
+        else
+            printf(" counters that moved (%s, host-wide):\n", src);
+        qpbench_counter_deltas(sum, print_delta, NULL);
+        char err[256];
+        if (qpbench_str(sum, "counters.error", err, sizeof err)[0] != '\0')
+            printf("   (%s)\n", err);
+    }
+    qpbench_warnings(sum, print_warning, NULL);
+}
+
 static void print_result(const options *o, const char *sum)
 {
     double unit = o->gbits ? GIGA_BIT : MEGA_BYTE;
@@ -319,6 +376,7 @@ static void print_result(const options *o, const char *sum)
             printf(" window full: %.1f %% of the time (tx depth %.0f in flight, waiting for a completion)\n",
                    100.0 * qpbench_num(sum, "window_full_share"), qpbench_num(sum, "tx_depth"));
     }
+    print_cost(o, sum);
     fflush(stdout);
 }
 

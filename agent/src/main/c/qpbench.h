@@ -22,6 +22,7 @@ typedef struct options {
     double duration_s;
     unsigned qps, threads, depth, port, interval_ms;
     int verify, server, gbits;
+    int cpu_util, counters; /* print the run's CPU (--cpu_util) and every counter that moved (--counters) */
     double rate;     /* --rate_limit in rate_unit, per thread; 0 = unpaced */
     char rate_unit;  /* 'M' MiB/s, 'g' Gb/s, 'p' messages/s (perftest's --rate_units) */
     const char *json_path, *provider, *bind, *host;
@@ -38,6 +39,10 @@ char *qpbench_spec(const options *o, uint64_t size, const char *role, char *why,
 /* A value of a summary by path ("msg_size", "cycle_ns.p99"); 0 and "" when the summary has none. */
 double qpbench_num(const char *summary, const char *path);
 const char *qpbench_str(const char *summary, const char *path, char *out, size_t len);
+/* Every "name":delta of the summary's counters.deltas, and every string of its warnings, in order, to fn;
+ * return how many. */
+int qpbench_counter_deltas(const char *summary, void (*fn)(const char *name, long long delta, void *arg), void *arg);
+int qpbench_warnings(const char *summary, void (*fn)(const char *warning, void *arg), void *arg);
 /* Whether a summary is one JSON document; false with the parser's reason in why. */
 bool qpbench_summary_ok(const char *summary, char *why, size_t why_len);
 

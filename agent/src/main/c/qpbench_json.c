@@ -134,3 +134,63 @@ bool qpbench_summary_ok(const char *summary, char *why, size_t why_len)
     qpb_json_field f;
     return qpb_json_find(summary, "", &f, why, why_len) >= 0;
 }
+
+/* Reads the JSON string at *p (at its opening quote) into out, escapes of \" and \\ undone (the engine
+ * writes counter names and warnings, plain text); *p moves past the closing quote. */
+static bool read_string(const char **p, char *out, size_t len)
+{
+    if (**p != '"')
+        return false;
+    size_t n = 0;
+    for ((*p)++; **p != '\0' && **p != '"'; (*p)++) {
+        if (**p == '\\' && (*p)[1] != '\0')
+            (*p)++;
+        if (n + 1 < len)
+            out[n++] = **p;
+    }
+    out[n] = '\0';
+    if (**p != '"')
+        return false;
+    (*p)++;
+    return true;
+}
+
+int qpbench_counter_deltas(const char *summary, void (*fn)(const char *name, long long delta, void *arg), void *arg)
+{
+    const char *c = strstr(summary, "\"counters\":{");
+    const char *p = c != NULL ? strstr(c, "\"deltas\":{") : NULL;
+    if (p == NULL)
+        return 0;
+    p += strlen("\"deltas\":{");
+    int n = 0;
+    char name[160];
+    while (*p == '"' && read_string(&p, name, sizeof name) && *p == ':') {
+        char *end;
+        long long v = strtoll(p + 1, &end, 10);
+        if (end == p + 1)
+            break;
+        fn(name, v, arg);
+        n++;
+        p = end;
+        if (*p == ',')
+            p++;
+    }
+    return n;
+}
+
+int qpbench_warnings(const char *summary, void (*fn)(const char *warning, void *arg), void *arg)
+{
+    const char *p = strstr(summary, "\"warnings\":[");
+    if (p == NULL)
+        return 0;
+    p += strlen("\"warnings\":[");
+    int n = 0;
+    char msg[256];
+    while (*p == '"' && read_string(&p, msg, sizeof msg)) {
+        fn(msg, arg);
+        n++;
+        if (*p == ',')
+            p++;
+    }
+    return n;
+}

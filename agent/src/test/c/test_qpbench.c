@@ -140,7 +140,46 @@ static void a_loopback_run_from_the_cli_spec_reads_back(void)
     qpb_session_destroy(s);
 }
 
+typedef struct seen {
+    char text[512];
+    int n;
+} seen;
+
+static void see_delta(const char *name, long long delta, void *arg)
+{
+    seen *x = arg;
+    size_t len = strlen(x->text);
+    snprintf(x->text + len, sizeof x->text - len, "%s=%lld;", name, delta);
+    x->n++;
+}
+
+static void see_warning(const char *warning, void *arg)
+{
+    see_delta(warning, 0, arg);
+}
+
+/* --counters and the warnings read the engine's counters object and warnings array as written. */
+static void counter_deltas_and_warnings_are_read(void)
+{
+    const char *sum = "{\"errors\":0,\"counters\":{\"source\":\"sysfs\",\"device\":\"rxe0\",\"port\":1,"
+                      "\"deltas\":{\"counters/port_rcv_errors\":0,\"hw_counters/rcvd_seq_err\":12,"
+                      "\"hw_counters/x\\\"y\":-3},\"unreadable\":[],\"error\":null},"
+                      "\"warnings\":[\"hw_counters/rcvd_seq_err moved by 12\",\"a \\\"quoted\\\" one\"]}";
+    char why[256];
+    CHECKF(qpbench_summary_ok(sum, why, sizeof why), "%s", why);
+    seen d = {.n = 0}, w = {.n = 0};
+    CHECK(qpbench_counter_deltas(sum, see_delta, &d) == 3);
+    CHECKF(strcmp(d.text, "counters/port_rcv_errors=0;hw_counters/rcvd_seq_err=12;hw_counters/x\"y=-3;") == 0, "%s",
+           d.text);
+    CHECK(qpbench_warnings(sum, see_warning, &w) == 2);
+    CHECKF(strcmp(w.text, "hw_counters/rcvd_seq_err moved by 12=0;a \"quoted\" one=0;") == 0, "%s", w.text);
+    seen none = {.n = 0};
+    CHECK(qpbench_counter_deltas("{\"counters\":null,\"warnings\":[]}", see_delta, &none) == 0);
+    CHECK(qpbench_warnings("{\"counters\":null,\"warnings\":[]}", see_warning, &none) == 0 && none.n == 0);
+}
+
 const qpb_test_case qpb_qpbench_tests[] = {
+    {"qpbench reads the counters that moved and the warnings", counter_deltas_and_warnings_are_read},
     {"qpbench escapes a 5000-character --ib-dev and the engine refuses it", long_device_is_escaped_and_refused},
     {"qpbench spec strings round-trip through the engine's parser", odd_strings_round_trip},
     {"qpbench refuses a rate the engine cannot pace, with the reason", too_fast_a_rate_is_refused_with_the_reason},
