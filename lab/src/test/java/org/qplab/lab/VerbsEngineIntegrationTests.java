@@ -203,6 +203,62 @@ class VerbsEngineIntegrationTests {
         assertReliableRun(pair(lab, "--op=write -s 4096 -n 50 --verify"), 1, 1, 50, 4096);
     }
 
+    /**
+     * rxe's counters tell a clean run from one that lived through a link flap. Clean: a 4 KiB write at MTU
+     * 1024 is exactly 4 packets, nothing is resent and no warning is raised. The server's link goes down
+     * for a second mid-run: the run still completes every cycle without an error (RC resends), but the
+     * client's completer_retry_err and sent_pkts and the server's link_downed say what happened, as
+     * warnings in both summaries. The CPU of both sides is measured over their spans.
+     */
+    @Test
+    void aLinkFlapMidRunMovesRxesRetransmissionCountersAndWarns(SoftRoceLab lab) throws Exception {
+        Pair clean = pair(lab, "--op=write -s 4096 -n 300 -t 4", null);
+        assertReliableRun(clean, 1, 1, 300, 4096);
+        assertThat(counter(clean.client(), "hw_counters/sent_pkts")).as("4 packets per 4 KiB write at MTU 1024")
+                .isEqualTo(1200);
+        assertThat(counter(clean.server(), "hw_counters/rcvd_pkts")).isEqualTo(1200);
+        assertThat(counter(clean.client(), "hw_counters/completer_retry_err")).isZero();
+        assertThat(clean.client().get("warnings")).as("a clean run").isEqualTo(List.of());
+        assertThat(clean.server().get("warnings")).as("a clean run").isEqualTo(List.of());
+        for (Map<String, Object> side : List.of(clean.client(), clean.server())) {
+            Map<?, ?> cpu = (Map<?, ?>) side.get("cpu");
+            assertThat(((Number) cpu.get("span_ns")).longValue()).as("%s span", side.get("role")).isPositive();
+            assertThat(((Number) cpu.get("engine_util_pct")).doubleValue()).as("one busy-polling thread")
+                    .isBetween(0.0, 105.0);
+            assertThat(((Number) cpu.get("host_cpus")).intValue()).isEqualTo(1);
+        }
+
+        Pair flapped = pair(lab, "--op=write -s 4096 -n 2500 -t 4", Duration.ofSeconds(2));
+        assertSenderSide(flapped, 1, 1, 2500, 4096); // every cycle, no completion with an error
+        long retries = counter(flapped.client(), "hw_counters/completer_retry_err");
+        assertThat(retries).as("the client's requester timed out and resent").isPositive();
+        assertThat(counter(flapped.client(), "hw_counters/sent_pkts")).as("packets sent, resent ones included")
+                .isGreaterThan(4 * 2500);
+        assertThat(counter(flapped.server(), "hw_counters/link_downed")).isEqualTo(1);
+        assertThat(flapped.client().get("warnings")).asList()
+                .contains("hw_counters/completer_retry_err moved by " + retries);
+        assertThat(flapped.server().get("warnings")).asList().contains("hw_counters/link_downed moved by 1");
+        System.out.printf("link flap: client %s, server %s%n", moved(flapped.client()), moved(flapped.server()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static long counter(Map<String, Object> summary, String name) {
+        Map<String, Object> counters = (Map<String, Object>) summary.get("counters");
+        assertThat(counters.get("source")).isEqualTo("sysfs");
+        assertThat(counters.get("device")).isEqualTo("rxe0");
+        Map<String, Object> deltas = (Map<String, Object>) counters.get("deltas");
+        assertThat(deltas).as("rxe0's counters").containsKey(name);
+        return ((Number) deltas.get(name)).longValue();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> moved(Map<String, Object> summary) {
+        Map<String, Object> deltas = (Map<String, Object>) ((Map<String, Object>) summary.get("counters")).get("deltas");
+        Map<String, Object> out = new java.util.TreeMap<>(deltas);
+        out.values().removeIf(v -> ((Number) v).longValue() == 0);
+        return out;
+    }
+
     @Test
     void whatRxeCannotDoIsRefusedBeforeAnythingRunsNamingTheLimit(SoftRoceLab lab) throws Exception {
         CommandResult xrc = lab.ssh(CLIENT, TIMEOUT, qpbench() + " --provider=verbs -c XRC -s 4096 -n 10");
@@ -262,13 +318,28 @@ class VerbsEngineIntegrationTests {
 
     /** Runs qpbench with args as server in VM 1 and client in VM 2; returns both JSON summaries. */
     private Pair pair(SoftRoceLab lab, String args) throws Exception {
+        return pair(lab, args, null);
+    }
+
+    /** As pair(lab, args), and flapAfter (unless null) into the client's run the server's eth1 goes down for 1 s. */
+    private Pair pair(SoftRoceLab lab, String args, Duration flapAfter) throws Exception {
         int port = PORTS.getAndIncrement();
         String common = qpbench() + " --provider=verbs -p " + port + " " + args;
         String server = common + " --server --bind=" + lab.rdmaAddress(SERVER) + " --json=/tmp/server-" + port + ".json";
         try (RemoteProcess served = lab.start(SERVER, TIMEOUT, server + " && cat /tmp/server-" + port + ".json")) {
             lab.awaitListening(SERVER, port, Duration.ofSeconds(60));
-            CommandResult client = lab.ssh(CLIENT, TIMEOUT, common + " --json=/tmp/client-" + port + ".json "
-                    + lab.rdmaAddress(SERVER) + " && echo '#json' && cat /tmp/client-" + port + ".json");
+            CommandResult client;
+            try (RemoteProcess running = lab.start(CLIENT, TIMEOUT, common + " --json=/tmp/client-" + port + ".json "
+                    + lab.rdmaAddress(SERVER) + " && echo '#json' && cat /tmp/client-" + port + ".json")) {
+                if (flapAfter != null) {
+                    Thread.sleep(flapAfter.toMillis());
+                    assertThat(running.isAlive()).as("the client still runs when the link flaps: %s",
+                            running.stdoutSoFar()).isTrue();
+                    CommandResult flap = lab.ssh(SERVER, TIMEOUT, "ip link set eth1 down; sleep 1; ip link set eth1 up");
+                    assertThat(flap.succeeded()).as(flap.describe()).isTrue();
+                }
+                client = running.await();
+            }
             CommandResult serverResult = served.await();
             assertThat(client.succeeded()).as(client.describe() + "\nserver:\n" + serverResult.describe()).isTrue();
             assertThat(serverResult.succeeded()).as(serverResult.describe()).isTrue();
