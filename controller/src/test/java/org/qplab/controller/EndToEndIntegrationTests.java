@@ -104,6 +104,8 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
                         .isEqualTo((Double) run.get("cycle_median_ns"));
                 assertThat(((Number) all.get("p99CycleNs")).doubleValue()).as(what + " p99 cycle")
                         .isEqualTo((Double) run.get("cycle_p99_ns"));
+                assertCostShown(what, http().get().uri("/api/runs/{id}", runId).exchange().expectStatus().isOk()
+                        .expectBody(JSON_OBJECT).returnResult().getResponseBody());
             }
 
             long firstRun = (Long) runs.get(0).get("id");
@@ -225,6 +227,33 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
             assertThat(agent.log()).contains("the controller refused this agent: agent token refused");
             assertThat(jdbc.sql("SELECT count(*) FROM agent WHERE id = 'impostor'").query(Long.class).single()).isZero();
         }
+    }
+
+    /** The run API shows what the run cost and what the host's TCP counted, from the engine's summary. */
+    @SuppressWarnings("unchecked")
+    private static void assertCostShown(String what, Map<String, Object> run) {
+        assertThat(run.get("serverSummary")).as(what + ": a loopback run has one side").isNull();
+        Map<String, Object> summary = (Map<String, Object>) run.get("summary");
+        Map<String, Object> cpu = (Map<String, Object>) summary.get("cpu");
+        int cpus = ((Number) cpu.get("host_cpus")).intValue();
+        assertThat(cpus).as(what + " host CPUs").isEqualTo(Runtime.getRuntime().availableProcessors());
+        assertThat(((Number) cpu.get("span_ns")).longValue()).as(what + " CPU span")
+                .isGreaterThanOrEqualTo(((Number) summary.get("duration_ns")).longValue()).isPositive();
+        assertThat(((Number) cpu.get("engine_user_ns")).longValue() + ((Number) cpu.get("engine_sys_ns")).longValue())
+                .as(what + " engine CPU time").isPositive();
+        // no more than every CPU of the host for the whole span (5 % for getrusage's rounding to its tick)
+        assertThat(((Number) cpu.get("engine_util_pct")).doubleValue()).as(what + " engine CPU, % of one CPU")
+                .isPositive().isLessThanOrEqualTo(100.0 * cpus * 1.05);
+        if (cpu.get("host_util_pct") != null) { // null: the run was shorter than one /proc/stat tick
+            assertThat(((Number) cpu.get("host_util_pct")).doubleValue()).as(what + " host CPU %").isBetween(0.0, 100.0);
+        }
+        Map<String, Object> counters = (Map<String, Object>) summary.get("counters");
+        assertThat(counters).as(what + " counters").containsEntry("source", "/proc/net/snmp").containsEntry("error", null);
+        Map<String, Object> deltas = (Map<String, Object>) counters.get("deltas");
+        assertThat(deltas).containsKeys("Tcp.InSegs", "Tcp.OutSegs", "Tcp.RetransSegs", "Tcp.InErrs");
+        assertThat(((Number) deltas.get("Tcp.InSegs")).longValue()).as(what + " TCP segments the host received").isPositive();
+        assertThat(summary.get("warnings")).as(what + " warnings (host-wide TCP retransmissions may appear)")
+                .isInstanceOf(List.class);
     }
 
     private String agentLog() {

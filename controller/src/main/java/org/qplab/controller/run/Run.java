@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * A run as the API shows it: its engine parameters, where and when it ran, its summary once finished,
- * its fingerprint once it has started on a host (parameters + host, see history/Fingerprint) and
+ * (a pair run's: the client's; the server's, what the receiving side reported, is serverSummary; both carry
+ * "cpu", "counters" and "warnings", qpb.h), its fingerprint once it has started on a host (parameters + host, see history/Fingerprint) and
  * whether it is the baseline of that fingerprint. attempt is the try of its point of the matrix (1, 2, ...):
  * a failed try that was tried again names the run that replaced it (supersededBy), the new try the one it
  * replaces (retryOf). cyclesStored: the cycles its stored intervals count (every cycle that reached the
@@ -15,11 +16,11 @@ import java.util.Map;
  * trace records kept (0 once deleted: traceDeletedAt).
  */
 @Schema(description = "A run: its engine parameters, where and when it ran, its summary once it ended (see "
-        + "getRunSummary), its fingerprint once it started on a host, and what it keeps stored. A failed try that was "
+        + "getRunSummary; a pair run's receiving side in serverSummary, null for a loopback run), its fingerprint once it started on a host, and what it keeps stored. A failed try that was "
         + "tried again names the run that replaced it (supersededBy); partial: it ended early and keeps the "
         + "cyclesStored cycles that reached the controller.")
 public record Run(long id, long experimentId, int index, int repeat, Map<String, Object> params,
                   @Schema(allowableValues = {"QUEUED", "RUNNING", "FINISHED", "FAILED", "CANCELLED"}) String status,
                   String agentId, int attempt, OffsetDateTime startedAt, OffsetDateTime finishedAt, String error,
-                  Map<String, Object> summary, String fingerprint, boolean baseline, Long supersededBy, Long retryOf,
+                  Map<String, Object> summary, Map<String, Object> serverSummary, String fingerprint, boolean baseline, Long supersededBy, Long retryOf,
                   boolean partial, long cyclesStored, long traceStored, OffsetDateTime traceDeletedAt) {}

@@ -18,7 +18,8 @@ public class RunRepository {
 
     private static final String SELECT = """
             SELECT r.id, r.experiment_id, r.idx, r.repeat, r.params::text AS params, r.status, r.agent_id, r.attempt,
-                   r.started_at, r.finished_at, r.error, s.summary::text AS summary, r.host_facts::text AS host_facts,
+                   r.started_at, r.finished_at, r.error, s.summary::text AS summary, r.server_summary::text AS server_summary,
+                   r.host_facts::text AS host_facts,
                    b.run_id IS NOT NULL AS baseline, r.superseded_by, r.retry_of, r.trace_deleted_at,
                    (SELECT coalesce(sum(cycles), 0) FROM sample_batch sb WHERE sb.run_id = r.id) AS cycles_stored,
                    (SELECT coalesce(sum(rows), 0) FROM sample_batch sb WHERE sb.run_id = r.id) AS trace_stored
@@ -54,12 +55,14 @@ public class RunRepository {
 
     private Run map(ResultSet rs, int row) throws SQLException {
         String summary = rs.getString("summary");
+        String serverSummary = rs.getString("server_summary");
         String hostFacts = rs.getString("host_facts");
         Map<String, Object> params = toMap(rs.getString("params"));
         return new Run(rs.getLong("id"), rs.getLong("experiment_id"), rs.getInt("idx"), rs.getInt("repeat"),
                 params, rs.getString("status"), rs.getString("agent_id"), rs.getInt("attempt"),
                 rs.getObject("started_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
                 rs.getString("error"), summary == null ? null : toMap(summary),
+                serverSummary == null ? null : toMap(serverSummary),
                 hostFacts == null ? null : Fingerprint.of(params, toMap(hostFacts)), rs.getBoolean("baseline"),
                 rs.getObject("superseded_by", Long.class), rs.getObject("retry_of", Long.class),
                 List.of("FAILED", "CANCELLED").contains(rs.getString("status")) && rs.getLong("cycles_stored") > 0,
