@@ -34,8 +34,18 @@ public record Comparison(Side baseline, Side candidate, double alpha, double thr
      * and names its baseline run.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    @Schema(name = "ComparisonPoint", description = "One point of a comparison: both sides' runs there and the change.")
+    @Schema(name = "ComparisonPoint", description = "One point of a comparison: both sides' runs there and the change, "
+            + "and the NIC counters whose deltas differ between the two (counterChanges).")
     public record Point(Map<String, Object> params, Stats baseline, Stats candidate, Double bwChangePercent,
                         Double cycleMedianChangePercent, Double pValue, String verdict, String fingerprint,
-                        Long baselineRunId, Long baselineExperimentId) {}
+                        Long baselineRunId, Long baselineExperimentId, List<CounterChange> counterChanges) {}
+
+    /**
+     * A counter whose delta over a run differs between the baseline and the candidate at one point (means over
+     * each side's runs; null: no run of that side read it). side: "client" (the run's own summary; a loopback
+     * run has only this one) or "server" (a pair run's receiving side). warning: a summary of either side warned
+     * that this counter moved (retransmissions, errors, out-of-sequence, RNR). Warnings first, then by side and
+     * name.
+     */
+    public record CounterChange(String side, String counter, Double baseline, Double candidate, boolean warning) {}
 }

@@ -7,6 +7,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.qplab.controller.analysis.RunHistograms;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -16,9 +19,14 @@ import tools.jackson.databind.ObjectMapper;
 @Repository
 public class ComparisonRepository {
 
-    /** A finished run with its summary numbers and the host it ran on. */
+    /**
+     * A finished run with its summary numbers, the host it ran on, and the counter deltas of its sides
+     * (side "client": its own summary, the only one of a loopback run; "server": a pair run's receiving side)
+     * with the counters its summaries warned about.
+     */
     public record FinishedRun(long id, long experimentId, Map<String, Object> params, Map<String, Object> hostFacts,
-                              long cycles, Double bwAvgBps, Double msgRate, Double cycleMedianNs) {
+                              long cycles, Double bwAvgBps, Double msgRate, Double cycleMedianNs,
+                              Map<String, Map<String, Number>> counters, Set<String> warned) {
 
         public String fingerprint() {
             return Fingerprint.of(params, hostFacts);
@@ -27,7 +35,9 @@ public class ComparisonRepository {
 
     private static final String FINISHED = """
             SELECT r.id, r.experiment_id, r.params::text, coalesce(r.host_facts, '{}'::jsonb)::text, s.cycles,
-                   s.bw_avg_bps, s.msg_rate, s.cycle_median_ns
+                   s.bw_avg_bps, s.msg_rate, s.cycle_median_ns,
+                   (s.summary->'counters'->'deltas')::text, (r.server_summary->'counters'->'deltas')::text,
+                   (coalesce(s.summary->'warnings', '[]'::jsonb) || coalesce(r.server_summary->'warnings', '[]'::jsonb))::text
             FROM run r JOIN run_summary s ON s.run_id = r.id
             """;
 
@@ -91,6 +101,28 @@ public class ComparisonRepository {
     private FinishedRun read(ResultSet rs, int skip) throws SQLException {
         return new FinishedRun(rs.getLong(skip + 1), rs.getLong(skip + 2), json.readValue(rs.getString(skip + 3), Map.class),
                 json.readValue(rs.getString(skip + 4), Map.class), rs.getLong(skip + 5), rs.getObject(skip + 6, Double.class),
-                rs.getObject(skip + 7, Double.class), rs.getObject(skip + 8, Double.class)); // NULL: not measured (an import)
+                rs.getObject(skip + 7, Double.class), rs.getObject(skip + 8, Double.class), // NULL: not measured (an import)
+                counters(rs.getString(skip + 9), rs.getString(skip + 10)), warned(rs.getString(skip + 11)));
+    }
+
+    /** The deltas by side; a side without counters (an import, an engine before them, a loopback's server) is absent. */
+    @SuppressWarnings("unchecked")
+    private Map<String, Map<String, Number>> counters(String client, String server) {
+        Map<String, Map<String, Number>> sides = new TreeMap<>();
+        if (client != null) {
+            sides.put("client", json.readValue(client, Map.class));
+        }
+        if (server != null) {
+            sides.put("server", json.readValue(server, Map.class));
+        }
+        return sides;
+    }
+
+    /** The counters named by the warnings ("hw_counters/rcvd_seq_err moved by 12" names hw_counters/rcvd_seq_err). */
+    @SuppressWarnings("unchecked")
+    private Set<String> warned(String warnings) {
+        Set<String> names = new TreeSet<>();
+        ((List<Object>) json.readValue(warnings, List.class)).forEach(w -> names.add(String.valueOf(w).split(" ", 2)[0]));
+        return names;
     }
 }

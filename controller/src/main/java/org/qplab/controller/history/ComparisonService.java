@@ -117,7 +117,37 @@ public class ComparisonService {
         }
         return new Comparison.Point(params, a, b, percent(a.bwAvgBps(), b.bwAvgBps()), cycleChange, p, verdict,
                 baselineRun == null ? null : baselineRun.fingerprint(),
-                baselineRun == null ? null : baselineRun.id(), baselineRun == null ? null : baselineRun.experimentId());
+                baselineRun == null ? null : baselineRun.id(), baselineRun == null ? null : baselineRun.experimentId(),
+                counterChanges(before, after));
+    }
+
+    /** The counters whose mean deltas differ between the two sides' runs (both 0, or equal: not listed). */
+    static List<Comparison.CounterChange> counterChanges(List<FinishedRun> before, List<FinishedRun> after) {
+        Set<String> warned = new TreeSet<>();
+        Set<List<String>> keys = new TreeSet<>(java.util.Comparator.comparing((List<String> k) -> k.get(0))
+                .thenComparing(k -> k.get(1)));
+        for (List<FinishedRun> runs : List.of(before, after)) {
+            runs.forEach(r -> {
+                warned.addAll(r.warned());
+                r.counters().forEach((side, deltas) -> deltas.keySet().forEach(name -> keys.add(List.of(side, name))));
+            });
+        }
+        List<Comparison.CounterChange> changes = new ArrayList<>();
+        for (List<String> key : keys) {
+            Double a = meanDelta(before, key.get(0), key.get(1));
+            Double b = meanDelta(after, key.get(0), key.get(1));
+            if (!Objects.equals(a, b)) {
+                changes.add(new Comparison.CounterChange(key.get(0), key.get(1), a, b, warned.contains(key.get(1))));
+            }
+        }
+        changes.sort(java.util.Comparator.comparing((Comparison.CounterChange c) -> !c.warning()));
+        return changes;
+    }
+
+    private static Double meanDelta(List<FinishedRun> runs, String side, String counter) {
+        var values = runs.stream().map(r -> r.counters().getOrDefault(side, Map.of()).get(counter))
+                .filter(Objects::nonNull).mapToDouble(Number::doubleValue).average();
+        return values.isPresent() ? values.getAsDouble() : null;
     }
 
     private Comparison.Side experimentSide(long id) {

@@ -57,6 +57,53 @@ class CompareIntegrationTests extends ControllerIntegrationTest {
                 .satisfies(params -> assertThat(params).containsEntry("msg_size", 65536));
     }
 
+    /**
+     * The counters of both sides of a pair run, as the engine writes them into each summary: the comparison
+     * lists those whose deltas differ, retransmission counters the summaries warned about first; the run API
+     * shows the receiving side's summary beside the run's own.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void listsTheCounterDeltasThatDifferWarningsFirst() throws Exception {
+        long baseline = experiment("[4096]", 31, 1.0, "6.18.0");
+        long flapped = experiment("[4096]", 32, 1.0, "6.18.0");
+        counters(baseline, "{\"hw_counters/sent_pkts\": 20000, \"hw_counters/completer_retry_err\": 0, "
+                + "\"hw_counters/rcvd_pkts\": 5000}", "[]", "{\"hw_counters/duplicate_request\": 0}", "[]");
+        counters(flapped, "{\"hw_counters/sent_pkts\": 20168, \"hw_counters/completer_retry_err\": 42, "
+                + "\"hw_counters/rcvd_pkts\": 5000}", "[\"hw_counters/completer_retry_err moved by 42\"]",
+                "{\"hw_counters/duplicate_request\": 672}", "[\"hw_counters/duplicate_request moved by 672\"]");
+
+        Map<String, Object> comparison = http().get().uri("/api/compare?baseline={a}&candidate={b}", baseline, flapped)
+                .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        List<Map<String, Object>> changes = (List<Map<String, Object>>) list(comparison.get("points")).get(0).get("counterChanges");
+        assertThat(changes).extracting(c -> c.get("side") + " " + c.get("counter") + " " + c.get("baseline") + " -> "
+                        + c.get("candidate") + (Boolean.TRUE.equals(c.get("warning")) ? " (warning)" : ""))
+                .as("rcvd_pkts moved as much on both: not listed")
+                .containsExactly("client hw_counters/completer_retry_err 0.0 -> 42.0 (warning)",
+                        "server hw_counters/duplicate_request 0.0 -> 672.0 (warning)",
+                        "client hw_counters/sent_pkts 20000.0 -> 20168.0");
+
+        long run = jdbc.sql("SELECT min(id) FROM run WHERE experiment_id = ?").param(flapped).query(Long.class).single();
+        Map<String, Object> shown = http().get().uri("/api/runs/{id}", run).exchange().expectStatus().isOk()
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat((List<Object>) ((Map<String, Object>) shown.get("serverSummary")).get("warnings"))
+                .containsExactly("hw_counters/duplicate_request moved by 672");
+        assertThat((Map<String, Object>) ((Map<String, Object>) shown.get("summary")).get("counters"))
+                .containsEntry("source", "sysfs");
+    }
+
+    /** Gives every run of the experiment these counter deltas and warnings, client and server side. */
+    private void counters(long experimentId, String clientDeltas, String clientWarnings, String serverDeltas,
+                          String serverWarnings) {
+        String counters = "jsonb_build_object('source', 'sysfs', 'device', 'rxe0', 'port', 1, 'deltas', ?::jsonb)";
+        jdbc.sql("UPDATE run_summary s SET summary = s.summary || jsonb_build_object('counters', " + counters
+                        + ", 'warnings', ?::jsonb) FROM run r WHERE r.id = s.run_id AND r.experiment_id = ?")
+                .params(clientDeltas, clientWarnings, experimentId).update();
+        jdbc.sql("UPDATE run SET server_summary = jsonb_build_object('side', 'receiver', 'counters', " + counters
+                        + ", 'warnings', ?::jsonb) WHERE experiment_id = ?")
+                .params(serverDeltas, serverWarnings, experimentId).update();
+    }
+
     @Test
     void histogramBucketsAreMonotoneAndNarrowEverywhere() {
         assertThat(jdbc.sql("""
