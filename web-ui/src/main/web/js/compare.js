@@ -1,11 +1,13 @@
 // The compare page (see compare-modes.js for what it compares): host facts and parameters that
-// differ, the paired points with their change, p-value and verdict, and the overlaid curves.
+// differ, the paired points with their change, p-value and verdict, the NIC counters that differ, and
+// the overlaid curves.
 import { listExperiments } from './api.js';
 import { clearError, showError } from './banner.js';
 import { destroyAllCharts } from './charts.js';
 import { compareChartCard, drawCompareChart } from './compare-chart.js';
 import { MODES, modeOf } from './compare-modes.js';
 import { compareHash, comparePicker } from './compare-picker.js';
+import { counterChangesTable } from './compare-counters.js';
 import { comparisonTable, withoutBaselineList } from './compare-table.js';
 import { h } from './dom.js';
 import { formatParam } from './format.js';
@@ -89,7 +91,7 @@ export function mountCompare(container, query) {
       sides.replaceChildren(...spec.sides(comparison));
       renderMismatches(mismatches, comparison.hostMismatches, comparison.paramMismatches);
       points.replaceChildren(...[comparisonTable(comparison, { baselineRuns: mode === 'baselines' }),
-        withoutBaselineList(comparison.withoutBaseline)].filter(Boolean));
+        withoutBaselineList(comparison.withoutBaseline), counterChangesTable(comparison)].filter(Boolean));
       drawCompareChart(chart, mode, query, comparison, isCurrent)
         .then(() => clearError('compare-curves'))
         .catch((error) => { if (isCurrent()) showError('compare-curves', error); });

@@ -1,6 +1,6 @@
 // One run, #/runs/12: what it ran with and where, what it keeps, its numbers, throughput and cycle time
 // over time per thread and its percentiles over all threads (live while it runs), its cycle-time
-// distribution, and its baseline status.
+// distribution, its CPU and NIC counters per side, and its baseline status.
 import { getFingerprint, getRun } from './api.js';
 import { clearError, showError } from './banner.js';
 import { baselineToggle } from './baseline.js';
@@ -13,6 +13,7 @@ import {
   bytesPerSecondToGbit, formatNumber, formatTime, messagesPerSecondToMillions, nanosToMicros,
 } from './format.js';
 import { orderParams, paramList } from './params.js';
+import { runCost } from './run-cost.js';
 import { runStorage } from './run-storage.js';
 import { runTimeline } from './run-timeline.js';
 
@@ -49,6 +50,7 @@ export function mountRun(container, id) {
   const actions = h('div', { class: 'header-actions' });
   const details = h('div', {});
   const numbers = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
+  const cost = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const distribution = chartCard({ name: 'runDistribution', canvasId: 'chart-run-distribution', title: 'Cycle-time distribution' });
   const timeline = runTimeline({ onEnd: () => load() });
   const storage = runStorage({
@@ -61,7 +63,8 @@ export function mountRun(container, id) {
     h('div', { class: 'card header' }, back, h('div', { class: 'title-row' }, title, actions), details, storage.element),
     h('section', { class: 'card' }, h('h2', {}, 'Over time'), timeline.cards),
     h('div', { class: 'charts' }, distribution),
-    h('section', { class: 'card' }, h('h2', {}, 'Numbers'), numbers)));
+    h('section', { class: 'card' }, h('h2', {}, 'Numbers'), numbers),
+    h('section', { class: 'card' }, h('h2', {}, 'CPU and NIC counters'), cost)));
 
   let started = false;
   async function load() {
@@ -87,6 +90,7 @@ export function mountRun(container, id) {
         paramList(orderParams(Object.keys(run.params)).map((name) => [name, run.params[name]]))),
       fingerprint && hostLine(fingerprint));
       numbers.replaceChildren(numbersTable(run.summary));
+      cost.replaceChildren(runCost(run));
       storage.show(run);
       if (!started) {
         started = true;
