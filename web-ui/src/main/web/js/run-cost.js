@@ -70,11 +70,13 @@ function countersTable(list) {
     h('p', { class: 'muted' }, unmoved.join('; ')));
 }
 
-function warningsBox(list) {
-  const items = list.flatMap(([side, summary]) => (summary.warnings ?? []).map((warning) => [side, warning]));
+/** The warning box for the top of the run page, or null when no retransmission or error counter moved. */
+export function runWarnings(run) {
+  const items = sides(run).flatMap(([side, summary]) => (summary.warnings ?? []).map((warning) => [side, warning]));
   if (items.length === 0) return null;
   return h('div', { id: 'run-warnings', class: 'warning-box', role: 'alert' },
-    h('strong', {}, 'Retransmission or error counters moved during this run: its numbers include recovery from them.'),
+    h('strong', {}, 'Retransmission or error counters moved during this run: its numbers include recovery from them '
+      + '(see CPU and NIC counters below).'),
     h('ul', {}, items.map(([side, warning]) => h('li', { dataset: { side } }, `${side}: `, h('code', {}, warning)))));
 }
 
@@ -82,6 +84,6 @@ function warningsBox(list) {
 export function runCost(run) {
   const list = sides(run);
   if (list.length === 0) return h('p', { class: 'empty' }, 'Measured when the run ends.');
-  return h('div', { id: 'run-cost' }, warningsBox(list), h('h3', {}, 'CPU'), cpuTable(list),
+  return h('div', { id: 'run-cost' }, h('h3', {}, 'CPU'), cpuTable(list),
     h('h3', {}, 'NIC counters'), countersTable(list));
 }

@@ -13,7 +13,7 @@ import {
   bytesPerSecondToGbit, formatNumber, formatTime, messagesPerSecondToMillions, nanosToMicros,
 } from './format.js';
 import { orderParams, paramList } from './params.js';
-import { runCost } from './run-cost.js';
+import { runCost, runWarnings } from './run-cost.js';
 import { runStorage } from './run-storage.js';
 import { runTimeline } from './run-timeline.js';
 
@@ -49,6 +49,7 @@ export function mountRun(container, id) {
   const back = h('a', { href: '#/', class: 'back' }, '← Experiments');
   const actions = h('div', { class: 'header-actions' });
   const details = h('div', {});
+  const warnings = h('div', {});
   const numbers = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const cost = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const distribution = chartCard({ name: 'runDistribution', canvasId: 'chart-run-distribution', title: 'Cycle-time distribution' });
@@ -60,7 +61,8 @@ export function mountRun(container, id) {
     },
   });
   container.replaceChildren(h('section', { id: 'run', class: 'run-view', dataset: { runId: id } },
-    h('div', { class: 'card header' }, back, h('div', { class: 'title-row' }, title, actions), details, storage.element),
+    h('div', { class: 'card header' }, back, h('div', { class: 'title-row' }, title, actions), details, warnings,
+      storage.element),
     h('section', { class: 'card' }, h('h2', {}, 'Over time'), timeline.cards),
     h('div', { class: 'charts' }, distribution),
     h('section', { class: 'card' }, h('h2', {}, 'Numbers'), numbers),
@@ -91,6 +93,7 @@ export function mountRun(container, id) {
       fingerprint && hostLine(fingerprint));
       numbers.replaceChildren(numbersTable(run.summary));
       cost.replaceChildren(runCost(run));
+      warnings.replaceChildren(...[runWarnings(run)].filter(Boolean));
       storage.show(run);
       if (!started) {
         started = true;

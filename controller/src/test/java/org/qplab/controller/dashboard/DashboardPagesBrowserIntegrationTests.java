@@ -195,6 +195,60 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
         assertThat(browser.findElement(By.cssSelector(".summary-line .retried")).getText()).isEqualTo("1 retried");
     }
 
+    /**
+     * A pair run's two summaries as the engine writes them (stored data, not a measurement: this machine has no
+     * RDMA device): the run page shows each side's CPU, the counters that moved, and a warning naming the
+     * retransmission counters that moved.
+     */
+    @Test
+    void aRunPageShowsEachSidesCpuAndCountersAndWarnsOfRetransmissions() throws Exception {
+        long experiment = new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096]", 43, 1.0, "6.18.0");
+        long runId = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(experiment).query(Long.class).single();
+        jdbc.sql("""
+                UPDATE run_summary SET summary = summary || '{"cpu": {"span_ns": 2500000000, "engine_user_ns": 1800000000,
+                  "engine_sys_ns": 600000000, "engine_util_pct": 96.0, "host_cpus": 4, "host_user_pct": 20.5,
+                  "host_sys_pct": 6.25, "host_util_pct": 26.75, "perftest_util_pct": 21.0},
+                  "counters": {"source": "sysfs", "device": "rxe0", "port": 1, "deltas": {"hw_counters/sent_pkts": 10576,
+                  "hw_counters/completer_retry_err": 36, "hw_counters/rcvd_seq_err": 0}, "unreadable": [], "error": null},
+                  "warnings": ["hw_counters/completer_retry_err moved by 36"]}'::jsonb WHERE run_id = ?""")
+                .param(runId).update();
+        jdbc.sql("""
+                UPDATE run SET server_summary = '{"side": "receiver", "cpu": {"span_ns": 2600000000, "engine_user_ns": 10000000,
+                  "engine_sys_ns": 20000000, "engine_util_pct": 1.15, "host_cpus": 4, "host_user_pct": null,
+                  "host_sys_pct": null, "host_util_pct": null, "perftest_util_pct": null},
+                  "counters": {"source": "sysfs", "device": "rxe0", "port": 1, "deltas": {"hw_counters/rcvd_pkts": 10576,
+                  "hw_counters/duplicate_request": 576, "hw_counters/link_downed": 1}, "unreadable": [], "error": null},
+                  "warnings": ["hw_counters/duplicate_request moved by 576", "hw_counters/link_downed moved by 1"]}'::jsonb
+                WHERE id = ?""").param(runId).update();
+
+        open("#/runs/" + runId);
+        waitFor(By.id("run-cpu"));
+        assertThat(browser.findElement(By.cssSelector("#run .card.header #run-warnings")).getText())
+                .as("at the top of the page").contains("Retransmission or error counters moved")
+                .contains("client: hw_counters/completer_retry_err moved by 36")
+                .contains("server: hw_counters/duplicate_request moved by 576")
+                .contains("server: hw_counters/link_downed moved by 1");
+        assertThat(rows("run-cpu")).containsExactly(
+                List.of("client", "2.5", "1.8", "0.6", "96", "4", "26.8", "20.5", "6.25", "21"),
+                List.of("server", "2.6", "0.01", "0.02", "1.15", "4", "–", "–", "–", "–"));
+        assertThat(rows("run-counters")).as("what moved on either side; rcvd_seq_err stood still").containsExactly(
+                List.of("hw_counters/completer_retry_err", "36", "–"),
+                List.of("hw_counters/duplicate_request", "–", "576"),
+                List.of("hw_counters/link_downed", "–", "1"),
+                List.of("hw_counters/rcvd_pkts", "–", "10576"),
+                List.of("hw_counters/sent_pkts", "10576", "–"));
+        assertThat(browser.findElement(By.cssSelector("#run-counters tr[data-counter='hw_counters/link_downed'] td"))
+                .getAttribute("class")).as("a warned counter stands out").isEqualTo("failed");
+        screenshot("run-cost-warning");
+        browser.executeScript("arguments[0].scrollIntoView()", browser.findElement(By.id("run-cost")));
+        screenshot("run-cost");
+    }
+
+    private List<List<String>> rows(String table) {
+        return browser.findElements(By.cssSelector("#" + table + " tbody tr")).stream()
+                .map(row -> row.findElements(By.tagName("td")).stream().map(WebElement::getText).toList()).toList();
+    }
+
     @Test
     void aRunPageShowsWhatTheRunKeepsAndDeletingItsTraceKeepsEveryChart() throws Exception {
         long experiment = new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096]", 41, 1.0, "6.18.0");
