@@ -101,6 +101,24 @@ typedef struct qpb_session qpb_session;
  *   provider        "tcp" | "verbs"                             required
  *   role            "loopback" | "client" | "server"            default "loopback"
  *   op              "send" | "write" | "read" (verbs)           default "send"
+ *   mode            "bw" | "latency"                            default "bw"
+ *                   latency is perftest's *_lat: every thread runs one
+ *                   ping-pong of msg_size (send: the server sends each
+ *                   message back; write: each side writes into the other's
+ *                   buffer and polls its own last byte; tcp: one socket per
+ *                   thread), or has one read in flight (op read, the client
+ *                   only). A cycle is one iteration and its recorded time is
+ *                   the latency perftest reports: half the round trip for
+ *                   send and write, the whole of it for read. Refused in
+ *                   latency mode: qps_per_thread > 1 (one ping-pong per
+ *                   thread), verify, transport xrc, polling event, and
+ *                   tx_depth, rate_limit, post_list, signal_every, rx_depth,
+ *                   srq, cq_mode or qp_sharing at other than their default
+ *                   (the queues are fixed: one QP and one CQ per thread, at
+ *                   most 16 requests posted, every 8th signaled, 16 receives;
+ *                   the summary reports tx_depth 1). inline_size not given:
+ *                   the device's max_inline_data capped at msg_size (send
+ *                   and write; perftest's lat tests inline by default too).
  *   threads         1..1024                                     default 1
  *   qps_per_thread  1..65536 connections per thread             default 1
  *   msg_size        1..(1<<30) bytes                            required
@@ -235,9 +253,11 @@ int32_t qpb_stop(qpb_session *s);
  *  "duration_ns","bw_avg_bps","bw_peak_bps","msg_rate",
  *  "window_full_ns","window_full_share",
  *  "cycle_ns":{"min","median","avg","stdev","p99","p999","max"},
+ *  "mode":"bw"|"latency",
+ *  "latency_us":{"min","max","typical","avg","stdev","p99","p999"}  (mode latency only),
  *  "per_thread":[{"thread","cycles","bytes","messages","errors","intervals","intervals_late","traced","dropped",
  *                 "duration_ns","bw_avg_bps","bw_peak_bps","msg_rate",
- *                 "window_full_ns","cycle_ns":{...}}],
+ *                 "window_full_ns","cycle_ns":{...},"latency_us":{...}}],
  *  "clock":{"source":"CLOCK_MONOTONIC_RAW","t0_realtime_ns":..}}
  * bw_* are bytes per second. intervals: the interval records closed (their
  * cycles add up to "cycles"); intervals_late: closes put off because the
@@ -246,7 +266,9 @@ int32_t qpb_stop(qpb_session *s);
  * thread had all tx_depth cycles in flight and nothing completing, i.e. waited
  * on the device and the link, not on itself; window_full_share is that over
  * the threads' spans (near 1: the window or the device sets the pace, not
- * the engine's own work).
+ * the engine's own work). latency_us (mode latency): the cycle times in
+ * microseconds under perftest's *_lat names (typical = the median; a
+ * receiving server has no cycles: zeros).
  *
  * What the run cost and what the NIC counted (both providers, both sides):
  *  "cpu":{"span_ns","engine_user_ns","engine_sys_ns","engine_util_pct",

@@ -40,6 +40,11 @@
  * nothing: its interval grows to the end of the run and waits in scratch. */
 #define QPB_MIN_INTERVAL_RING (1u << 14)
 #define QPB_MAX_INTERVAL_RING (1u << 26)
+/* Latency mode's fixed queues (verbs): requests a QP may have posted, every QPB_LAT_SIGNAL-th of them
+ * signaled (at most one reply is ever awaited), and receives kept posted (op send) */
+#define QPB_LAT_SEND_WR 16u
+#define QPB_LAT_SIGNAL 8u
+#define QPB_LAT_RECV_WR 16u
 
 typedef enum qpb_role { QPB_ROLE_LOOPBACK, QPB_ROLE_CLIENT, QPB_ROLE_SERVER } qpb_role;
 typedef enum qpb_provider_kind { QPB_PROVIDER_TCP, QPB_PROVIDER_VERBS } qpb_provider_kind;
@@ -51,6 +56,7 @@ typedef enum qpb_mr_mode { QPB_MR_PER_THREAD, QPB_MR_PER_QP } qpb_mr_mode;
 typedef enum qpb_polling { QPB_POLL_BUSY, QPB_POLL_EVENT } qpb_polling;
 typedef enum qpb_lock_model { QPB_LOCK_SHARED, QPB_LOCK_THREAD_DOMAIN } qpb_lock_model;
 typedef enum qpb_qp_sharing { QPB_QPS_PER_THREAD, QPB_QPS_SHARED } qpb_qp_sharing;
+typedef enum qpb_mode { QPB_MODE_BW, QPB_MODE_LATENCY } qpb_mode;
 
 /* Names of the enum values above, as the spec spells them. */
 extern const char *const QPB_OP_NAMES[];
@@ -61,6 +67,7 @@ extern const char *const QPB_MR_NAMES[];
 extern const char *const QPB_POLLING_NAMES[];
 extern const char *const QPB_LOCK_NAMES[];
 extern const char *const QPB_QP_SHARING_NAMES[];
+extern const char *const QPB_MODE_NAMES[];
 
 typedef struct qpb_spec {
     char provider[16];
@@ -68,6 +75,7 @@ typedef struct qpb_spec {
     qpb_role role;
     char op[16];
     qpb_op op_kind;
+    qpb_mode mode; /* latency: one ping-pong (or one outstanding read) per thread, perftest's *_lat */
     uint32_t threads;
     uint32_t qps_per_thread;
     uint64_t msg_size;
@@ -93,6 +101,7 @@ typedef struct qpb_spec {
     qpb_transport transport;
     qpb_srq_mode srq;
     uint32_t inline_size;
+    bool inline_given; /* inline_size was in the spec (else latency mode picks the device's, qpb_verbs.c) */
     uint32_t signal_every;
     uint32_t post_list;
     uint32_t rx_depth;

@@ -27,6 +27,7 @@ const char *const QPB_MR_NAMES[] = {"per_thread", "per_qp", NULL};
 const char *const QPB_POLLING_NAMES[] = {"busy", "event", NULL};
 const char *const QPB_LOCK_NAMES[] = {"shared", "thread_domain", NULL};
 const char *const QPB_QP_SHARING_NAMES[] = {"per_thread", "shared", NULL};
+const char *const QPB_MODE_NAMES[] = {"bw", "latency", NULL};
 static const char *const PROVIDER_NAMES[] = {"tcp", "verbs", NULL};
 static const char *const ROLE_NAMES[] = {"loopback", "client", "server", NULL};
 
@@ -86,6 +87,7 @@ static const key_def KEYS[] = {
     {"provider", K_CHOICE, 0, 0, PROVIDER_NAMES, AT(provider_kind), false},
     {"role", K_CHOICE, 0, 0, ROLE_NAMES, AT(role), false},
     {"op", K_CHOICE, 0, 0, QPB_OP_NAMES, AT(op_kind), false},
+    {"mode", K_CHOICE, 0, 0, QPB_MODE_NAMES, AT(mode), false},
     {"threads", K_UINT, 1, QPB_MAX_THREADS, NULL, AT(threads), false},
     {"qps_per_thread", K_UINT, 1, QPB_MAX_QPS, NULL, AT(qps_per_thread), false},
     {"msg_size", K_UINT, 1, (int64_t)QPB_MAX_MSG_SIZE, NULL, AT(msg_size), false},
@@ -123,7 +125,7 @@ static const key_def KEYS[] = {
 
 static const qpb_spec DEFAULTS = {
     .provider = "", .provider_kind = QPB_PROVIDER_TCP, .role = QPB_ROLE_LOOPBACK, .op = "send",
-    .op_kind = QPB_OP_SEND, .threads = 1, .qps_per_thread = 1, .msg_size = 0, .iterations = 1000,
+    .op_kind = QPB_OP_SEND, .mode = QPB_MODE_BW, .threads = 1, .qps_per_thread = 1, .msg_size = 0, .iterations = 1000,
     .duration_ms = 0, .warmup_cycles = 0, .tx_depth = 128, .interval_ms = 100, .interval_ring = 1u << 20, .trace_first = 0,
     .trace_every = 1, .ring_capacity = 65536, .verify = false,
     .tcp_nodelay = true, .bind = "127.0.0.1", .port = 0, .device = "", .ib_port = 1, .gid_index = -1,
@@ -335,6 +337,51 @@ static void check_combinations(const qpb_json_object *o, qpb_spec *s, violations
         add(v, "mtu", false, "mtu must be 0 (the port's active MTU), 256, 512, 1024, 2048 or 4096 (got %u)", s->mtu);
 }
 
+/* Whether a key is in the spec with a value other than its default. */
+static bool changed(const qpb_json_object *o, const qpb_spec *s, const char *name)
+{
+    const key_def *k = find_key(name);
+    return qpb_json_get(o, name) != NULL && load(s, k) != load(&DEFAULTS, k);
+}
+
+/*
+ * Latency mode is perftest's *_lat: one ping-pong per thread (send and write), or one read in flight,
+ * over fixed queues (QPB_LAT_*). The knobs that shape a bandwidth run's window have no meaning there:
+ * given at a value other than their default they are refused, not ignored; the session then runs with
+ * tx_depth 1 and rx_depth QPB_LAT_RECV_WR, which is what its summary reports.
+ */
+static void check_latency(const qpb_json_object *o, qpb_spec *s, violations *v)
+{
+    if (s->mode != QPB_MODE_LATENCY)
+        return;
+    if (s->qps_per_thread > 1)
+        add(v, "qps_per_thread", false,
+            "mode latency: qps_per_thread %u > 1 (one ping-pong per thread: use threads for several at once)",
+            s->qps_per_thread);
+    if (s->verify)
+        add(v, "verify", false, "mode latency: verify is not supported (a ping-pong's payload is not checked)");
+    const char *window[] = {"tx_depth", "rate_limit"};
+    for (size_t i = 0; i < sizeof window / sizeof window[0]; i++)
+        if (changed(o, s, window[i]))
+            add(v, window[i], false, "mode latency: %s applies to mode bw only (one message in flight per thread, "
+                                     "sent as soon as the last one came back)", window[i]);
+    if (s->provider_kind == QPB_PROVIDER_VERBS) {
+        if (s->transport == QPB_TR_XRC)
+            add(v, "transport", false, "mode latency: transport xrc is not supported (rc, uc or ud)");
+        const char *queues[] = {"post_list", "signal_every", "rx_depth", "srq", "cq_mode", "qp_sharing"};
+        for (size_t i = 0; i < sizeof queues / sizeof queues[0]; i++)
+            if (changed(o, s, queues[i]))
+                add(v, queues[i], false, "mode latency: %s applies to mode bw only (a latency run's queues are "
+                                         "fixed: one CQ and one QP per thread, one request awaited at a time)",
+                    queues[i]);
+        if (s->polling == QPB_POLL_EVENT)
+            add(v, "polling", false, "mode latency: polling event is not supported (busy polling, like perftest's "
+                                     "latency tests without -e)");
+    }
+    s->tx_depth = 1;
+    s->rx_depth = QPB_LAT_RECV_WR;
+}
+
 /* Every check of a spec, in one place: the session's parse and
  * qpb_spec_check both come through here. */
 static qpb_status validate(const char *json, qpb_spec *s, violations *v)
@@ -359,8 +406,10 @@ static qpb_status validate(const char *json, qpb_spec *s, violations *v)
         add(v, "iterations", false, "iterations must be > 0 unless duration_ms is set");
     if (s->ring_capacity & (s->ring_capacity - 1))
         add(v, "ring_capacity", false, "ring_capacity must be a power of two (got %u)", s->ring_capacity);
+    s->inline_given = qpb_json_get(&o, "inline_size") != NULL;
     check_statistics(&o, s, v);
     check_combinations(&o, s, v);
+    check_latency(&o, s, v);
     snprintf(s->provider, sizeof s->provider, "%s", PROVIDER_NAMES[s->provider_kind]);
     snprintf(s->op, sizeof s->op, "%s", QPB_OP_NAMES[s->op_kind]);
     if (v->count == 0)

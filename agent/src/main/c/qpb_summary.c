@@ -60,6 +60,23 @@ static void put_cycle_ns(qpb_jw *w, const qpb_moments *wf, const qpb_hist *h)
     qpb_jw_obj_end(w);
 }
 
+/* perftest's *_lat figures of the same cycle times, in microseconds. */
+static void put_latency_us(qpb_jw *w, const qpb_moments *wf, const qpb_hist *h)
+{
+    static const char *const keys[] = {"min", "max", "typical", "avg", "stdev", "p99", "p999"};
+    double ns[] = {wf->n ? (double)wf->min : 0, wf->n ? (double)wf->max : 0,
+                   h ? (double)qpb_hist_percentile(h, 0.5, wf->min, wf->max) : 0, qpb_moments_mean(wf),
+                   qpb_moments_stdev(wf), h ? (double)qpb_hist_percentile(h, 0.99, wf->min, wf->max) : 0,
+                   h ? (double)qpb_hist_percentile(h, 0.999, wf->min, wf->max) : 0};
+    qpb_jw_key(w, "latency_us");
+    qpb_jw_obj_begin(w);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        qpb_jw_key(w, keys[i]);
+        qpb_jw_dbl(w, ns[i] / 1e3);
+    }
+    qpb_jw_obj_end(w);
+}
+
 static void put_count(qpb_jw *w, const char *key, uint64_t v)
 {
     qpb_jw_key(w, key);
@@ -98,6 +115,8 @@ static void put_thread(qpb_session *s, qpb_jw *w, uint32_t i, totals *t)
         put_rates(w, bytes, messages, st->first_start_ns, st->last_end_ns, peak);
         put_count(w, "window_full_ns", s->senders[i].window_full_ns);
         put_cycle_ns(w, &st->cycle_ns, &st->hist);
+        if (s->spec.mode == QPB_MODE_LATENCY)
+            put_latency_us(w, &st->cycle_ns, &st->hist);
         t->window_full_ns += s->senders[i].window_full_ns;
         if (st->last_end_ns > st->first_start_ns)
             t->thread_ns += st->last_end_ns - st->first_start_ns;
@@ -125,6 +144,8 @@ static void put_thread(qpb_session *s, qpb_jw *w, uint32_t i, totals *t)
         put_rates(w, r->bytes, r->messages, r->first_ns, r->last_ns, 0.0);
         put_count(w, "window_full_ns", 0);
         put_cycle_ns(w, &none, NULL);
+        if (s->spec.mode == QPB_MODE_LATENCY)
+            put_latency_us(w, &none, NULL);
         t->bytes += r->bytes;
         t->messages += r->messages;
         t->errors += r->errors;
@@ -226,6 +247,10 @@ QPB_EXPORT int32_t qpb_summary(qpb_session *s, char *buf, uint32_t buf_len)
     qpb_jw_key(&w, "window_full_share");
     qpb_jw_dbl(&w, t.thread_ns ? (double)t.window_full_ns / (double)t.thread_ns : 0.0);
     put_cycle_ns(&w, &all, s->senders != NULL ? &merged : NULL);
+    qpb_jw_key(&w, "mode");
+    qpb_jw_str(&w, QPB_MODE_NAMES[s->spec.mode]);
+    if (s->spec.mode == QPB_MODE_LATENCY)
+        put_latency_us(&w, &all, s->senders != NULL ? &merged : NULL);
     qpb_jw_key(&w, "per_thread");
     qpb_jw_arr_begin(&w);
     totals ignored = {0};

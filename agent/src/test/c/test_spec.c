@@ -361,7 +361,53 @@ static void schema_shows_the_table_the_check_enforces(void)
     CHECK(qpb_spec_schema(NULL, 0) == QPB_EINVAL);
 }
 
+/* mode latency: one ping-pong per thread; the bandwidth window's knobs refused at other than their default. */
+static void latency_mode_refuses_what_a_ping_pong_cannot_use(void)
+{
+    qpb_spec s;
+    char err[2048];
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":64}", &s, err, sizeof err) == QPB_OK);
+    CHECK(s.mode == QPB_MODE_BW && s.tx_depth == 128);
+    CHECKF(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":64,\"mode\":\"latency\",\"threads\":4,"
+                          "\"tx_depth\":128,\"rx_depth\":512,\"transport\":\"ud\"}",
+                          &s, err, sizeof err) == QPB_OK, "%s", err);
+    /* defaults given are no violation; the run then has one message in flight and fixed receives */
+    CHECK(s.mode == QPB_MODE_LATENCY && s.threads == 4 && s.tx_depth == 1 && s.rx_depth == QPB_LAT_RECV_WR);
+    CHECK(!s.inline_given && s.inline_size == 0);
+    CHECK(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":64,\"mode\":\"latency\",\"inline_size\":0}", &s,
+                         err, sizeof err) == QPB_OK);
+    CHECK(s.inline_given && s.inline_size == 0);
+
+    char out[8192];
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"mode\":\"latency\",\"qps_per_thread\":2}", out,
+                         sizeof out) == QPB_EINVAL);
+    CHECKF(strstr(out, "{\"field\":\"qps_per_thread\",\"message\":\"mode latency: qps_per_thread 2 > 1 (one "
+                       "ping-pong per thread") != NULL, "%s", out);
+    CHECK(qpb_spec_check("{\"provider\":\"verbs\",\"msg_size\":64,\"mode\":\"latency\",\"tx_depth\":64,"
+                         "\"post_list\":4,\"signal_every\":2,\"rx_depth\":64,\"srq\":\"per_thread\","
+                         "\"cq_mode\":\"per_qp\",\"polling\":\"event\",\"verify\":true,\"rate_limit\":1000}",
+                         out, sizeof out) == QPB_EINVAL);
+    const char *fields[] = {"tx_depth", "post_list", "signal_every", "rx_depth", "srq", "cq_mode", "polling",
+                            "verify", "rate_limit"};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "{\"field\":\"%s\",\"message\":\"mode latency: ", fields[i]);
+        CHECKF(strstr(out, want) != NULL, "%s not in %s", want, out);
+    }
+    CHECK(qpb_spec_check("{\"provider\":\"verbs\",\"msg_size\":64,\"mode\":\"latency\",\"transport\":\"xrc\"}",
+                         out, sizeof out) == QPB_EINVAL);
+    CHECKF(strstr(out, "{\"field\":\"transport\",\"message\":\"mode latency: transport xrc is not supported (rc, "
+                       "uc or ud)\"}") != NULL, "%s", out);
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"mode\":\"ping\"}", out, sizeof out) ==
+          QPB_EINVAL);
+    CHECKF(strstr(out, "mode must be \\\"bw\\\" or \\\"latency\\\" (got \\\"ping\\\")") != NULL, "%s", out);
+    CHECK(qpb_spec_schema(out, sizeof out) == QPB_OK);
+    CHECKF(strstr(out, "{\"name\":\"mode\",\"type\":\"string\",\"enum\":[\"bw\",\"latency\"],"
+                       "\"verbs_only\":false}") != NULL, "%s", out);
+}
+
 const qpb_test_case qpb_spec_tests[] = {
+    {"spec: mode latency refuses what a ping-pong cannot use", latency_mode_refuses_what_a_ping_pong_cannot_use},
     {"spec bounds intervals and the trace", bounds_intervals_and_the_trace},
     {"spec applies documented defaults", applies_documented_defaults},
     {"spec parses every key", parses_every_key},
