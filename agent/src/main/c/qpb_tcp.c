@@ -122,6 +122,8 @@ static qpb_status qpb_tcp_local_endpoint(qpb_session *s, char *buf, uint32_t buf
     qpb_jw_u64(&w, sp->qps_per_thread);
     qpb_jw_key(&w, "msg_size");
     qpb_jw_u64(&w, sp->msg_size);
+    qpb_jw_key(&w, "mode");
+    qpb_jw_str(&w, QPB_MODE_NAMES[sp->mode]);
     qpb_jw_obj_end(&w);
     if (!qpb_jw_ok(&w))
         return qpb_fail(s, QPB_ENOSPC, "qpb_local_endpoint: needs %zu bytes, the buffer has %u", w.len + 1,
@@ -294,6 +296,10 @@ static qpb_status check_peer(qpb_session *s, const qpb_json_object *o)
     const qpb_json_field *p = qpb_json_get(o, "provider");
     if (p == NULL || p->type != QPB_JSON_STRING || strcmp(p->str, "tcp") != 0)
         len += (size_t)snprintf(msg + len, sizeof msg - len, "; provider is not \"tcp\"");
+    const qpb_json_field *m = qpb_json_get(o, "mode");
+    if (m == NULL || m->type != QPB_JSON_STRING || strcmp(m->str, QPB_MODE_NAMES[sp->mode]) != 0)
+        len += (size_t)snprintf(msg + len, sizeof msg - len, "; mode: peer %s, ours %s",
+                                m && m->type == QPB_JSON_STRING ? m->str : "missing", QPB_MODE_NAMES[sp->mode]);
     for (int i = 0; i < 3 && len < sizeof msg; i++) {
         const qpb_json_field *f = qpb_json_get(o, keys[i]);
         if (f == NULL || f->type != QPB_JSON_NUMBER || !f->is_int)

@@ -12,6 +12,8 @@
  *                     after each read that completed at least one message,
  *                     and one right at the end of every bad message so the
  *                     sender can charge the error to its exact cycle.
+ * In mode latency (qpb_tcp_lat.c) there are no acks: the server sends every
+ * message back whole, and the client's next message waits for it.
  * A sender never has more than tx_depth cycles unacknowledged, and every ack
  * covers at least one new message, so unread acks never exceed tx_depth per
  * connection (16 * 4096 bytes at most): acks cannot fill a socket buffer.
@@ -75,5 +77,9 @@ static inline uint8_t qpb_tcp_pattern(uint64_t k, uint64_t o)
 {
     return (uint8_t)((k * 0x9Du) ^ (o + (o >> 8)));
 }
+
+/* Latency mode's workers (qpb_tcp_lat.c): one ping-pong per thread. */
+void qpb_tcp_lat_sender(qpb_session *s, uint32_t thread);
+void qpb_tcp_lat_receiver(qpb_session *s, uint32_t thread);
 
 #endif /* QPB_TCP_H */

@@ -298,6 +298,10 @@ static bool sender_loop(sender *x, int ep)
 void qpb_tcp_run_sender(qpb_session *s, uint32_t thread)
 {
     const qpb_spec *sp = &s->spec;
+    if (sp->mode == QPB_MODE_LATENCY) {
+        qpb_tcp_lat_sender(s, thread);
+        return;
+    }
     sender x = {
         .s = s, .thread = thread, .q = sp->qps_per_thread, .depth = sp->tx_depth, .msz = sp->msg_size,
         .warmup = sp->warmup_cycles, .verify = sp->verify, .rate = sp->rate_limit,
@@ -434,6 +438,10 @@ static int on_readable(receiver *r, qpb_rx_conn *c)
 void qpb_tcp_run_receiver(qpb_session *s, uint32_t thread)
 {
     const qpb_spec *sp = &s->spec;
+    if (sp->mode == QPB_MODE_LATENCY) {
+        qpb_tcp_lat_receiver(s, thread);
+        return;
+    }
     receiver r = {
         .s = s, .thread = thread, .q = sp->qps_per_thread, .msz = sp->msg_size, .verify = sp->verify,
         .conns = &s->tcp->rx[(size_t)thread * sp->qps_per_thread], .out = &s->receivers[thread],

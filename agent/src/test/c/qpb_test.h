@@ -44,6 +44,7 @@ extern const qpb_test_case qpb_check_tests[];
 extern const qpb_test_case qpb_verbs_run_tests[];
 extern const qpb_test_case qpb_qpbench_tests[];
 extern const qpb_test_case qpb_counters_tests[];
+extern const qpb_test_case qpb_latency_tests[];
 
 /* First "key": number after offset 0 of a JSON text (top-level keys are
  * written before per_thread, so the first hit is the run's value). */
