@@ -112,6 +112,23 @@ static void plan_queues(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
     uint32_t cqs = sp->cq_mode == QPB_CQ_PER_QP ? p->qps : sp->cq_mode == QPB_CQ_PER_THREAD ? t : 1;
     const char *cqm = QPB_CQ_NAMES[sp->cq_mode];
 
+    if (sp->mode == QPB_MODE_LATENCY) {
+        /* one QP and one CQ per thread on either side, both ends sending; the CQ takes the QP's sends
+         * (at most QPB_LAT_SEND_WR posted, every QPB_LAT_SIGNAL-th signaled) and its receives */
+        p->recv_per_qp = recvs ? QPB_LAT_RECV_WR : 0;
+        uint32_t cqe = QPB_LAT_SEND_WR / QPB_LAT_SIGNAL + 1 + p->recv_per_qp;
+        if (QPB_LAT_SEND_WR > c->max_qp_wr || p->recv_per_qp > c->max_qp_wr)
+            refuse(r, "mode latency: a QP takes %u requests and %u receives > max_qp_wr %u on %s", QPB_LAT_SEND_WR,
+                   p->recv_per_qp, c->max_qp_wr, c->name);
+        if (cqe > c->max_cqe)
+            refuse(r, "mode latency: a CQ takes %u entries > max_cqe %u on %s", cqe, c->max_cqe, c->name);
+        p->send_cqe = p->recv_cqe = cqe;
+        p->n_send_cq = sends ? t : 0;
+        p->n_recv_cq = receives ? t : 0;
+        if ((uint64_t)p->n_send_cq + p->n_recv_cq > c->max_cq)
+            refuse(r, "mode latency: %u CQs > max_cq %u on %s", p->n_send_cq + p->n_recv_cq, c->max_cq, c->name);
+        return;
+    }
     uint64_t send_wr = (uint64_t)sp->tx_depth * (shared_qps ? t : 1);
     if (send_wr > c->max_qp_wr)
         refuse(r, shared_qps ? "qp_sharing shared: a QP takes threads x tx_depth = %llu requests > max_qp_wr %u on %s"

@@ -4,6 +4,7 @@
  *   qpb_verbs_conn.c  connecting: a server's listeners, QPs to RTR and RTS, loopback pairing
  *   qpb_verbs_cm.c    connecting through rdma_cm instead (RC)
  *   qpb_verbs_run.c   the data path: senders and receivers
+ *   qpb_verbs_lat.c   the data path in mode latency: ping-pongs (perftest's *_lat)
  *   qpb_verbs_oob.c   out of band: the endpoint blob and the control socket (hello, FIN, result)
  *   qpb_verbs_res.c   resources: GID, PD, XRC domain, thread domains, MRs, CQs, SRQs, QPs
  *
@@ -11,7 +12,8 @@
  *   qpb_verbs.c      -> conn, cm, run, oob, res
  *   qpb_verbs_conn.c -> cm, oob
  *   qpb_verbs_cm.c   -> res
- *   qpb_verbs_run.c  -> oob, res
+ *   qpb_verbs_run.c  -> lat, oob, res
+ *   qpb_verbs_lat.c  -> oob, res
  *   qpb_verbs_oob.c  -> res
  *   qpb_verbs_res.c  -> (none)
  *
@@ -202,6 +204,9 @@ void qpb_verbs_ctl_close(qpb_session *s);
 bool qpb_verbs_send_fin(qpb_session *s);
 bool qpb_verbs_read_fin(qpb_session *s, int timeout_ms, bool *got);
 bool qpb_verbs_send_result(qpb_session *s);
+/* A server's receiving thread 0 looks for the client's FIN (waiting up to timeout_ms) and sets fin;
+ * any other thread or role returns at once. false: the run failed. */
+bool qpb_verbs_poll_fin(qpb_session *s, uint32_t thread, int timeout_ms);
 
 /* qpb_verbs_cm.c: rdma_cm connection set-up (RC) */
 qpb_status qpb_verbs_cm_open(qpb_session *s, char *err, uint32_t err_len);
@@ -214,6 +219,10 @@ void qpb_verbs_cm_close(qpb_session *s);
 qpb_status qpb_verbs_endpoint(qpb_session *s, char *buf, uint32_t buf_len);
 qpb_status qpb_verbs_connect_peer(qpb_session *s, const char *peer_json);
 qpb_status qpb_verbs_connect_loopback(qpb_session *s);
+
+/* qpb_verbs_lat.c: a latency run's initiating thread (false: the run failed) and answering thread */
+bool qpb_verbs_lat_initiate(qpb_session *s, uint32_t thread);
+void qpb_verbs_lat_respond(qpb_session *s, uint32_t thread);
 
 /* qpb_verbs_run.c */
 void qpb_verbs_run_sender(qpb_session *s, uint32_t thread);

@@ -103,7 +103,8 @@ static qpb_status bring_up_side(qpb_session *s, qpb_vside *side, const uint8_t *
     struct ibv_ah_attr ah;
     ah_for(s, peer_gid, peer_lid, &ah);
     uint32_t mtu = peer_mtu < vb->plan.path_mtu ? peer_mtu : vb->plan.path_mtu;
-    if (s->spec.transport == QPB_TR_UD && side->sending && (side->ah = vb->v->create_ah(vb->pd, &ah)) == NULL) {
+    bool sends = side->sending || s->spec.mode == QPB_MODE_LATENCY; /* a latency run's receiving side answers */
+    if (s->spec.transport == QPB_TR_UD && sends && (side->ah = vb->v->create_ah(vb->pd, &ah)) == NULL) {
         int e = errno;
         return qpb_fail(s, QPB_ESYS, "ibv_create_ah (to the peer's %s) on %s: %s (errno %d)",
                         vb->plan.gid_index >= 0 ? "GID" : "LID", vb->caps.name, strerror(e), e);
@@ -125,14 +126,19 @@ qpb_status qpb_verbs_connect_loopback(qpb_session *s)
         free(addr), free(rkey);
         return qpb_fail(s, QPB_ESYS, "out of memory connecting %u QPs", vb->plan.qps);
     }
-    qpb_verbs_regions(s, vb->rx, addr, rkey);
-    for (uint32_t i = 0; i < vb->plan.qps; i++) {
-        qpb_vconn *t = &vb->tx->conns[i], *r = &vb->rx->conns[i];
-        uint32_t region = sp->mr_mode == QPB_MR_PER_QP ? i : r->thread;
-        t->remote_qpn = r->qpn, t->remote_psn = r->psn, r->remote_qpn = t->qpn, r->remote_psn = t->psn;
-        t->remote_srqn = vb->rx->threads[r->thread].srqn;
-        t->remote_addr = sp->mr_mode == QPB_MR_PER_QP ? addr[i] : addr[region] + (uint64_t)(i % sp->qps_per_thread) * vb->plan.slot;
-        t->rkey = (uint32_t)rkey[region];
+    uint64_t in_slot = 0;
+    for (int pass = 0; pass < 2; pass++) { /* the receiving side's regions to the senders, and back (latency writes) */
+        qpb_vside *from = pass == 0 ? vb->tx : vb->rx, *to = pass == 0 ? vb->rx : vb->tx;
+        qpb_verbs_regions(s, to, addr, rkey);
+        for (uint32_t i = 0; i < vb->plan.qps; i++) {
+            qpb_vconn *c = &from->conns[i], *peer = &to->conns[i];
+            uint32_t region = sp->mr_mode == QPB_MR_PER_QP ? i : peer->thread;
+            in_slot = sp->mr_mode == QPB_MR_PER_QP ? 0 : (uint64_t)(i % sp->qps_per_thread) * vb->plan.slot;
+            c->remote_qpn = peer->qpn, c->remote_psn = peer->psn;
+            c->remote_srqn = to->threads[peer->thread].srqn;
+            c->remote_addr = addr[region] + in_slot;
+            c->rkey = (uint32_t)rkey[region];
+        }
     }
     free(addr), free(rkey);
     if (sp->rdma_cm) {

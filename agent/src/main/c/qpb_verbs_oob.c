@@ -4,7 +4,7 @@
  * qpb_verbs_res.c (see the call graph in qpb_verbs.h).
  *
  * Endpoint blob (flat JSON; long values are hex, one fixed-width field per
- * connection in index order): provider, role, transport, op, threads,
+ * connection in index order): provider, role, transport, op, mode, threads,
  * qps_per_thread, msg_size, slot, lid, gid (32 hex digits), mtu (path MTU in
  * bytes), host and port (the server's control socket), qpn and psn (6 hex
  * digits each), srqn (the SRQ each connection's messages go to, XRC), mr (16
@@ -294,6 +294,7 @@ qpb_status qpb_verbs_blob_write(qpb_session *s, char *buf, uint32_t buf_len)
     qpb_jw_obj_begin(&w);
     const char *strs[][2] = {{"provider", "verbs"}, {"role", qpb_role_name(sp->role)},
                              {"transport", QPB_TRANSPORT_NAMES[sp->transport]}, {"op", QPB_OP_NAMES[sp->op_kind]},
+                             {"mode", QPB_MODE_NAMES[sp->mode]},
                              {"gid", gid}, {"host", vb->host}, {"mr_per", sp->mr_mode == QPB_MR_PER_QP ? "qp" : "thread"}};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         qpb_jw_key(&w, strs[i][0]);
@@ -334,9 +335,10 @@ static qpb_status apply_peer(qpb_session *s, const qpb_json_object *o, qpb_vpeer
     const qpb_spec *sp = &s->spec;
     char msg[QPB_ERR_LEN] = "";
     size_t len = 0;
-    const char *skeys[] = {"provider", "transport", "op"};
-    const char *ours[] = {"verbs", QPB_TRANSPORT_NAMES[sp->transport], QPB_OP_NAMES[sp->op_kind]};
-    for (int i = 0; i < 3; i++) {
+    const char *skeys[] = {"provider", "transport", "op", "mode"};
+    const char *ours[] = {"verbs", QPB_TRANSPORT_NAMES[sp->transport], QPB_OP_NAMES[sp->op_kind],
+                          QPB_MODE_NAMES[sp->mode]};
+    for (int i = 0; i < 4; i++) {
         const qpb_json_field *f = qpb_json_get(o, skeys[i]);
         if (f == NULL || f->type != QPB_JSON_STRING || strcmp(f->str, ours[i]) != 0)
             len += (size_t)snprintf(msg + len, sizeof msg - len, "; %s: peer %s, ours %s", skeys[i],
@@ -470,6 +472,19 @@ bool qpb_verbs_read_fin(qpb_session *s, int timeout_ms, bool *got)
         return false;
     }
     *got = true;
+    return true;
+}
+
+bool qpb_verbs_poll_fin(qpb_session *s, uint32_t thread, int timeout_ms)
+{
+    qpb_verbs *vb = s->verbs;
+    if (s->spec.role != QPB_ROLE_SERVER || thread != 0 || atomic_load(&vb->fin))
+        return true;
+    bool got = false;
+    if (!qpb_verbs_read_fin(s, timeout_ms, &got))
+        return false;
+    if (got)
+        atomic_store_explicit(&vb->fin, 1, memory_order_release);
     return true;
 }
 

@@ -185,12 +185,14 @@ void qpb_verbs_qp_attr(qpb_session *s, const qpb_vside *side, const qpb_vthread 
                        struct ibv_qp_init_attr *a)
 {
     const qpb_spec *sp = &s->spec;
-    bool recvs = !side->sending && sp->op_kind == QPB_OP_SEND && th->srq == NULL;
+    bool lat = sp->mode == QPB_MODE_LATENCY; /* both ends send (ping-pong); fixed queues */
+    bool recvs = (!side->sending || lat) && sp->op_kind == QPB_OP_SEND && th->srq == NULL;
+    uint32_t send_wr = lat ? QPB_LAT_SEND_WR
+                     : side->sending ? sp->tx_depth * (sp->qp_sharing == QPB_QPS_SHARED ? sp->threads : 1) : 1;
     *a = (struct ibv_qp_init_attr){
         .send_cq = c->cq, .recv_cq = c->cq, .srq = side->sending ? NULL : th->srq,
-        .cap = {.max_send_wr = side->sending ? sp->tx_depth * (sp->qp_sharing == QPB_QPS_SHARED ? sp->threads : 1) : 1,
-                .max_recv_wr = recvs ? s->verbs->plan.recv_per_qp : 1,
-                .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = side->sending ? sp->inline_size : 0},
+        .cap = {.max_send_wr = send_wr, .max_recv_wr = recvs ? s->verbs->plan.recv_per_qp : 1,
+                .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = side->sending || lat ? sp->inline_size : 0},
         .qp_type = sp->transport == QPB_TR_RC ? IBV_QPT_RC : sp->transport == QPB_TR_UC ? IBV_QPT_UC : IBV_QPT_UD,
     };
     if (a->srq != NULL)
@@ -210,9 +212,11 @@ qpb_status qpb_verbs_qp_ready(qpb_session *s, qpb_vside *side, qpb_vthread *th, 
 {
     c->qpn = c->qp->qp_num;
     c->psn = (uint32_t)(lrand48() & 0xffffff);
-    if (side->sending)
+    bool lat = s->spec.mode == QPB_MODE_LATENCY; /* the sending side receives the replies */
+    if (side->sending && !lat)
         return QPB_OK;
-    map_put(side, c->qpn, c->index);
+    if (!side->sending)
+        map_put(side, c->qpn, c->index);
     bool recvs = s->spec.op_kind == QPB_OP_SEND && th->srq == NULL;
     for (uint32_t k = 0; recvs && k < s->verbs->plan.recv_per_qp; k++) {
         qpb_status st = post_first_recv(s, c, c->index, c->buf, c->lkey, NULL);

@@ -8,6 +8,8 @@
  * down the cycles up to m. Cycles are recorded in order as they complete.
  * Receiver (op send): reaps receive completions, checks the payload when
  * verify is on, and posts each receive again.
+ * Mode latency runs its ping-pongs in qpb_verbs_lat.c; both modes end here
+ * (finish_sending, finish_receiving).
  */
 #include <errno.h>
 #include <poll.h>
@@ -428,6 +430,10 @@ void qpb_verbs_run_sender(qpb_session *s, uint32_t thread)
 {
     const qpb_spec *sp = &s->spec;
     qpb_verbs *vb = s->verbs;
+    if (sp->mode == QPB_MODE_LATENCY) {
+        finish_sending(s, qpb_verbs_lat_initiate(s, thread));
+        return;
+    }
     vsender x = {
         .s = s, .vb = vb, .side = vb->tx, .th = &vb->tx->threads[thread], .thread = thread, .out = &s->senders[thread],
         .q = sp->qps_per_thread, .depth = sp->tx_depth, .signal = sp->signal_every, .post_list = sp->post_list,
@@ -528,20 +534,6 @@ static bool all_arrived(qpb_session *s, qpb_vthread *th, uint64_t *progress)
     return all;
 }
 
-/* Receiving thread 0 of a server looks for the client's end of run. */
-static bool check_fin(qpb_session *s, uint32_t thread, int timeout_ms)
-{
-    qpb_verbs *vb = s->verbs;
-    if (s->spec.role != QPB_ROLE_SERVER || thread != 0 || atomic_load(&vb->fin))
-        return true;
-    bool got = false;
-    if (!qpb_verbs_read_fin(s, timeout_ms, &got))
-        return false;
-    if (got)
-        atomic_store_explicit(&vb->fin, 1, memory_order_release);
-    return true;
-}
-
 static void receive_loop(qpb_session *s, uint32_t thread)
 {
     const qpb_spec *sp = &s->spec;
@@ -567,7 +559,7 @@ static void receive_loop(qpb_session *s, uint32_t thread)
             continue;
         }
         next_check = now + FIN_CHECK_NS;
-        if (!check_fin(s, thread, 0))
+        if (!qpb_verbs_poll_fin(s, thread, 0))
             return;
         if (!atomic_load_explicit(&vb->fin, memory_order_acquire))
             continue;
@@ -594,7 +586,7 @@ static void passive_wait(qpb_session *s, uint32_t thread)
         if (atomic_load(&s->abort) || (s->spec.role == QPB_ROLE_SERVER && atomic_load(&s->stop)))
             return;
         if (s->spec.role == QPB_ROLE_SERVER) {
-            if (!check_fin(s, thread, 100))
+            if (!qpb_verbs_poll_fin(s, thread, 100))
                 return;
         } else {
             struct timespec ts = {0, 1000000};
@@ -638,7 +630,9 @@ static void finish_receiving(qpb_session *s)
 
 void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread)
 {
-    if (s->spec.op_kind == QPB_OP_SEND)
+    if (s->spec.mode == QPB_MODE_LATENCY && s->spec.op_kind != QPB_OP_READ)
+        qpb_verbs_lat_respond(s, thread);
+    else if (s->spec.op_kind == QPB_OP_SEND)
         receive_loop(s, thread);
     else
         passive_wait(s, thread);

@@ -192,7 +192,28 @@ static void picks_the_ipv4_roce_v2_gid(void)
     CHECK(qpb_pick_gid(&p) == -1);
 }
 
+/* Latency mode: one QP and one CQ per thread on each side, both ends sending; the CQ holds the signaled
+ * requests and the receives. */
+static void plans_latency_queues(void)
+{
+    qpb_dev_caps c = rxe0();
+    qpb_plan p;
+    char err[1024];
+    CHECKF(plan("{\"provider\":\"verbs\",\"mode\":\"latency\",\"msg_size\":64,\"threads\":3}", &c, &p, err,
+                sizeof err) == QPB_OK, "%s", err);
+    CHECK(p.qps == 3 && p.recv_per_qp == QPB_LAT_RECV_WR && p.n_send_cq == 3 && p.n_recv_cq == 3);
+    CHECK(p.send_cqe == QPB_LAT_SEND_WR / QPB_LAT_SIGNAL + 1 + QPB_LAT_RECV_WR && p.recv_cqe == p.send_cqe);
+    CHECKF(plan("{\"provider\":\"verbs\",\"mode\":\"latency\",\"op\":\"read\",\"msg_size\":64,"
+                "\"role\":\"client\"}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(p.recv_per_qp == 0 && p.n_send_cq == 1 && p.n_recv_cq == 0 && p.rd_atomic == 128);
+    c.max_cqe = 8;
+    CHECK(plan("{\"provider\":\"verbs\",\"mode\":\"latency\",\"msg_size\":64}", &c, &p, err, sizeof err) ==
+          QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "mode latency: a CQ takes 19 entries > max_cqe 8 on rxe0") != NULL, "%s", err);
+}
+
 const qpb_test_case qpb_check_tests[] = {
+    {"check plans latency mode's fixed queues", plans_latency_queues},
     {"check plans a default run on rxe", plans_a_default_run_on_rxe},
     {"check plans a paced run (rate_limit)", plans_a_paced_run},
     {"check refuses what rxe cannot do, naming the limit", refuses_what_rxe_cannot_do_naming_the_limit},
