@@ -7,6 +7,10 @@
  * The two processes exchange their endpoint blobs over the control socket
  * (as perftest does), then run every size in turn. Unlike perftest, --json
  * keeps the summary of every size.
+ *
+ * --lat (or --perftest=ib_send_lat, or a link named ib_send_lat to qpbench)
+ * runs the engine's latency mode and prints perftest's *_lat table, in its
+ * exact header and row format, so that what parses perftest parses this.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,7 +29,12 @@
 #include "qpb_json.h"
 #include "qpbench.h"
 
+#define QPB_LAT_SIGNAL_EVERY 8 /* the engine's latency mode signals every 8th request (QPB_LAT_SIGNAL) */
 #define LINE "---------------------------------------------------------------------------------------\n"
+/* perftest's latency table (perftest_parameters.h: RESULT_FMT_LAT, REPORT_FMT_LAT) */
+#define RESULT_FMT_LAT " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99" \
+                       "% percentile[usec]   99.9% percentile[usec] "
+#define REPORT_FMT_LAT " %-7llu %llu          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f"
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -76,6 +85,16 @@ static void usage(void)
          "      --devices          print this host's RDMA devices and their limits (JSON) and exit\n"
          "      --rate_limit=RATE  pace every thread to RATE (perftest's flag, software pacing), in\n"
          "      --rate_units=U     g: Gb/s (default), M: MiB/s, p: messages/s per QP\n"
+         "      --lat              latency mode, perftest's *_lat: every thread runs one ping-pong of SIZE\n"
+         "                         (send and write: the server answers each message; tcp: over one socket\n"
+         "                         per thread) or has one read in flight (verbs --op=read); prints perftest's\n"
+         "                         table: t_min t_max t_typical t_avg t_stdev 99% 99.9% [usec] per iteration,\n"
+         "                         half the round trip for send and write (default size 2 B; sends and\n"
+         "                         writes inline up to the device's max_inline_data unless -I; no -q, -t,\n"
+         "                         -Q, -l, -r, --verify; with --threads, all threads' iterations together)\n"
+         "      --perftest=TOOL    act as perftest's TOOL: ib_send_lat, ib_write_lat, ib_read_lat (verbs,\n"
+         "                         --lat, --op) or ib_send_bw, ib_write_bw, ib_read_bw (verbs, --op); so\n"
+         "                         does a link to qpbench named TOOL (ln -s qpbench ib_write_lat)\n"
          "\n"
          "verbs provider (perftest's flags where it has them):\n"
          "      --op=OP            send (default), write or read\n"
@@ -84,7 +103,7 @@ static void usage(void)
          "  -x, --gid-index=N      GID index (default: RoCE v2 with an IPv4 address; LID on InfiniBand)\n"
          "  -c, --connection=TYPE  RC (default), UC, UD or XRC\n"
          "  -r, --rx-depth=N       receives posted per QP, or per SRQ (default 512)\n"
-         "  -I, --inline_size=N    send messages up to N bytes inline (default 0)\n"
+         "  -I, --inline_size=N    send messages up to N bytes inline (default 0; --lat: the device's most)\n"
          "  -Q, --cq-mod=N         signal every Nth request (default 1; perftest's default is 100)\n"
          "  -l, --post_list=N      cycles posted per ibv_post_send (default 1)\n"
          "      --use_srq          one SRQ per thread (--srq=shared: one for all threads)\n"
@@ -140,6 +159,25 @@ static char *lower(const char *s)
     return out;
 }
 
+/* perftest's tool names: ib_{send,write,read}_{lat,bw}. false when name is not one of them. */
+static bool act_as(const char *name, options *o)
+{
+    static const char *const ops[] = {"send", "write", "read"};
+    for (int i = 0; i < 3; i++) {
+        for (int lat = 0; lat < 2; lat++) {
+            char tool[32];
+            snprintf(tool, sizeof tool, "ib_%s_%s", ops[i], lat ? "lat" : "bw");
+            if (strcmp(name, tool) == 0) {
+                o->provider = "verbs";
+                o->op = ops[i];
+                o->latency = lat;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 static void parse_args(int argc, char **argv, options *o)
 {
     static const struct option longs[] = {
@@ -163,12 +201,17 @@ static void parse_args(int argc, char **argv, options *o)
         {"qp-sharing", required_argument, 0, 'H'}, {"rate_limit", required_argument, 0, 'y'},
         {"rate_units", required_argument, 0, 'Y'}, {"rate_limit_type", required_argument, 0, 'k'},
         {"interval", required_argument, 0, 'N'}, {"cpu_util", no_argument, 0, 'w'},
-        {"counters", no_argument, 0, 'z'}, {0, 0, 0, 0},
+        {"counters", no_argument, 0, 'z'}, {"lat", no_argument, 0, 'A'}, {"perftest", required_argument, 0, 'X'},
+        {0, 0, 0, 0},
     };
     *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp",
                    .device = "", .op = "send", .transport = "rc", .srq = "none",
                    .mr_mode = "per_thread", .lock_model = "shared", .qp_sharing = "per_thread", .ib_port = 1, .gid_index = -1, .rx_depth = 512,
                    .signal_every = 1, .post_list = 1, .rate_unit = 'g'};
+    const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    if (strncmp(self, "ib_", 3) == 0 && !act_as(self, o))
+        die("called as %s: qpbench acts as ib_send_lat, ib_write_lat, ib_read_lat, ib_send_bw, ib_write_bw or "
+            "ib_read_bw", self);
     int c;
     while ((c = getopt_long(argc, argv, "s:an:D:q:t:p:hd:i:x:c:r:I:Q:l:em:FR", longs, NULL)) != -1) {
         switch (c) {
@@ -209,7 +252,13 @@ static void parse_args(int argc, char **argv, options *o)
         case 'x': o->gid_index = (int)parse_uint(optarg, "gid index"); break;
         case 'c': o->transport = lower(optarg); break;
         case 'r': o->rx_depth = (unsigned)parse_uint(optarg, "rx depth"); break;
-        case 'I': o->inline_size = (unsigned)parse_uint(optarg, "inline size"); break;
+        case 'I': o->inline_size = (unsigned)parse_uint(optarg, "inline size"), o->inline_given = 1; break;
+        case 'A': o->latency = 1; break;
+        case 'X':
+            if (!act_as(optarg, o))
+                die("--perftest %s: one of ib_send_lat, ib_write_lat, ib_read_lat, ib_send_bw, ib_write_bw, "
+                    "ib_read_bw", optarg);
+            break;
         case 'Q': o->signal_every = (unsigned)parse_uint(optarg, "cq moderation"); break;
         case 'l': o->post_list = (unsigned)parse_uint(optarg, "post list"); break;
         case 'U': o->srq = "per_thread"; break;
@@ -259,7 +308,7 @@ static void parse_args(int argc, char **argv, options *o)
     if (o->server && o->host)
         die("--server takes no HOST");
     if (o->n_sizes == 0)
-        o->sizes[o->n_sizes++] = 65536;
+        o->sizes[o->n_sizes++] = o->latency ? 2 : 65536; /* perftest's DEF_SIZE_LAT and DEF_SIZE_BW */
     if (o->port == 0 || o->port > 65535)
         die("port must be in 1..65535");
 }
@@ -274,10 +323,16 @@ static void print_header(const options *o, const char *role, const char *sum)
             title = titles[i][1];
     char v[64];
     printf(LINE);
-    printf("                    %s BW Test (qpbench, provider %s)\n", title, o->provider);
+    if (o->latency) { /* the title alone on its line, as perftest prints it (parsers key on it) */
+        printf("                    %s Latency Test\n", title);
+        printf(" Tool            : qpbench, provider %s\n", o->provider);
+    } else {
+        printf("                    %s BW Test (qpbench, provider %s)\n", title, o->provider);
+    }
     printf(" Role            : %s\n", role);
     printf(" Threads         : %-8u Connections per thread : %u\n", o->threads, o->qps);
-    printf(" TX depth        : %-8u Warm-up cycles         : %llu\n", o->depth, (unsigned long long)o->warmup);
+    printf(" TX depth        : %-8.0f Warm-up cycles         : %llu\n", qpbench_num(sum, "tx_depth"),
+           (unsigned long long)o->warmup);
     if (!strcmp(o->provider, "verbs")) {
         char t[16];
         snprintf(t, sizeof t, "%s", o->transport);
@@ -285,8 +340,10 @@ static void print_header(const options *o, const char *role, const char *sum)
             *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
         printf(" Device          : %s\n", qpbench_str(sum, "device", v, sizeof v));
         printf(" Connection type : %-8s Using SRQ              : %s\n", t, strcmp(o->srq, "none") ? o->srq : "OFF");
-        printf(" RX depth        : %-8u CQ Moderation          : %u\n", o->rx_depth, o->signal_every);
-        printf(" Post List       : %-8u Max inline data        : %u[B]\n", o->post_list, o->inline_size);
+        printf(" RX depth        : %-8.0f CQ Moderation          : %u\n", qpbench_num(sum, "rx_depth"),
+               o->latency ? QPB_LAT_SIGNAL_EVERY : o->signal_every);
+        printf(" Post List       : %-8u Max inline data        : %.0f[B]\n", o->post_list,
+               qpbench_num(sum, "inline_size"));
         printf(" Mtu             : %.0f[B]\n", qpbench_num(sum, "path_mtu"));
         printf(" Link type       : %s\n", qpbench_str(sum, "link_layer", v, sizeof v));
         printf(" GID index       : %.0f\n", qpbench_num(sum, "gid_index"));
@@ -302,56 +359,93 @@ static void print_header(const options *o, const char *role, const char *sum)
         printf(" Rate limit      : %g %s per thread (software pacing)\n", o->rate,
                o->rate_unit == 'p' ? "messages/s per QP" : o->rate_unit == 'M' ? "MiB/s" : "Gb/s");
     printf(LINE);
-    printf(o->gbits ? " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
-                    : " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
+    if (o->latency && o->server)
+        printf(" server: answers the client's ping-pongs; the client measures\n");
+    else if (o->latency)
+        fputs(RESULT_FMT_LAT "\n", stdout);
+    else
+        printf(o->gbits ? " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+                        : " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
     fflush(stdout);
 }
 
 static void print_delta(const char *name, long long delta, void *arg)
 {
     if (delta != 0)
-        printf("   %-40s %+lld\n", name, delta);
-    (void)arg;
+        fprintf(arg, "   %-40s %+lld\n", name, delta);
 }
 
 static void print_warning(const char *warning, void *arg)
 {
-    printf(" WARNING: %s\n", warning);
-    (void)arg;
+    fprintf(arg, " WARNING: %s\n", warning);
 }
 
-/* The run's CPU, its counters that moved (when asked) and its warnings (always). */
-static void print_cost(const options *o, const char *sum)
+/* The run's CPU, its counters that moved (when asked) and its warnings (always), to out. */
+static void print_cost(FILE *out, const options *o, const char *sum)
 {
     if (o->cpu_util) {
-        printf(" cpu: engine %.1f %% of one CPU (user %.3f s, sys %.3f s over %.3f s)",
+        fprintf(out, " cpu: engine %.1f %% of one CPU (user %.3f s, sys %.3f s over %.3f s)",
                qpbench_num(sum, "cpu.engine_util_pct"), qpbench_num(sum, "cpu.engine_user_ns") / 1e9,
                qpbench_num(sum, "cpu.engine_sys_ns") / 1e9, qpbench_num(sum, "cpu.span_ns") / 1e9);
         qpb_json_field f;
         char err[160];
         if (qpb_json_find(sum, "cpu.host_util_pct", &f, err, sizeof err) == 1)
-            printf("; host %.1f %% of %.0f CPUs (user %.1f %%, sys %.1f %%), CPU_Util[%%] %.2f\n", f.num,
+            fprintf(out, "; host %.1f %% of %.0f CPUs (user %.1f %%, sys %.1f %%), CPU_Util[%%] %.2f\n", f.num,
                    qpbench_num(sum, "cpu.host_cpus"), qpbench_num(sum, "cpu.host_user_pct"),
                    qpbench_num(sum, "cpu.host_sys_pct"), qpbench_num(sum, "cpu.perftest_util_pct"));
         else
-            printf("; host: not measured (/proc/stat unreadable or the run shorter than a tick)\n");
+            fprintf(out, "; host: not measured (/proc/stat unreadable or the run shorter than a tick)\n");
     }
     if (o->counters) {
         char src[64], dev[64];
         qpbench_str(sum, "counters.source", src, sizeof src);
         qpbench_str(sum, "counters.device", dev, sizeof dev);
         if (src[0] == '\0')
-            printf(" counters: none read\n");
+            fprintf(out, " counters: none read\n");
         else if (dev[0] != '\0')
-            printf(" counters that moved (%s, %s port %.0f):\n", src, dev, qpbench_num(sum, "counters.port"));
+            fprintf(out, " counters that moved (%s, %s port %.0f):\n", src, dev, qpbench_num(sum, "counters.port"));
         else
-            printf(" counters that moved (%s, host-wide):\n", src);
-        qpbench_counter_deltas(sum, print_delta, NULL);
+            fprintf(out, " counters that moved (%s, host-wide):\n", src);
+        qpbench_counter_deltas(sum, print_delta, out);
         char err[256];
         if (qpbench_str(sum, "counters.error", err, sizeof err)[0] != '\0')
-            printf("   (%s)\n", err);
+            fprintf(out, "   (%s)\n", err);
     }
-    qpbench_warnings(sum, print_warning, NULL);
+    qpbench_warnings(sum, print_warning, out);
+}
+
+static void count_warning(const char *warning, void *arg)
+{
+    (void)warning;
+    (*(int *)arg)++;
+}
+
+/* One row of perftest's latency table; nothing else between the header and the closing line (the run's CPU,
+ * counters and warnings go to stderr, each after the size it is about). */
+static void print_latency(const options *o, const char *sum)
+{
+    char v[64];
+    if (strcmp(qpbench_str(sum, "side", v, sizeof v), "receiver") == 0) {
+        if (strcmp(qpbench_str(sum, "op", v, sizeof v), "read") == 0)
+            printf(" %-7llu passive: the client reads this side's buffer\n",
+                   (unsigned long long)qpbench_num(sum, "msg_size"));
+        else
+            printf(" %-7llu answered %.0f messages\n", (unsigned long long)qpbench_num(sum, "msg_size"),
+                   qpbench_num(sum, "messages"));
+    } else {
+        printf(REPORT_FMT_LAT "\n", (unsigned long long)qpbench_num(sum, "msg_size"),
+               (unsigned long long)qpbench_num(sum, "iterations"), qpbench_num(sum, "latency_us.min"),
+               qpbench_num(sum, "latency_us.max"), qpbench_num(sum, "latency_us.typical"),
+               qpbench_num(sum, "latency_us.avg"), qpbench_num(sum, "latency_us.stdev"),
+               qpbench_num(sum, "latency_us.p99"), qpbench_num(sum, "latency_us.p999"));
+    }
+    fflush(stdout);
+    int warnings = 0;
+    qpbench_warnings(sum, count_warning, &warnings);
+    if (o->cpu_util || o->counters || warnings > 0) {
+        fprintf(stderr, " #bytes %llu:\n", (unsigned long long)qpbench_num(sum, "msg_size"));
+        print_cost(stderr, o, sum);
+    }
 }
 
 static void print_result(const options *o, const char *sum)
@@ -376,7 +470,7 @@ static void print_result(const options *o, const char *sum)
             printf(" window full: %.1f %% of the time (tx depth %.0f in flight, waiting for a completion)\n",
                    100.0 * qpbench_num(sum, "window_full_share"), qpbench_num(sum, "tx_depth"));
     }
-    print_cost(o, sum);
+    print_cost(stdout, o, sum);
     fflush(stdout);
 }
 
@@ -593,7 +687,10 @@ int main(int argc, char **argv)
         run_size(&o, o.sizes[i], ctl, sum, sum_len);
         if (i == 0)
             print_header(&o, role, sum);
-        print_result(&o, sum);
+        if (o.latency)
+            print_latency(&o, sum);
+        else
+            print_result(&o, sum);
         if (all != NULL) {
             used += (size_t)snprintf(all + used, all_len - used, "%s%s", i ? ",\n" : "[", sum);
             FILE *f = fopen(o.json_path, "w");

@@ -23,6 +23,7 @@ typedef struct options {
     unsigned qps, threads, depth, port, interval_ms;
     int verify, server, gbits;
     int cpu_util, counters; /* print the run's CPU (--cpu_util) and every counter that moved (--counters) */
+    int latency;      /* --lat: the engine's mode latency, perftest's *_lat output */
     double rate;     /* --rate_limit in rate_unit, per thread; 0 = unpaced */
     char rate_unit;  /* 'M' MiB/s, 'g' Gb/s, 'p' messages/s (perftest's --rate_units) */
     const char *json_path, *provider, *bind, *host;
@@ -30,6 +31,7 @@ typedef struct options {
     const char *device, *op, *transport, *srq, *cq_mode, *mr_mode, *lock_model, *qp_sharing;
     int ib_port, gid_index, events, rdma_cm;
     unsigned rx_depth, inline_size, signal_every, post_list, mtu;
+    int inline_given; /* -I was given (else latency mode leaves inline_size to the engine: the device's most) */
 } options;
 
 /* The engine's spec for one size in role ("loopback", "client" or "server"), however long the

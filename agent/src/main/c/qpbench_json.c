@@ -64,6 +64,8 @@ static void write_spec(qpb_jw *w, const options *o, uint64_t size, const char *r
     put_u(w, "duration_ms", (uint64_t)(o->duration_s * 1000.0));
     put_u(w, "warmup_cycles", o->warmup);
     put_u(w, "tx_depth", o->depth);
+    if (o->latency)
+        put_str(w, "mode", "latency");
     put_b(w, "verify", o->verify);
     put_str(w, "bind", o->bind ? o->bind : strcmp(role, "server") == 0 ? "0.0.0.0" : "127.0.0.1");
     put_u(w, "interval_ms", o->interval_ms); /* 0 without --interval: the summary only */
@@ -74,7 +76,8 @@ static void write_spec(qpb_jw *w, const options *o, uint64_t size, const char *r
         put_i(w, "gid_index", o->gid_index);
         put_str(w, "transport", o->transport);
         put_str(w, "srq", o->srq);
-        put_u(w, "inline_size", o->inline_size);
+        if (!o->latency || o->inline_given)
+            put_u(w, "inline_size", o->inline_size);
         put_u(w, "signal_every", o->signal_every);
         put_u(w, "post_list", o->post_list);
         put_u(w, "rx_depth", o->rx_depth);
