@@ -18,6 +18,8 @@ import tools.jackson.databind.JsonNode;
 public enum Parameter {
     PROVIDER("provider", Kind.CHOICE, List.of("tcp", "verbs")),
     OP("op", Kind.CHOICE, List.of("send", "write", "read")),
+    /** bw (the default) or latency: perftest's *_lat, one ping-pong per thread, cycle time = its latency. */
+    MODE("mode", Kind.CHOICE, List.of("bw", "latency")),
     THREADS("threads", Kind.INT),
     QPS_PER_THREAD("qps_per_thread", Kind.INT),
     MSG_SIZE("msg_size", Kind.SIZE),

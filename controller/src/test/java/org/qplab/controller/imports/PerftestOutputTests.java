@@ -102,6 +102,40 @@ class PerftestOutputTests {
         });
     }
 
+    /**
+     * qpbench's latency mode prints perftest's *_lat table (agent/src/main/c/qpbench.c): its output imports like
+     * ib_write_lat's. Captured in the lab: qpbench --perftest=ib_write_lat --sizes=2,64,4096 -n 200 between the VMs.
+     */
+    @Test
+    void importsQpbenchsLatencyOutputAsPerftestWouldPrintIt() throws IOException {
+        String text;
+        try (var in = PerftestOutputTests.class.getResourceAsStream("/qpbench/ib_write_lat-sizes.txt")) {
+            text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+
+        PerftestOutput out = PerftestOutput.parse(text);
+
+        assertThat(out.tool()).isEqualTo("ib_write_lat");
+        assertThat(out.latency()).isTrue();
+        assertThat(out.value("Tool")).isEqualTo("qpbench, provider verbs");
+        assertThat(out.rows()).extracting(PerftestOutput.Row::bytes).containsExactly(2L, 64L, 4096L);
+        assertThat(out.rows()).allSatisfy(r -> {
+            assertThat(r.iterations()).isEqualTo(200);
+            assertThat(r.values()).containsOnlyKeys("bytes", "iterations", "t_min_us", "t_max_us", "t_typical_us",
+                    "t_avg_us", "t_stdev_us", "t_p99_us", "t_p999_us");
+            assertThat(r.values().get("t_min_us")).isPositive().isLessThanOrEqualTo(r.values().get("t_typical_us"));
+            assertThat(r.values().get("t_typical_us")).isLessThanOrEqualTo(r.values().get("t_p99_us"));
+            assertThat(r.values().get("t_p99_us")).isLessThanOrEqualTo(r.values().get("t_p999_us"));
+            assertThat(r.values().get("t_p999_us")).isLessThanOrEqualTo(r.values().get("t_max_us"));
+        });
+        // the 64 B row as the file prints it
+        assertThat(out.rows().get(1).values()).containsEntry("t_min_us", 796.60).containsEntry("t_typical_us", 7946.24)
+                .containsEntry("t_p999_us", 83623.93);
+        assertThat(PerftestImport.params(out, out.rows().get(1))).containsEntry("op", "write").containsEntry("transport", "rc")
+                .containsEntry("msg_size", 64L).containsEntry("iterations", 200L).containsEntry("tx_depth", 1L)
+                .containsEntry("device", "rxe0");
+    }
+
     @Test
     void refusesATruncatedFileNamingItsLastResultLine() throws IOException {
         List<String> lines = fixture("ib_send_bw-a.txt").lines().toList();
