@@ -26,10 +26,11 @@ class VerbsEngineIntegrationTests {
     private static final int SERVER = 1;
     private static final int CLIENT = 2;
     private static final AtomicInteger PORTS = new AtomicInteger(19_100);
+    private static final ObjectMapper SUMMARIES = JsonMapper.builder().build();
     private final ObjectMapper json = JsonMapper.builder().build();
 
-    /** What both sides reported of one run. */
-    private record Pair(Map<String, Object> client, Map<String, Object> server, String clientOutput) {
+    /** What both sides reported of one run (VerbsLatencyIntegrationTests runs its pairs here too). */
+    record Pair(Map<String, Object> client, Map<String, Object> server, String clientOutput) {
 
         long clientLong(String key) {
             return ((Number) client.get(key)).longValue();
@@ -317,12 +318,12 @@ class VerbsEngineIntegrationTests {
     }
 
     /** Runs qpbench with args as server in VM 1 and client in VM 2; returns both JSON summaries. */
-    private Pair pair(SoftRoceLab lab, String args) throws Exception {
+    static Pair pair(SoftRoceLab lab, String args) throws Exception {
         return pair(lab, args, null);
     }
 
     /** As pair(lab, args), and flapAfter (unless null) into the client's run the server's eth1 goes down for 1 s. */
-    private Pair pair(SoftRoceLab lab, String args, Duration flapAfter) throws Exception {
+    private static Pair pair(SoftRoceLab lab, String args, Duration flapAfter) throws Exception {
         int port = PORTS.getAndIncrement();
         String common = qpbench() + " --provider=verbs -p " + port + " " + args;
         String server = common + " --server --bind=" + lab.rdmaAddress(SERVER) + " --json=/tmp/server-" + port + ".json";
@@ -349,8 +350,8 @@ class VerbsEngineIntegrationTests {
     }
 
     @SuppressWarnings("unchecked")
-    private Map<String, Object> lastSummary(String jsonArray) {
-        List<Map<String, Object>> all = json.readValue(jsonArray, List.class);
+    private static Map<String, Object> lastSummary(String jsonArray) {
+        List<Map<String, Object>> all = SUMMARIES.readValue(jsonArray, List.class);
         return all.get(all.size() - 1);
     }
 
