@@ -178,8 +178,30 @@ static void counter_deltas_and_warnings_are_read(void)
     CHECK(qpbench_warnings("{\"counters\":null,\"warnings\":[]}", see_warning, &none) == 0 && none.n == 0);
 }
 
+/* --lat: the spec asks for mode latency, and leaves inline_size to the engine (the device's most) unless -I. */
+static void latency_spec_leaves_inline_to_the_engine_unless_given(void)
+{
+    options o = defaults("verbs");
+    o.latency = 1;
+    o.depth = 128; /* qpbench's default tx depth is the engine's: no refusal in latency mode */
+    char why[256] = "", err[256] = "";
+    char *spec = qpbench_spec(&o, 64, "loopback", why, sizeof why);
+    qpb_json_field f;
+    CHECKF(spec != NULL, "%s", why);
+    CHECK(qpb_json_find(spec, "mode", &f, err, sizeof err) == 1 && strcmp(f.str, "latency") == 0);
+    CHECK(qpb_json_find(spec, "inline_size", &f, err, sizeof err) == 0);
+    char check[2048];
+    CHECKF(qpb_spec_check(spec, check, sizeof check) == QPB_OK, "%s", check);
+    free(spec);
+    o.inline_size = 16, o.inline_given = 1;
+    spec = qpbench_spec(&o, 64, "loopback", why, sizeof why);
+    CHECK(qpb_json_find(spec, "inline_size", &f, err, sizeof err) == 1 && f.num == 16);
+    free(spec);
+}
+
 const qpb_test_case qpb_qpbench_tests[] = {
     {"qpbench reads the counters that moved and the warnings", counter_deltas_and_warnings_are_read},
+    {"qpbench --lat leaves inline to the engine unless -I", latency_spec_leaves_inline_to_the_engine_unless_given},
     {"qpbench escapes a 5000-character --ib-dev and the engine refuses it", long_device_is_escaped_and_refused},
     {"qpbench spec strings round-trip through the engine's parser", odd_strings_round_trip},
     {"qpbench refuses a rate the engine cannot pace, with the reason", too_fast_a_rate_is_refused_with_the_reason},
