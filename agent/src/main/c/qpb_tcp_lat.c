@@ -97,6 +97,8 @@ void qpb_tcp_lat_sender(qpb_session *s, uint32_t thread)
             break;
         if (k == sp->warmup_cycles && sp->duration_ms > 0)
             deadline = start + sp->duration_ms * 1000000ull;
+        if (k == sp->warmup_cycles)
+            qpb_cpu_begin(s, &out->cpu, true); /* the measured span begins */
         move_result r = move(s, c->fd, buf, sp->msg_size, true, c->peer, thread);
         if (r == MOVED)
             r = move(s, c->fd, buf, sp->msg_size, false, c->peer, thread);

@@ -222,6 +222,8 @@ bool qpb_verbs_lat_initiate(qpb_session *s, uint32_t thread)
             return false;
         if (k == sp->warmup_cycles && sp->duration_ms > 0)
             deadline = start + sp->duration_ms * 1000000ull;
+        if (k == sp->warmup_cycles)
+            qpb_cpu_begin(s, &out->cpu, true); /* the measured span begins */
         bool ok;
         switch (sp->op_kind) {
         case QPB_OP_SEND:
