@@ -100,7 +100,16 @@ typedef struct qpb_session qpb_session;
  * Spec JSON (unknown keys are rejected with their name):
  *   provider        "tcp" | "verbs"                             required
  *   role            "loopback" | "client" | "server"            default "loopback"
- *   op              "send" | "write" | "read" (verbs)           default "send"
+ *   op              "send" | "write" | "read" | "atomic_fadd" |
+ *                   "atomic_cswap" (all but send: verbs)        default "send"
+ *                   atomic_fadd / atomic_cswap: RDMA fetch-and-add (add 1) and
+ *                   compare-and-swap (compare 0, swap 0) of the peer's 8-byte
+ *                   word, as perftest's ib_atomic_bw -A FETCH_AND_ADD /
+ *                   CMP_AND_SWAP: msg_size 8, transport rc, a device whose
+ *                   atomic_cap is not IBV_ATOMIC_NONE; up to the device's
+ *                   max_qp_rd_atom / max_qp_init_rd_atom in flight per QP
+ *                   (as read); verify checks, after a fetch-and-add run, that
+ *                   the peer's word counts every add of its connection
  *   mode            "bw" | "latency"                            default "bw"
  *                   latency is perftest's *_lat: every thread runs one
  *                   ping-pong of msg_size (send: the server sends each

@@ -24,6 +24,10 @@
 /* IBV_DEVICE_XRC in ibv_device_attr.device_cap_flags (rdma-core verbs.h). */
 #define QPB_DEVICE_XRC (1ull << 20)
 
+/* ibv_device_attr.atomic_cap, in rdma-core's order (IBV_ATOMIC_NONE, _HCA, _GLOB). */
+typedef enum qpb_atomic_cap { QPB_ATOMIC_NONE, QPB_ATOMIC_HCA, QPB_ATOMIC_GLOB } qpb_atomic_cap;
+extern const char *const QPB_ATOMIC_CAP_NAMES[];
+
 typedef enum qpb_gid_type { QPB_GID_IB, QPB_GID_ROCE_V1, QPB_GID_ROCE_V2 } qpb_gid_type;
 
 typedef struct qpb_gid_caps {
@@ -54,6 +58,7 @@ typedef struct qpb_dev_caps {
     uint64_t max_mr_size;
     uint32_t max_qp, max_qp_wr, max_sge, max_cq, max_cqe, max_mr, max_pd;
     uint32_t max_srq, max_srq_wr, max_qp_rd_atom, max_qp_init_rd_atom, max_ah;
+    qpb_atomic_cap atomic_cap; /* ibv_device_attr.atomic_cap */
     uint32_t max_inline_data;  /* the most an RC QP accepted (probed) */
     bool thread_domain;        /* ibv_alloc_td and a parent domain work */
     char thread_domain_error[128];
@@ -76,7 +81,7 @@ typedef struct qpb_plan {
     uint32_t send_cqe;        /* entries of one sending-side CQ */
     uint32_t recv_cqe;        /* entries of one receiving-side CQ */
     uint32_t n_send_cq, n_recv_cq;
-    uint32_t rd_atomic;       /* RDMA reads in flight per QP (initiator and target) */
+    uint32_t rd_atomic;       /* RDMA reads or atomics in flight per QP (initiator and target) */
     uint64_t slot;            /* bytes of one QP's buffer slot */
     uint64_t registered;      /* bytes registered by this process */
     uint32_t n_mr;

@@ -12,6 +12,8 @@
 #define UD_GRH 40u
 #define MAX_RD_ATOMIC 255u /* max_rd_atomic is a uint8_t */
 
+const char *const QPB_ATOMIC_CAP_NAMES[] = {"IBV_ATOMIC_NONE", "IBV_ATOMIC_HCA", "IBV_ATOMIC_GLOB", NULL};
+
 typedef struct refusals {
     char *buf;
     uint32_t cap, len, count;
@@ -225,12 +227,15 @@ qpb_status qpb_plan_run(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
                sp->qp_sharing == QPB_QPS_SHARED ? 1 : sp->threads, sp->qps_per_thread, (unsigned long long)all_qps, p->sides == 2 ? " (both ends in loopback)" : "", c->max_qp, c->name);
     if (sp->inline_size > c->max_inline_data)
         refuse(&r, "inline_size %u B > max_inline_data %u B on %s", sp->inline_size, c->max_inline_data, c->name);
-    if (sp->op_kind == QPB_OP_READ) {
+    if (qpb_op_atomic(sp->op_kind) && c->atomic_cap == QPB_ATOMIC_NONE)
+        refuse(&r, "op %s needs RDMA atomics: %s reports atomic_cap IBV_ATOMIC_NONE", QPB_OP_NAMES[sp->op_kind], c->name);
+    if (sp->op_kind == QPB_OP_READ || qpb_op_atomic(sp->op_kind)) {
         uint32_t rd = c->max_qp_init_rd_atom < c->max_qp_rd_atom ? c->max_qp_init_rd_atom : c->max_qp_rd_atom;
         p->rd_atomic = rd < MAX_RD_ATOMIC ? rd : MAX_RD_ATOMIC;
         if (p->rd_atomic == 0)
-            refuse(&r, "op read: %s allows no RDMA read in flight (max_qp_rd_atom %u, max_qp_init_rd_atom %u)", c->name,
-                   c->max_qp_rd_atom, c->max_qp_init_rd_atom);
+            refuse(&r, "op %s: %s allows no RDMA %s in flight (max_qp_rd_atom %u, max_qp_init_rd_atom %u)",
+                   QPB_OP_NAMES[sp->op_kind], c->name, sp->op_kind == QPB_OP_READ ? "read" : "atomic", c->max_qp_rd_atom,
+                   c->max_qp_init_rd_atom);
     }
     plan_queues(sp, c, p, &r);
     plan_memory(sp, c, p, &r);

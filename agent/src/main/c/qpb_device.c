@@ -229,6 +229,8 @@ void qpb_device_caps(const qpb_ibv *v, struct ibv_context *ctx, const char *name
         c->max_qp_rd_atom = (uint32_t)a.max_qp_rd_atom;
         c->max_qp_init_rd_atom = (uint32_t)a.max_qp_init_rd_atom;
         c->max_ah = (uint32_t)a.max_ah;
+        c->atomic_cap = a.atomic_cap == IBV_ATOMIC_GLOB ? QPB_ATOMIC_GLOB : a.atomic_cap == IBV_ATOMIC_HCA ? QPB_ATOMIC_HCA
+                                                                                              : QPB_ATOMIC_NONE;
         c->phys_port_cnt = a.phys_port_cnt;
     }
     gid_table gids = {0};
@@ -340,6 +342,8 @@ void qpb_device_json(qpb_jw *w, const qpb_dev_caps *c)
     put_u(w, "max_qp_rd_atom", c->max_qp_rd_atom);
     put_u(w, "max_qp_init_rd_atom", c->max_qp_init_rd_atom);
     put_u(w, "max_ah", c->max_ah);
+    qpb_jw_key(w, "atomic_cap");
+    qpb_jw_str(w, QPB_ATOMIC_CAP_NAMES[c->atomic_cap]);
     put_u(w, "max_inline_data", c->max_inline_data);
     qpb_jw_key(w, "xrc");
     qpb_jw_bool(w, (c->device_cap_flags & QPB_DEVICE_XRC) != 0);

@@ -48,7 +48,13 @@
 
 typedef enum qpb_role { QPB_ROLE_LOOPBACK, QPB_ROLE_CLIENT, QPB_ROLE_SERVER } qpb_role;
 typedef enum qpb_provider_kind { QPB_PROVIDER_TCP, QPB_PROVIDER_VERBS } qpb_provider_kind;
-typedef enum qpb_op { QPB_OP_SEND, QPB_OP_WRITE, QPB_OP_READ } qpb_op;
+typedef enum qpb_op { QPB_OP_SEND, QPB_OP_WRITE, QPB_OP_READ, QPB_OP_ATOMIC_FADD, QPB_OP_ATOMIC_CSWAP } qpb_op;
+
+/* The 8-byte remote atomics (RC only): fetch-and-add and compare-and-swap. */
+static inline bool qpb_op_atomic(qpb_op op)
+{
+    return op == QPB_OP_ATOMIC_FADD || op == QPB_OP_ATOMIC_CSWAP;
+}
 typedef enum qpb_transport { QPB_TR_RC, QPB_TR_UC, QPB_TR_UD, QPB_TR_XRC } qpb_transport;
 typedef enum qpb_srq_mode { QPB_SRQ_NONE, QPB_SRQ_PER_THREAD, QPB_SRQ_SHARED } qpb_srq_mode;
 typedef enum qpb_cq_mode { QPB_CQ_PER_QP, QPB_CQ_PER_THREAD, QPB_CQ_SHARED } qpb_cq_mode;

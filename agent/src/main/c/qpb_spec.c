@@ -19,7 +19,7 @@
 #include "qpb_internal.h"
 #include "qpb_json.h"
 
-const char *const QPB_OP_NAMES[] = {"send", "write", "read", NULL};
+const char *const QPB_OP_NAMES[] = {"send", "write", "read", "atomic_fadd", "atomic_cswap", NULL};
 const char *const QPB_TRANSPORT_NAMES[] = {"rc", "uc", "ud", "xrc", NULL};
 const char *const QPB_SRQ_NAMES[] = {"none", "per_thread", "shared", NULL};
 const char *const QPB_CQ_NAMES[] = {"per_qp", "per_thread", "shared", NULL};
@@ -302,8 +302,15 @@ static void check_combinations(const qpb_json_object *o, qpb_spec *s, violations
         add(v, "srq", false, "srq %s: only op send consumes receive requests (got op %s)", QPB_SRQ_NAMES[s->srq], op);
     if (s->transport == QPB_TR_XRC && s->srq == QPB_SRQ_NONE && s->op_kind == QPB_OP_SEND)
         s->srq = QPB_SRQ_PER_THREAD; /* XRC receives only through an XRC SRQ */
-    if (s->op_kind == QPB_OP_READ && s->inline_size > 0)
-        add(v, "inline_size", false, "op read: inline_size applies to send and write only");
+    if ((s->op_kind == QPB_OP_READ || qpb_op_atomic(s->op_kind)) && s->inline_size > 0)
+        add(v, "inline_size", false, "op %s: inline_size applies to send and write only", op);
+    if (qpb_op_atomic(s->op_kind)) {
+        if (s->msg_size != 8 && qpb_json_get(o, "msg_size") != NULL)
+            add(v, "msg_size", false, "op %s: msg_size must be 8 (an RDMA atomic works on one 8-byte word; got %llu)", op,
+                (unsigned long long)s->msg_size);
+        if (s->transport != QPB_TR_RC)
+            add(v, "transport", false, "op %s: transport %s has no RDMA atomics (rc only)", op, tr);
+    }
     if (s->signal_every > s->tx_depth)
         add(v, "signal_every", false, "signal_every %u > tx_depth %u (the send queue would fill with unsignaled requests)",
             s->signal_every, s->tx_depth);

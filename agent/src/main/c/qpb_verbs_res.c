@@ -94,7 +94,8 @@ static qpb_status alloc_buffer(qpb_session *s, uint8_t **out, uint64_t bytes)
 
 static struct ibv_mr *reg(qpb_session *s, struct ibv_pd *pd, void *addr, uint64_t len)
 {
-    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                 (qpb_op_atomic(s->spec.op_kind) ? IBV_ACCESS_REMOTE_ATOMIC : 0);
     struct ibv_mr *mr = s->verbs->v->reg_mr(pd, addr, len, access);
     if (mr == NULL)
         verb_fail(s, "ibv_reg_mr", "buffer");
@@ -173,7 +174,8 @@ static qpb_status to_init(qpb_session *s, qpb_vconn *c)
         mask |= IBV_QP_QKEY;
     } else {
         a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                            (sp->transport == QPB_TR_UC ? 0 : IBV_ACCESS_REMOTE_READ);
+                            (sp->transport == QPB_TR_UC ? 0 : IBV_ACCESS_REMOTE_READ) |
+                            (qpb_op_atomic(sp->op_kind) ? IBV_ACCESS_REMOTE_ATOMIC : 0);
         mask |= IBV_QP_ACCESS_FLAGS;
     }
     if (s->verbs->v->modify_qp(c->qp, &a, mask) != 0)

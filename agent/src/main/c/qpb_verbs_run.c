@@ -278,6 +278,12 @@ static bool post_cycles(vsender *x, uint64_t first, uint32_t n, bool flush)
                 wr->wr.ud.ah = x->side->ah;
                 wr->wr.ud.remote_qpn = c->remote_qpn;
                 wr->wr.ud.remote_qkey = QPB_VERBS_QKEY;
+            } else if (x->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD || x->opcode == IBV_WR_ATOMIC_CMP_AND_SWP) {
+                /* the peer's slot is 64-byte aligned: its first word is the target (ib_atomic_bw's values) */
+                wr->wr.atomic.remote_addr = c->remote_addr;
+                wr->wr.atomic.rkey = c->rkey;
+                wr->wr.atomic.compare_add = x->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? 1 : 0;
+                wr->wr.atomic.swap = 0;
             } else if (x->opcode != IBV_WR_SEND) {
                 wr->wr.rdma.remote_addr = c->remote_addr;
                 wr->wr.rdma.rkey = c->rkey;
@@ -426,6 +432,18 @@ static void finish_sending(qpb_session *s, bool ok)
     }
 }
 
+static enum ibv_wr_opcode verbs_opcode(qpb_op op)
+{
+    switch (op) {
+    case QPB_OP_SEND: return IBV_WR_SEND;
+    case QPB_OP_WRITE: return IBV_WR_RDMA_WRITE;
+    case QPB_OP_READ: return IBV_WR_RDMA_READ;
+    case QPB_OP_ATOMIC_FADD: return IBV_WR_ATOMIC_FETCH_AND_ADD;
+    case QPB_OP_ATOMIC_CSWAP: return IBV_WR_ATOMIC_CMP_AND_SWP;
+    }
+    return IBV_WR_SEND;
+}
+
 void qpb_verbs_run_sender(qpb_session *s, uint32_t thread)
 {
     const qpb_spec *sp = &s->spec;
@@ -439,9 +457,8 @@ void qpb_verbs_run_sender(qpb_session *s, uint32_t thread)
         .q = sp->qps_per_thread, .depth = sp->tx_depth, .signal = sp->signal_every, .post_list = sp->post_list,
         .msz = sp->msg_size, .warmup = sp->warmup_cycles, .rate = sp->rate_limit,
         .total = sp->duration_ms > 0 ? UINT64_MAX : sp->warmup_cycles + sp->iterations,
-        .use_inline = sp->op_kind != QPB_OP_READ && sp->msg_size <= sp->inline_size,
-        .opcode = sp->op_kind == QPB_OP_SEND ? IBV_WR_SEND : sp->op_kind == QPB_OP_WRITE ? IBV_WR_RDMA_WRITE
-                                                                                         : IBV_WR_RDMA_READ,
+        .use_inline = (sp->op_kind == QPB_OP_SEND || sp->op_kind == QPB_OP_WRITE) && sp->msg_size <= sp->inline_size,
+        .opcode = verbs_opcode(sp->op_kind),
     };
     x.wrs = calloc(x.post_list, sizeof(struct ibv_send_wr));
     x.sges = calloc(x.post_list, sizeof(struct ibv_sge));
@@ -620,6 +637,15 @@ static void finish_receiving(qpb_session *s)
                 r.errors++;
                 break;
             }
+        }
+        /* Atomics target the slot's first word, which starts at 0: a fetch-and-add run leaves there the number
+         * of adds (of 1) the sender posted, a compare-and-swap run (compare 0, swap 0) leaves 0. */
+        if (qpb_op_atomic(sp->op_kind) && fin) {
+            uint64_t word;
+            memcpy(&word, c->buf, sizeof word);
+            uint64_t want = sp->op_kind == QPB_OP_ATOMIC_FADD ? vb->expected[i] : 0;
+            if (sp->verify && word != want)
+                r.errors++;
         }
     }
     vb->result = r;

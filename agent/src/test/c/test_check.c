@@ -13,7 +13,7 @@ static qpb_dev_caps rxe0(void)
         .name = "rxe0", .fw_ver = "0.0.0", .device_cap_flags = 0x1223c76, .max_mr_size = UINT64_MAX,
         .max_qp = 1048560, .max_qp_wr = 1048576, .max_sge = 32, .max_cq = 1048576, .max_cqe = 32767,
         .max_mr = 524287, .max_pd = 1048576, .max_srq = 917503, .max_srq_wr = 1048576, .max_qp_rd_atom = 128,
-        .max_qp_init_rd_atom = 128, .max_ah = 32767, .max_inline_data = 512, .thread_domain = false,
+        .max_qp_init_rd_atom = 128, .max_ah = 32767, .atomic_cap = QPB_ATOMIC_HCA, .max_inline_data = 512, .thread_domain = false,
         .thread_domain_error = "ibv_alloc_td: Operation not supported (errno 95)", .phys_port_cnt = 1, .n_ports = 1,
         .memlock_limit = UINT64_MAX,
     };
@@ -177,6 +177,29 @@ static void shared_qps_take_every_threads_requests(void)
         CHECKF(strstr(err, want[i]) != NULL, "missing \"%s\" in: %s", want[i], err);
 }
 
+/* Atomics need a device that does them; they are bounded in flight like reads. */
+static void refuses_atomics_on_a_device_without_them(void)
+{
+    qpb_dev_caps c = cx6();
+    qpb_plan p;
+    char err[1024];
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"atomic_fadd\"}", &c, &p, err, sizeof err) == QPB_OK,
+           "%s", err);
+    CHECK(p.rd_atomic == 16);
+    c.atomic_cap = QPB_ATOMIC_NONE;
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"atomic_cswap\"}", &c, &p, err, sizeof err) ==
+          QPB_EUNSUPPORTED);
+    CHECKF(!strcmp(err, "op atomic_cswap needs RDMA atomics: mlx5_0 reports atomic_cap IBV_ATOMIC_NONE"), "%s", err);
+    /* send and write do not care */
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"write\"}", &c, &p, err, sizeof err) == QPB_OK);
+    c = cx6();
+    c.max_qp_init_rd_atom = 0;
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"atomic_fadd\"}", &c, &p, err, sizeof err) ==
+          QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "op atomic_fadd: mlx5_0 allows no RDMA atomic in flight (max_qp_rd_atom 16, max_qp_init_rd_atom 0)"),
+           "%s", err);
+}
+
 static void picks_the_ipv4_roce_v2_gid(void)
 {
     qpb_port_caps p = {.ethernet = true, .n_gids = 3};
@@ -223,5 +246,6 @@ const qpb_test_case qpb_check_tests[] = {
     {"check: InfiniBand uses the LID, XRC runs where reported", infiniband_uses_the_lid_and_xrc_runs_where_reported},
     {"check: shared QPs take every thread's requests", shared_qps_take_every_threads_requests},
     {"check picks the IPv4 RoCE v2 GID", picks_the_ipv4_roce_v2_gid},
+    {"check refuses atomics on a device without them", refuses_atomics_on_a_device_without_them},
     {NULL, NULL},
 };

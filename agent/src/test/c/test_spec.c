@@ -223,6 +223,39 @@ static void check_accepts_what_a_session_accepts(void)
     CHECK(qpb_spec_check("{}", NULL, 0) == QPB_EINVAL);
 }
 
+/* Atomics: 8-byte words over RC only; each refusal names its field. */
+static void check_refuses_atomics_off_eight_bytes_or_rc(void)
+{
+    char out[4096];
+    CHECKF(qpb_spec_check("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"atomic_fadd\"}", out, sizeof out) == QPB_OK,
+           "%s", out);
+    CHECKF(qpb_spec_check("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"atomic_cswap\",\"threads\":2,"
+                          "\"qps_per_thread\":2,\"post_list\":4}",
+                          out, sizeof out) == QPB_OK,
+           "%s", out);
+    CHECK(qpb_spec_check("{\"provider\":\"verbs\",\"msg_size\":64,\"op\":\"atomic_fadd\",\"transport\":\"uc\","
+                         "\"inline_size\":8}",
+                         out, sizeof out) == QPB_EINVAL);
+    const char *want[] = {
+        "{\"field\":\"msg_size\",\"message\":\"op atomic_fadd: msg_size must be 8 (an RDMA atomic works on one 8-byte "
+        "word; got 64)\"}",
+        "{\"field\":\"transport\",\"message\":\"op atomic_fadd: transport uc has no RDMA atomics (rc only)\"}",
+        "{\"field\":\"inline_size\",\"message\":\"op atomic_fadd: inline_size applies to send and write only\"}",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECKF(strstr(out, want[i]) != NULL, "missing %s in: %s", want[i], out);
+    CHECK(qpb_spec_check("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"atomic_cswap\",\"transport\":\"xrc\"}",
+                         out, sizeof out) == QPB_EINVAL);
+    CHECKF(strstr(out, "{\"field\":\"transport\",\"message\":\"op atomic_cswap: transport xrc has no RDMA atomics") !=
+               NULL,
+           "%s", out);
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":8,\"op\":\"atomic_fadd\"}", out, sizeof out) ==
+          QPB_EUNSUPPORTED);
+    CHECKF(strstr(out, "{\"field\":\"op\",\"message\":\"op \\\"atomic_fadd\\\" is not supported by provider tcp") !=
+               NULL,
+           "%s", out);
+}
+
 /* The session refuses with the very messages the check lists: one code path. */
 static void check_and_session_create_say_the_same(void)
 {
@@ -419,6 +452,7 @@ const qpb_test_case qpb_spec_tests[] = {
     {"spec: tcp refuses verbs knobs but accepts their defaults", tcp_refuses_verbs_knobs_but_accepts_their_defaults},
     {"spec check names the field of every violation", check_names_the_field_of_every_violation},
     {"spec check accepts what a session accepts", check_accepts_what_a_session_accepts},
+    {"spec check refuses atomics off 8 bytes or rc", check_refuses_atomics_off_eight_bytes_or_rc},
     {"spec check and session create say the same", check_and_session_create_say_the_same},
     {"spec schema shows the table the check enforces", schema_shows_the_table_the_check_enforces},
     {"json keeps long strings raw", json_keeps_long_strings_raw},
