@@ -97,7 +97,10 @@ static void usage(void)
          "                         does a link to qpbench named TOOL (ln -s qpbench ib_write_lat)\n"
          "\n"
          "verbs provider (perftest's flags where it has them):\n"
-         "      --op=OP            send (default), write or read\n"
+         "      --op=OP            send (default), write, read, atomic_fadd or atomic_cswap\n"
+         "  -A, --atomic_type=TYPE FETCH_AND_ADD or CMP_AND_SWAP: ib_atomic_bw's test (op atomic_fadd or\n"
+         "                         atomic_cswap on the peer's 8-byte word, RC; implies --provider=verbs\n"
+         "                         and -s 8 unless given)\n"
          "  -d, --ib-dev=DEV       RDMA device (default: the first with an active port)\n"
          "  -i, --ib-port=PORT     device port (default 1)\n"
          "  -x, --gid-index=N      GID index (default: RoCE v2 with an IPv4 address; LID on InfiniBand)\n"
@@ -201,8 +204,8 @@ static void parse_args(int argc, char **argv, options *o)
         {"qp-sharing", required_argument, 0, 'H'}, {"rate_limit", required_argument, 0, 'y'},
         {"rate_units", required_argument, 0, 'Y'}, {"rate_limit_type", required_argument, 0, 'k'},
         {"interval", required_argument, 0, 'N'}, {"cpu_util", no_argument, 0, 'w'},
-        {"counters", no_argument, 0, 'z'}, {"lat", no_argument, 0, 'A'}, {"perftest", required_argument, 0, 'X'},
-        {0, 0, 0, 0},
+        {"counters", no_argument, 0, 'z'}, {"lat", no_argument, 0, 'g'}, {"perftest", required_argument, 0, 'X'},
+        {"atomic_type", required_argument, 0, 'A'}, {"bidirectional", no_argument, 0, 'b'}, {0, 0, 0, 0},
     };
     *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp",
                    .device = "", .op = "send", .transport = "rc", .srq = "none",
@@ -213,7 +216,8 @@ static void parse_args(int argc, char **argv, options *o)
         die("called as %s: qpbench acts as ib_send_lat, ib_write_lat, ib_read_lat, ib_send_bw, ib_write_bw or "
             "ib_read_bw", self);
     int c;
-    while ((c = getopt_long(argc, argv, "s:an:D:q:t:p:hd:i:x:c:r:I:Q:l:em:FR", longs, NULL)) != -1) {
+    bool provider_given = false;
+    while ((c = getopt_long(argc, argv, "s:an:D:q:t:p:hd:i:x:c:r:I:Q:l:em:FRA:b", longs, NULL)) != -1) {
         switch (c) {
         case 's': o->n_sizes = 1, o->sizes[0] = parse_size(optarg); break;
         case 'a':
@@ -243,7 +247,16 @@ static void parse_args(int argc, char **argv, options *o)
         case 'B': o->bind = optarg; break;
         case 'V': o->verify = 1; break;
         case 'J': o->json_path = optarg; break;
-        case 'P': o->provider = optarg; break;
+        case 'P': o->provider = optarg, provider_given = true; break;
+        case 'A':
+            if (strcasecmp(optarg, "FETCH_AND_ADD") == 0)
+                o->op = "atomic_fadd";
+            else if (strcasecmp(optarg, "CMP_AND_SWAP") == 0)
+                o->op = "atomic_cswap";
+            else
+                die("bad -A \"%s\": FETCH_AND_ADD or CMP_AND_SWAP", optarg);
+            break;
+        case 'b': o->bidirectional = 1; break;
         case 'G': o->gbits = 1; break;
         case 'Z': o->server = 1; break;
         case 'O': o->op = optarg; break;
@@ -253,7 +266,7 @@ static void parse_args(int argc, char **argv, options *o)
         case 'c': o->transport = lower(optarg); break;
         case 'r': o->rx_depth = (unsigned)parse_uint(optarg, "rx depth"); break;
         case 'I': o->inline_size = (unsigned)parse_uint(optarg, "inline size"), o->inline_given = 1; break;
-        case 'A': o->latency = 1; break;
+        case 'g': o->latency = 1; break;
         case 'X':
             if (!act_as(optarg, o))
                 die("--perftest %s: one of ib_send_lat, ib_write_lat, ib_read_lat, ib_send_bw, ib_write_bw, "
@@ -307,8 +320,11 @@ static void parse_args(int argc, char **argv, options *o)
         die("unexpected argument \"%s\"", argv[optind]);
     if (o->server && o->host)
         die("--server takes no HOST");
+    bool atomic = strncmp(o->op, "atomic_", 7) == 0;
+    if (atomic && !provider_given)
+        o->provider = "verbs"; /* ib_atomic_bw: there are no atomics over tcp */
     if (o->n_sizes == 0)
-        o->sizes[o->n_sizes++] = o->latency ? 2 : 65536; /* perftest's DEF_SIZE_LAT and DEF_SIZE_BW */
+        o->sizes[o->n_sizes++] = atomic ? 8 : o->latency ? 2 : 65536; /* ib_atomic_*'s 8, DEF_SIZE_LAT, DEF_SIZE_BW */
     if (o->port == 0 || o->port > 65535)
         die("port must be in 1..65535");
 }
@@ -316,9 +332,11 @@ static void parse_args(int argc, char **argv, options *o)
 /* perftest's header, once the first run said what it ran on. */
 static void print_header(const options *o, const char *role, const char *sum)
 {
-    static const char *titles[][2] = {{"send", "Send"}, {"write", "RDMA_Write"}, {"read", "RDMA_Read"}};
+    static const char *titles[][2] = {{"send", "Send"}, {"write", "RDMA_Write"}, {"read", "RDMA_Read"},
+                                      {"atomic_fadd", "Atomic FETCH_AND_ADD"},
+                                      {"atomic_cswap", "Atomic CMP_AND_SWAP"}};
     const char *title = "Send";
-    for (int i = 0; i < 3; i++)
+    for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++)
         if (!strcmp(o->op, titles[i][0]))
             title = titles[i][1];
     char v[64];

@@ -24,6 +24,7 @@ typedef struct options {
     int verify, server, gbits;
     int cpu_util, counters; /* print the run's CPU (--cpu_util) and every counter that moved (--counters) */
     int latency;      /* --lat: the engine's mode latency, perftest's *_lat output */
+    int bidirectional; /* -b: both sides send at once (perftest -b) */
     double rate;     /* --rate_limit in rate_unit, per thread; 0 = unpaced */
     char rate_unit;  /* 'M' MiB/s, 'g' Gb/s, 'p' messages/s (perftest's --rate_units) */
     const char *json_path, *provider, *bind, *host;

@@ -94,6 +94,8 @@ static void write_spec(qpb_jw *w, const options *o, uint64_t size, const char *r
     }
     if (o->rate > 0)
         put_u(w, "rate_limit", rate);
+    if (o->bidirectional)
+        put_b(w, "bidirectional", true);
     qpb_jw_obj_end(w);
 }
 

@@ -60,6 +60,22 @@ class VerbsEngineIntegrationTests {
         assertReliableRun(pair(lab, "--op=read -c RC -q 2 -s 8192 -n 100 --verify"), 1, 2, 100, 8192);
     }
 
+    /** ib_atomic_bw -A FETCH_AND_ADD: the server's word counts every add (verified), 8 B per operation. */
+    @Test
+    void atomicFetchAndAddCountsEveryAddInThePeersWord(SoftRoceLab lab) throws Exception {
+        Pair run = pair(lab, "-A FETCH_AND_ADD -q 2 -n 2000 --verify");
+        assertReliableRun(run, 1, 2, 2000, 8);
+        assertThat(run.client().get("op")).isEqualTo("atomic_fadd");
+        assertThat(run.clientOutput()).contains("Atomic FETCH_AND_ADD BW Test").contains("MsgRate[Mpps]");
+    }
+
+    @Test
+    void atomicCompareAndSwapCompletesEveryOperation(SoftRoceLab lab) throws Exception {
+        Pair run = pair(lab, "-A CMP_AND_SWAP --threads=2 -n 1500 --verify");
+        assertReliableRun(run, 2, 1, 1500, 8);
+        assertThat(run.client().get("op")).isEqualTo("atomic_cswap");
+    }
+
     @Test
     void aSenderWithOneRequestInFlightSpendsMostOfItsTimeWaitingForTheCompletion(SoftRoceLab lab) throws Exception {
         // TX depth 1, every request signaled: after each post the thread can only wait for that request's
@@ -283,6 +299,7 @@ class VerbsEngineIntegrationTests {
         Map<?, ?> rxe = (Map<?, ?>) ((List<?>) inventory.get("devices")).get(0);
         assertThat(rxe.get("name")).isEqualTo("rxe0");
         assertThat(rxe.get("xrc")).isEqualTo(false);
+        assertThat(rxe.get("atomic_cap")).isEqualTo("IBV_ATOMIC_HCA");
         assertThat(((Number) rxe.get("max_inline_data")).intValue()).isPositive();
         Map<?, ?> port = (Map<?, ?>) ((List<?>) rxe.get("ports")).get(0);
         assertThat(port.get("state")).isEqualTo("ACTIVE");
@@ -296,7 +313,7 @@ class VerbsEngineIntegrationTests {
         assertSenderSide(run, threads, qps, iterations, size);
         long messages = (long) threads * qps * iterations;
         boolean send = run.client().get("op").equals("send");
-        // the target of an RDMA write or read sees no completion: it only verifies its buffer
+        // the target of an RDMA write, read or atomic sees no completion: it only verifies its buffer
         assertThat(run.peer("messages")).as("messages the server received").isEqualTo(send ? messages : 0);
         assertThat(run.peer("bytes")).as("bytes the server received").isEqualTo(send ? messages * size : 0);
         assertThat(run.peer("errors")).as("payloads that failed verification").isZero();

@@ -17,7 +17,7 @@ import tools.jackson.databind.JsonNode;
  */
 public enum Parameter {
     PROVIDER("provider", Kind.CHOICE, List.of("tcp", "verbs")),
-    OP("op", Kind.CHOICE, List.of("send", "write", "read")),
+    OP("op", Kind.CHOICE, List.of("send", "write", "read", "atomic_fadd", "atomic_cswap")),
     /** bw (the default) or latency: perftest's *_lat, one ping-pong per thread, cycle time = its latency. */
     MODE("mode", Kind.CHOICE, List.of("bw", "latency")),
     THREADS("threads", Kind.INT),
