@@ -159,6 +159,13 @@ typedef struct qpb_session qpb_session;
  *                   a power of two (full: the record is dropped and
  *                   counted)                                    default 65536
  *   verify          check payload bytes on the receiver         default false
+ *   bidirectional   client/server: both sides send at once and both
+ *                   receive (perftest -b; op send and write); each
+ *                   side's summary reports what it sent ("side":
+ *                   "sender" on both) and "received" what came the
+ *                   other way. tcp: the client opens every connection
+ *                   a second time for the server's direction. Not in
+ *                   loopback (one process holds both ends)     default false
  *   tcp_nodelay     TCP_NODELAY on data sockets (tcp)           default true
  *   bind            address to listen on (server/loopback)      default "127.0.0.1"
  *                   (verbs: the server's control socket; without bind it

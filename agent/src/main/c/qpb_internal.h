@@ -118,6 +118,7 @@ typedef struct qpb_spec {
     uint32_t mtu; /* bytes; 0 = the port's active MTU */
     bool rdma_cm; /* connect through the RDMA connection manager (RC) */
     qpb_qp_sharing qp_sharing; /* shared: every thread posts to the same qps_per_thread QPs */
+    bool bidirectional; /* client/server: both sides send at once (perftest -b) */
 } qpb_spec;
 
 const char *qpb_role_name(qpb_role role);

@@ -134,7 +134,8 @@ static qpb_status alloc_outputs(qpb_session *s)
 {
     const qpb_spec *sp = &s->spec;
     uint32_t t = sp->threads;
-    if (sp->role != QPB_ROLE_SERVER) {
+    /* bidirectional: both sides of the pair send and receive */
+    if (sp->role != QPB_ROLE_SERVER || sp->bidirectional) {
         s->senders = calloc(t, sizeof(qpb_sender_out));
         if (s->senders == NULL)
             return QPB_ESYS;
@@ -155,7 +156,7 @@ static qpb_status alloc_outputs(qpb_session *s)
                 return QPB_ESYS;
         }
     }
-    if (sp->role != QPB_ROLE_CLIENT) {
+    if (sp->role != QPB_ROLE_CLIENT || sp->bidirectional) {
         s->receivers = calloc(t, sizeof(qpb_receiver_out));
         if (s->receivers == NULL)
             return QPB_ESYS;
@@ -177,6 +178,12 @@ QPB_EXPORT qpb_session *qpb_session_create(const char *spec_json, char *err, uin
         return NULL;
     }
     if (qpb_spec_parse(spec_json, &s->spec, err, err_len) != QPB_OK) {
+        free(s);
+        return NULL;
+    }
+    if (s->spec.bidirectional && s->spec.role == QPB_ROLE_LOOPBACK) {
+        snprintf(err, err_len, "bidirectional: role loopback holds both ends in one process (a bidirectional run is "
+                               "a client/server pair: role client or server)");
         free(s);
         return NULL;
     }

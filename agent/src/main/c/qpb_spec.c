@@ -102,6 +102,7 @@ static const key_def KEYS[] = {
     {"trace_every", K_UINT, 1, 1ll << 40, NULL, AT(trace_every), false},
     {"ring_capacity", K_UINT, 1, QPB_MAX_RING, NULL, AT(ring_capacity), false},
     {"verify", K_BOOL, 0, 0, NULL, AT(verify), false},
+    {"bidirectional", K_BOOL, 0, 0, NULL, AT(bidirectional), false},
     {"tcp_nodelay", K_BOOL, 0, 0, NULL, AT(tcp_nodelay), false},
     {"bind", K_STRING, 0, 0, NULL, 0, 0, false},
     {"port", K_UINT, 0, 65535, NULL, AT(port), false},
@@ -132,6 +133,7 @@ static const qpb_spec DEFAULTS = {
     .transport = QPB_TR_RC, .srq = QPB_SRQ_NONE, .inline_size = 0, .signal_every = 1, .post_list = 1,
     .rx_depth = 512, .cq_mode = QPB_CQ_PER_THREAD, .mr_mode = QPB_MR_PER_THREAD, .polling = QPB_POLL_BUSY,
     .lock_model = QPB_LOCK_SHARED, .mtu = 0, .rdma_cm = false, .qp_sharing = QPB_QPS_PER_THREAD,
+    .bidirectional = false,
 };
 
 static const key_def *find_key(const char *name)
@@ -273,6 +275,12 @@ static void check_statistics(const qpb_json_object *o, qpb_spec *s, violations *
 /* Rules between keys that hold whatever the device. */
 static void check_combinations(const qpb_json_object *o, qpb_spec *s, violations *v)
 {
+    if (s->bidirectional && s->op_kind != QPB_OP_SEND && s->op_kind != QPB_OP_WRITE)
+        add(v, "bidirectional", false, "bidirectional: op %s (both sides send at once for op send and write only, as "
+            "perftest -b)", QPB_OP_NAMES[s->op_kind]);
+    if (s->bidirectional && s->role == QPB_ROLE_LOOPBACK && qpb_json_get(o, "role") != NULL)
+        add(v, "bidirectional", true, "bidirectional: role loopback holds both ends in one process (a bidirectional "
+            "run is a client/server pair)");
     if (s->provider_kind == QPB_PROVIDER_TCP) {
         if (s->op_kind != QPB_OP_SEND)
             add(v, "op", true, "op \"%s\" is not supported by provider tcp (only \"send\")", QPB_OP_NAMES[s->op_kind]);

@@ -6,7 +6,11 @@
  * over the same span, bw_peak_bps = sum over threads of each thread's best
  * window (see qpb_stats.h), window_full_share = the threads' window_full_ns
  * over the sum of their spans. Extra keys beyond qpb.h: "side" ("sender" or, on
- * a server, "receiver": its numbers are what it received, it has no cycles),
+ * a server, "receiver": its numbers are what it received, it has no cycles;
+ * in a bidirectional run both sides send: "sender" on both, each reporting
+ * what it sent, and "received":{"bytes","messages","errors"} what its
+ * receivers counted of the peer's messages: nothing for one-sided ops),
+ * "bidirectional",
  * "status" and "error" (the run failure, or null), "warmup_cycles",
  * "tx_depth", "verify", "duration_ms".
  */
@@ -164,6 +168,8 @@ static void put_head(qpb_session *s, qpb_jw *w)
     qpb_jw_str(w, qpb_role_name(sp->role));
     qpb_jw_key(w, "side");
     qpb_jw_str(w, s->senders != NULL ? "sender" : "receiver");
+    qpb_jw_key(w, "bidirectional");
+    qpb_jw_bool(w, sp->bidirectional);
     qpb_jw_key(w, "op");
     qpb_jw_str(w, sp->op);
     put_count(w, "threads", sp->threads);
@@ -251,6 +257,17 @@ QPB_EXPORT int32_t qpb_summary(qpb_session *s, char *buf, uint32_t buf_len)
     qpb_jw_str(&w, QPB_MODE_NAMES[s->spec.mode]);
     if (s->spec.mode == QPB_MODE_LATENCY)
         put_latency_us(&w, &all, s->senders != NULL ? &merged : NULL);
+    if (s->senders != NULL && s->receivers != NULL) { /* bidirectional: what came the other way */
+        uint64_t rb = 0, rm = 0, re = 0;
+        for (uint32_t i = 0; i < s->spec.threads; i++)
+            rb += s->receivers[i].bytes, rm += s->receivers[i].messages, re += s->receivers[i].errors;
+        qpb_jw_key(&w, "received");
+        qpb_jw_obj_begin(&w);
+        put_count(&w, "bytes", rb);
+        put_count(&w, "messages", rm);
+        put_count(&w, "errors", re);
+        qpb_jw_obj_end(&w);
+    }
     qpb_jw_key(&w, "per_thread");
     qpb_jw_arr_begin(&w);
     totals ignored = {0};

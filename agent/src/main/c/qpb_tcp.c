@@ -57,7 +57,8 @@ static qpb_status qpb_tcp_create(qpb_session *s)
     snprintf(t->host, sizeof t->host, "%s", sp->bind);
 
     /* A run needs one descriptor per connection end; say so before trying. */
-    uint64_t fds = (uint64_t)t->n_conns * (sp->role == QPB_ROLE_LOOPBACK ? 2 : 1) + 2u * sp->threads + 16;
+    uint64_t fds = (uint64_t)t->n_conns * (sp->role == QPB_ROLE_LOOPBACK || sp->bidirectional ? 2 : 1) +
+                   2u * sp->threads * (sp->bidirectional ? 2 : 1) + 16;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && fds > rl.rlim_cur)
         return qpb_fail(s, QPB_EUNSUPPORTED,
@@ -65,14 +66,14 @@ static qpb_status qpb_tcp_create(qpb_session *s)
                         "(raise it with ulimit -n)",
                         sp->threads, sp->qps_per_thread, (unsigned long long)fds, (unsigned long long)rl.rlim_cur);
 
-    if (sp->role != QPB_ROLE_SERVER) {
+    if (sp->role != QPB_ROLE_SERVER || sp->bidirectional) {
         t->tx = calloc(t->n_conns, sizeof(qpb_tx_conn));
         if (t->tx == NULL)
             return qpb_fail(s, QPB_ESYS, "out of memory for %u connections (qpb_tcp create)", t->n_conns);
         for (uint32_t i = 0; i < t->n_conns; i++)
             t->tx[i].fd = -1;
     }
-    if (sp->role != QPB_ROLE_CLIENT) {
+    if (sp->role != QPB_ROLE_CLIENT || sp->bidirectional) {
         t->rx = calloc(t->n_conns, sizeof(qpb_rx_conn));
         if (t->rx == NULL)
             return qpb_fail(s, QPB_ESYS, "out of memory for %u connections (qpb_tcp create)", t->n_conns);
@@ -124,6 +125,8 @@ static qpb_status qpb_tcp_local_endpoint(qpb_session *s, char *buf, uint32_t buf
     qpb_jw_u64(&w, sp->msg_size);
     qpb_jw_key(&w, "mode");
     qpb_jw_str(&w, QPB_MODE_NAMES[sp->mode]);
+    qpb_jw_key(&w, "bidirectional");
+    qpb_jw_bool(&w, sp->bidirectional);
     qpb_jw_obj_end(&w);
     if (!qpb_jw_ok(&w))
         return qpb_fail(s, QPB_ENOSPC, "qpb_local_endpoint: needs %zu bytes, the buffer has %u", w.len + 1,
@@ -172,18 +175,18 @@ static uint32_t get32(const uint8_t *p)
     return be32toh(v);
 }
 
-static qpb_status send_hello(qpb_session *s, qpb_tx_conn *c, uint32_t thread)
+static qpb_status send_hello(qpb_session *s, int fd, const char *peer, uint32_t thread, uint32_t qp, bool reverse)
 {
     uint8_t h[QPB_TCP_HELLO_LEN];
     put32(h, QPB_TCP_MAGIC);
     put32(h + 4, QPB_TCP_VERSION);
     put32(h + 8, s->spec.threads);
     put32(h + 12, s->spec.qps_per_thread);
-    put32(h + 16, thread);
-    put32(h + 20, c->qp);
+    put32(h + 16, thread | (reverse ? QPB_TCP_HELLO_REVERSE : 0));
+    put32(h + 20, qp);
     uint64_t m = htobe64(s->spec.msg_size);
     memcpy(h + 24, &m, 8);
-    return io_exact(s, c->fd, h, sizeof h, true, c->peer);
+    return io_exact(s, fd, h, sizeof h, true, peer);
 }
 
 static qpb_status tune_socket(qpb_session *s, int fd, const char *peer)
@@ -194,10 +197,14 @@ static qpb_status tune_socket(qpb_session *s, int fd, const char *peer)
     return QPB_OK;
 }
 
-static qpb_status connect_one(qpb_session *s, qpb_tx_conn *c, const struct sockaddr_in *to, uint32_t thread)
+/* Connects *fd to the server and says hello for thread and qp (reverse: the server sends on it). */
+static qpb_status connect_one(qpb_session *s, int *fd, char *peer, size_t peer_len, const struct sockaddr_in *to,
+                              uint32_t thread, uint32_t qp, bool reverse)
 {
-    addr_string(to, c->peer, sizeof c->peer);
-    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    qpb_tx_conn conn = {.fd = -1}, *c = &conn;
+    addr_string(to, peer, peer_len);
+    memcpy(c->peer, peer, sizeof c->peer < peer_len ? sizeof c->peer : peer_len);
+    c->fd = *fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (c->fd < 0)
         return sys_fail(s, "socket", c->peer);
     if (connect(c->fd, (const struct sockaddr *)to, sizeof *to) < 0) {
@@ -221,7 +228,7 @@ static qpb_status connect_one(qpb_session *s, qpb_tx_conn *c, const struct socka
     }
     qpb_status st = tune_socket(s, c->fd, c->peer);
     if (st == QPB_OK)
-        st = send_hello(s, c, thread);
+        st = send_hello(s, c->fd, c->peer, thread, qp, reverse);
     return st;
 }
 
@@ -243,7 +250,7 @@ static qpb_status accept_one(qpb_session *s, uint32_t have)
     if (rc == 0)
         return qpb_fail(s, QPB_ERUN,
                         "accept on %s: timed out after %d ms with %u of %u connections up (qpb_tcp accept)", where,
-                        QPB_TCP_ACCEPT_TIMEOUT_MS, have, t->n_conns);
+                        QPB_TCP_ACCEPT_TIMEOUT_MS, have, t->n_conns * (sp->bidirectional ? 2 : 1));
     struct sockaddr_in from;
     socklen_t fl = sizeof from;
     int fd = accept4(t->listen_fd, (struct sockaddr *)&from, &fl, SOCK_CLOEXEC);
@@ -261,12 +268,16 @@ static qpb_status accept_one(qpb_session *s, uint32_t have)
     memcpy(&msz, h + 24, 8);
     msz = be64toh(msz);
     uint32_t threads = get32(h + 8), qps = get32(h + 12), th = get32(h + 16), qp = get32(h + 20);
+    bool reverse = (th & QPB_TCP_HELLO_REVERSE) != 0;
+    th &= ~QPB_TCP_HELLO_REVERSE;
     const char *bad = NULL;
     if (get32(h) != QPB_TCP_MAGIC || get32(h + 4) != QPB_TCP_VERSION)
         bad = "not a qpbench tcp hello (magic/version)";
     else if (threads != sp->threads || qps != sp->qps_per_thread || msz != sp->msg_size)
         bad = "spec mismatch";
-    else if (th >= threads || qp >= qps || t->rx[th * qps + qp].fd >= 0)
+    else if (reverse && !sp->bidirectional)
+        bad = "a bidirectional peer (this run is not)";
+    else if (th >= threads || qp >= qps || (reverse ? t->tx[th * qps + qp].fd : t->rx[th * qps + qp].fd) >= 0)
         bad = "bad or duplicate thread/qp";
     if (bad != NULL) {
         close(fd);
@@ -275,6 +286,13 @@ static qpb_status accept_one(qpb_session *s, uint32_t have)
                         "we have threads=%u qps_per_thread=%u msg_size=%llu (qpb_tcp accept)",
                         peer, bad, threads, qps, (unsigned long long)msz, th, qp, sp->threads, sp->qps_per_thread,
                         (unsigned long long)sp->msg_size);
+    }
+    if (reverse) { /* the server sends on it */
+        qpb_tx_conn *c = &t->tx[th * qps + qp];
+        c->fd = fd;
+        c->qp = qp;
+        snprintf(c->peer, sizeof c->peer, "%s", peer);
+        return tune_socket(s, fd, peer);
     }
     qpb_rx_conn *c = &t->rx[th * qps + qp];
     c->fd = fd;
@@ -308,6 +326,11 @@ static qpb_status check_peer(qpb_session *s, const qpb_json_object *o)
             len += (size_t)snprintf(msg + len, sizeof msg - len, "; %s: peer %lld, ours %llu", keys[i],
                                     (long long)f->i64, (unsigned long long)ours[i]);
     }
+    const qpb_json_field *b = qpb_json_get(o, "bidirectional");
+    bool peer_bidi = b != NULL && b->type == QPB_JSON_BOOL && b->b;
+    if (peer_bidi != sp->bidirectional && len < sizeof msg)
+        len += (size_t)snprintf(msg + len, sizeof msg - len, "; bidirectional: peer %s, ours %s",
+                                peer_bidi ? "true" : "false", sp->bidirectional ? "true" : "false");
     if (len > 0)
         return qpb_fail(s, QPB_EINVAL, "peer endpoint does not match this spec: %s (qpb_connect)", msg + 2);
     return QPB_OK;
@@ -330,11 +353,20 @@ static qpb_status connect_all(qpb_session *s, const struct sockaddr_in *to, bool
     for (uint32_t i = 0; i < t->n_conns; i++) {
         qpb_tx_conn *c = &t->tx[i];
         c->qp = i % q;
-        qpb_status st = connect_one(s, c, to, i / q);
+        qpb_status st = connect_one(s, &c->fd, c->peer, sizeof c->peer, to, i / q, c->qp, false);
         /* Loopback accepts as it goes so a long run of connects can never
          * overflow the listen backlog. */
         if (st == QPB_OK && accept_each)
             st = accept_one(s, i);
+        if (st != QPB_OK)
+            return st;
+    }
+    for (uint32_t i = 0; s->spec.bidirectional && i < t->n_conns; i++) { /* the server's direction */
+        qpb_rx_conn *c = &t->rx[i];
+        c->qp = i % q;
+        c->open = true;
+        c->ack_out_off = QPB_TCP_ACK_LEN;
+        qpb_status st = connect_one(s, &c->fd, c->peer, sizeof c->peer, to, i / q, c->qp, true);
         if (st != QPB_OK)
             return st;
     }
@@ -360,7 +392,8 @@ static qpb_status qpb_tcp_connect(qpb_session *s, const char *peer_json)
     if (st != QPB_OK)
         return st;
     if (s->spec.role == QPB_ROLE_SERVER) {
-        for (uint32_t i = 0; i < t->n_conns; i++)
+        uint32_t all = t->n_conns * (s->spec.bidirectional ? 2 : 1);
+        for (uint32_t i = 0; i < all; i++)
             if ((st = accept_one(s, i)) != QPB_OK)
                 return st;
         return finish(s);

@@ -14,6 +14,10 @@
  *                     sender can charge the error to its exact cycle.
  * In mode latency (qpb_tcp_lat.c) there are no acks: the server sends every
  * message back whole, and the client's next message waits for it.
+ * Bidirectional runs: the client opens every connection twice; the second
+ * set's hellos carry QPB_TCP_HELLO_REVERSE in the thread field, and on those
+ * the server is the sender and the client the receiver (the same protocol
+ * with the roles swapped; one direction per connection, as iperf3 --bidir).
  * A sender never has more than tx_depth cycles unacknowledged, and every ack
  * covers at least one new message, so unread acks never exceed tx_depth per
  * connection (16 * 4096 bytes at most): acks cannot fill a socket buffer.
@@ -29,11 +33,12 @@
 #define QPB_TCP_MAGIC 0x51504231u /* "QPB1" */
 #define QPB_TCP_VERSION 1u
 #define QPB_TCP_HELLO_LEN 32
+#define QPB_TCP_HELLO_REVERSE 0x80000000u /* in the hello's thread: the server sends on this connection */
 #define QPB_TCP_ACK_LEN 16
 #define QPB_TCP_ACCEPT_TIMEOUT_MS 30000
 #define QPB_TCP_CONNECT_TIMEOUT_MS 10000
 
-/* The sending end of a connection (client side). */
+/* The sending end of a connection (client side; also the server's in a bidirectional run). */
 typedef struct qpb_tx_conn {
     int fd;
     uint32_t qp;
@@ -46,7 +51,7 @@ typedef struct qpb_tx_conn {
     char peer[48];
 } qpb_tx_conn;
 
-/* The receiving end of a connection (server side). */
+/* The receiving end of a connection (server side; also the client's in a bidirectional run). */
 typedef struct qpb_rx_conn {
     int fd;
     uint32_t qp;
@@ -67,8 +72,8 @@ struct qpb_tcp {
     char host[64];
     uint16_t port;
     uint32_t n_conns;  /* threads * qps_per_thread */
-    qpb_tx_conn *tx;   /* [thread * qps + qp], NULL on a server */
-    qpb_rx_conn *rx;   /* [thread * qps + qp], NULL on a client */
+    qpb_tx_conn *tx;   /* [thread * qps + qp], NULL on a server (unless bidirectional) */
+    qpb_rx_conn *rx;   /* [thread * qps + qp], NULL on a client (unless bidirectional) */
 };
 
 /* Byte of the payload stream at: message k, offset o. Cheap to compute on

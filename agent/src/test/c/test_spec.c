@@ -256,6 +256,26 @@ static void check_refuses_atomics_off_eight_bytes_or_rc(void)
            "%s", out);
 }
 
+static void check_refuses_bidirectional_read_and_atomics(void)
+{
+    char out[4096];
+    CHECK(qpb_spec_check("{\"provider\":\"verbs\",\"msg_size\":64,\"op\":\"read\",\"bidirectional\":true}", out,
+                         sizeof out) == QPB_EINVAL);
+    CHECKF(strstr(out, "{\"field\":\"bidirectional\",\"message\":\"bidirectional: op read (both sides send at once for "
+                       "op send and write only, as perftest -b)\"}") != NULL,
+           "%s", out);
+    CHECK(qpb_spec_check("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"atomic_fadd\",\"bidirectional\":true}",
+                         out, sizeof out) == QPB_EINVAL);
+    CHECKF(strstr(out, "\"field\":\"bidirectional\"") != NULL, "%s", out);
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"bidirectional\":true,\"role\":\"loopback\"}", out,
+                         sizeof out) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(out, "\"field\":\"bidirectional\",\"message\":\"bidirectional: role loopback") != NULL, "%s", out);
+    /* the controller checks points without a role (it picks it): accepted */
+    CHECK(qpb_spec_check("{\"provider\":\"verbs\",\"msg_size\":64,\"op\":\"write\",\"bidirectional\":true}", out,
+                         sizeof out) == QPB_OK);
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"bidirectional\":true}", out, sizeof out) == QPB_OK);
+}
+
 /* The session refuses with the very messages the check lists: one code path. */
 static void check_and_session_create_say_the_same(void)
 {
@@ -453,6 +473,7 @@ const qpb_test_case qpb_spec_tests[] = {
     {"spec check names the field of every violation", check_names_the_field_of_every_violation},
     {"spec check accepts what a session accepts", check_accepts_what_a_session_accepts},
     {"spec check refuses atomics off 8 bytes or rc", check_refuses_atomics_off_eight_bytes_or_rc},
+    {"spec check refuses bidirectional read and atomics", check_refuses_bidirectional_read_and_atomics},
     {"spec check and session create say the same", check_and_session_create_say_the_same},
     {"spec schema shows the table the check enforces", schema_shows_the_table_the_check_enforces},
     {"json keeps long strings raw", json_keeps_long_strings_raw},

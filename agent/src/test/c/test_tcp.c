@@ -319,6 +319,53 @@ static void client_and_server_sessions_agree(void)
     qpb_session_destroy(srv);
 }
 
+/* Bidirectional: each side sends the whole run and receives the peer's, over connections of their own. */
+static void bidirectional_sides_each_send_and_receive_everything(void)
+{
+    char err[512], sblob[512], spec[512];
+    const char *shape = "\"threads\":2,\"qps_per_thread\":2,\"msg_size\":4096,\"iterations\":300,\"verify\":true,"
+                        "\"bidirectional\":true";
+    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"server\",%s}", shape);
+    qpb_session *srv = qpb_session_create(spec, err, sizeof err);
+    CHECKF(srv != NULL, "%s", err);
+    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"client\",%s}", shape);
+    qpb_session *cli = qpb_session_create(spec, err, sizeof err);
+    CHECKF(cli != NULL, "%s", err);
+    if (srv == NULL || cli == NULL)
+        return;
+    server_arg a = {.s = srv};
+    CHECK(qpb_local_endpoint(srv, sblob, sizeof sblob) == QPB_OK);
+    CHECK(qpb_local_endpoint(cli, a.peer, sizeof a.peer) == QPB_OK);
+    pthread_t th;
+    pthread_create(&th, NULL, server_connect, &a);
+    CHECKF(qpb_connect(cli, sblob) == QPB_OK, "%s", qpb_last_error(cli));
+    pthread_join(th, NULL);
+    CHECKF(a.rc == QPB_OK, "%s", qpb_last_error(srv));
+    CHECK(qpb_start(srv) == QPB_OK);
+    CHECK(qpb_start(cli) == QPB_OK);
+    CHECK(qpb_wait(cli, 20000) == QPB_OK);
+    CHECK(qpb_wait(srv, 20000) == QPB_OK);
+    char *sum = malloc(SUMMARY_LEN);
+    const double all = 300.0 * 4096 * 2 * 2;
+    for (int side = 0; side < 2; side++) {
+        qpb_session *s = side ? srv : cli;
+        CHECKF(qpb_last_error(s)[0] == '\0', "%s", qpb_last_error(s));
+        CHECK(qpb_summary(s, sum, SUMMARY_LEN) == QPB_OK);
+        CHECKF(strstr(sum, "\"side\":\"sender\",\"bidirectional\":true") != NULL, "%s", sum);
+        CHECKF(qpb_test_json_num(sum, "bytes") == all && qpb_test_json_num(sum, "cycles") == 600 &&
+                   qpb_test_json_num(sum, "errors") == 0 && qpb_test_json_num(sum, "bw_avg_bps") > 0,
+               "%s", sum);
+        CHECKF(strstr(sum, "\"received\":{\"bytes\":4915200,\"messages\":1200,\"errors\":0}") != NULL, "%s", sum);
+    }
+    free(sum);
+    qpb_session_destroy(cli);
+    qpb_session_destroy(srv);
+    /* one process cannot be both ends of a bidirectional run */
+    CHECK(qpb_session_create("{\"provider\":\"tcp\",\"msg_size\":64,\"bidirectional\":true}", err, sizeof err) ==
+          NULL);
+    CHECKF(strstr(err, "bidirectional: role loopback holds both ends in one process") != NULL, "%s", err);
+}
+
 /* A client that does not fill the pattern talking to a verifying server:
  * every message is bad, and each error lands on its own cycle's record. */
 static void verify_charges_each_bad_message_to_its_cycle(void)
@@ -487,6 +534,7 @@ static void rate_limit_paces_each_thread(void)
 }
 
 const qpb_test_case qpb_tcp_tests[] = {
+    {"tcp bidirectional sides each send and receive everything", bidirectional_sides_each_send_and_receive_everything},
     {"tcp loopback accounts every byte and record", loopback_accounts_every_byte_and_record},
     {"tcp loopback with verify has no errors", loopback_with_verify_has_no_errors},
     {"tcp loopback counts drops of a tiny ring", loopback_counts_drops_of_a_tiny_ring},
