@@ -73,7 +73,7 @@ typedef struct qpb_plan {
     const qpb_port_caps *port;
     int32_t gid_index;        /* -1: no GRH (InfiniBand, addressed by LID) */
     uint32_t path_mtu;        /* bytes */
-    uint32_t sides;           /* 2 in loopback (both ends in this process), else 1 */
+    uint32_t sides;           /* 2 in loopback (both ends in this process) and bidirectional runs, else 1 */
     uint32_t qps;             /* QPs of one side: threads * qps_per_thread (qp_sharing shared: qps_per_thread) */
     uint32_t recv_per_qp;     /* receives kept posted per QP (no SRQ) */
     uint32_t srq_depth;       /* receives kept posted per SRQ */

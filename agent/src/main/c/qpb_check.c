@@ -106,7 +106,8 @@ static void plan_port(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, re
 static void plan_queues(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, refusals *r)
 {
     uint32_t t = sp->threads, q = sp->qps_per_thread;
-    bool sends = sp->role != QPB_ROLE_SERVER, receives = sp->role != QPB_ROLE_CLIENT;
+    /* bidirectional: each side of the pair both sends and receives (two sides of QPs, as loopback) */
+    bool sends = sp->role != QPB_ROLE_SERVER || sp->bidirectional, receives = sp->role != QPB_ROLE_CLIENT || sp->bidirectional;
     bool recvs = sp->op_kind == QPB_OP_SEND;
     uint64_t signaled = (sp->tx_depth + sp->signal_every - 1) / sp->signal_every + 1;
     bool shared_qps = sp->qp_sharing == QPB_QPS_SHARED;
@@ -211,7 +212,7 @@ qpb_status qpb_plan_run(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
     if (err_len > 0)
         err[0] = '\0';
     memset(p, 0, sizeof(*p));
-    p->sides = sp->role == QPB_ROLE_LOOPBACK ? 2 : 1;
+    p->sides = sp->role == QPB_ROLE_LOOPBACK || sp->bidirectional ? 2 : 1;
     p->qps = sp->qp_sharing == QPB_QPS_SHARED ? sp->qps_per_thread : sp->threads * sp->qps_per_thread;
 
     if (sp->transport == QPB_TR_XRC && !(c->device_cap_flags & QPB_DEVICE_XRC))

@@ -20,8 +20,6 @@ static qpb_status verbs_create(qpb_session *s)
         return qpb_fail(s, QPB_ESYS, "out of memory for the verbs provider");
     s->verbs = vb;
     vb->listen_fd = vb->ctl_fd = -1;
-    if (sp->bidirectional)
-        return qpb_fail(s, QPB_EUNSUPPORTED, "bidirectional: not supported by provider verbs yet (provider tcp has it)");
     char err[QPB_ERR_LEN];
     if ((vb->v = qpb_ibv_get(err, sizeof err)) == NULL)
         return qpb_fail(s, QPB_EUNSUPPORTED, "%s", err);

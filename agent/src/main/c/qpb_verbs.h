@@ -31,6 +31,13 @@
  * reaping up to those counts (reliable transports) or until nothing arrives
  * for a grace period (UC, UD), and answer with what they received, which the
  * summary reports as "peer".
+ *
+ * Bidirectional runs (client/server, as perftest -b): each end has both a
+ * sending and a receiving side of QPs; the client's sending side pairs with
+ * the server's receiving side as usual, and the server's sending side with
+ * the client's receiving side (the blob's "r" fields). Each end sends FIN when
+ * its senders are done and RES when its receivers are; receiving thread 0 of
+ * each end reads both of the peer's messages, whatever their order.
  */
 #ifndef QPB_VERBS_H
 #define QPB_VERBS_H
@@ -157,8 +164,11 @@ struct qpb_verbs {
     atomic_uint senders_left, receivers_left;
     atomic_int fin;        /* expected[] is filled: the sending side is done */
     uint64_t *expected;    /* per connection: messages the sending side posted */
-    qpb_vresult result;    /* receiving side's totals; on a client, the server's answer */
+    qpb_vresult result;    /* receiving side's totals; on a client (and bidirectional), the peer's answer */
     bool have_result;
+    qpb_vresult received;  /* bidirectional: what this side's receivers got, sent to the peer */
+    atomic_int peer_result; /* bidirectional: the peer's RES arrived (result holds it) */
+    pthread_mutex_t ctl_lock; /* bidirectional: two threads write to the control socket */
     /* rdma_cm runs (qpb_verbs_cm.c) */
     const qpb_rdmacm *cm;
     struct ibv_context **cm_devices;   /* librdmacm's contexts; ctx is one of them */
@@ -202,10 +212,14 @@ qpb_status qpb_verbs_ctl_connect(qpb_session *s, const char *host, uint32_t port
 void qpb_verbs_ctl_close(qpb_session *s);
 /* Control messages; false on failure (the run failed with the reason). */
 bool qpb_verbs_send_fin(qpb_session *s);
+/* Reads one control message if one is waiting (FIN; bidirectional also RES): *got says which arrived. */
 bool qpb_verbs_read_fin(qpb_session *s, int timeout_ms, bool *got);
-bool qpb_verbs_send_result(qpb_session *s);
-/* A server's receiving thread 0 looks for the client's FIN (waiting up to timeout_ms) and sets fin;
- * any other thread or role returns at once. false: the run failed. */
+bool qpb_verbs_send_result(qpb_session *s, const qpb_vresult *r);
+/* The side whose QPs pair with the peer's reverse side (bidirectional only; NULL otherwise). */
+qpb_vside *qpb_verbs_reverse_side(qpb_session *s);
+/* Receiving thread 0 of a server (of either end, bidirectional) reads the peer's control messages (waiting up
+ * to timeout_ms): the FIN sets fin, a bidirectional peer's RES its result. Any other thread or role returns at
+ * once. false: the run failed. */
 bool qpb_verbs_poll_fin(qpb_session *s, uint32_t thread, int timeout_ms);
 
 /* qpb_verbs_cm.c: rdma_cm connection set-up (RC) */

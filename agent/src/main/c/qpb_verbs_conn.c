@@ -158,10 +158,13 @@ qpb_status qpb_verbs_connect_peer(qpb_session *s, const char *peer_json)
     qpb_vpeer peer = {0};
     qpb_status st = qpb_verbs_blob_read(s, peer_json, &peer);
     bool server = s->spec.role == QPB_ROLE_SERVER;
-    if (st == QPB_OK && !s->spec.rdma_cm)
+    if (st == QPB_OK && !s->spec.rdma_cm) {
         st = bring_up_side(s, qpb_verbs_own_side(s), peer.gid, peer.lid, peer.mtu);
-    else if (st == QPB_OK)
+        if (st == QPB_OK && s->spec.bidirectional) /* the reverse direction's QPs (no rdma_cm: refused in the spec) */
+            st = bring_up_side(s, qpb_verbs_reverse_side(s), peer.gid, peer.lid, peer.mtu);
+    } else if (st == QPB_OK) {
         st = server ? qpb_verbs_cm_accept_all(s) : qpb_verbs_cm_connect(s, peer.host, peer.cm_port);
+    }
     if (st != QPB_OK)
         return st;
     return server ? qpb_verbs_ctl_accept(s) : qpb_verbs_ctl_connect(s, peer.host, peer.port);

@@ -18,7 +18,8 @@
  * retransmission timeout inside the measured run); at the end the client
  * sends FIN ("QFIN", n, n x u64 messages posted per connection) and the
  * server answers RES ("QRES", 0, messages, bytes, errors, short connections,
- * missing).
+ * missing). Bidirectional runs: the blob also carries rqpn, rpsn, rsrqn and
+ * rmr (the side of the reverse direction), and both ends send FIN and RES.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -100,6 +101,13 @@ static bool get_hex(const qpb_json_object *o, const char *key, uint64_t *out, ui
 qpb_vside *qpb_verbs_own_side(qpb_session *s)
 {
     return s->spec.role == QPB_ROLE_SERVER ? s->verbs->rx : s->verbs->tx;
+}
+
+qpb_vside *qpb_verbs_reverse_side(qpb_session *s)
+{
+    if (!s->spec.bidirectional)
+        return NULL;
+    return s->spec.role == QPB_ROLE_SERVER ? s->verbs->tx : s->verbs->rx;
 }
 
 /* Regions of a side as (address, rkey) pairs. */
@@ -268,24 +276,47 @@ void qpb_verbs_ctl_close(qpb_session *s)
 
 /* ---- the blob ---- */
 
-qpb_status qpb_verbs_blob_write(qpb_session *s, char *buf, uint32_t buf_len)
+/* One side's QPs and regions under keys qpn, psn, srqn and mr, each after prefix ("" or "r"). */
+static bool put_side(qpb_session *s, qpb_jw *w, const qpb_vside *side, const char *prefix)
 {
     qpb_verbs *vb = s->verbs;
     const qpb_spec *sp = &s->spec;
-    qpb_vside *side = qpb_verbs_own_side(s);
     uint32_t n = vb->plan.qps, nr = sp->mr_mode == QPB_MR_PER_QP ? n : sp->qp_sharing == QPB_QPS_SHARED ? 1 : sp->threads;
     uint64_t *qpn = calloc(n, 8), *psn = calloc(n, 8), *srqn = calloc(n, 8), *addr = calloc(nr, 8),
              *rkey = calloc(nr, 8);
-    if (!qpn || !psn || !srqn || !addr || !rkey) {
-        free(qpn), free(psn), free(srqn), free(addr), free(rkey);
-        return qpb_fail(s, QPB_ESYS, "out of memory for the endpoint of %u connections", n);
-    }
-    for (uint32_t i = 0; i < n; i++) {
+    size_t len = (size_t)nr * 24;
+    char *mtext = malloc(len + 1);
+    bool ok = qpn && psn && srqn && addr && rkey && mtext;
+    for (uint32_t i = 0; ok && i < n; i++) {
         qpn[i] = side->conns[i].qpn;
         psn[i] = side->conns[i].psn;
         srqn[i] = side->threads[side->conns[i].thread].srqn;
     }
-    qpb_verbs_regions(s, side, addr, rkey);
+    if (ok)
+        qpb_verbs_regions(s, side, addr, rkey);
+    char key[16];
+    const char *names[] = {"qpn", "psn", "srqn"};
+    uint64_t *vals[] = {qpn, psn, srqn};
+    for (int k = 0; ok && k < 3; k++) {
+        snprintf(key, sizeof key, "%s%s", prefix, names[k]);
+        put_hex(w, key, vals[k], n, 6);
+    }
+    for (uint32_t i = 0; ok && i < nr; i++)
+        snprintf(mtext + (size_t)i * 24, 25, "%016llx%08x", (unsigned long long)addr[i], (unsigned)rkey[i]);
+    if (ok) {
+        mtext[len] = '\0';
+        snprintf(key, sizeof key, "%smr", prefix);
+        qpb_jw_key(w, key);
+        qpb_jw_str(w, mtext);
+    }
+    free(mtext), free(qpn), free(psn), free(srqn), free(addr), free(rkey);
+    return ok;
+}
+
+qpb_status qpb_verbs_blob_write(qpb_session *s, char *buf, uint32_t buf_len)
+{
+    qpb_verbs *vb = s->verbs;
+    const qpb_spec *sp = &s->spec;
     char gid[33];
     for (int i = 0; i < 16; i++)
         snprintf(gid + 2 * i, 3, "%02x", vb->gid.raw[i]);
@@ -307,26 +338,21 @@ qpb_status qpb_verbs_blob_write(qpb_session *s, char *buf, uint32_t buf_len)
         qpb_jw_key(&w, nums[i]);
         qpb_jw_u64(&w, vals[i]);
     }
-    put_hex(&w, "qpn", qpn, n, 6);
-    put_hex(&w, "psn", psn, n, 6);
-    put_hex(&w, "srqn", srqn, n, 6);
-    size_t len = (size_t)nr * 24;
-    char *mtext = malloc(len + 1);
-    for (uint32_t i = 0; mtext != NULL && i < nr; i++)
-        snprintf(mtext + (size_t)i * 24, 25, "%016llx%08x", (unsigned long long)addr[i], (unsigned)rkey[i]);
-    qpb_jw_key(&w, "mr");
-    if (mtext != NULL) {
-        mtext[len] = '\0';
-        qpb_jw_str(&w, mtext);
-    } else {
-        qpb_jw_null(&w);
-    }
+    qpb_jw_key(&w, "bidirectional");
+    qpb_jw_bool(&w, sp->bidirectional);
+    bool ok = put_side(s, &w, qpb_verbs_own_side(s), "");
+    if (ok && sp->bidirectional) /* the reverse direction's QPs: our sending side on a server, receiving on a client */
+        ok = put_side(s, &w, qpb_verbs_reverse_side(s), "r");
     qpb_jw_obj_end(&w);
-    free(mtext), free(qpn), free(psn), free(srqn), free(addr), free(rkey);
+    if (!ok)
+        return qpb_fail(s, QPB_ESYS, "out of memory for the endpoint of %u connections", vb->plan.qps);
     if (!qpb_jw_ok(&w))
         return qpb_fail(s, QPB_ENOSPC, "qpb_local_endpoint: needs %zu bytes, the buffer has %u", w.len + 1, buf_len);
     return QPB_OK;
 }
+
+static bool apply_side(qpb_session *s, const qpb_json_object *o, qpb_vside *side, const char *prefix,
+                       const qpb_vpeer *peer, char *why, size_t why_len);
 
 /* The peer's blob: shape checks, then every connection's remote half. */
 static qpb_status apply_peer(qpb_session *s, const qpb_json_object *o, qpb_vpeer *peer)
@@ -365,20 +391,45 @@ static qpb_status apply_peer(qpb_session *s, const qpb_json_object *o, qpb_vpeer
     const qpb_json_field *h = qpb_json_get(o, "host"), *mp = qpb_json_get(o, "mr_per");
     snprintf(peer->host, sizeof peer->host, "%.63s", h && h->type == QPB_JSON_STRING ? h->str : "");
     peer->mr_per_qp = mp && mp->type == QPB_JSON_STRING && !strcmp(mp->str, "qp");
-    uint32_t n = vb->plan.qps, nr = peer->mr_per_qp ? n : sp->qp_sharing == QPB_QPS_SHARED ? 1 : sp->threads;
-    uint64_t gid[16], *qpn = calloc(n, 8), *psn = calloc(n, 8), *srqn = calloc(n, 8);
+    const qpb_json_field *bf = qpb_json_get(o, "bidirectional");
+    bool peer_bidi = bf != NULL && bf->type == QPB_JSON_BOOL && bf->b;
+    if (peer_bidi != sp->bidirectional)
+        return qpb_fail(s, QPB_EINVAL, "peer endpoint does not match this spec: bidirectional: peer %s, ours %s "
+                                       "(qpb_connect)", peer_bidi ? "true" : "false", sp->bidirectional ? "true" : "false");
+    uint64_t gid[16];
     char why[160] = "";
-    bool ok = qpn && psn && srqn && get_hex(o, "gid", gid, 16, 2, why, sizeof why) &&
-              get_hex(o, "qpn", qpn, n, 6, why, sizeof why) && get_hex(o, "psn", psn, n, 6, why, sizeof why) &&
-              get_hex(o, "srqn", srqn, n, 6, why, sizeof why);
-    const qpb_json_field *mf = qpb_json_get(o, "mr");
-    if (ok && (mf == NULL || mf->type != QPB_JSON_STRING || mf->raw_len != (size_t)nr * 24)) {
-        snprintf(why, sizeof why, "mr must hold %u regions of 24 hex digits", nr);
-        ok = false;
-    }
-    qpb_vside *side = qpb_verbs_own_side(s);
+    bool ok = get_hex(o, "gid", gid, 16, 2, why, sizeof why);
     for (uint32_t i = 0; ok && i < 16; i++)
         peer->gid[i] = (uint8_t)gid[i];
+    /* our side pairs with the peer's (a client's sending side with a server's receiving one); in a bidirectional
+     * run our other side pairs with the peer's other ("r" fields) */
+    if (ok)
+        ok = apply_side(s, o, qpb_verbs_own_side(s), "", peer, why, sizeof why);
+    if (ok && sp->bidirectional)
+        ok = apply_side(s, o, qpb_verbs_reverse_side(s), "r", peer, why, sizeof why);
+    if (!ok)
+        return qpb_fail(s, QPB_EINVAL, "peer endpoint: %s (qpb_connect)", why[0] ? why : "out of memory");
+    return QPB_OK;
+}
+
+/* The remote half of every connection of side from the peer's fields qpn, psn, srqn and mr after prefix. */
+static bool apply_side(qpb_session *s, const qpb_json_object *o, qpb_vside *side, const char *prefix,
+                       const qpb_vpeer *peer, char *why, size_t why_len)
+{
+    qpb_verbs *vb = s->verbs;
+    const qpb_spec *sp = &s->spec;
+    uint32_t n = vb->plan.qps, nr = peer->mr_per_qp ? n : sp->qp_sharing == QPB_QPS_SHARED ? 1 : sp->threads;
+    uint64_t *qpn = calloc(n, 8), *psn = calloc(n, 8), *srqn = calloc(n, 8);
+    char kq[16], kp[16], ks[16], km[16];
+    snprintf(kq, sizeof kq, "%sqpn", prefix), snprintf(kp, sizeof kp, "%spsn", prefix);
+    snprintf(ks, sizeof ks, "%ssrqn", prefix), snprintf(km, sizeof km, "%smr", prefix);
+    bool ok = qpn && psn && srqn && get_hex(o, kq, qpn, n, 6, why, why_len) && get_hex(o, kp, psn, n, 6, why, why_len) &&
+              get_hex(o, ks, srqn, n, 6, why, why_len);
+    const qpb_json_field *mf = qpb_json_get(o, km);
+    if (ok && (mf == NULL || mf->type != QPB_JSON_STRING || mf->raw_len != (size_t)nr * 24)) {
+        snprintf(why, why_len, "%s must hold %u regions of 24 hex digits", km, nr);
+        ok = false;
+    }
     for (uint32_t i = 0; ok && i < n; i++) {
         qpb_vconn *c = &side->conns[i];
         c->remote_qpn = (uint32_t)qpn[i], c->remote_psn = (uint32_t)psn[i], c->remote_srqn = (uint32_t)srqn[i];
@@ -391,9 +442,7 @@ static qpb_status apply_peer(qpb_session *s, const qpb_json_object *o, qpb_vpeer
         c->remote_addr = peer->mr_per_qp ? base : base + (uint64_t)(i % sp->qps_per_thread) * vb->plan.slot;
     }
     free(qpn), free(psn), free(srqn);
-    if (!ok)
-        return qpb_fail(s, QPB_EINVAL, "peer endpoint: %s (qpb_connect)", why[0] ? why : "out of memory");
-    return QPB_OK;
+    return ok;
 }
 
 qpb_status qpb_verbs_blob_read(qpb_session *s, const char *peer_json, qpb_vpeer *peer)
@@ -427,8 +476,16 @@ bool qpb_verbs_send_fin(qpb_session *s)
     for (uint32_t i = 0; i < n; i++)
         msg[1 + i] = htobe64(qpb_verbs_posted(s, i));
     const char *why = NULL;
+    pthread_mutex_lock(&vb->ctl_lock);
     bool ok = io_exact(vb->ctl_fd, msg, 8 + (size_t)n * 8, true, CTL_TIMEOUT_MS, &why);
+    pthread_mutex_unlock(&vb->ctl_lock);
     free(msg);
+    if (ok && s->spec.bidirectional)
+        return true; /* the peer's RES comes to our receiving thread 0, which reads every control message */
+    if (!ok) {
+        qpb_run_fail(s, QPB_ERUN, "end of run: could not send FIN over the control socket: %s", why);
+        return false;
+    }
     uint64_t res[6];
     if (ok)
         ok = io_exact(vb->ctl_fd, res, sizeof res, false, CTL_TIMEOUT_MS, &why);
@@ -458,6 +515,17 @@ bool qpb_verbs_read_fin(qpb_session *s, int timeout_ms, bool *got)
     uint32_t head[2];
     const char *why = NULL;
     bool ok = io_exact(vb->ctl_fd, head, sizeof head, false, CTL_TIMEOUT_MS, &why);
+    if (ok && s->spec.bidirectional && ntohl(head[0]) == CTL_RES) { /* the peer's answer to our FIN */
+        uint64_t res[5];
+        ok = io_exact(vb->ctl_fd, res, sizeof res, false, CTL_TIMEOUT_MS, &why);
+        if (ok) {
+            vb->result = (qpb_vresult){be64toh(res[0]), be64toh(res[1]), be64toh(res[2]), be64toh(res[3]),
+                                       be64toh(res[4])};
+            vb->have_result = true;
+            atomic_store_explicit(&vb->peer_result, 1, memory_order_release);
+            return true;
+        }
+    }
     if (ok && (ntohl(head[0]) != CTL_FIN || ntohl(head[1]) != vb->plan.qps)) {
         why = "unexpected message";
         ok = false;
@@ -468,7 +536,8 @@ bool qpb_verbs_read_fin(qpb_session *s, int timeout_ms, bool *got)
         vb->expected[i] = be64toh(v);
     }
     if (!ok) {
-        qpb_run_fail(s, QPB_ERUN, "control socket: %s before the client's end of run", why);
+        qpb_run_fail(s, QPB_ERUN, "control socket: %s before the %s's end of run", why,
+                     s->spec.role == QPB_ROLE_SERVER ? "client" : "server");
         return false;
     }
     *got = true;
@@ -478,8 +547,11 @@ bool qpb_verbs_read_fin(qpb_session *s, int timeout_ms, bool *got)
 bool qpb_verbs_poll_fin(qpb_session *s, uint32_t thread, int timeout_ms)
 {
     qpb_verbs *vb = s->verbs;
-    if (s->spec.role != QPB_ROLE_SERVER || thread != 0 || atomic_load(&vb->fin))
+    bool bidi = s->spec.bidirectional;
+    if ((s->spec.role != QPB_ROLE_SERVER && !bidi) || thread != 0)
         return true;
+    if (atomic_load(&vb->fin) && (!bidi || atomic_load(&vb->peer_result)))
+        return true; /* nothing more to read (bidirectional: the peer's FIN and RES both came) */
     bool got = false;
     if (!qpb_verbs_read_fin(s, timeout_ms, &got))
         return false;
@@ -488,17 +560,21 @@ bool qpb_verbs_poll_fin(qpb_session *s, uint32_t thread, int timeout_ms)
     return true;
 }
 
-bool qpb_verbs_send_result(qpb_session *s)
+bool qpb_verbs_send_result(qpb_session *s, const qpb_vresult *r)
 {
     qpb_verbs *vb = s->verbs;
     uint32_t head[2] = {htonl(CTL_RES), 0};
     uint64_t res[6];
     memcpy(res, head, 8);
-    res[1] = htobe64(vb->result.messages), res[2] = htobe64(vb->result.bytes), res[3] = htobe64(vb->result.errors);
-    res[4] = htobe64(vb->result.short_conns), res[5] = htobe64(vb->result.missing);
+    res[1] = htobe64(r->messages), res[2] = htobe64(r->bytes), res[3] = htobe64(r->errors);
+    res[4] = htobe64(r->short_conns), res[5] = htobe64(r->missing);
     const char *why = NULL;
-    if (!io_exact(vb->ctl_fd, res, sizeof res, true, CTL_TIMEOUT_MS, &why)) {
-        qpb_run_fail(s, QPB_ERUN, "end of run: could not answer the client: %s", why);
+    pthread_mutex_lock(&vb->ctl_lock);
+    bool ok = io_exact(vb->ctl_fd, res, sizeof res, true, CTL_TIMEOUT_MS, &why);
+    pthread_mutex_unlock(&vb->ctl_lock);
+    if (!ok) {
+        qpb_run_fail(s, QPB_ERUN, "end of run: could not answer the %s: %s",
+                     s->spec.role == QPB_ROLE_SERVER ? "client" : "server", why);
         return false;
     }
     return true;

@@ -487,6 +487,8 @@ qpb_status qpb_verbs_res_create(qpb_session *s)
     qpb_verbs *vb = s->verbs;
     const qpb_spec *sp = &s->spec;
     qpb_status st;
+    pthread_mutex_init(&vb->ctl_lock, NULL); /* a default mutex: nothing to destroy */
+    atomic_init(&vb->peer_result, 0);
     if (vb->plan.gid_index >= 0 && vb->v->query_gid(vb->ctx, (uint8_t)sp->ib_port, vb->plan.gid_index, &vb->gid) != 0)
         return verb_fail(s, "ibv_query_gid", "the run's GID");
     if ((vb->pd = vb->v->alloc_pd(vb->ctx)) == NULL)
@@ -497,9 +499,10 @@ qpb_status qpb_verbs_res_create(qpb_session *s)
         if ((vb->xrcd = ibv_open_xrcd(vb->ctx, &xa)) == NULL)
             return verb_fail(s, "ibv_open_xrcd", "XRC domain");
     }
-    if (sp->role != QPB_ROLE_SERVER && (st = side_create(s, &vb->tx, true)) != QPB_OK)
+    /* bidirectional: both sides of QPs on either end of the pair */
+    if ((sp->role != QPB_ROLE_SERVER || sp->bidirectional) && (st = side_create(s, &vb->tx, true)) != QPB_OK)
         return st;
-    if (sp->role != QPB_ROLE_CLIENT && (st = side_create(s, &vb->rx, false)) != QPB_OK)
+    if ((sp->role != QPB_ROLE_CLIENT || sp->bidirectional) && (st = side_create(s, &vb->rx, false)) != QPB_OK)
         return st;
     if ((vb->expected = calloc(vb->plan.qps, sizeof(uint64_t))) == NULL)
         return qpb_fail(s, QPB_ESYS, "out of memory for %u counters", vb->plan.qps);

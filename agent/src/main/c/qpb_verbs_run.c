@@ -597,12 +597,13 @@ static void receive_loop(qpb_session *s, uint32_t thread)
 static void passive_wait(qpb_session *s, uint32_t thread)
 {
     qpb_verbs *vb = s->verbs;
-    if (s->spec.role == QPB_ROLE_SERVER && thread != 0)
+    bool reader = s->spec.role == QPB_ROLE_SERVER || s->spec.bidirectional;
+    if (reader && thread != 0)
         return;
     while (!atomic_load_explicit(&vb->fin, memory_order_acquire)) {
         if (atomic_load(&s->abort) || (s->spec.role == QPB_ROLE_SERVER && atomic_load(&s->stop)))
             return;
-        if (s->spec.role == QPB_ROLE_SERVER) {
+        if (reader) {
             if (!qpb_verbs_poll_fin(s, thread, 100))
                 return;
         } else {
@@ -648,10 +649,35 @@ static void finish_receiving(qpb_session *s)
                 r.errors++;
         }
     }
+    if (sp->bidirectional) { /* result is the peer's answer; ours goes to the peer */
+        vb->received = r;
+        if (fin && !atomic_load(&s->abort))
+            qpb_verbs_send_result(s, &vb->received);
+        return;
+    }
     vb->result = r;
     vb->have_result = fin;
     if (sp->role == QPB_ROLE_SERVER && fin && !atomic_load(&s->abort))
-        qpb_verbs_send_result(s);
+        qpb_verbs_send_result(s, &vb->result);
+}
+
+/* Bidirectional, receiving thread 0: the run ends once the peer answered our FIN with what it received. */
+static void await_peer_result(qpb_session *s)
+{
+    qpb_verbs *vb = s->verbs;
+    uint64_t until = qpb_now_ns(s) + RELIABLE_GRACE_NS + 30ull * 1000000000ull;
+    while (!atomic_load_explicit(&vb->peer_result, memory_order_acquire)) {
+        if (atomic_load(&s->abort) || (atomic_load(&s->stop) && !atomic_load(&vb->fin)))
+            return; /* aborted, or stopped before the peer's end of run */
+        if (qpb_now_ns(s) > until) {
+            qpb_run_fail(s, QPB_ERUN, "end of run: the %s did not say what it received (no RES over the control socket "
+                                      "within %llu s)", s->spec.role == QPB_ROLE_SERVER ? "client" : "server",
+                         (unsigned long long)((RELIABLE_GRACE_NS + 30ull * 1000000000ull) / 1000000000ull));
+            return;
+        }
+        if (!qpb_verbs_poll_fin(s, 0, 100))
+            return;
+    }
 }
 
 void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread)
@@ -663,4 +689,6 @@ void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread)
     else
         passive_wait(s, thread);
     finish_receiving(s);
+    if (s->spec.bidirectional && thread == 0)
+        await_peer_result(s);
 }

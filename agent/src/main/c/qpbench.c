@@ -72,6 +72,8 @@ static void usage(void)
          "  -p, --port=PORT        control port (default 18515); data ports are ephemeral\n"
          "      --bind=ADDR        address to listen on (server default 0.0.0.0, loopback 127.0.0.1)\n"
          "      --verify           fill and check a payload pattern; mismatches count as errors\n"
+         "  -b, --bidirectional    both sides send at once and both receive (perftest -b; client/server,\n"
+         "                         op send or write); each side prints what it sent and received\n"
          "      --json=FILE        write a JSON array with the summary of every size\n"
          "      --interval=MS      print every thread's interval of MS ms (10..60000) as it closes:\n"
          "                         cycles, BW and cycle-time percentiles (default: the summary only)\n"
@@ -372,7 +374,8 @@ static void print_header(const options *o, const char *role, const char *sum)
     }
     if (o->duration_s > 0)
         printf(" Duration        : %.3g s\n", o->duration_s);
-    printf(" Verify          : %s\n", o->verify ? "on" : "off");
+    printf(" Verify          : %-8s Bidirectional          : %s\n", o->verify ? "on" : "off",
+           o->bidirectional ? "on" : "off");
     if (o->rate > 0)
         printf(" Rate limit      : %g %s per thread (software pacing)\n", o->rate,
                o->rate_unit == 'p' ? "messages/s per QP" : o->rate_unit == 'M' ? "MiB/s" : "Gb/s");
@@ -484,6 +487,9 @@ static void print_result(const options *o, const char *sum)
                qpbench_num(sum, "cycle_ns.avg") / 1e3, qpbench_num(sum, "cycle_ns.stdev") / 1e3,
                qpbench_num(sum, "cycle_ns.p99") / 1e3, qpbench_num(sum, "cycle_ns.p999") / 1e3,
                qpbench_num(sum, "cycle_ns.max") / 1e3, qpbench_num(sum, "errors"), qpbench_num(sum, "dropped"));
+        if (o->bidirectional)
+            printf(" received from the peer: %.0f bytes, %.0f messages, %.0f errors\n", qpbench_num(sum, "received.bytes"),
+                   qpbench_num(sum, "received.messages"), qpbench_num(sum, "received.errors"));
         if (strcmp(qpbench_str(sum, "provider", v, sizeof v), "verbs") == 0)
             printf(" window full: %.1f %% of the time (tx depth %.0f in flight, waiting for a completion)\n",
                    100.0 * qpbench_num(sum, "window_full_share"), qpbench_num(sum, "tx_depth"));
