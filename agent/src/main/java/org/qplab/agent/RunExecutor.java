@@ -37,6 +37,8 @@ final class RunExecutor {
     private final String configuredDataAddress;
     /** A pair run's session between prepare and start; engine thread only. */
     private EngineSession prepared;
+    /** The prepared session is a pair's server side: its statistics are its summary only (see run). */
+    private boolean preparedServer;
     private volatile long preparedRunId = -1;
 
     RunExecutor(ControllerLink link, ObjectMapper json, Supplier<String> dataAddress, String configuredDataAddress) {
@@ -130,6 +132,7 @@ final class RunExecutor {
         try {
             EngineSession session = EngineSession.create(json.writeValueAsString(spec));
             prepared = session;
+            preparedServer = "server".equals(spec.get("role"));
             preparedRunId = runId;
             link.sendNow(new AgentMessage.Prepared(runId, session.localEndpoint()));
         } catch (EngineException | IllegalStateException e) {
@@ -160,10 +163,11 @@ final class RunExecutor {
             return;
         }
         currentRunId = runId; // before it stops being prepared: a hello in between still names it
+        boolean server = preparedServer;
         prepared = null;
         preparedRunId = -1;
         try {
-            run(runId, session);
+            run(runId, session, server);
         } finally {
             closeWatched(runId, session);
         }
@@ -209,7 +213,7 @@ final class RunExecutor {
         try {
             EngineSession session = EngineSession.create(json.writeValueAsString(spec));
             try {
-                run(runId, session);
+                run(runId, session, false);
             } finally {
                 closeWatched(runId, session);
             }
@@ -229,10 +233,14 @@ final class RunExecutor {
                 && (engine.status() == EngineException.ESYS || engine.status() == EngineException.ERUN);
     }
 
-    /** Starts a created (and, for a pair, connected) session, streams its statistics, reports its end. */
-    private void run(long runId, EngineSession session) {
+    /**
+     * Starts a created (and, for a pair, connected) session, streams its statistics, reports its end. A pair's
+     * server side streams nothing: the run's intervals are the client's (a bidirectional server also sends and
+     * closes intervals of its own; they are drained and dropped, its summary keeps its numbers).
+     */
+    private void run(long runId, EngineSession session, boolean server) {
         currentRunId = runId;
-        FrameBatcher frames = new FrameBatcher(runId, link::sendFrame);
+        FrameBatcher frames = new FrameBatcher(runId, server ? frame -> { } : link::sendFrame);
         try {
             current = session;
             session.start();
@@ -244,7 +252,7 @@ final class RunExecutor {
                 ended = session.awaitEnd(DRAIN_INTERVAL);
                 frames.drain(session, ended);
             }
-            long seq = frames.sent();
+            long seq = server ? 0 : frames.sent();
             Map<String, Object> summary = json.readValue(session.summaryJson(), Map.class);
             Object error = summary.get("error");
             if (error instanceof String text && !text.isEmpty()) {
@@ -259,7 +267,7 @@ final class RunExecutor {
             }
         } catch (EngineException | IllegalStateException e) {
             Log.info("run " + runId + ": failed: " + e.getMessage());
-            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), frames.sent(), retryable(e)));
+            link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), server ? 0 : frames.sent(), retryable(e)));
         } finally {
             current = null;
             currentRunId = -1;
