@@ -27,7 +27,11 @@ class CurveController {
     static final Map<String, String> METRICS = Map.of(
             "bw_avg_bps", "s.bw_avg_bps", "bw_peak_bps", "s.bw_peak_bps", "msg_rate", "s.msg_rate",
             "cycle_median_ns", "s.cycle_median_ns", "cycle_p99_ns", "s.cycle_p99_ns",
-            "cycle_p999_ns", "(s.summary -> 'cycle_ns' ->> 'p999')::double precision");
+            "cycle_p999_ns", "(s.summary -> 'cycle_ns' ->> 'p999')::double precision",
+            // what both sides sent: the client's, plus the server's in a bidirectional run (a server that only
+            // receives sends nothing; its summary then says what it received)
+            "bw_sum_bps", "(s.bw_avg_bps + CASE WHEN (r.server_summary ->> 'bidirectional')::boolean "
+                    + "THEN (r.server_summary ->> 'bw_avg_bps')::double precision ELSE 0 END)");
 
     private final Jdbc jdbc;
     private final CurveRepository curves;
@@ -42,7 +46,8 @@ class CurveController {
             description = "A curve of the experiment's finished runs: metric y against numeric parameter x, one "
                     + "series per value of parameter series. Each point is the mean of y over the runs at it (repeats "
                     + "and any parameter on neither axis pooled), with their count and min..max. bw_avg_bps and "
-                    + "bw_peak_bps are bytes per second, msg_rate messages per second, cycle_* nanoseconds. An "
+                    + "bw_peak_bps are bytes per second (the client's), bw_sum_bps the bytes per second both sides "
+                    + "sent (a bidirectional run's client plus server; otherwise the client's), msg_rate messages per second, cycle_* nanoseconds. An "
                     + "experiment that does not exist, or has no finished run yet, has no points.")
     @ApiResponse(responseCode = "200", description = "The curve.")
     Mono<Curve> curve(@PathVariable long id,
@@ -50,7 +55,7 @@ class CurveController {
                               + "(msg_size, threads, qps_per_thread, tx_depth, ...).")
                       @RequestParam(defaultValue = "msg_size") String x,
                       @io.swagger.v3.oas.annotations.Parameter(description = "The metric: bw_avg_bps, bw_peak_bps, "
-                              + "msg_rate, cycle_median_ns, cycle_p99_ns or cycle_p999_ns.")
+                              + "bw_sum_bps, msg_rate, cycle_median_ns, cycle_p99_ns or cycle_p999_ns.")
                       @RequestParam(defaultValue = "bw_avg_bps") String y,
                       @io.swagger.v3.oas.annotations.Parameter(description = "The parameter whose values make the "
                               + "series.")

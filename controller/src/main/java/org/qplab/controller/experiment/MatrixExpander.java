@@ -87,6 +87,12 @@ public final class MatrixExpander {
                     + " points of the matrix: nothing would run")));
         }
         PointLimits.check(points, violations);
+        if (hosts.stream().anyMatch(h -> h.server() == null)
+                && points.stream().anyMatch(p -> Boolean.TRUE.equals(p.get(Parameter.BIDIRECTIONAL.key())))) {
+            violations.add(new Violation(Parameter.BIDIRECTIONAL.key(), "bidirectional runs are client/server pairs "
+                    + "(hosts: {pairs: [[client, server], ...]} or {group: [...]}); a loopback run holds both ends in "
+                    + "one process"));
+        }
         if (violations.stream().noneMatch(v -> v.field().startsWith("exclude"))) {
             // a key whose value the matrix already got wrong is not checked again with the engine's default
             List<Violation> matrixOwn = List.copyOf(violations);

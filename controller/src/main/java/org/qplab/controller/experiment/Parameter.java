@@ -38,6 +38,8 @@ public enum Parameter {
     /** Trace records buffered per thread until the agent drains them (a full buffer drops and counts them). */
     RING_CAPACITY("ring_capacity", Kind.INT),
     VERIFY("verify", Kind.BOOL),
+    /** Both sides send at once (perftest -b; pair runs, op send or write); each side's summary is what it sent. */
+    BIDIRECTIONAL("bidirectional", Kind.BOOL),
     TCP_NODELAY("tcp_nodelay", Kind.BOOL),
     // The verbs provider's knobs (qpb.h); the tcp provider refuses them at anything but their default.
     DEVICE("device", Kind.TEXT, List.of(), ""),

@@ -13,7 +13,8 @@ import java.util.Map;
  * replaces (retryOf). cyclesStored: the cycles its stored intervals count (every cycle that reached the
  * controller; equal to the summary's cycles once it finished). partial: the run ended early (FAILED or
  * CANCELLED) and keeps the cyclesStored cycles that reached the controller before. traceStored: the per-cycle
- * trace records kept (0 once deleted: traceDeletedAt).
+ * trace records kept (0 once deleted: traceDeletedAt). In a bidirectional run the server sends too: its
+ * serverSummary is then what it sent (side sender), as summary is what the client sent.
  */
 @Schema(description = "A run: its engine parameters, where and when it ran, its summary once it ended (see "
         + "getRunSummary; a pair run's receiving side in serverSummary, null for a loopback run), its fingerprint once it started on a host, and what it keeps stored. A failed try that was "
