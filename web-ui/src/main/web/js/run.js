@@ -35,6 +35,24 @@ function numbersTable(summary) {
       CYCLE_FIELDS.map(([key]) => h('td', { class: 'num' }, formatNumber(nanosToMicros(row.cycle_ns?.[key])))))))));
 }
 
+/** A bidirectional run (perftest -b): what each side sent, and both together. */
+function directionsTable(run) {
+  const client = run.summary;
+  const server = run.serverSummary;
+  if (!client?.bidirectional || !server) return null;
+  const sum = (client.bw_avg_bps ?? 0) + (server.bw_avg_bps ?? 0);
+  const row = (label, bps, bytes) => h('tr', {}, h('td', {}, label),
+    h('td', { class: 'num' }, formatNumber(bytesPerSecondToGbit(bps))), h('td', { class: 'num' }, bytes ?? '–'));
+  return h('div', { class: 'table-scroll' }, h('table', { id: 'run-directions', class: 'grid' },
+    h('caption', {}, 'Bidirectional: both sides sent at once'),
+    h('thead', {}, h('tr', {}, h('th', {}, 'side'), h('th', { class: 'num' }, 'BW avg sent (Gbit/s)'),
+      h('th', { class: 'num' }, 'bytes sent'))),
+    h('tbody', {},
+      row(`client ${run.agentId ?? ''}`.trim(), client.bw_avg_bps, client.bytes),
+      row('server', server.bw_avg_bps, server.bytes),
+      row('both (sum)', sum, (client.bytes ?? 0) + (server.bytes ?? 0)))));
+}
+
 function hostLine(fingerprint) {
   const facts = Object.entries(fingerprint.host).filter(([, value]) => value !== null && value !== undefined);
   return h('p', { class: 'fixed-params', id: 'run-fingerprint' },
@@ -91,7 +109,7 @@ export function mountRun(container, id) {
       h('p', { class: 'fixed-params' }, 'Parameters: ',
         paramList(orderParams(Object.keys(run.params)).map((name) => [name, run.params[name]]))),
       fingerprint && hostLine(fingerprint));
-      numbers.replaceChildren(numbersTable(run.summary));
+      numbers.replaceChildren(...[directionsTable(run), numbersTable(run.summary)].filter(Boolean));
       cost.replaceChildren(runCost(run));
       warnings.replaceChildren(...[runWarnings(run)].filter(Boolean));
       storage.show(run);
