@@ -55,6 +55,12 @@ static inline bool qpb_op_atomic(qpb_op op)
 {
     return op == QPB_OP_ATOMIC_FADD || op == QPB_OP_ATOMIC_CSWAP;
 }
+
+/* Read and the atomics: one-sided requests whose completion brings data back (the peer only serves them). */
+static inline bool qpb_op_fetches(qpb_op op)
+{
+    return op == QPB_OP_READ || qpb_op_atomic(op);
+}
 typedef enum qpb_transport { QPB_TR_RC, QPB_TR_UC, QPB_TR_UD, QPB_TR_XRC } qpb_transport;
 typedef enum qpb_srq_mode { QPB_SRQ_NONE, QPB_SRQ_PER_THREAD, QPB_SRQ_SHARED } qpb_srq_mode;
 typedef enum qpb_cq_mode { QPB_CQ_PER_QP, QPB_CQ_PER_THREAD, QPB_CQ_SHARED } qpb_cq_mode;

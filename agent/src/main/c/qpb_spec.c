@@ -278,6 +278,9 @@ static void check_combinations(const qpb_json_object *o, qpb_spec *s, violations
     if (s->bidirectional && s->op_kind != QPB_OP_SEND && s->op_kind != QPB_OP_WRITE)
         add(v, "bidirectional", false, "bidirectional: op %s (both sides send at once for op send and write only, as "
             "perftest -b)", QPB_OP_NAMES[s->op_kind]);
+    if (s->bidirectional && s->mode == QPB_MODE_LATENCY)
+        add(v, "bidirectional", false, "bidirectional: mode latency is a ping-pong already (both sides send in turn); "
+            "bidirectional runs are mode bw");
     if (s->bidirectional && s->role == QPB_ROLE_LOOPBACK && qpb_json_get(o, "role") != NULL)
         add(v, "bidirectional", true, "bidirectional: role loopback holds both ends in one process (a bidirectional "
             "run is a client/server pair)");

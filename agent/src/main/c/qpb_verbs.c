@@ -27,7 +27,7 @@ static qpb_status verbs_create(qpb_session *s)
                                 : qpb_device_open(vb->v, sp->device, sp->ib_port, &vb->ctx, &vb->caps, err, sizeof err);
     if (st != QPB_OK)
         return qpb_fail(s, st, "%s", err);
-    if (sp->mode == QPB_MODE_LATENCY && !sp->inline_given && sp->op_kind != QPB_OP_READ) {
+    if (sp->mode == QPB_MODE_LATENCY && !sp->inline_given && !qpb_op_fetches(sp->op_kind)) {
         /* perftest's latency tests send inline by default: the device's most, up to the message */
         uint64_t most = vb->caps.max_inline_data;
         s->spec.inline_size = (uint32_t)(sp->msg_size < most ? sp->msg_size : most);

@@ -201,7 +201,8 @@ static void init(vlat *x, qpb_session *s, qpb_vside *side, uint32_t thread, bool
     qpb_vthread *th = &side->threads[thread];
     *x = (vlat){
         .s = s, .side = side, .c = &th->conns[0], .cq = th->conns[0].cq, .thread = thread, .msz = sp->msg_size,
-        .initiator = initiator, .use_inline = sp->op_kind != QPB_OP_READ && sp->msg_size <= sp->inline_size,
+        .initiator = initiator,
+        .use_inline = (sp->op_kind == QPB_OP_SEND || sp->op_kind == QPB_OP_WRITE) && sp->msg_size <= sp->inline_size,
     };
     x->last = x->c->buf + sp->msg_size - 1;
 }
@@ -233,8 +234,12 @@ bool qpb_verbs_lat_initiate(qpb_session *s, uint32_t thread)
             *x.last = (uint8_t)(2 * k + 1);
             ok = post_request(&x, IBV_WR_RDMA_WRITE, 0, 0, false) && wait_until(&x, byte_is, 2 * k + 2);
             break;
-        default: {
-            uint64_t count = post_request(&x, IBV_WR_RDMA_READ, 0, 0, true);
+        default: { /* read or an atomic (ib_atomic_lat): one request in flight, the whole round trip */
+            enum ibv_wr_opcode op = sp->op_kind == QPB_OP_ATOMIC_FADD    ? IBV_WR_ATOMIC_FETCH_AND_ADD
+                                    : sp->op_kind == QPB_OP_ATOMIC_CSWAP ? IBV_WR_ATOMIC_CMP_AND_SWP
+                                                                         : IBV_WR_RDMA_READ;
+            /* the bw loop's values: add 1, or compare 0 and swap 0 */
+            uint64_t count = post_request(&x, op, op == IBV_WR_ATOMIC_FETCH_AND_ADD ? 1 : 0, 0, true);
             ok = count && wait_until(&x, completed, count);
             break;
         }
@@ -242,7 +247,7 @@ bool qpb_verbs_lat_initiate(qpb_session *s, uint32_t thread)
         if (!ok)
             return false;
         uint64_t end = qpb_now_ns(s);
-        uint64_t took = sp->op_kind == QPB_OP_READ ? end - start : (end - start) / 2; /* perftest's latency */
+        uint64_t took = qpb_op_fetches(sp->op_kind) ? end - start : (end - start) / 2; /* perftest's latency */
         if (k >= sp->warmup_cycles)
             qpb_record_cycle(out, k - sp->warmup_cycles, end - took, end, 0);
         qpb_interval_tick(out, end);

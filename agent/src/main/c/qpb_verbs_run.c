@@ -682,7 +682,7 @@ static void await_peer_result(qpb_session *s)
 
 void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread)
 {
-    if (s->spec.mode == QPB_MODE_LATENCY && s->spec.op_kind != QPB_OP_READ)
+    if (s->spec.mode == QPB_MODE_LATENCY && !qpb_op_fetches(s->spec.op_kind))
         qpb_verbs_lat_respond(s, thread);
     else if (s->spec.op_kind == QPB_OP_SEND)
         receive_loop(s, thread);

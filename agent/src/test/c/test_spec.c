@@ -267,6 +267,11 @@ static void check_refuses_bidirectional_read_and_atomics(void)
     CHECK(qpb_spec_check("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"atomic_fadd\",\"bidirectional\":true}",
                          out, sizeof out) == QPB_EINVAL);
     CHECKF(strstr(out, "\"field\":\"bidirectional\"") != NULL, "%s", out);
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"bidirectional\":true,\"mode\":\"latency\"}", out,
+                         sizeof out) == QPB_EINVAL);
+    CHECKF(strstr(out, "{\"field\":\"bidirectional\",\"message\":\"bidirectional: mode latency is a ping-pong already") !=
+               NULL,
+           "%s", out);
     CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"bidirectional\":true,\"role\":\"loopback\"}", out,
                          sizeof out) == QPB_EUNSUPPORTED);
     CHECKF(strstr(out, "\"field\":\"bidirectional\",\"message\":\"bidirectional: role loopback") != NULL, "%s", out);

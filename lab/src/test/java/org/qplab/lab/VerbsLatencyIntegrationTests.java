@@ -24,7 +24,8 @@ class VerbsLatencyIntegrationTests {
     private static final String PERFTEST_HEADER = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
             + "t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ";
     private static final Map<String, String> TITLES = Map.of("send", "Send Latency Test", "write",
-            "RDMA_Write Latency Test", "read", "RDMA_Read Latency Test");
+            "RDMA_Write Latency Test", "read", "RDMA_Read Latency Test", "atomic_fadd",
+            "Atomic FETCH_AND_ADD Latency Test", "atomic_cswap", "Atomic CMP_AND_SWAP Latency Test");
 
     @Test
     void rcSendWriteAndReadReportPerftestsLatencyOfEveryIteration(SoftRoceLab lab) throws Exception {
@@ -39,7 +40,19 @@ class VerbsLatencyIntegrationTests {
         assertLatencyRun(pair(lab, "--lat --op=write --threads=2 -s 64 -n " + ITERATIONS), "write", 2);
     }
 
+    /** ib_atomic_lat: one atomic in flight, its whole round trip recorded (as a read). */
+    @Test
+    void atomicsReportTheRoundTripOfEveryOperation(SoftRoceLab lab) throws Exception {
+        assertLatencyRun(pair(lab, "--lat -A FETCH_AND_ADD -n " + ITERATIONS), "atomic_fadd", 1, 8);
+        assertLatencyRun(pair(lab, "--lat -A CMP_AND_SWAP -n " + ITERATIONS), "atomic_cswap", 1, 8);
+    }
+
     private static void assertLatencyRun(Pair run, String op, int threads) {
+        assertLatencyRun(run, op, threads, 64);
+    }
+
+    private static void assertLatencyRun(Pair run, String op, int threads, long size) {
+        boolean fetches = op.equals("read") || op.startsWith("atomic_");
         Map<String, Object> client = run.client();
         Map<String, Object> server = run.server();
         assertThat(client.get("status")).as("client: %s", client.get("error")).isEqualTo("ok");
@@ -50,7 +63,7 @@ class VerbsLatencyIntegrationTests {
         assertThat(run.clientLong("cycles")).as("one cycle per iteration").isEqualTo((long) threads * ITERATIONS);
         assertThat(run.clientLong("errors")).as("completions with an error").isZero();
         // perftest's lat tests go inline by default: rxe's max_inline_data is far above 64 B
-        assertThat(((Number) client.get("inline_size")).longValue()).isEqualTo(op.equals("read") ? 0 : 64);
+        assertThat(((Number) client.get("inline_size")).longValue()).isEqualTo(fetches ? 0 : 64);
         Map<?, ?> latency = (Map<?, ?>) client.get("latency_us");
         assertOrdered(latency);
         List<?> perThread = (List<?>) client.get("per_thread");
@@ -59,11 +72,11 @@ class VerbsLatencyIntegrationTests {
             assertOrdered((Map<?, ?>) ((Map<?, ?>) t).get("latency_us"));
         });
         // the server answered every ping (a read needs no answer: the server's side only waits)
-        long answered = op.equals("read") ? 0 : (long) threads * ITERATIONS;
+        long answered = fetches ? 0 : (long) threads * ITERATIONS;
         assertThat(((Number) server.get("messages")).longValue()).as("messages the server answered").isEqualTo(answered);
         assertThat(run.peer("messages")).isEqualTo(answered);
         assertThat(run.peer("missing")).isZero();
-        assertTable(run.clientOutput(), op, latency);
+        assertTable(run.clientOutput(), op, latency, size);
     }
 
     private static void assertOrdered(Map<?, ?> l) {
@@ -76,14 +89,14 @@ class VerbsLatencyIntegrationTests {
     }
 
     /** perftest's title, its exact result header, and one row of nine numbers: the summary's, in µs. */
-    private static void assertTable(String output, String op, Map<?, ?> latency) {
+    private static void assertTable(String output, String op, Map<?, ?> latency, long size) {
         List<String> lines = output.lines().toList();
         assertThat(lines).as(output).contains("                    " + TITLES.get(op));
         int header = lines.indexOf(PERFTEST_HEADER);
         assertThat(header).as("perftest's latency header in:%n%s", output).isPositive();
         String[] cells = lines.get(header + 1).strip().split("\\s+");
         assertThat(cells).as(lines.get(header + 1)).hasSize(9);
-        assertThat(cells[0]).isEqualTo("64");
+        assertThat(cells[0]).isEqualTo(Long.toString(size));
         assertThat(cells[1]).isEqualTo(Integer.toString(ITERATIONS));
         List<String> keys = List.of("min", "max", "typical", "avg", "stdev", "p99", "p999");
         for (int i = 0; i < keys.size(); i++) {
