@@ -27,7 +27,7 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
      * run so that a run's parameters say what it did even where the matrix was silent.
      */
     static final Map<String, Object> EXPLICIT_DEFAULTS = Map.of(
-            Parameter.PROVIDER.key(), "tcp", Parameter.OP.key(), "send",
+            Parameter.PROVIDER.key(), "tcp", Parameter.OP.key(), "send", Parameter.MODE.key(), "bw",
             Parameter.THREADS.key(), 1L, Parameter.QPS_PER_THREAD.key(), 1L);
 
     static MatrixPoints read(JsonNode root, List<Violation> violations) {

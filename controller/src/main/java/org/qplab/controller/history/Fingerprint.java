@@ -18,12 +18,18 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>The fingerprint is the SHA-256 of the canonical JSON {"params": …, "host": …}, keys sorted.
  * Of the RDMA devices only what changes results counts (model, firmware, link layer, MTU), not GIDs,
  * GUIDs or addresses, which differ between otherwise identical hosts.
+ *
+ * <p>A parameter added to the engine after runs were stored, at its default, is left out
+ * ({@link #IMPLIED_DEFAULTS}): a run stored before it existed ran with that default, so both are alike.
  */
 public final class Fingerprint {
 
     /** Host facts that make two runs unlike when they differ. */
     public static final List<String> HOST_FACTS =
             List.of("kernel", "cpu_model", "cpus", "memory_kib", "os", "java", "engine", "rdma_core", "rdma_devices");
+
+    /** Parameters runs did not record before the engine had them, at the value they ran with then. */
+    public static final Map<String, Object> IMPLIED_DEFAULTS = Map.of("mode", "bw");
 
     private static final JsonMapper CANONICAL = JsonMapper.builder()
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).build();
@@ -34,7 +40,7 @@ public final class Fingerprint {
     /** The fingerprint of a run that ran with these params on a host with these facts. */
     public static String of(Map<String, Object> params, Map<String, Object> hostFacts) {
         Map<String, Object> identity = new LinkedHashMap<>();
-        identity.put("params", params);
+        identity.put("params", withoutImpliedDefaults(params));
         identity.put("host", host(hostFacts));
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(CANONICAL.writeValueAsBytes(identity));
@@ -42,6 +48,15 @@ public final class Fingerprint {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static Map<String, Object> withoutImpliedDefaults(Map<String, Object> params) {
+        if (params == null) {
+            return null;
+        }
+        Map<String, Object> kept = new LinkedHashMap<>(params);
+        IMPLIED_DEFAULTS.forEach(kept::remove);
+        return kept;
     }
 
     /** The host facts that count, each present (null when the agent did not report it). */

@@ -49,7 +49,7 @@ class MatrixExpanderTests {
             assertThat(r.params()).containsEntry("provider", "tcp").containsEntry("iterations", 50L)
                     .containsEntry("qps_per_thread", 4L);
         });
-        assertThat(matrix.runs()).filteredOn(r -> r.params().equals(Map.of("provider", "tcp", "op", "send",
+        assertThat(matrix.runs()).filteredOn(r -> r.params().equals(Map.of("provider", "tcp", "op", "send", "mode", "bw",
                 "iterations", 50L, "qps_per_thread", 4L, "msg_size", 4096L, "threads", 2L))).extracting(Matrix.RunPoint::repeat)
                 .containsExactly(0, 1);
     }
@@ -57,7 +57,8 @@ class MatrixExpanderTests {
     @Test
     void writesTheDefaultsOfTheGroupingParametersIntoEveryRun() {
         assertThat(yaml("base: {msg_size: 64}").runs()).singleElement().extracting(Matrix.RunPoint::params)
-                .isEqualTo(Map.of("provider", "tcp", "op", "send", "threads", 1L, "qps_per_thread", 1L, "msg_size", 64L));
+                .isEqualTo(Map.of("provider", "tcp", "op", "send", "mode", "bw", "threads", 1L, "qps_per_thread", 1L,
+                        "msg_size", 64L));
     }
 
     @Test
