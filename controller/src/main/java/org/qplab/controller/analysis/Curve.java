@@ -19,7 +19,7 @@ public record Curve(@Schema(description = "The parameter on the x axis.", exampl
     public record Point(@Schema(description = "The series' value of its parameter (a number or a string).")
                         Object series,
                         @Schema(description = "The x parameter's value.") double x,
-                        @Schema(description = "The mean of y over the n runs, in y's unit (B/s, msg/s or ns).")
+                        @Schema(description = "The mean of y over the n runs, in y's unit (B/s, msg/s, ns or µs).")
                         double y,
                         @Schema(description = "How many runs.") int n,
                         @Schema(description = "The smallest y of the n runs.") double min,

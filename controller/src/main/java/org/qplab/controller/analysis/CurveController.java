@@ -23,15 +23,29 @@ import reactor.core.publisher.Mono;
 @Tag(name = ApiTags.ANALYSIS)
 class CurveController {
 
-    /** The metrics a curve can plot, by API name → their SQL over run_summary s. */
-    static final Map<String, String> METRICS = Map.of(
-            "bw_avg_bps", "s.bw_avg_bps", "bw_peak_bps", "s.bw_peak_bps", "msg_rate", "s.msg_rate",
-            "cycle_median_ns", "s.cycle_median_ns", "cycle_p99_ns", "s.cycle_p99_ns",
-            "cycle_p999_ns", "(s.summary -> 'cycle_ns' ->> 'p999')::double precision",
+    /**
+     * The metrics a curve can plot, by API name → their SQL over run_summary s (and run r). The latency_*
+     * metrics are microseconds from the latency a latency run reports (its summary's latency_us: perftest's
+     * *_lat numbers, half the round trip for send and write), or the t_*_us an imported perftest *_lat run
+     * reported; a bandwidth run has none, so it adds no point rather than passing its cycle time (a
+     * post-and-poll round with many messages in flight) off as a latency.
+     */
+    static final Map<String, String> METRICS = Map.ofEntries(
+            Map.entry("bw_avg_bps", "s.bw_avg_bps"), Map.entry("bw_peak_bps", "s.bw_peak_bps"),
+            Map.entry("msg_rate", "s.msg_rate"),
+            Map.entry("cycle_median_ns", "s.cycle_median_ns"), Map.entry("cycle_p99_ns", "s.cycle_p99_ns"),
+            Map.entry("cycle_p999_ns", "(s.summary -> 'cycle_ns' ->> 'p999')::double precision"),
             // what both sides sent: the client's, plus the server's in a bidirectional run (a server that only
             // receives sends nothing; its summary then says what it received)
-            "bw_sum_bps", "(s.bw_avg_bps + CASE WHEN (r.server_summary ->> 'bidirectional')::boolean "
-                    + "THEN (r.server_summary ->> 'bw_avg_bps')::double precision ELSE 0 END)");
+            Map.entry("bw_sum_bps", "(s.bw_avg_bps + CASE WHEN (r.server_summary ->> 'bidirectional')::boolean "
+                    + "THEN (r.server_summary ->> 'bw_avg_bps')::double precision ELSE 0 END)"),
+            latency("min", "t_min_us"), latency("typical", "t_typical_us"), latency("avg", "t_avg_us"),
+            latency("p99", "t_p99_us"), latency("p999", "t_p999_us"), latency("max", "t_max_us"));
+
+    private static Map.Entry<String, String> latency(String statistic, String perftestKey) {
+        return Map.entry("latency_" + statistic + "_us", "coalesce((s.summary -> 'latency_us' ->> '" + statistic
+                + "')::double precision, (s.summary ->> '" + perftestKey + "')::double precision)");
+    }
 
     private final Jdbc jdbc;
     private final CurveRepository curves;
@@ -47,7 +61,11 @@ class CurveController {
                     + "series per value of parameter series. Each point is the mean of y over the runs at it (repeats "
                     + "and any parameter on neither axis pooled), with their count and min..max. bw_avg_bps and "
                     + "bw_peak_bps are bytes per second (the client's), bw_sum_bps the bytes per second both sides "
-                    + "sent (a bidirectional run's client plus server; otherwise the client's), msg_rate messages per second, cycle_* nanoseconds. An "
+                    + "sent (a bidirectional run's client plus server; otherwise the client's), msg_rate messages per "
+                    + "second, cycle_* nanoseconds (the time of one cycle of every run), latency_* microseconds "
+                    + "(latency runs only, mode latency or an imported perftest *_lat: min, typical = median, avg, "
+                    + "p99, p999, max; half the round trip for send and write, as perftest reports them; bandwidth "
+                    + "runs add no point). An "
                     + "experiment that does not exist, or has no finished run yet, has no points.")
     @ApiResponse(responseCode = "200", description = "The curve.")
     Mono<Curve> curve(@PathVariable long id,
@@ -55,7 +73,9 @@ class CurveController {
                               + "(msg_size, threads, qps_per_thread, tx_depth, ...).")
                       @RequestParam(defaultValue = "msg_size") String x,
                       @io.swagger.v3.oas.annotations.Parameter(description = "The metric: bw_avg_bps, bw_peak_bps, "
-                              + "bw_sum_bps, msg_rate, cycle_median_ns, cycle_p99_ns or cycle_p999_ns.")
+                              + "bw_sum_bps, msg_rate, cycle_median_ns, cycle_p99_ns, cycle_p999_ns, latency_min_us, "
+                              + "latency_typical_us, latency_avg_us, latency_p99_us, latency_p999_us or "
+                              + "latency_max_us.")
                       @RequestParam(defaultValue = "bw_avg_bps") String y,
                       @io.swagger.v3.oas.annotations.Parameter(description = "The parameter whose values make the "
                               + "series.")

@@ -33,6 +33,7 @@ public class PerftestImport {
         p.put("provider", "perftest");
         p.put("tool", out.tool());
         p.put("op", out.op());
+        p.put("mode", out.latency() ? "latency" : "bw");
         String connection = out.value("Connection type");
         p.put("transport", connection == null ? "rc" : connection.toLowerCase(Locale.ROOT));
         p.put("msg_size", row.bytes());

@@ -171,6 +171,7 @@ class PerftestImportIntegrationTests extends ControllerIntegrationTest {
                     .isCloseTo(average.get(size) * 1024 * 1024, within(1e-6));
         }
         assertThat(curve(id, "cycle_median_ns")).as("a bandwidth test measured no cycle times").isEmpty();
+        assertThat(curve(id, "latency_typical_us")).as("nor latencies").isEmpty();
     }
 
     @Test
@@ -185,6 +186,11 @@ class PerftestImportIntegrationTests extends ControllerIntegrationTest {
         assertThat(curve(id, "cycle_p99_ns")).singleElement()
                 .satisfies(p -> assertThat(((Number) p.get("y")).doubleValue()).isCloseTo(p99 * 1000, within(1e-6)));
         assertThat(curve(id, "bw_avg_bps")).isEmpty();
+        // the latency curves in microseconds, perftest's own t_typical and 99% percentile
+        assertThat(curve(id, "latency_typical_us")).singleElement()
+                .satisfies(p -> assertThat(((Number) p.get("y")).doubleValue()).isCloseTo(typical, within(1e-9)));
+        assertThat(curve(id, "latency_p99_us")).singleElement()
+                .satisfies(p -> assertThat(((Number) p.get("y")).doubleValue()).isCloseTo(p99, within(1e-9)));
         http().get().uri("/api/experiments/{id}", id).exchange().expectBody().jsonPath("$.name").isEqualTo("read latency");
     }
 

@@ -82,7 +82,7 @@ class PerftestOutputTests {
         Map<String, Object> params = PerftestImport.params(out, out.rows().get(11));
         assertThat(params).containsEntry("provider", "perftest").containsEntry("op", "send").containsEntry("transport", "rc")
                 .containsEntry("msg_size", 4096L).containsEntry("device", "rxe0").containsEntry("mtu", 1024L)
-                .containsEntry("qps_per_thread", 1L).containsEntry("srq", "none");
+                .containsEntry("qps_per_thread", 1L).containsEntry("srq", "none").containsEntry("mode", "bw");
     }
 
     @Test
@@ -95,6 +95,7 @@ class PerftestOutputTests {
         PerftestOutput lat = PerftestOutput.parse(fixture("ib_read_lat.txt"));
         assertThat(lat.tool()).isEqualTo("ib_read_lat");
         assertThat(lat.latency()).isTrue();
+        assertThat(PerftestImport.params(lat, lat.rows().get(0))).containsEntry("mode", "latency");
         assertThat(lat.rows()).singleElement().satisfies(r -> {
             assertThat(r.bytes()).isEqualTo(64);
             assertThat(r.values().get("t_typical_us")).isPositive();
