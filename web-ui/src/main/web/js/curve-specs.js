@@ -1,11 +1,12 @@
 // What the curves page draws for an experiment: each chart's query, units and axes, and how a
-// curve's points become chart series.
+// curve's points become chart series. Bandwidth charts for its bandwidth runs, latency charts for its
+// latency runs (mode latency), both for an experiment that has both.
 import {
   bytesPerSecondToGbit, formatSeries, messagesPerSecondToMillions, nanosToMicros,
 } from './format.js';
 
 /** Parameters a thread-scalability curve can be split by, in the order they are preferred. */
-export const SERIES_CHOICES = ['qps_per_thread', 'transport', 'lock_model', 'msg_size', 'op', 'srq', 'provider'];
+export const SERIES_CHOICES = ['mode', 'qps_per_thread', 'transport', 'lock_model', 'msg_size', 'op', 'srq', 'provider'];
 
 /** The series of the throughput/message-rate-vs-threads charts: the first preferred parameter that varies. */
 export function defaultSeries(varying) {
@@ -22,6 +23,7 @@ export const CURVES = [
   {
     name: 'bandwidthVsSize',
     canvasId: 'chart-bw-size',
+    className: 'wide',
     title: 'Bandwidth vs message size',
     query: () => ({ x: 'msg_size', y: 'bw_avg_bps', series: 'threads' }),
     toUnit: bytesPerSecondToGbit,
@@ -53,6 +55,66 @@ export const CURVES = [
     yTitle: 'Message rate (Mmsg/s)',
   },
 ];
+
+/** A run's latency statistics as the curve API names them (µs), the percentiles drawn, dashed like the cycle times'. */
+export const LATENCY_PERCENTILES = [
+  { metric: 'latency_typical_us', label: 'typical', dash: [] },
+  { metric: 'latency_p99_us', label: 'p99', dash: [7, 4] },
+  { metric: 'latency_p999_us', label: 'p99.9', dash: [2, 3] },
+];
+
+/** Whether a run ran in latency mode (one message in flight per thread; the others are bandwidth runs). */
+export function isLatencyRun(run) {
+  return run.params?.mode === 'latency';
+}
+
+/** Which chart families an experiment's runs call for (before any run is known: bandwidth, as always). */
+export function chartFamilies(runs) {
+  const latency = runs.some(isLatencyRun);
+  return { latency, bandwidth: !latency || runs.some((run) => !isLatencyRun(run)) };
+}
+
+function firstVarying(candidates, varying, fallback) {
+  return candidates.find((name) => varying.includes(name)) ?? fallback;
+}
+
+/** Typical latency (median, perftest's t_typical) against message size, one line per op (or what else varies). */
+export function latencyVsSizeSpec(varying) {
+  const series = firstVarying(['op', 'transport', 'threads', 'provider', 'inline_size', 'polling'], varying, 'op');
+  return {
+    name: 'latencyVsSize',
+    canvasId: 'chart-lat-size',
+    className: 'wide',
+    title: 'Latency vs message size',
+    query: { x: 'msg_size', y: 'latency_typical_us', series },
+    toUnit: (us) => us,
+    xKind: 'size',
+    xTitle: 'Message size (bytes, log2)',
+    yTitle: 'Latency, typical (µs, log)',
+    yLog: true,
+    unit: 'µs',
+  };
+}
+
+/**
+ * Latency percentiles (typical, p99, p99.9) against threads, one line per percentile, coloured by the
+ * parameter that varies besides (message size first); against message size when threads do not vary.
+ */
+export function latencyPercentilesSpec(varying) {
+  const byThreads = varying.includes('threads') || !varying.includes('msg_size');
+  return {
+    name: 'latencyPercentiles',
+    canvasId: 'chart-lat-percentiles',
+    title: byThreads ? 'Latency percentiles vs threads' : 'Latency percentiles vs message size',
+    x: byThreads ? 'threads' : 'msg_size',
+    series: byThreads ? firstVarying(['msg_size', 'op', 'transport', 'provider'], varying, 'msg_size')
+      : firstVarying(['op', 'transport', 'provider'], varying, 'op'),
+    xKind: byThreads ? 'count' : 'size',
+    xTitle: byThreads ? 'Threads' : 'Message size (bytes, log2)',
+    yTitle: 'Latency (µs, log)',
+    unit: 'µs',
+  };
+}
 
 /** Cycle-time percentiles against message size (or threads when the size is fixed), one colour per series. */
 export function percentilesSpec(varying) {
@@ -96,17 +158,23 @@ export function toSeries(curve, toUnit) {
     }));
 }
 
-/** Three curves (median, p99, p99.9) → series coloured by their series value, dashed by percentile. */
-export function percentileSeries(curves) {
-  const perPercentile = curves.map((curve) => toSeries(curve, nanosToMicros));
+/**
+ * Three curves (median, p99, p99.9 of `percentiles`, in `toUnit`) → series coloured by their series value,
+ * dashed by percentile; with `bareWhenSingle` and one series value, labelled by the percentile alone.
+ */
+export function percentileSeries(curves, { percentiles = PERCENTILES, toUnit = nanosToMicros, bareWhenSingle = false } = {}) {
+  const perPercentile = curves.map((curve) => toSeries(curve, toUnit));
   const values = [...new Set(perPercentile.flat().map((s) => JSON.stringify(s.value)))];
   values.sort((a, b) => compareValues(JSON.parse(a), JSON.parse(b)));
   const series = [];
-  values.forEach((value, colorIndex) => PERCENTILES.forEach((percentile, i) => {
+  const bare = bareWhenSingle && values.length === 1;
+  values.forEach((value, colorIndex) => percentiles.forEach((percentile, i) => {
     const found = perPercentile[i].find((s) => JSON.stringify(s.value) === value);
     if (found) {
-      series.push({ ...found, label: `${found.label} · ${percentile.label}`, colorIndex, dash: percentile.dash });
+      const label = bare ? percentile.label : `${found.label} · ${percentile.label}`;
+      // alone, each percentile gets a colour of its own besides its dash
+      series.push({ ...found, label, colorIndex: bare ? i : colorIndex, dash: percentile.dash });
     }
   }));
-  return { series, colorCount: values.length };
+  return { series, colorCount: bare ? percentiles.length : values.length };
 }

@@ -1,10 +1,14 @@
 // The curves of one experiment: bandwidth vs message size, throughput and message rate vs threads
-// (series by a parameter the user picks), cycle-time percentiles, the cycle-time distribution of a
-// point's runs, and the runs table. Refreshed every 2 s while the experiment is queued or running.
+// (series by a parameter the user picks) for its bandwidth runs, latency vs message size and latency
+// percentiles for its latency runs, cycle-time percentiles, the cycle-time distribution of a point's
+// runs, and the runs table. Refreshed every 2 s while the experiment is queued or running.
 import { getCurve, getExperiment, listRuns } from './api.js';
 import { chartCard, showChart } from './chart-card.js';
 import { destroyAllCharts } from './charts.js';
-import { CURVES, defaultSeries, PERCENTILES, percentileSeries, percentilesSpec, SERIES_CHOICES, toSeries } from './curve-specs.js';
+import {
+  chartFamilies, CURVES, defaultSeries, LATENCY_PERCENTILES, latencyPercentilesSpec, latencyVsSizeSpec, PERCENTILES,
+  percentileSeries, percentilesSpec, SERIES_CHOICES, toSeries,
+} from './curve-specs.js';
 import { distributionCard } from './curves-distribution.js';
 import { ACTIVE_STATUSES, h, progressBar, statusBadge, timeLeft } from './dom.js';
 import { formatTime } from './format.js';
@@ -72,6 +76,13 @@ function seriesSelect(onChange) {
   };
 }
 
+/** The latency-percentiles card is against threads or message size, whichever the experiment varies. */
+function setTitle(card, title) {
+  const caption = card.querySelector('.chart-title');
+  if (caption.textContent !== title) caption.textContent = title;
+  card.querySelector('canvas').setAttribute('aria-label', title);
+}
+
 /** Renders experiment `id` into `container`; returns the function that tears it down. */
 export function mountCurves(container, id) {
   let mounted = true;
@@ -83,11 +94,15 @@ export function mountCurves(container, id) {
   const matrix = h('div', {});
   const runs = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const series = seriesSelect(refresh);
-  const cards = Object.fromEntries(CURVES.map((curve) => [curve.name, chartCard({
+  const latencyCards = {
+    latencyVsSize: chartCard(latencyVsSizeSpec([])),
+    latencyPercentiles: chartCard(latencyPercentilesSpec([])),
+  };
+  const bandwidthCards = Object.fromEntries(CURVES.map((curve) => [curve.name, chartCard({
     ...curve, controls: curve.name === 'throughputVsThreads' ? series.element : null,
   })]));
-  const percentiles = percentilesSpec([]);
-  cards.cyclePercentiles = chartCard(percentiles);
+  Object.values(latencyCards).forEach((card) => { card.hidden = true; });
+  const cards = { ...latencyCards, ...bandwidthCards, cyclePercentiles: chartCard(percentilesSpec([])) };
   const distribution = distributionCard(() => mounted);
   container.replaceChildren(h('section', { id: 'curves', class: 'experiment-view', dataset: { experimentId: id } },
     h('div', { class: 'card header' },
@@ -101,11 +116,20 @@ export function mountCurves(container, id) {
     const finished = runList.filter((run) => run.status === 'FINISHED');
     const { varying } = finished.length > 0 ? splitParams(finished) : { varying: [] };
     const seriesBy = series.update(varying);
+    const families = chartFamilies(runList);
     const spec = percentilesSpec(varying);
-    const [curves, percentileCurves] = finished.length > 0 ? await Promise.all([
-      Promise.all(CURVES.map((curve) => getCurve(id, curve.query(seriesBy)))),
-      Promise.all(PERCENTILES.map((p) => getCurve(id, { x: spec.x, y: p.metric, series: spec.series }))),
-    ]) : [CURVES.map(() => null), null];
+    const latencySize = latencyVsSizeSpec(varying);
+    const latencyPercentiles = latencyPercentilesSpec(varying);
+    const curvesFor = (wanted, queries) => (finished.length > 0 && wanted
+      ? Promise.all(queries.map((query) => getCurve(id, query))) : Promise.resolve(null));
+    const [curves, percentileCurves, latencySizeCurve, latencyPercentileCurves] = await Promise.all([
+      curvesFor(families.bandwidth, CURVES.map((curve) => curve.query(seriesBy))),
+      curvesFor(true, PERCENTILES.map((p) => ({ x: spec.x, y: p.metric, series: spec.series }))),
+      curvesFor(families.latency, [latencySize.query]),
+      curvesFor(families.latency, LATENCY_PERCENTILES.map((p) => ({
+        x: latencyPercentiles.x, y: p.metric, series: latencyPercentiles.series,
+      }))),
+    ]);
     if (!mounted) return false;
     title.replaceChildren(experiment.name, ' ', h('span', { class: 'muted' }, `#${experiment.id}`));
     summary.replaceChildren(summaryLine(experiment));
@@ -116,9 +140,25 @@ export function mountCurves(container, id) {
     }
     const running = ACTIVE_STATUSES.has(experiment.status);
     const emptyText = running ? 'No finished runs yet.' : 'No finished runs.';
-    CURVES.forEach((curve, i) => showChart(cards[curve.name], curve.name, curves[i] && {
-      series: toSeries(curves[i], curve.toUnit), xKind: curve.xKind, xTitle: curve.xTitle, yTitle: curve.yTitle, unit: curve.unit,
-    }, emptyText));
+    Object.values(bandwidthCards).forEach((card) => { card.hidden = !families.bandwidth; });
+    Object.values(latencyCards).forEach((card) => { card.hidden = !families.latency; });
+    if (families.bandwidth) {
+      CURVES.forEach((curve, i) => showChart(bandwidthCards[curve.name], curve.name, curves?.[i] && {
+        series: toSeries(curves[i], curve.toUnit), xKind: curve.xKind, xTitle: curve.xTitle, yTitle: curve.yTitle, unit: curve.unit,
+      }, emptyText));
+    }
+    if (families.latency) {
+      setTitle(latencyCards.latencyPercentiles, latencyPercentiles.title);
+      showChart(latencyCards.latencyVsSize, latencySize.name, latencySizeCurve && {
+        series: toSeries(latencySizeCurve[0], latencySize.toUnit), xKind: latencySize.xKind, xTitle: latencySize.xTitle,
+        yTitle: latencySize.yTitle, yLog: true, unit: latencySize.unit,
+      }, emptyText);
+      showChart(latencyCards.latencyPercentiles, latencyPercentiles.name, latencyPercentileCurves && {
+        ...percentileSeries(latencyPercentileCurves, { percentiles: LATENCY_PERCENTILES, toUnit: (us) => us, bareWhenSingle: true }),
+        xKind: latencyPercentiles.xKind, xTitle: latencyPercentiles.xTitle, yTitle: latencyPercentiles.yTitle, yLog: true,
+        unit: latencyPercentiles.unit, spread: false,
+      }, emptyText);
+    }
     showChart(cards.cyclePercentiles, spec.name, percentileCurves && {
       ...percentileSeries(percentileCurves), xKind: spec.xKind, xTitle: spec.xTitle, yTitle: spec.yTitle, yLog: true, unit: spec.unit,
       spread: false, // six bands over each other hide the lines; the tooltip gives min and max

@@ -1,6 +1,6 @@
-// One run, #/runs/12: what it ran with and where, what it keeps, its numbers, throughput and cycle time
-// over time per thread and its percentiles over all threads (live while it runs), its cycle-time
-// distribution, its CPU and NIC counters per side, and its baseline status.
+// One run, #/runs/12: what it ran with and where, what it keeps, its numbers (a latency run's latency
+// first), throughput and cycle time over time per thread and its percentiles over all threads (live while
+// it runs), its cycle-time distribution, its CPU and NIC counters per side, and its baseline status.
 import { getFingerprint, getRun } from './api.js';
 import { clearError, showError } from './banner.js';
 import { baselineToggle } from './baseline.js';
@@ -14,6 +14,7 @@ import {
 } from './format.js';
 import { orderParams, paramList } from './params.js';
 import { runCost, runWarnings } from './run-cost.js';
+import { latencyTable } from './run-latency.js';
 import { runStorage } from './run-storage.js';
 import { runTimeline } from './run-timeline.js';
 
@@ -109,7 +110,7 @@ export function mountRun(container, id) {
       h('p', { class: 'fixed-params' }, 'Parameters: ',
         paramList(orderParams(Object.keys(run.params)).map((name) => [name, run.params[name]]))),
       fingerprint && hostLine(fingerprint));
-      numbers.replaceChildren(...[directionsTable(run), numbersTable(run.summary)].filter(Boolean));
+      numbers.replaceChildren(...[latencyTable(run.summary), directionsTable(run), numbersTable(run.summary)].filter(Boolean));
       cost.replaceChildren(runCost(run));
       warnings.replaceChildren(...[runWarnings(run)].filter(Boolean));
       storage.show(run);
