@@ -78,9 +78,13 @@ function firstVarying(candidates, varying, fallback) {
   return candidates.find((name) => varying.includes(name)) ?? fallback;
 }
 
-/** Typical latency (median, perftest's t_typical) against message size, one line per op (or what else varies). */
+/**
+ * Typical latency (median, perftest's t_typical) against message size, one line per op (per transport and op
+ * when both vary: "rc send", "ud send"), or per what else varies.
+ */
 export function latencyVsSizeSpec(varying) {
-  const series = firstVarying(['op', 'transport', 'threads', 'provider', 'inline_size', 'polling'], varying, 'op');
+  const series = varying.includes('op') && varying.includes('transport') ? 'transport,op'
+    : firstVarying(['op', 'transport', 'threads', 'provider', 'inline_size', 'polling'], varying, 'op');
   return {
     name: 'latencyVsSize',
     canvasId: 'chart-lat-size',

@@ -76,13 +76,13 @@ export function formatParam(name, value) {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-/** Legend text of one curve: "1 thread", "2 threads", "4 KiB", "8 QPs/thread". */
+/** Legend text of one curve: "1 thread", "2 threads", "4 KiB", "8 QPs/thread"; of several parameters' series "rc send". */
 export function formatSeries(name, value) {
   switch (name) {
     case 'threads': return `${value} ${Number(value) === 1 ? 'thread' : 'threads'}`;
     case 'qps_per_thread': return `${value} ${Number(value) === 1 ? 'QP' : 'QPs'}/thread`;
     case 'msg_size': return formatBytes(value);
-    default: return `${name} = ${formatParam(name, value)}`;
+    default: return name.includes(',') ? String(value) : `${name} = ${formatParam(name, value)}`;
   }
 }
 

@@ -79,6 +79,15 @@ class LatencyModeIntegrationTests extends ControllerIntegrationTest {
                 assertThat(y(p99.get(i))).as("p99 at %s", p99.get(i)).isLessThanOrEqualTo(y(max.get(i)));
             }
 
+            // series by several parameters: one per combination, named by the values
+            Map<String, Object> combined = http().get()
+                    .uri("/api/experiments/{id}/curve?x=msg_size&y=latency_typical_us&series=provider,threads", id)
+                    .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+            assertThat((List<?>) combined.get("points")).extracting(p -> ((Map<?, ?>) p).get("series") + " @ " + ((Map<?, ?>) p).get("x"))
+                    .containsExactly("tcp 1 @ 64.0", "tcp 1 @ 1024.0", "tcp 2 @ 64.0", "tcp 2 @ 1024.0");
+            http().get().uri("/api/experiments/{id}/curve?x=msg_size&y=latency_typical_us&series=op,nope", id).exchange()
+                    .expectStatus().isBadRequest().expectBody().jsonPath("$.violations[0].field").isEqualTo("series");
+
             // history compare works unchanged: a latency run's cycle times are its latencies
             long a = (Long) runs.get(0).get("id");
             long b = (Long) runs.get(1).get("id");

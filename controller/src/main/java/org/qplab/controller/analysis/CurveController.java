@@ -78,7 +78,8 @@ class CurveController {
                               + "latency_max_us.")
                       @RequestParam(defaultValue = "bw_avg_bps") String y,
                       @io.swagger.v3.oas.annotations.Parameter(description = "The parameter whose values make the "
-                              + "series.")
+                              + "series, or several separated by commas (transport,op): each combination of their "
+                              + "values is a series, named by the values joined by spaces (\"rc send\").")
                       @RequestParam(defaultValue = "threads") String series) {
         List<Violation> problems = new ArrayList<>();
         if (Parameter.byKey(x).filter(Parameter::numeric).isEmpty()) {
@@ -87,12 +88,14 @@ class CurveController {
         if (!METRICS.containsKey(y)) {
             problems.add(new Violation("y", "must be one of " + new TreeSet<>(METRICS.keySet()) + ", got " + y));
         }
-        if (Parameter.byKey(series).isEmpty()) {
-            problems.add(new Violation("series", "must be a parameter (" + Parameter.knownKeys() + "), got " + series));
+        List<String> seriesKeys = List.of(series.split(",", -1));
+        if (seriesKeys.stream().anyMatch(key -> Parameter.byKey(key).isEmpty())) {
+            problems.add(new Violation("series", "must be a parameter, or several separated by commas ("
+                    + Parameter.knownKeys() + "), got " + series));
         }
         if (!problems.isEmpty()) {
             return Mono.error(new BadRequest("invalid curve request", problems));
         }
-        return jdbc.call(() -> new Curve(x, y, series, curves.points(id, x, series, METRICS.get(y))));
+        return jdbc.call(() -> new Curve(x, y, series, curves.points(id, x, seriesKeys, METRICS.get(y))));
     }
 }

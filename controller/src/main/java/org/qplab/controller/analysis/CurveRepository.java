@@ -1,5 +1,6 @@
 package org.qplab.controller.analysis;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -15,15 +16,23 @@ public class CurveRepository {
         this.jdbc = jdbc;
     }
 
-    /** x and series are parameter keys, metric an SQL expression over run_summary s; the caller has checked all three. */
-    public List<Curve.Point> points(long experimentId, String x, String series, String metric) {
+    /**
+     * x and series are parameter keys, metric an SQL expression over run_summary s; the caller has checked them.
+     * Several series keys make one series per combination of their values, named by the values joined by spaces.
+     */
+    public List<Curve.Point> points(long experimentId, String x, List<String> series, String metric) {
+        String seriesSql = series.size() == 1 ? "r.params ->> ?"
+                : "concat_ws(' ', " + String.join(", ", series.stream().map(key -> "r.params ->> ?").toList()) + ")";
         String sql = """
-                SELECT r.params ->> ? AS series, (r.params ->> ?)::double precision AS x,
+                SELECT %2$s AS series, (r.params ->> ?)::double precision AS x,
                        avg(%1$s) AS y, count(*) AS n, min(%1$s) AS lo, max(%1$s) AS hi
                 FROM run r JOIN run_summary s ON s.run_id = r.id
                 WHERE r.experiment_id = ? AND r.status = 'FINISHED' AND %1$s IS NOT NULL
-                GROUP BY 1, 2""".formatted(metric);
-        return jdbc.sql(sql).params(series, x, experimentId)
+                GROUP BY 1, 2""".formatted(metric, seriesSql);
+        List<Object> params = new ArrayList<>(series);
+        params.add(x);
+        params.add(experimentId);
+        return jdbc.sql(sql).params(params)
                 .query((rs, i) -> new Curve.Point(seriesValue(rs.getString("series")), rs.getDouble("x"),
                         rs.getDouble("y"), rs.getInt("n"), rs.getDouble("lo"), rs.getDouble("hi")))
                 .list().stream()
