@@ -27,7 +27,11 @@ class ExperimentFilesIntegrationTests extends ControllerIntegrationTest {
             // 3 transports x 3 ops x 4 sizes = 36, less UC read (4), UD write and read (8), UD send above 1K (2)
             "4-bandwidth-vs-size/lab.yaml", 22,
             // 3 x 3 x 23 sizes = 207, less UC read (23), UD write and read (46), UD send above 4K (11: 8K..8M)
-            "4-bandwidth-vs-size/matrix.yaml", 127);
+            "4-bandwidth-vs-size/matrix.yaml", 127,
+            // 2 transports x 3 ops x 4 sizes = 24, less UD write and read (8), UD send above 1K (2)
+            "7-latency-vs-size/lab.yaml", 14,
+            // 2 x 3 x 23 sizes = 138, less UD write and read (46), UD send above 4K (11: 8K..8M)
+            "7-latency-vs-size/matrix.yaml", 81);
 
     static final Path EXPERIMENTS = Path.of(System.getProperty("qplab.test.experiments", "../experiments")).toAbsolutePath();
 
@@ -79,7 +83,7 @@ class ExperimentFilesIntegrationTests extends ControllerIntegrationTest {
     void everyReferenceExperimentHasAFullMatrixALabVariantAndAReadme() throws IOException {
         try (Stream<Path> dirs = Files.list(EXPERIMENTS)) {
             List<Path> experiments = dirs.filter(Files::isDirectory).sorted().toList();
-            assertThat(experiments).hasSize(6);
+            assertThat(experiments).hasSize(7);
             for (Path dir : experiments) {
                 assertThat(dir.resolve("matrix.yaml")).exists();
                 assertThat(dir.resolve("lab.yaml")).exists();
