@@ -42,7 +42,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * the curves must show them. Then every reference experiment's Soft-RoCE variant
  * (experiments/&#42;/lab.yaml) runs to completion on the same agents, and its curve is drawn as a PNG
  * into target/experiment-pictures/ (or -Dqplab.experiments.pictures=DIR, e.g. ../experiments to
- * refresh the committed ones).
+ * refresh the committed ones); -Dqplab.experiments.only=7-latency-vs-size,... runs only those.
  */
 @ExtendWith(SoftRoceLabExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -187,15 +187,26 @@ class SoftRoceDeployIntegrationTests {
             "6-tcp-vs-rdma", new CurvePicture.Spec("msg_size", true, "bw_avg_bps", "bandwidth [MB/s]", MIB,
                     List.of("provider", "threads")));
 
+    /** Reference experiments whose picture is a chart of the dashboard's experiment page, by its chart name. */
+    private static final Map<String, String> DASHBOARD_PICTURES = Map.of("7-latency-vs-size", "latencyVsSize");
+
     @Test
     @Order(2)
     void everyReferenceExperimentsLabVariantRunsToCompletion() throws Exception {
         Path pictures = Path.of(System.getProperty("qplab.experiments.pictures", "target/experiment-pictures")).toAbsolutePath();
+        List<String> only = List.of(System.getProperty("qplab.experiments.only", "").split(",")).stream()
+                .filter(name -> !name.isBlank()).toList();
+        java.util.TreeSet<String> names = new java.util.TreeSet<>(PICTURES.keySet());
+        names.addAll(DASHBOARD_PICTURES.keySet());
+        if (!only.isEmpty()) {
+            assertThat(names).as("experiments named by qplab.experiments.only").containsAll(only);
+            names.retainAll(only);
+        }
         List<String> failures = new ArrayList<>();
         Optional<CurvePicture> picture = CurvePicture.open(PORT);
         try {
-            for (Map.Entry<String, CurvePicture.Spec> entry : new java.util.TreeMap<>(PICTURES).entrySet()) {
-                Path file = EXPERIMENTS.resolve(entry.getKey()).resolve("lab.yaml");
+            for (String name : names) {
+                Path file = EXPERIMENTS.resolve(name).resolve("lab.yaml");
                 long id = ((Number) http().post().uri("/api/experiments").contentType(MediaType.parseMediaType("application/yaml"))
                         .bodyValue(Files.readAllBytes(file)).exchange().expectStatus().isCreated().expectBody(JSON_OBJECT)
                         .returnResult().getResponseBody().get("id")).longValue();
@@ -211,7 +222,7 @@ class SoftRoceDeployIntegrationTests {
                           AND (s.errors <> 0 OR s.cycles <> (r.params->>'threads')::bigint * (r.params->>'iterations')::bigint)""")
                         .param(id).query(Long.class).single();
                 if (!"FINISHED".equals(experiment.get("status")) || !bad.isEmpty() || wrong != 0) {
-                    failures.add(entry.getKey() + ": " + experiment.get("status") + ", runs " + bad + ", " + wrong
+                    failures.add(name + ": " + experiment.get("status") + ", runs " + bad + ", " + wrong
                             + " summaries that do not add up");
                     if (!List.of("FINISHED", "FAILED", "CANCELLED").contains(experiment.get("status"))) {
                         // its queued runs would hold the hosts the next experiment needs
@@ -219,15 +230,19 @@ class SoftRoceDeployIntegrationTests {
                     }
                     Optional<String> stalled = stalledLink();
                     if (stalled.isPresent()) {
-                        failures.add(stalled.get() + ": the experiments after " + entry.getKey() + " were not run");
+                        failures.add(stalled.get() + ": the experiments after " + name + " were not run");
                         break;
                     }
                     continue;
                 }
                 if (picture.isPresent()) {
-                    String title = experiment.get("name") + " — Soft-RoCE lab (rdma_rxe, qemu TCG)";
-                    picture.get().draw(title, entry.getValue(), CurvePicture.points(jdbc, id, entry.getValue()),
-                            pictures.resolve(entry.getKey()).resolve("softroce.png"));
+                    Path png = pictures.resolve(name).resolve("softroce.png");
+                    if (DASHBOARD_PICTURES.containsKey(name)) {
+                        picture.get().dashboardChart(id, DASHBOARD_PICTURES.get(name), png);
+                    } else {
+                        String title = experiment.get("name") + " — Soft-RoCE lab (rdma_rxe, qemu TCG)";
+                        picture.get().draw(title, PICTURES.get(name), CurvePicture.points(jdbc, id, PICTURES.get(name)), png);
+                    }
                 }
             }
         } finally {

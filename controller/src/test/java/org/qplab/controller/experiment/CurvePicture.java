@@ -22,7 +22,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * Draws an experiment's measured curve as a PNG with the dashboard's own Chart.js (the webjar the
  * controller serves), in headless Chromium: y (a run_summary column) against parameter x, one line
  * per combination of the series parameters, each point the mean over its runs. What the reference
- * experiments' READMEs show.
+ * experiments' READMEs show. Or a chart of the dashboard itself, as its experiment page draws it
+ * ({@link #dashboardChart}).
  */
 public final class CurvePicture implements AutoCloseable {
 
@@ -34,10 +35,12 @@ public final class CurvePicture implements AutoCloseable {
 
     private final ChromeDriver browser;
     private final Path profile;
+    private final int port;
 
-    private CurvePicture(ChromeDriver browser, Path profile) {
+    private CurvePicture(ChromeDriver browser, Path profile, int port) {
         this.browser = browser;
         this.profile = profile;
+        this.port = port;
     }
 
     /** A browser on the controller's dashboard page, or empty where Chromium is not installed. */
@@ -61,7 +64,7 @@ public final class CurvePicture implements AutoCloseable {
         browser.findElement(org.openqa.selenium.By.cssSelector("button[type=submit]")).click();
         new WebDriverWait(browser, Duration.ofSeconds(30))
                 .until(d -> (Boolean) ((JavascriptExecutor) d).executeScript("return typeof window.Chart === 'function'"));
-        return Optional.of(new CurvePicture(browser, profile));
+        return Optional.of(new CurvePicture(browser, profile, port));
     }
 
     /** The points of an experiment's finished runs by series label: [x, mean y] sorted by x. */
@@ -130,6 +133,21 @@ public final class CurvePicture implements AutoCloseable {
                 title, xTitle(spec), spec.log2X(), spec.yTitle(), datasets, spec.x().equals("msg_size"));
         Files.createDirectories(file.getParent());
         Files.write(file, Base64.getDecoder().decode(png.substring(png.indexOf(',') + 1)));
+    }
+
+    /**
+     * Opens the experiment's page in the dashboard, waits for its chart {@code name} (a key of
+     * window.qplabCharts) to draw, and writes the chart's card (caption, chart, axes, legend) to file.
+     */
+    public void dashboardChart(long experimentId, String name, Path file) throws IOException {
+        browser.get("http://127.0.0.1:" + port + "/#/experiments/" + experimentId);
+        new WebDriverWait(browser, Duration.ofSeconds(60)).until(d -> (Boolean) ((JavascriptExecutor) d).executeScript(
+                "const c = window.qplabCharts && window.qplabCharts[arguments[0]];"
+                        + " return !!c && c.data.datasets.length > 0;", name));
+        org.openqa.selenium.WebElement card = browser.findElement(
+                org.openqa.selenium.By.cssSelector("[data-chart=" + name + "]"));
+        Files.createDirectories(file.getParent());
+        Files.write(file, card.getScreenshotAs(org.openqa.selenium.OutputType.BYTES));
     }
 
     private static String xTitle(Spec spec) {
