@@ -52,6 +52,47 @@ class ImportBrowserIntegrationTests extends BrowserTest {
     }
 
     @Test
+    void anImportedLatencyRunDrawsTheLatencyChartsAndItsPageShowsPerftestsColumns() throws Exception {
+        Path file = fixture("ib_read_lat.txt");
+        long id = ((Number) http().post().uri("/api/import/perftest?file=ib_read_lat.txt").contentType(MediaType.TEXT_PLAIN)
+                .bodyValue(Files.readString(file)).exchange().expectStatus().isCreated().expectBody(JSON_OBJECT)
+                .returnResult().getResponseBody().get("id")).longValue();
+        // the file's one result line: bytes, iterations, t_min, t_max, t_typical, t_avg, t_stdev, 99%, 99.9% (µs)
+        String[] line = Files.readAllLines(file).stream().filter(l -> l.trim().startsWith("64 ")).findFirst().orElseThrow()
+                .trim().split("\\s+");
+        double typical = Double.parseDouble(line[4]);
+
+        open("#/experiments/" + id);
+        awaitCharts(Duration.ofSeconds(30), "latencyVsSize", "latencyPercentiles");
+        assertThat(drawn("latencyVsSize")).containsOnlyKeys("op = read");
+        assertThat(drawn("latencyVsSize").get("op = read")).containsExactly(List.of(64.0, typical));
+        assertThat(axis("latencyVsSize", "x")).containsEntry("type", "logarithmic").containsEntry("title", "Message size (bytes, log2)");
+        assertThat(axis("latencyVsSize", "y")).containsEntry("type", "logarithmic").containsEntry("title", "Latency, typical (µs, log)");
+        assertThat(drawn("latencyPercentiles")).containsOnlyKeys("typical", "p99", "p99.9")
+                .containsEntry("typical", List.of(List.of(1.0, typical)))
+                .containsEntry("p99", List.of(List.of(1.0, Double.parseDouble(line[7]))))
+                .containsEntry("p99.9", List.of(List.of(1.0, Double.parseDouble(line[8]))));
+        assertThat(axis("latencyPercentiles", "x")).containsEntry("title", "Threads");
+        assertThat(axis("latencyPercentiles", "y")).containsEntry("type", "logarithmic").containsEntry("title", "Latency (µs, log)");
+        assertThat(browser.findElement(By.cssSelector("[data-chart=bandwidthVsSize]")).isDisplayed())
+                .as("a bandwidth chart for a latency test").isFalse();
+        screenshot("import-latency-curves");
+
+        long runId = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(id).query(Long.class).single();
+        open("#/runs/" + runId);
+        WebElement table = waitFor(By.id("run-latency"));
+        assertThat(table.findElements(By.cssSelector("tbody tr")).stream().map(WebElement::getText).toList())
+                .as("perftest's columns in its order: t_min, t_typical, t_avg, t_stdev, 99%, 99.9%, t_max")
+                .containsExactly(String.join(" ", "all threads", shown(line[2]), shown(line[4]), shown(line[5]),
+                        shown(line[6]), shown(line[7]), shown(line[8]), shown(line[3])));
+    }
+
+    /** A number as the dashboard shows it: three significant digits, no trailing zeros. */
+    private static String shown(String number) {
+        return new java.math.BigDecimal(number).round(new java.math.MathContext(3)).stripTrailingZeros().toPlainString();
+    }
+
+    @Test
     void aRefusedFileShowsTheApisErrorAndEveryViolationVerbatimAndStoresNothing() throws Exception {
         Path dir = TestDirs.fresh("import");
         try {
