@@ -87,6 +87,7 @@ class EngineAgreementTests {
         p.put("provider", pick(r, "tcp", "verbs", "verbs"));
         p.put("msg_size", pick(r, 0L, 1L, 64L, 4096L, 8192L, 1L << 30, (1L << 30) + 1));
         maybe(r, p, "op", "send", "write", "read");
+        maybe(r, p, "mode", "bw", "latency", "latency", "lat");
         maybe(r, p, "threads", 0L, 1L, 2L, 8L, 1025L, "two");
         maybe(r, p, "qps_per_thread", 0L, 1L, 4L, 65537L);
         maybe(r, p, "iterations", 0L, 1L, 100L);
