@@ -53,7 +53,8 @@ class EngineAgreementTests {
                 refused++;
             }
         }
-        // a generator that only ever produced one verdict would prove nothing (seed 21: 415 accepted)
+        System.out.printf("engine agreement: %d of %d random points accepted, %d refused%n", accepted, POINTS, refused);
+        // a generator that only ever produced one verdict would prove nothing (seed 21: 368 accepted)
         assertThat(accepted).as("accepted points").isGreaterThan(POINTS / 20);
         assertThat(refused).as("refused points").isGreaterThan(POINTS / 20);
     }
