@@ -29,7 +29,7 @@ public final class Fingerprint {
             List.of("kernel", "cpu_model", "cpus", "memory_kib", "os", "java", "engine", "rdma_core", "rdma_devices");
 
     /** Parameters runs did not record before the engine had them, at the value they ran with then. */
-    public static final Map<String, Object> IMPLIED_DEFAULTS = Map.of("mode", "bw");
+    public static final Map<String, Object> IMPLIED_DEFAULTS = Map.of("mode", "bw", "bidirectional", false);
 
     private static final JsonMapper CANONICAL = JsonMapper.builder()
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).build();

@@ -17,6 +17,13 @@ class FingerprintTests {
     }
 
     @Test
+    void aRunThatSaysBidirectionalFalseIsLikeOneStoredBeforeIt() {
+        String before = Fingerprint.of(Map.of("provider", "tcp", "msg_size", 64L), HOST);
+        assertThat(Fingerprint.of(Map.of("provider", "tcp", "msg_size", 64L, "bidirectional", false), HOST)).isEqualTo(before);
+        assertThat(Fingerprint.of(Map.of("provider", "tcp", "msg_size", 64L, "bidirectional", true), HOST)).isNotEqualTo(before);
+    }
+
+    @Test
     void aLatencyRunIsUnlikeTheBandwidthRunOfTheSameParameters() {
         String bw = Fingerprint.of(Map.of("provider", "tcp", "msg_size", 64L, "mode", "bw"), HOST);
         String latency = Fingerprint.of(Map.of("provider", "tcp", "msg_size", 64L, "mode", "latency"), HOST);
