@@ -38,6 +38,9 @@ static move_result move(qpb_session *s, int fd, uint8_t *buf, size_t len, bool o
     while (done < len) {
         if (atomic_load_explicit(&s->abort, memory_order_relaxed))
             return FAILED;
+        /* A cancelled server stops waiting for the next ping (between messages only), as if the client were done. */
+        if (done == 0 && s->spec.role == QPB_ROLE_SERVER && atomic_load_explicit(&s->stop, memory_order_relaxed))
+            return PEER_CLOSED;
         ssize_t n = out ? send(fd, buf + done, len - done, MSG_DONTWAIT | MSG_NOSIGNAL)
                         : recv(fd, buf + done, len - done, MSG_DONTWAIT);
         if (n > 0) {
@@ -92,13 +95,13 @@ void qpb_tcp_lat_sender(qpb_session *s, uint32_t thread)
     }
     bool ok = true;
     for (uint64_t k = 0; ok && k < total; k++) {
+        if (k == sp->warmup_cycles) /* the measured span begins; before the clock read: not part of the iteration */
+            qpb_cpu_begin(s, &out->cpu, true);
         uint64_t start = qpb_now_ns(s);
         if (atomic_load_explicit(&s->stop, memory_order_relaxed) || start >= deadline)
             break;
         if (k == sp->warmup_cycles && sp->duration_ms > 0)
             deadline = start + sp->duration_ms * 1000000ull;
-        if (k == sp->warmup_cycles)
-            qpb_cpu_begin(s, &out->cpu, true); /* the measured span begins */
         move_result r = move(s, c->fd, buf, sp->msg_size, true, c->peer, thread);
         if (r == MOVED)
             r = move(s, c->fd, buf, sp->msg_size, false, c->peer, thread);

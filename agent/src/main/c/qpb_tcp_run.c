@@ -216,15 +216,19 @@ static int admit(sender *x, uint64_t now, uint64_t *deadline)
         x->first_ns = now;
     while (x->posted < x->total && x->posted - x->done < x->depth && (n == 0 || (n + 1) * x->msz <= x->chunk) &&
            due(x, now)) {
+        if (x->posted == x->warmup) { /* the measured span begins */
+            qpb_cpu_begin(x->s, &x->out->cpu, true);
+            now = qpb_now_ns(x->s); /* after the CPU readings: they are not part of the cycle */
+            if (x->posted == 0)
+                x->first_ns = now;
+            if (x->s->spec.duration_ms > 0)
+                *deadline = now + x->s->spec.duration_ms * 1000000ull;
+        }
         cycle_slot *sl = &x->slots[x->posted % x->depth];
         sl->start_ns = now;
         sl->end_ns = 0;
         sl->remaining = x->q;
         sl->errors = 0;
-        if (x->posted == x->warmup && x->s->spec.duration_ms > 0)
-            *deadline = now + x->s->spec.duration_ms * 1000000ull;
-        if (x->posted == x->warmup)
-            qpb_cpu_begin(x->s, &x->out->cpu, true); /* the measured span begins */
         x->posted++;
         n++;
     }

@@ -216,6 +216,8 @@ bool qpb_verbs_lat_initiate(qpb_session *s, uint32_t thread)
     uint64_t total = sp->duration_ms > 0 ? UINT64_MAX : sp->warmup_cycles + sp->iterations;
     uint64_t deadline = UINT64_MAX;
     for (uint64_t k = 0; k < total; k++) {
+        if (k == sp->warmup_cycles) /* the measured span begins; before the clock read: not part of the iteration */
+            qpb_cpu_begin(s, &out->cpu, true);
         uint64_t start = qpb_now_ns(s);
         if (atomic_load_explicit(&s->stop, memory_order_relaxed) || start >= deadline)
             break;
@@ -223,8 +225,6 @@ bool qpb_verbs_lat_initiate(qpb_session *s, uint32_t thread)
             return false;
         if (k == sp->warmup_cycles && sp->duration_ms > 0)
             deadline = start + sp->duration_ms * 1000000ull;
-        if (k == sp->warmup_cycles)
-            qpb_cpu_begin(s, &out->cpu, true); /* the measured span begins */
         bool ok;
         switch (sp->op_kind) {
         case QPB_OP_SEND:
