@@ -257,7 +257,7 @@ QPB_EXPORT int32_t qpb_summary(qpb_session *s, char *buf, uint32_t buf_len)
     qpb_jw_str(&w, QPB_MODE_NAMES[s->spec.mode]);
     if (s->spec.mode == QPB_MODE_LATENCY)
         put_latency_us(&w, &all, s->senders != NULL ? &merged : NULL);
-    if (s->senders != NULL && s->receivers != NULL) { /* bidirectional: what came the other way */
+    if (s->spec.bidirectional && s->senders != NULL && s->receivers != NULL) { /* what came the other way */
         uint64_t rb = 0, rm = 0, re = 0;
         for (uint32_t i = 0; i < s->spec.threads; i++)
             rb += s->receivers[i].bytes, rm += s->receivers[i].messages, re += s->receivers[i].errors;
