@@ -52,9 +52,11 @@ public class ComparisonService {
         FinishedRun before = finished(baselineRunId);
         FinishedRun after = finished(candidateRunId);
         List<Comparison.ParamMismatch> params = new ArrayList<>();
-        new TreeSet<>(union(before.params().keySet(), after.params().keySet())).forEach(name -> {
-            Object a = before.params().get(name);
-            Object b = after.params().get(name);
+        Map<String, Object> beforeParams = Fingerprint.withImpliedDefaults(before.params());
+        Map<String, Object> afterParams = Fingerprint.withImpliedDefaults(after.params());
+        new TreeSet<>(union(beforeParams.keySet(), afterParams.keySet())).forEach(name -> {
+            Object a = beforeParams.get(name);
+            Object b = afterParams.get(name);
             if (!Objects.equals(a, b)) {
                 params.add(new Comparison.ParamMismatch(name, a, b));
             }
@@ -209,7 +211,7 @@ public class ComparisonService {
 
     private static Map<Map<String, Object>, List<FinishedRun>> byParams(List<FinishedRun> runs) {
         Map<Map<String, Object>, List<FinishedRun>> groups = new LinkedHashMap<>();
-        runs.forEach(r -> groups.computeIfAbsent(r.params(), k -> new ArrayList<>()).add(r));
+        runs.forEach(r -> groups.computeIfAbsent(Fingerprint.withImpliedDefaults(r.params()), k -> new ArrayList<>()).add(r));
         return groups;
     }
 

@@ -50,6 +50,19 @@ public final class Fingerprint {
         }
     }
 
+    /**
+     * The params with every implied default filled in where a run did not record it: how a run stored before
+     * the parameter existed ran, so it pairs with today's runs of the same point.
+     */
+    public static Map<String, Object> withImpliedDefaults(Map<String, Object> params) {
+        if (params == null) {
+            return null;
+        }
+        Map<String, Object> filled = new LinkedHashMap<>(params);
+        IMPLIED_DEFAULTS.forEach(filled::putIfAbsent);
+        return filled;
+    }
+
     private static Map<String, Object> withoutImpliedDefaults(Map<String, Object> params) {
         if (params == null) {
             return null;

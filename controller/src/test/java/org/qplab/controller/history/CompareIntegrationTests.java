@@ -58,6 +58,32 @@ class CompareIntegrationTests extends ControllerIntegrationTest {
     }
 
     /**
+     * Runs stored before the engine had mode and bidirectional did not record them; they ran as bw, one way,
+     * so they pair with today's runs of the same point, and a run comparison lists no parameter that differs.
+     */
+    @Test
+    void pairsRunsStoredBeforeModeExistedWithTodaysRuns() throws Exception {
+        long old = experiment("[4096]", 31, 1.0, "6.18.0");
+        long today = experiment("[4096]", 32, 1.0, "6.18.0");
+        jdbc.sql("UPDATE run SET params = params - 'mode' - 'bidirectional' WHERE experiment_id = ?").param(old).update();
+        assertThat(jdbc.sql("SELECT count(*) FROM run WHERE experiment_id = ? AND params ->> 'mode' = 'bw'").param(today)
+                .query(Long.class).single()).as("today's runs record their mode").isPositive();
+
+        Map<String, Object> comparison = http().get().uri("/api/compare?baseline={a}&candidate={b}", old, today)
+                .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat(list(comparison.get("points"))).singleElement()
+                .satisfies(p -> assertThat(p.get("verdict")).isEqualTo("no change"));
+        assertThat(list(comparison.get("baselineOnly"))).isEmpty();
+        assertThat(list(comparison.get("candidateOnly"))).isEmpty();
+
+        long oldRun = jdbc.sql("SELECT min(id) FROM run WHERE experiment_id = ?").param(old).query(Long.class).single();
+        long todayRun = jdbc.sql("SELECT min(id) FROM run WHERE experiment_id = ?").param(today).query(Long.class).single();
+        Map<String, Object> runs = http().get().uri("/api/compare/runs?baseline={a}&candidate={b}", oldRun, todayRun)
+                .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat(list(runs.get("paramMismatches"))).isEmpty();
+    }
+
+    /**
      * The counters of both sides of a pair run, as the engine writes them into each summary: the comparison
      * lists those whose deltas differ, retransmission counters the summaries warned about first; the run API
      * shows the receiving side's summary beside the run's own.
