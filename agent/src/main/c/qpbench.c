@@ -94,9 +94,10 @@ static void usage(void)
          "                         half the round trip for send and write (default size 2 B; sends and\n"
          "                         writes inline up to the device's max_inline_data unless -I; no -q, -t,\n"
          "                         -Q, -l, -r, --verify; with --threads, all threads' iterations together)\n"
-         "      --perftest=TOOL    act as perftest's TOOL: ib_send_lat, ib_write_lat, ib_read_lat (verbs,\n"
-         "                         --lat, --op) or ib_send_bw, ib_write_bw, ib_read_bw (verbs, --op); so\n"
-         "                         does a link to qpbench named TOOL (ln -s qpbench ib_write_lat)\n"
+         "      --perftest=TOOL    act as perftest's TOOL: ib_send_lat, ib_write_lat, ib_read_lat, ib_atomic_lat\n"
+         "                         (verbs, --lat, --op) or ib_send_bw, ib_write_bw, ib_read_bw, ib_atomic_bw\n"
+         "                         (verbs, --op; atomics: fetch-and-add unless -A); so does a link to\n"
+         "                         qpbench named TOOL (ln -s qpbench ib_write_lat)\n"
          "\n"
          "verbs provider (perftest's flags where it has them):\n"
          "      --op=OP            send (default), write, read, atomic_fadd or atomic_cswap\n"
@@ -167,11 +168,13 @@ static char *lower(const char *s)
 /* perftest's tool names: ib_{send,write,read}_{lat,bw}. false when name is not one of them. */
 static bool act_as(const char *name, options *o)
 {
-    static const char *const ops[] = {"send", "write", "read"};
-    for (int i = 0; i < 3; i++) {
+    /* ib_atomic_*: fetch-and-add unless -A says otherwise, as perftest's default atomicType */
+    static const char *const tools[] = {"send", "write", "read", "atomic"};
+    static const char *const ops[] = {"send", "write", "read", "atomic_fadd"};
+    for (int i = 0; i < 4; i++) {
         for (int lat = 0; lat < 2; lat++) {
             char tool[32];
-            snprintf(tool, sizeof tool, "ib_%s_%s", ops[i], lat ? "lat" : "bw");
+            snprintf(tool, sizeof tool, "ib_%s_%s", tools[i], lat ? "lat" : "bw");
             if (strcmp(name, tool) == 0) {
                 o->provider = "verbs";
                 o->op = ops[i];
@@ -215,8 +218,8 @@ static void parse_args(int argc, char **argv, options *o)
                    .signal_every = 1, .post_list = 1, .rate_unit = 'g'};
     const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     if (strncmp(self, "ib_", 3) == 0 && !act_as(self, o))
-        die("called as %s: qpbench acts as ib_send_lat, ib_write_lat, ib_read_lat, ib_send_bw, ib_write_bw or "
-            "ib_read_bw", self);
+        die("called as %s: qpbench acts as ib_send_lat, ib_write_lat, ib_read_lat, ib_atomic_lat, ib_send_bw, "
+            "ib_write_bw, ib_read_bw or ib_atomic_bw", self);
     int c;
     bool provider_given = false;
     while ((c = getopt_long(argc, argv, "s:an:D:q:t:p:hd:i:x:c:r:I:Q:l:em:FRA:b", longs, NULL)) != -1) {
@@ -271,8 +274,8 @@ static void parse_args(int argc, char **argv, options *o)
         case 'g': o->latency = 1; break;
         case 'X':
             if (!act_as(optarg, o))
-                die("--perftest %s: one of ib_send_lat, ib_write_lat, ib_read_lat, ib_send_bw, ib_write_bw, "
-                    "ib_read_bw", optarg);
+                die("--perftest %s: one of ib_send_lat, ib_write_lat, ib_read_lat, ib_atomic_lat, ib_send_bw, "
+                    "ib_write_bw, ib_read_bw, ib_atomic_bw", optarg);
             break;
         case 'Q': o->signal_every = (unsigned)parse_uint(optarg, "cq moderation"); break;
         case 'l': o->post_list = (unsigned)parse_uint(optarg, "post list"); break;

@@ -48,6 +48,26 @@ class QpbenchLatencyTableIntegrationTests {
         assertThat(p999).isBetween(p99, max);
     }
 
+    /** --perftest=ib_atomic_lat / ib_atomic_bw run perftest's atomics: fetch-and-add unless -A says otherwise. */
+    @Test
+    void actsAsPerftestsAtomicTools() throws Exception {
+        assertThat(refusal("--perftest=ib_atomic_lat", "--provider=tcp"))
+                .isEqualTo("qpbench: op \"atomic_fadd\" is not supported by provider tcp (only \"send\")");
+        assertThat(refusal("--perftest=ib_atomic_bw", "-A", "CMP_AND_SWAP", "--provider=tcp"))
+                .isEqualTo("qpbench: op \"atomic_cswap\" is not supported by provider tcp (only \"send\")");
+    }
+
+    /** What qpbench says on stderr when it refuses these arguments (exit status 1). */
+    private static String refusal(String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of("target", "native", "qpbench").toString()));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).start();
+        p.getOutputStream().close();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("qpbench ends").isTrue();
+        assertThat(p.exitValue()).isEqualTo(1);
+        return stderr(p).strip();
+    }
+
     private static String stderr(Process p) throws IOException {
         return new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
     }
