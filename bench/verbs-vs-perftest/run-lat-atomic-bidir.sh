@@ -47,6 +47,9 @@ column_of() { # size column file -> that column of the size's result line
     awk -v s="$1" -v c="$2" '$1 == s && NF >= 5 && $2 ~ /^[0-9]+$/ { v = $c } END { if (v == "") exit 1; print v }' "$3"
 }
 
+# A figure is a result only when it is a positive finite number (perftest now and then prints "inf" as t_typical).
+finite_positive() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v v="$1" 'BEGIN { exit !(v > 0) }'; }
+
 # perftest NAME SIZE COLUMN ARGS... -> the column of the client's result line; server in VM 1, client in VM 2
 perftest_run() {
     local tool=$1 size=$2 col=$3 port
@@ -59,7 +62,7 @@ perftest_run() {
     wait "$server" || true
     local v
     v=$(column_of "$size" "$col" "$TMP/p.log") || { cat "$TMP/p.log" >&2; return 1; }
-    awk -v v="$v" 'BEGIN { exit !(v > 0) }' || { cat "$TMP/p.log" >&2; return 1; }
+    finite_positive "$v" || { cat "$TMP/p.log" >&2; return 1; }
     echo "$v"
 }
 
@@ -75,7 +78,7 @@ qplab_run() {
     wait "$server" || true
     local v
     v=$(column_of "$size" "$col" "$TMP/q.log") || { cat "$TMP/q.log" >&2; return 1; }
-    awk -v v="$v" 'BEGIN { exit !(v > 0) }' || { cat "$TMP/q.log" >&2; return 1; }
+    finite_positive "$v" || { cat "$TMP/q.log" >&2; return 1; }
     echo "$v"
 }
 
@@ -102,7 +105,7 @@ bidir_qplab() {
     local v
     v=$(jq -s '[.[][0].bw_avg_bps] | select(length == 2) | add / 1048576 | . * 100 | round / 100' "$TMP/q.json") ||
         { cat "$TMP/q.log" "$TMP/q.json" >&2; return 1; }
-    awk -v v="$v" 'BEGIN { exit !(v > 0) }' || { cat "$TMP/q.log" "$TMP/q.json" >&2; return 1; }
+    finite_positive "$v" || { cat "$TMP/q.log" "$TMP/q.json" >&2; return 1; }
     echo "$v"
 }
 
@@ -211,6 +214,8 @@ tool), TX depth 128, CQ moderation 100, $BIDIR_ITERS iterations.
 
 $header
 $(rows_of bidir)
+$(cat "$ROWS/notes.md" 2>/dev/null)
+
 Under TCG (no KVM here) the VMs' kernels do rxe's packet work in emulated code: absolute numbers
 mean nothing outside this lab; the ratios compare the two user-space engines on identical kernels
 and devices.
