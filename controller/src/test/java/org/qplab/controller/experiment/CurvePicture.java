@@ -140,6 +140,8 @@ public final class CurvePicture implements AutoCloseable {
      * window.qplabCharts) to draw, and writes the chart's card (caption, chart, axes, legend) to file.
      */
     public void dashboardChart(long experimentId, String name, Path file) throws IOException {
+        // a full load: draw() replaces the page's body, and a URL that differs only in its hash would not reload it
+        browser.get("about:blank");
         browser.get("http://127.0.0.1:" + port + "/#/experiments/" + experimentId);
         new WebDriverWait(browser, Duration.ofSeconds(60)).until(d -> (Boolean) ((JavascriptExecutor) d).executeScript(
                 "const c = window.qplabCharts && window.qplabCharts[arguments[0]];"
