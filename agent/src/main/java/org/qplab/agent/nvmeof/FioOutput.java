@@ -41,9 +41,11 @@ public final class FioOutput {
     private static final int NOISE_LINES = 20;
     private static final int NOISE_LINE_CHARS = 400;
 
-    private final List<Interval> intervals = new ArrayList<>();
+    /** Closed and not yet drained (a long run's intervals are not all kept: the caller drains them). */
+    private final List<Interval> pending = new ArrayList<>();
     private final Deque<String> noise = new ArrayDeque<>();
-    private int drained;
+    private long closed;
+    private double peakBps;
     private int dumps;
     private JsonNode last;
     /** The previous dump's cumulative merged bins (value ns → I/Os), io_bytes, errors and time. */
@@ -211,10 +213,15 @@ public final class FioOutput {
             // a bin's value is its fio bucket's representative, which may lie past the times fio measured
             long minNs = Math.min(Math.max(lowNs, clatMin), clatMax);
             long maxNs = Math.max(Math.min(highNs, clatMax), clatMin);
-            intervals.add(new Interval(0, index, 1, cycles, cycles, bytes - previousBytes, errors - previousErrors,
+            long deltaBytes = bytes - previousBytes;
+            pending.add(new Interval(0, index, 1, cycles, cycles, deltaBytes, errors - previousErrors,
                     minNs, maxNs, firstStartNs, lastEndNs,
                     buckets.keySet().stream().mapToInt(Integer::intValue).toArray(),
                     buckets.values().stream().mapToLong(Long::longValue).toArray()));
+            closed++;
+            if (lastEndNs > firstStartNs) {
+                peakBps = Math.max(peakBps, deltaBytes * 1e9 / (lastEndNs - firstStartNs));
+            }
         }
         previousBins = bins;
         previousBytes = bytes;
@@ -225,15 +232,15 @@ public final class FioOutput {
 
     /** Moves the intervals closed since the last call into into; returns how many. */
     public synchronized int drainIntervals(List<Interval> into) {
-        int n = intervals.size() - drained;
-        into.addAll(intervals.subList(drained, intervals.size()));
-        drained = intervals.size();
+        int n = pending.size();
+        into.addAll(pending);
+        pending.clear();
         return n;
     }
 
-    /** Every interval closed so far. */
-    public synchronized List<Interval> intervals() {
-        return List.copyOf(intervals);
+    /** Intervals closed so far, drained or not. */
+    public synchronized long intervalsClosed() {
+        return closed;
     }
 
     /** Status dumps read so far (the complete ones, and any that was not JSON). */
@@ -268,6 +275,6 @@ public final class FioOutput {
             throw new IllegalStateException("fio printed no JSON report"
                     + (noise.isEmpty() ? "" : "; it printed: " + String.join(" | ", noise)));
         }
-        return FioSummary.of(last, intervals);
+        return FioSummary.of(last, closed, peakBps);
     }
 }

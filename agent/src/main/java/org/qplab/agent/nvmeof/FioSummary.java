@@ -1,18 +1,16 @@
 package org.qplab.agent.nvmeof;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.qplab.protocol.CycleBuckets;
-import org.qplab.protocol.Interval;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The fio part of an nvmeof run's summary, from fio's final report and the intervals read before it, in the
+ * The fio part of an nvmeof run's summary, from fio's final report and the intervals closed before it, in the
  * engine summary's shape (agent/src/main/c/qpb_summary.c) where it applies: provider, cycles (= I/Os = the final
  * clat bins' total = the intervals' cycles), messages, bytes, errors, duration_ns, bw_avg_bps, bw_peak_bps,
  * msg_rate, iops, intervals, cycle_ns and latency_us (both from fio's clat: read, write and trim merged), fio (its
@@ -27,7 +25,7 @@ final class FioSummary {
     private FioSummary() {
     }
 
-    static Map<String, Object> of(JsonNode report, List<Interval> intervals) {
+    static Map<String, Object> of(JsonNode report, long intervals, double peakBps) {
         long cycles = 0;
         long bytes = 0;
         long errors = 0;
@@ -80,10 +78,10 @@ final class FioSummary {
         s.put("errors", errors);
         s.put("duration_ns", runtimeMs * 1_000_000);
         s.put("bw_avg_bps", bw);
-        s.put("bw_peak_bps", peakBps(intervals));
+        s.put("bw_peak_bps", peakBps);
         s.put("msg_rate", iops);
         s.put("iops", iops);
-        s.put("intervals", (long) intervals.size());
+        s.put("intervals", intervals);
 
         Map<String, Object> cycleNs = new LinkedHashMap<>();
         cycleNs.put("min", minNs);
@@ -135,17 +133,6 @@ final class FioSummary {
         cpu.put("fio_sys_pct", jobs > 0 ? sysCpu / jobs : 0.0);
         s.put("cpu", cpu);
         return s;
-    }
-
-    private static double peakBps(List<Interval> intervals) {
-        double peak = 0;
-        for (Interval iv : intervals) {
-            long ns = iv.lastEndNs() - iv.firstStartNs();
-            if (ns > 0) {
-                peak = Math.max(peak, iv.bytes() * 1e9 / ns);
-            }
-        }
-        return peak;
     }
 
     private static double percentile(Clat only, String key, long fromHistogram) {

@@ -73,6 +73,12 @@ class FioOutputTests {
         return s;
     }
 
+    private static List<Interval> drained(FioOutput out) {
+        List<Interval> into = new ArrayList<>();
+        out.drainIntervals(into);
+        return into;
+    }
+
     @SuppressWarnings("unchecked")
     private static Map<String, Object> map(Object o) {
         return (Map<String, Object>) o;
@@ -102,6 +108,9 @@ class FioOutputTests {
         assertThat(intervals.stream().mapToLong(Interval::bytes).sum()).as("Σ interval bytes = io_bytes")
                 .isEqualTo(sum(report, "io_bytes")).isEqualTo(summary.get("bytes"));
         assertThat(summary.get("intervals")).isEqualTo((long) dumps);
+        assertThat((double) summary.get("bw_peak_bps")).as("the busiest interval's bytes/s")
+                .isEqualTo(intervals.stream().mapToDouble(iv -> iv.bytes() * 1e9 / (iv.lastEndNs() - iv.firstStartNs()))
+                        .max().orElseThrow());
 
         long previousEnd = 0;
         for (Interval iv : intervals) {
@@ -216,10 +225,11 @@ class FioOutputTests {
         JsonNode sixth = JSON.readTree(dumps.get(5));
         FioOutput out = read(cut);
 
-        assertThat(out.intervals()).hasSize(6);
-        assertThat(out.intervals().stream().mapToLong(Interval::cycles).sum()).as("what the 6th dump's bins hold")
+        List<Interval> intervals = drained(out);
+        assertThat(intervals).hasSize(6);
+        assertThat(intervals.stream().mapToLong(Interval::cycles).sum()).as("what the 6th dump's bins hold")
                 .isEqualTo(clatN(sixth));
-        assertThat(out.intervals().stream().mapToLong(Interval::bytes).sum()).isEqualTo(sum(sixth, "io_bytes"));
+        assertThat(intervals.stream().mapToLong(Interval::bytes).sum()).isEqualTo(sum(sixth, "io_bytes"));
         assertThatThrownBy(out::summary).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("fio's output ended inside status dump 6")
                 .hasMessageContaining("after 6 complete dumps: no final report");
@@ -229,7 +239,7 @@ class FioOutputTests {
     void noOutputAtAllIsAnError() {
         FioOutput out = read("fio: pid=0, err=2/file:filesetup.c:805, func=open(/nonexistent), error=No such file\n");
 
-        assertThat(out.intervals()).isEmpty();
+        assertThat(drained(out)).isEmpty();
         assertThatThrownBy(out::summary).isInstanceOf(IllegalStateException.class)
                 .hasMessage("fio printed no JSON report; it printed: fio: pid=0, err=2/file:filesetup.c:805, "
                         + "func=open(/nonexistent), error=No such file");
@@ -240,7 +250,7 @@ class FioOutputTests {
         String note = "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n";
         FioOutput out = read(note + fixture(RANDREAD));
 
-        assertThat(out.intervals()).hasSize(5);
+        assertThat(drained(out)).hasSize(5);
         assertThat(out.summary().get("cycles")).isEqualTo(2059L);
         assertThat(out.otherOutput()).containsExactly(note.strip());
     }
@@ -253,8 +263,10 @@ class FioOutputTests {
         out.add(JSON.readTree(dumps.get(0)));
         out.add(JSON.readTree(dumps.get(1)));
 
-        assertThat(out.intervals()).extracting(Interval::index).containsExactly(0L, 2L);
-        assertThat(out.intervals().stream().mapToLong(Interval::cycles).sum())
+        List<Interval> intervals = drained(out);
+        assertThat(intervals).extracting(Interval::index).containsExactly(0L, 2L);
+        assertThat(out.intervalsClosed()).isEqualTo(2);
+        assertThat(intervals.stream().mapToLong(Interval::cycles).sum())
                 .isEqualTo(clatN(JSON.readTree(dumps.get(1))));
     }
 
