@@ -3,6 +3,9 @@ package org.qplab.agent;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -30,9 +33,17 @@ import java.util.Map;
  * @param caFile     a PEM file of certificates a wss:// controller may present, its own self-signed one or the CA
  *                   that signed it, trusted besides the JDK's trust store (--ca-file, QPLAB_CA_FILE; default none:
  *                   the JDK's trust store only). The host name is checked either way
+ * @param nvmeofBacking files and block devices nvmeof runs may use as backing (backing file or device; their
+ *                   backing_path must be one of these) (--nvmeof-backing PATH, repeatable, else QPLAB_NVMEOF_BACKING,
+ *                   colon-separated; default none: only null_blk)
  */
 public record AgentConfig(URI controller, String token, String agentId, Duration heartbeat, String dataAddress,
-                          int healthPort, String healthAddress, Path spoolDir, long spoolMemoryBytes, Path caFile) {
+                          int healthPort, String healthAddress, Path spoolDir, long spoolMemoryBytes, Path caFile,
+                          List<String> nvmeofBacking) {
+
+    public AgentConfig {
+        nvmeofBacking = List.copyOf(nvmeofBacking);
+    }
 
     static final long DEFAULT_SPOOL_MEMORY = 64L << 20;
 
@@ -53,6 +64,8 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
               --spool-dir D     where unacknowledged samples wait once memory is full and across restarts
                                 (env QPLAB_AGENT_SPOOL, default ~/.local/share/qplab/agent/ID/spool)
               --spool-memory-mb N  MiB of samples kept in memory before the spool takes them (default 64)
+              --nvmeof-backing PATH  a file or block device nvmeof runs may use as backing (backing_path);
+                                repeatable (env QPLAB_NVMEOF_BACKING, colon-separated; default: none, null_blk only)
             """;
 
     static AgentConfig parse(String[] args, Map<String, String> env, String hostname) {
@@ -66,6 +79,8 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
         String spoolDir = env.get("QPLAB_AGENT_SPOOL");
         long spoolMemory = DEFAULT_SPOOL_MEMORY;
         String caFile = env.get("QPLAB_CA_FILE");
+        List<String> backing = new ArrayList<>();
+        String backingEnv = env.get("QPLAB_NVMEOF_BACKING");
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             if (flag.equals("--help") || flag.equals("-h")) {
@@ -90,6 +105,7 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
                 case "--spool-dir" -> spoolDir = value;
                 case "--spool-memory-mb" -> spoolMemory = mebibytes(value);
                 case "--ca-file" -> caFile = value;
+                case "--nvmeof-backing" -> backing.add(value);
                 default -> throw new IllegalArgumentException("unknown flag " + flag + "\n" + USAGE);
             }
         }
@@ -108,9 +124,19 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
         if (!id.matches("[A-Za-z0-9._:-]{1,128}")) {
             throw new IllegalArgumentException("--id must be 1-128 characters of A-Z a-z 0-9 . _ : -, got " + id);
         }
+        if (backing.isEmpty() && backingEnv != null) {
+            Arrays.stream(backingEnv.split(":")).filter(p -> !p.isBlank()).forEach(backing::add);
+        }
+        for (String path : backing) {
+            if (!path.startsWith("/")) {
+                throw new IllegalArgumentException("--nvmeof-backing must be an absolute path (a file or block device), got "
+                        + path);
+            }
+        }
         Path spool = spoolDir != null ? Path.of(spoolDir) : dataHome(env).resolve("qplab").resolve("agent").resolve(id).resolve("spool");
         return new AgentConfig(uri, token, id, Duration.ofSeconds(heartbeat), dataAddress, healthPort, healthAddress,
-                spool.toAbsolutePath(), spoolMemory, caFile == null || caFile.isBlank() ? null : Path.of(caFile));
+                spool.toAbsolutePath(), spoolMemory, caFile == null || caFile.isBlank() ? null : Path.of(caFile),
+                backing.stream().distinct().toList());
     }
 
     private static Path dataHome(Map<String, String> env) {

@@ -8,6 +8,8 @@ import java.net.URI;
 import java.util.Map;
 import javax.net.ssl.SSLSocketFactory;
 import org.qplab.agent.engine.Engine;
+import org.qplab.agent.nvmeof.Leftovers;
+import org.qplab.agent.nvmeof.NvmeofHost;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -32,8 +34,13 @@ public final class AgentMain {
             Log.info("native engine unavailable, runs will fail: " + Engine.unavailabilityCause());
         }
         ObjectMapper json = JsonMapper.builder().build();
-        Map<String, Object> facts = HostFacts.collect(json);
         String dataAddress = config.dataAddress() != null ? config.dataAddress() : routeTo(config.controller());
+        NvmeofHost nvmeof = NvmeofHost.of(config.agentId(), config.nvmeofBacking(), () -> dataAddress);
+        Leftovers.Report leftovers = Leftovers.clean(nvmeof);
+        if (!leftovers.isEmpty()) {
+            Log.info("nvmeof leftovers of an earlier agent process: " + leftovers);
+        }
+        Map<String, Object> facts = HostFacts.collect(json, nvmeof);
         facts.put("data_address", dataAddress);
         Outbox outbox = new Outbox(config.spoolDir(), config.spoolMemoryBytes(), json);
         try {
@@ -48,7 +55,7 @@ public final class AgentMain {
             System.exit(2);
         }
         ControllerLink link = new ControllerLink(config, tls, json, facts, outbox);
-        RunExecutor executor = new RunExecutor(link, json, () -> dataAddress, config.dataAddress());
+        RunExecutor executor = new RunExecutor(link, json, () -> dataAddress, config.dataAddress(), nvmeof);
         link.onMessage(executor::handle, executor::currentRunId, executor::preparedRunId);
         if (config.healthPort() >= 0) {
             try {

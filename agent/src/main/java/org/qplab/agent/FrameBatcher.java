@@ -6,13 +6,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
-import org.qplab.agent.engine.EngineSession;
+import org.qplab.agent.engine.RunSession;
 import org.qplab.protocol.Interval;
 import org.qplab.protocol.Sample;
 import org.qplab.protocol.SampleFrame;
 
 /**
- * Collects what a running engine session hands over — its closed intervals and, when the run asked for a
+ * Collects what a running session hands over — its closed intervals and, when the run asked for a
  * trace, its trace records — into numbered sample frames of one run. A frame goes out when it is full
  * ({@link SampleFrame#MAX_BYTES}) or when what it holds has waited {@link #MAX_DELAY}: the threads of a run
  * close their intervals at the same moments, so one frame usually carries one interval of every thread.
@@ -46,7 +46,7 @@ final class FrameBatcher {
     }
 
     /** Takes everything the session has ready and sends the frames that are due; ended: send what is left. */
-    void drain(EngineSession session, boolean ended) {
+    void drain(RunSession session, boolean ended) {
         int n;
         do {
             n = session.drainRaw(records, filled * Sample.BYTES, MAX_RECORDS - filled);

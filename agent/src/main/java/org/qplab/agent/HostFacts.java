@@ -7,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.qplab.agent.engine.Engine;
+import org.qplab.agent.nvmeof.Capabilities;
+import org.qplab.agent.nvmeof.NvmeofHost;
 import tools.jackson.databind.ObjectMapper;
 
 /** What the agent tells the controller about its host when it registers. */
@@ -24,7 +26,7 @@ final class HostFacts {
         return env != null ? env : "localhost";
     }
 
-    static Map<String, Object> collect(ObjectMapper json) {
+    static Map<String, Object> collect(ObjectMapper json, NvmeofHost nvmeof) {
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("hostname", hostname());
         facts.put("kernel", firstLine(Path.of("/proc/sys/kernel/osrelease")));
@@ -44,6 +46,7 @@ final class HostFacts {
         } else {
             facts.put("engine_unavailable", String.valueOf(Engine.unavailabilityCause()));
         }
+        facts.put("nvmeof", Capabilities.probe(nvmeof).facts());
         return facts;
     }
 

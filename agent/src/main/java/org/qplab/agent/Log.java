@@ -3,12 +3,12 @@ package org.qplab.agent;
 import java.time.Instant;
 
 /** The agent logs one line per event to stderr; it runs in terminals, tests and VMs alike. */
-final class Log {
+public final class Log {
 
     private Log() {
     }
 
-    static void info(String message) {
+    public static void info(String message) {
         System.err.println(Instant.now() + " qplab-agent " + message);
     }
 }

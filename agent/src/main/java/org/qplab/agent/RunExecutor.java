@@ -10,13 +10,18 @@ import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import org.qplab.agent.engine.EngineException;
 import org.qplab.agent.engine.EngineSession;
+import org.qplab.agent.engine.RunSession;
+import org.qplab.agent.nvmeof.NvmeofHost;
+import org.qplab.agent.nvmeof.NvmeofSession;
 import org.qplab.protocol.AgentMessage;
 import tools.jackson.databind.ObjectMapper;
 
 /**
  * Runs benchmarks one at a time on the agent's engine thread: a loopback run when assigned, or one
- * side of a pair run step by step (prepare, connect, start); drains the engine's intervals (and trace
+ * side of a pair run step by step (prepare, connect, start); drains the session's intervals (and trace
  * records) while the run goes, ships them in numbered frames ({@link FrameBatcher}), then reports the summary.
+ * A session is the native engine's ({@link EngineSession}: tcp, verbs) or, for provider nvmeof, the agent's
+ * own ({@link NvmeofSession}: the kernel's NVMe-oF target or initiator and fio).
  */
 final class RunExecutor {
 
@@ -27,7 +32,7 @@ final class RunExecutor {
     private final ObjectMapper json;
     private final ExecutorService engineThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "qplab-engine"));
     private volatile long currentRunId = -1;
-    private volatile EngineSession current;
+    private volatile RunSession current;
     private final Set<Long> cancelledBeforeStart = ConcurrentHashMap.newKeySet();
     /** Whether the engine thread is stuck in a run that does not stop or a teardown that does not return. */
     private final EngineWatch watch = new EngineWatch();
@@ -36,16 +41,21 @@ final class RunExecutor {
     /** --data-address when given: also where a verbs server's control socket listens (else its RoCE address). */
     private final String configuredDataAddress;
     /** A pair run's session between prepare and start; engine thread only. */
-    private EngineSession prepared;
+    private RunSession prepared;
     /** The prepared session is a pair's server side: its statistics are its summary only (see run). */
     private boolean preparedServer;
     private volatile long preparedRunId = -1;
 
-    RunExecutor(ControllerLink link, ObjectMapper json, Supplier<String> dataAddress, String configuredDataAddress) {
+    /** This host as nvmeof runs see it (agent id, backing paths, configfs/sysfs/proc roots). */
+    private final NvmeofHost nvmeof;
+
+    RunExecutor(ControllerLink link, ObjectMapper json, Supplier<String> dataAddress, String configuredDataAddress,
+                NvmeofHost nvmeof) {
         this.link = link;
         this.json = json;
         this.dataAddress = dataAddress;
         this.configuredDataAddress = configuredDataAddress;
+        this.nvmeof = nvmeof;
     }
 
     long currentRunId() {
@@ -76,7 +86,7 @@ final class RunExecutor {
         } else if (message instanceof AgentMessage.StartRun start) {
             engineThread.execute(() -> startPrepared(start.runId()));
         } else if (message instanceof AgentMessage.CancelRun cancel) {
-            EngineSession session = current;
+            RunSession session = current;
             if (session != null && currentRunId == cancel.runId()) {
                 Log.info("run " + cancel.runId() + ": cancel requested");
                 watch.stopRequested(cancel.runId());
@@ -105,7 +115,7 @@ final class RunExecutor {
     }
 
     /** Destroys a session on the engine thread, watched: a teardown may not return (see {@link EngineWatch}). */
-    private void closeWatched(long runId, EngineSession session) {
+    private void closeWatched(long runId, RunSession session) {
         watch.tearingDown(runId);
         try {
             session.close();
@@ -122,15 +132,16 @@ final class RunExecutor {
         }
         closePrepared("a new run was prepared");
         Map<String, Object> spec = new LinkedHashMap<>(params);
-        if ("server".equals(spec.get("role")) && "tcp".equals(spec.getOrDefault("provider", "tcp"))) {
+        boolean engine = !NvmeofSession.PROVIDER.equals(spec.get("provider"));
+        if (engine && "server".equals(spec.get("role")) && "tcp".equals(spec.getOrDefault("provider", "tcp"))) {
             spec.putIfAbsent("bind", dataAddress.get());
-        } else if ("server".equals(spec.get("role")) && configuredDataAddress != null) {
+        } else if (engine && "server".equals(spec.get("role")) && configuredDataAddress != null) {
             // verbs: the control socket of the end-of-run exchange; by default the engine uses the RoCE address
             spec.putIfAbsent("bind", configuredDataAddress);
         }
         Log.info("run " + runId + ": preparing " + spec);
         try {
-            EngineSession session = EngineSession.create(json.writeValueAsString(spec));
+            RunSession session = create(runId, spec);
             prepared = session;
             preparedServer = "server".equals(spec.get("role"));
             preparedRunId = runId;
@@ -143,7 +154,7 @@ final class RunExecutor {
 
     /** Connects the prepared session to the peer (a server waits here for the client). Engine thread. */
     private void connect(long runId, String peerEndpoint) {
-        EngineSession session = preparedFor(runId);
+        RunSession session = preparedFor(runId);
         if (session == null) {
             return;
         }
@@ -158,7 +169,7 @@ final class RunExecutor {
     }
 
     private void startPrepared(long runId) {
-        EngineSession session = preparedFor(runId);
+        RunSession session = preparedFor(runId);
         if (session == null) {
             return;
         }
@@ -180,7 +191,7 @@ final class RunExecutor {
         }
     }
 
-    private EngineSession preparedFor(long runId) {
+    private RunSession preparedFor(long runId) {
         if (preparedRunId != runId || prepared == null) {
             if (!cancelledBeforeStart.remove(runId)) {
                 link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, "run " + runId + " is not prepared on this agent "
@@ -211,7 +222,7 @@ final class RunExecutor {
         spec.putIfAbsent("role", "loopback");
         Log.info("run " + runId + ": starting " + spec);
         try {
-            EngineSession session = EngineSession.create(json.writeValueAsString(spec));
+            RunSession session = create(runId, spec);
             try {
                 run(runId, session, false);
             } finally {
@@ -221,6 +232,14 @@ final class RunExecutor {
             Log.info("run " + runId + ": failed: " + e.getMessage());
             link.sendRunEnd(runId, new AgentMessage.RunFailed(runId, e.getMessage(), 0, retryable(e)));
         }
+    }
+
+    /** The session of one side of a run: the agent's own for provider nvmeof, else the native engine's. */
+    private RunSession create(long runId, Map<String, Object> spec) {
+        if (NvmeofSession.PROVIDER.equals(spec.get("provider"))) {
+            return NvmeofSession.create(runId, spec, nvmeof);
+        }
+        return EngineSession.create(json.writeValueAsString(spec));
     }
 
     /**
@@ -238,7 +257,7 @@ final class RunExecutor {
      * server side streams nothing: the run's intervals are the client's (a bidirectional server also sends and
      * closes intervals of its own; they are drained and dropped, its summary keeps its numbers).
      */
-    private void run(long runId, EngineSession session, boolean server) {
+    private void run(long runId, RunSession session, boolean server) {
         currentRunId = runId;
         FrameBatcher frames = new FrameBatcher(runId, server ? frame -> { } : link::sendFrame);
         try {

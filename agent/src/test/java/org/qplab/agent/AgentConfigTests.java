@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -19,14 +20,14 @@ class AgentConfigTests {
                 "QPLAB_CONTROLLER", "ws://10.0.0.1:9000/agent", "HOME", "/home/lab"), "host-a");
         assertThat(fromEnv).isEqualTo(new AgentConfig(URI.create("ws://10.0.0.1:9000/agent"), "env-token", "host-a",
                 Duration.ofSeconds(5), null, -1, "127.0.0.1", Path.of("/home/lab/.local/share/qplab/agent/host-a/spool"),
-                64L << 20, null));
+                64L << 20, null, List.of()));
 
         Path tokenFile = java.nio.file.Files.writeString(dir.resolve("agent.token"), "file-token\n");
         AgentConfig fromFlags = AgentConfig.parse(new String[] {"--token-file", tokenFile.toString(), "--id", "b",
                 "--heartbeat-seconds", "2", "--spool-dir", "/var/spool/qplab", "--spool-memory-mb", "1"},
                 Map.of("QPLAB_AGENT_TOKEN", "env-token", "QPLAB_AGENT_SPOOL", "/elsewhere"), "host-a");
         assertThat(fromFlags).isEqualTo(new AgentConfig(URI.create("ws://127.0.0.1:8080/agent"), "file-token", "b",
-                Duration.ofSeconds(2), null, -1, "127.0.0.1", Path.of("/var/spool/qplab"), 1L << 20, null));
+                Duration.ofSeconds(2), null, -1, "127.0.0.1", Path.of("/var/spool/qplab"), 1L << 20, null, List.of()));
     }
 
     @Test
@@ -48,6 +49,19 @@ class AgentConfigTests {
                 Map.of("QPLAB_AGENT_TOKEN", "t", "QPLAB_CA_FILE", "/etc/qplab/ca.pem"), "h").caFile())
                 .isEqualTo(Path.of("controller.pem"));
         assertThat(AgentConfig.parse(new String[0], TOKEN, "h").caFile()).as("the JDK's trust store only").isNull();
+    }
+
+    @Test
+    void takesNvmeofBackingPathsFromRepeatedFlagsElseTheEnvironment() {
+        assertThat(AgentConfig.parse(new String[] {"--nvmeof-backing", "/dev/vdb", "--nvmeof-backing", "/srv/x.img"},
+                Map.of("QPLAB_AGENT_TOKEN", "t", "QPLAB_NVMEOF_BACKING", "/dev/sdz"), "h").nvmeofBacking())
+                .containsExactly("/dev/vdb", "/srv/x.img");
+        assertThat(AgentConfig.parse(new String[0], Map.of("QPLAB_AGENT_TOKEN", "t",
+                "QPLAB_NVMEOF_BACKING", "/dev/vdb:/srv/x.img"), "h").nvmeofBacking()).containsExactly("/dev/vdb", "/srv/x.img");
+        assertThat(AgentConfig.parse(new String[0], TOKEN, "h").nvmeofBacking()).as("null_blk only").isEmpty();
+        assertThatThrownBy(() -> AgentConfig.parse(new String[] {"--nvmeof-backing", "x.img"}, TOKEN, "h"))
+                .hasMessage("--nvmeof-backing must be an absolute path (a file or block device), got x.img");
+        assertThat(AgentConfig.USAGE).contains("--nvmeof-backing PATH").contains("QPLAB_NVMEOF_BACKING");
     }
 
     @Test

@@ -1,6 +1,6 @@
 package org.qplab.agent.engine;
 
-/** A failure reported by the native engine; the message is the engine's own. */
+/** A failure reported by the native engine (the message is the engine's own), or by a provider the agent runs itself. */
 public class EngineException extends RuntimeException {
 
     /** qpb_status codes of failures that may pass (see qpb.h). */
@@ -11,6 +11,12 @@ public class EngineException extends RuntimeException {
 
     public EngineException(String call, int status, String engineMessage) {
         super(call + " failed (" + statusName(status) + "): " + engineMessage);
+        this.status = status;
+    }
+
+    /** A failure of a provider the agent runs itself (nvmeof), in its own words; status as for the engine's. */
+    protected EngineException(int status, String message) {
+        super(message);
         this.status = status;
     }
 

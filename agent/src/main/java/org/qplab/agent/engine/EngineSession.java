@@ -11,7 +11,7 @@ import org.qplab.protocol.Sample;
  * One benchmark run in the native engine. Owns the native session; not thread-safe except that
  * {@link #stop()} may be called from any thread. Every call blocks: never call it on an event loop.
  */
-public final class EngineSession implements AutoCloseable {
+public final class EngineSession implements RunSession {
 
     private static final int DRAIN_CHUNK = 4096;
     /** Bytes of interval records taken per call: the engine needs room for its largest (QPB_INTERVAL_MAX_BYTES). */
@@ -54,14 +54,17 @@ public final class EngineSession implements AutoCloseable {
         return new EngineSession(lib, handle);
     }
 
+    @Override
     public String localEndpoint() {
         return Engine.readString((buf, len) -> lib.qpb_local_endpoint(handle, buf, len), "qpb_local_endpoint", this);
     }
 
+    @Override
     public void connect(String peerEndpointJson) {
         check("qpb_connect", lib.qpb_connect(handle, peerEndpointJson));
     }
 
+    @Override
     public void start() {
         check("qpb_start", lib.qpb_start(handle));
     }
@@ -97,6 +100,7 @@ public final class EngineSession implements AutoCloseable {
      * Copies up to max records from the engine's rings into dest at offset, as they are in native
      * memory (the sample frame layout), and returns how many. The agent's hot path: no object per record.
      */
+    @Override
     public int drainRaw(byte[] dest, int offset, int max) {
         int total = 0;
         while (total < max) {
@@ -117,6 +121,7 @@ public final class EngineSession implements AutoCloseable {
      * Appends the interval records the engine has closed since the last call to into; returns how many. After
      * the run has ended, call it until it returns 0: each thread's last interval closes as the thread ends.
      */
+    @Override
     public int drainIntervals(List<Interval> into) {
         if (intervalBuffer == null) {
             intervalBuffer = Memory.allocateDirect(jnr.ffi.Runtime.getRuntime(lib), INTERVAL_DRAIN_BYTES);
@@ -159,6 +164,7 @@ public final class EngineSession implements AutoCloseable {
     }
 
     /** Waits up to timeout for the run to end; true once it has ended. */
+    @Override
     public boolean awaitEnd(Duration timeout) {
         int status = lib.qpb_wait(handle, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
         if (status == QpbLibrary.QPB_ETIMEOUT) {
@@ -169,6 +175,7 @@ public final class EngineSession implements AutoCloseable {
     }
 
     /** Asks the run to stop early; safe from any thread while the session is open. */
+    @Override
     public synchronized void stop() {
         if (!closed) {
             lib.qpb_stop(handle);
@@ -176,6 +183,7 @@ public final class EngineSession implements AutoCloseable {
     }
 
     /** The engine's summary JSON of the ended run. */
+    @Override
     public String summaryJson() {
         return Engine.readString((buf, len) -> lib.qpb_summary(handle, buf, len), "qpb_summary", this);
     }

@@ -1,0 +1,181 @@
+package org.qplab.agent.nvmeof;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Whether this host can be an NVMe-oF target or initiator: root, configfs, the kernel modules (loaded, loadable
+ * with modprobe, or missing), fio and nvme-cli with their versions, and the backing paths it offers. The agent's
+ * hello carries {@link #facts()} (key "nvmeof"); prepare refuses a run whose pieces are missing before it creates
+ * anything ({@link #refusal}).
+ */
+public final class Capabilities {
+
+    static final List<String> MODULES = List.of("nvmet", "nvmet-rdma", "nvmet-tcp", "nvme-rdma", "nvme-tcp", "null_blk");
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(10);
+    private static final Pattern NVME_VERSION = Pattern.compile("nvme version (\\S+)");
+
+    private final boolean root;
+    private final String configfs;
+    private final String fio;
+    private final String nvmeCli;
+    private final Map<String, String> modules;
+    private final List<String> backingPaths;
+
+    private Capabilities(boolean root, String configfs, String fio, String nvmeCli, Map<String, String> modules,
+                         List<String> backingPaths) {
+        this.root = root;
+        this.configfs = configfs;
+        this.fio = fio;
+        this.nvmeCli = nvmeCli;
+        this.modules = modules;
+        this.backingPaths = backingPaths;
+    }
+
+    /** This host's capabilities, probing with real commands (modprobe -n, fio --version, nvme version). */
+    public static Capabilities probe(NvmeofHost host) {
+        return probe(host, argv -> Command.run(PROBE_TIMEOUT, argv));
+    }
+
+    static Capabilities probe(NvmeofHost host, Function<List<String>, Command.Result> commands) {
+        Map<String, String> modules = new LinkedHashMap<>();
+        for (String module : MODULES) {
+            modules.put(module, Files.isDirectory(host.sysfs().resolve("module").resolve(module.replace('-', '_'))) ? "loaded"
+                    : commands.apply(List.of("modprobe", "-n", "-q", module)).ok() ? "loadable" : "missing");
+        }
+        Command.Result fio = commands.apply(List.of("fio", "--version"));
+        Command.Result nvme = commands.apply(List.of("nvme", "version"));
+        Matcher version = NVME_VERSION.matcher(nvme.output());
+        return new Capabilities(uid(host.proc()) == 0, configfs(host), fio.ok() ? fio.output().strip() : null,
+                nvme.ok() && version.find() ? version.group(1) : null, modules, host.backingPaths());
+    }
+
+    /** The real user id of this process, from /proc/self/status (-1 when unreadable). */
+    private static long uid(Path proc) {
+        for (String line : lines(proc.resolve("self/status"))) {
+            if (line.startsWith("Uid:")) {
+                return Long.parseLong(line.substring(4).strip().split("\\s+")[0]);
+            }
+        }
+        return -1;
+    }
+
+    /** mounted (a configfs at host.configfs()), mountable (the kernel knows configfs) or missing. */
+    private static String configfs(NvmeofHost host) {
+        for (String line : lines(host.proc().resolve("mounts"))) {
+            String[] f = line.split(" ");
+            if (f.length > 2 && f[2].equals("configfs") && f[1].equals(host.configfs().toString())) {
+                return "mounted";
+            }
+        }
+        for (String line : lines(host.proc().resolve("filesystems"))) {
+            if (line.strip().endsWith("configfs")) {
+                return "mountable";
+            }
+        }
+        return "missing";
+    }
+
+    private static List<String> lines(Path path) {
+        try {
+            return Files.readAllLines(path);
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    /** The hello's "nvmeof" facts (see the issue 20 contract). */
+    public Map<String, Object> facts() {
+        Map<String, Object> facts = new LinkedHashMap<>();
+        facts.put("root", root);
+        facts.put("configfs", configfs);
+        facts.put("fio", fio);
+        facts.put("nvme_cli", nvmeCli);
+        facts.put("modules", modules);
+        facts.put("backing_paths", backingPaths);
+        Map<String, Object> target = new LinkedHashMap<>();
+        for (String transport : List.of("rdma", "tcp", "local")) {
+            target.put(transport, missing("target", transport, "null_blk"));
+        }
+        Map<String, Object> initiator = new LinkedHashMap<>();
+        for (String transport : List.of("rdma", "tcp")) {
+            initiator.put(transport, missing("initiator", transport, "null_blk"));
+        }
+        facts.put("missing", Map.of("target", target, "initiator", initiator));
+        return facts;
+    }
+
+    /**
+     * What this host lacks to be side (target, initiator) over transport with this backing: "not root", "configfs",
+     * "module NAME", "fio", "nvme-cli". A local run is the target side (fio on its backing device). The hello's lists
+     * are for the default backing, null_blk; a file or device backing needs neither null_blk nor (local) configfs.
+     */
+    public List<String> missing(String side, String transport, String backing) {
+        List<String> missing = new ArrayList<>();
+        if (!root) {
+            missing.add("not root");
+        }
+        boolean nullBlk = "null_blk".equals(backing);
+        if (side.equals("target")) {
+            boolean fabric = !transport.equals("local");
+            if ((fabric || nullBlk) && configfs.equals("missing")) {
+                missing.add("configfs");
+            }
+            if (fabric) {
+                module(missing, "nvmet");
+                module(missing, "nvmet-" + transport);
+            }
+            if (nullBlk) {
+                module(missing, "null_blk");
+            }
+            if (!fabric && fio == null) {
+                missing.add("fio");
+            }
+        } else {
+            module(missing, "nvme-" + transport);
+            if (fio == null) {
+                missing.add("fio");
+            }
+            if (nvmeCli == null) {
+                missing.add("nvme-cli");
+            }
+        }
+        return missing;
+    }
+
+    private void module(List<String> missing, String name) {
+        if ("missing".equals(modules.get(name))) {
+            missing.add("module " + name);
+        }
+    }
+
+    /** "HOST cannot be an NVMe-oF target over rdma: missing module nvmet-rdma", or null when nothing is missing. */
+    public String refusal(String hostName, String side, String transport, String backing) {
+        List<String> missing = missing(side, transport, backing);
+        if (missing.isEmpty()) {
+            return null;
+        }
+        List<String> pieces = new ArrayList<>(missing);
+        boolean notRoot = pieces.remove("not root");
+        String what = (notRoot ? "not root (the agent needs root or CAP_SYS_ADMIN)" : "")
+                + (notRoot && !pieces.isEmpty() ? "; " : "") + (pieces.isEmpty() ? "" : "missing " + String.join(", ", pieces));
+        return hostName + " cannot be an NVMe-oF " + side + " over " + transport + ": " + what;
+    }
+
+    public String configfs() {
+        return configfs;
+    }
+
+    public String fio() {
+        return fio;
+    }
+}

@@ -1,0 +1,183 @@
+package org.qplab.agent.nvmeof;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Removes what nvmeof runs of this agent left on the host: a run that failed half-way, an agent that was killed,
+ * a controller that never said stop. Runs at agent start and at every nvmeof prepare; idempotent, and it touches
+ * only what carries this agent's names (see {@link NvmeofHost}), in the order that works by hand: fio processes,
+ * connected controllers, nvmet port links and ports, subsystems (allowed hosts, namespaces), hosts, null_blk items.
+ */
+public final class Leftovers {
+
+    /** What was removed, and what could not be (each naming the step and the errno text). */
+    public record Report(List<String> removed, List<String> problems) {
+        public boolean isEmpty() {
+            return removed.isEmpty() && problems.isEmpty();
+        }
+
+        @Override
+        public String toString() {
+            return (removed.isEmpty() ? "nothing removed" : "removed " + String.join(", ", removed))
+                    + (problems.isEmpty() ? "" : "; could not: " + String.join("; ", problems));
+        }
+    }
+
+    private final NvmeofHost host;
+    private final List<String> removed = new ArrayList<>();
+    private final List<String> problems = new ArrayList<>();
+
+    private Leftovers(NvmeofHost host) {
+        this.host = host;
+    }
+
+    public static Report clean(NvmeofHost host) {
+        Leftovers l = new Leftovers(host);
+        l.fioProcesses();
+        l.controllers();
+        l.nvmet();
+        l.nullBlk();
+        return new Report(List.copyOf(l.removed), List.copyOf(l.problems));
+    }
+
+    /** fio processes whose command line carries this agent's job name (--name=qplab-TAG-run-...). */
+    private void fioProcesses() {
+        String marker = "--name=" + host.runPrefix();
+        long self = ProcessHandle.current().pid();
+        for (Path dir : list(host.proc())) {
+            String name = dir.getFileName().toString();
+            if (!name.matches("\\d+") || Long.parseLong(name) == self) {
+                continue;
+            }
+            String cmdline;
+            try {
+                cmdline = new String(Files.readAllBytes(dir.resolve("cmdline")), StandardCharsets.UTF_8);
+            } catch (IOException | RuntimeException e) {
+                continue; // gone, or not ours to read
+            }
+            if (!Stream.of(cmdline.split("\0")).anyMatch(arg -> arg.startsWith(marker))) {
+                continue;
+            }
+            Optional<ProcessHandle> process = ProcessHandle.of(Long.parseLong(name));
+            process.ifPresent(ProcessHandle::destroyForcibly);
+            boolean gone = process.map(p -> {
+                try {
+                    p.onExit().get(3, TimeUnit.SECONDS);
+                    return true;
+                } catch (Exception e) {
+                    return !p.isAlive();
+                }
+            }).orElse(true);
+            if (gone) {
+                removed.add("fio process " + name);
+            } else {
+                problems.add("kill leftover fio process " + name + ": still running 3 s after SIGKILL");
+            }
+        }
+    }
+
+    /** NVMe controllers this agent connected (their hostnqn is its own): deleted as nvme disconnect does. */
+    private void controllers() {
+        for (Path ctrl : list(host.sysfs().resolve("class/nvme"))) {
+            if (host.hostNqn().equals(read(ctrl.resolve("hostnqn")))) {
+                String problem = Command.writeIfPresent("disconnect leftover controller " + ctrl.getFileName(),
+                        ctrl.resolve("delete_controller"), "1");
+                note("controller " + ctrl.getFileName() + " (" + read(ctrl.resolve("subsysnqn")) + ")", problem);
+            }
+        }
+    }
+
+    private void nvmet() {
+        Path nvmet = host.nvmet();
+        if (!Files.isDirectory(nvmet)) {
+            return;
+        }
+        String prefix = host.subsystemPrefix();
+        for (Path port : list(nvmet.resolve("ports"))) {
+            boolean ours = false;
+            for (Path link : list(port.resolve("subsystems"))) {
+                if (link.getFileName().toString().startsWith(prefix)) {
+                    ours = true;
+                    note(null, Command.remove("unlink leftover subsystem from port " + port.getFileName(), link));
+                }
+            }
+            if (ours && list(port.resolve("subsystems")).isEmpty()) {
+                note("port " + port.getFileName(), Command.remove("remove leftover port", port));
+            }
+        }
+        Set<String> theirHosts = new HashSet<>();
+        for (Path subsystem : list(nvmet.resolve("subsystems"))) {
+            if (!subsystem.getFileName().toString().startsWith(prefix)) {
+                for (Path allowed : list(subsystem.resolve("allowed_hosts"))) {
+                    theirHosts.add(allowed.getFileName().toString());
+                }
+                continue;
+            }
+            String step = "remove leftover subsystem " + subsystem.getFileName();
+            for (Path allowed : list(subsystem.resolve("allowed_hosts"))) {
+                note(null, Command.remove(step, allowed));
+            }
+            for (Path namespace : list(subsystem.resolve("namespaces"))) {
+                note(null, Command.writeIfPresent(step, namespace.resolve("enable"), "0"));
+                note(null, Command.remove(step, namespace));
+            }
+            note("subsystem " + subsystem.getFileName(), Command.remove(step, subsystem));
+        }
+        // a qplab host NQN no subsystem allows any more: this agent's subsystems allowed it, or a run died between
+        // creating it and linking it
+        for (Path h : list(nvmet.resolve("hosts"))) {
+            String name = h.getFileName().toString();
+            if (name.startsWith(NvmeofHost.NQN_PREFIX) && !theirHosts.contains(name)) {
+                note("host " + name, Command.remove("remove leftover host", h));
+            }
+        }
+    }
+
+    private void nullBlk() {
+        for (Path item : list(host.nullb())) {
+            if (item.getFileName().toString().startsWith(host.runPrefix())) {
+                String step = "remove leftover null_blk " + item.getFileName();
+                note(null, Command.writeIfPresent(step, item.resolve("power"), "0"));
+                note("null_blk " + item.getFileName(), Command.remove(step, item));
+            }
+        }
+    }
+
+    /** Records a removal (what, when it worked) or its problem. */
+    private void note(String what, String problem) {
+        if (problem != null) {
+            problems.add(problem);
+        } else if (what != null) {
+            removed.add(what);
+        }
+    }
+
+    static List<Path> list(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.sorted().toList();
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    static String read(Path file) {
+        try {
+            return Files.readString(file).strip();
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+}
