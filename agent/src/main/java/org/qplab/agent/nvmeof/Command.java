@@ -118,7 +118,23 @@ final class Command {
     /** Teardown: removes a configfs item (rmdir) or link (unlink); returns what went wrong, or null (missing is fine). */
     static String remove(String step, Path path) {
         try {
-            Files.deleteIfExists(path);
+            try {
+                Files.deleteIfExists(path);
+            } catch (DirectoryNotEmptyException e) {
+                // configfs takes an item's default groups (a port's subsystems/, a subsystem's namespaces/) with it;
+                // a tree of plain directories (the tests' configfs) has them removed first. configfs refuses rmdir
+                // of a default group (EPERM), so on the real thing this changes nothing.
+                for (Path child : Leftovers.list(path)) {
+                    if (Files.isDirectory(child, java.nio.file.LinkOption.NOFOLLOW_LINKS) && Leftovers.list(child).isEmpty()) {
+                        try {
+                            Files.delete(child);
+                        } catch (IOException ignored) {
+                            // a default group of the real configfs
+                        }
+                    }
+                }
+                Files.deleteIfExists(path);
+            }
             return null;
         } catch (IOException e) {
             return step + ": removing " + path + ": " + errno(e);

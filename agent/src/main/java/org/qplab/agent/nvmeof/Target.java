@@ -69,20 +69,8 @@ final class Target {
 
     private void port(long runId) {
         Path ports = host.nvmet().resolve("ports");
-        Set<String> ids = new HashSet<>();
-        Set<String> services = new HashSet<>();
-        for (Path p : Leftovers.list(ports)) {
-            ids.add(p.getFileName().toString());
-            services.add(Leftovers.read(p.resolve("addr_trsvcid")));
-        }
-        int id = PORT_ID_BASE + (int) (runId % PORT_IDS);
-        for (int i = 0; i < PORT_IDS && ids.contains(Integer.toString(id)); i++) {
-            id = PORT_ID_BASE + (id - PORT_ID_BASE + 1) % PORT_IDS;
-        }
-        int service = TRSVCID_BASE + (int) (runId % TRSVCIDS);
-        for (int i = 0; i < TRSVCIDS && services.contains(Integer.toString(service)); i++) {
-            service = TRSVCID_BASE + (service - TRSVCID_BASE + 1) % TRSVCIDS;
-        }
+        int id = portId(ports, runId);
+        int service = trsvcid(ports, runId);
         String step = "create nvmet port " + id + " (" + transport + " " + traddr + ":" + service + ")";
         Path dir = ports.resolve(Integer.toString(id));
         Command.mkdir(step, dir);
@@ -95,6 +83,32 @@ final class Target {
         Path link = dir.resolve("subsystems").resolve(nqn);
         Command.symlink("enable nvmet port " + id + " (" + transport + " " + traddr + ":" + service + ")", link, subsystem);
         portLink = link;
+    }
+
+    /** 20000 + runId % 10000, or the next id no nvmet port has. */
+    static int portId(Path ports, long runId) {
+        Set<String> taken = new HashSet<>();
+        for (Path p : Leftovers.list(ports)) {
+            taken.add(p.getFileName().toString());
+        }
+        return next(PORT_ID_BASE, PORT_IDS, runId, taken);
+    }
+
+    /** 4420 + runId % 1000, or the next service id no other nvmet port listens on. */
+    static int trsvcid(Path ports, long runId) {
+        Set<String> taken = new HashSet<>();
+        for (Path p : Leftovers.list(ports)) {
+            taken.add(Leftovers.read(p.resolve("addr_trsvcid")));
+        }
+        return next(TRSVCID_BASE, TRSVCIDS, runId, taken);
+    }
+
+    private static int next(int base, int count, long runId, Set<String> taken) {
+        int at = (int) (runId % count);
+        for (int i = 0; i < count && taken.contains(Integer.toString(base + at)); i++) {
+            at = (at + 1) % count;
+        }
+        return base + at;
     }
 
     /** Lets hostNqn (the initiator's) connect: hosts/HOSTNQN and the subsystem's allowed_hosts link to it. */
