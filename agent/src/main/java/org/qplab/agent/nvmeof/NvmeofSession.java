@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.qplab.agent.Log;
 import org.qplab.agent.engine.RunSession;
+import org.qplab.agent.engine.SpecViolation;
 import org.qplab.protocol.Interval;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.ObjectMapper;
@@ -94,10 +95,9 @@ public final class NvmeofSession implements RunSession {
         if (refusal != null) {
             throw NvmeofException.refused(refusal);
         }
-        if (!"initiator".equals(side) && !"null_blk".equals(spec.backing())
-                && !host.backingPaths().contains(spec.backingPath())) {
-            throw NvmeofException.invalid("backing_path " + spec.backingPath() + " is not one of " + host.agentId()
-                    + "'s nvmeof backing paths " + host.backingPaths() + " (agent option --nvmeof-backing)");
+        SpecViolation path = "initiator".equals(side) ? null : spec.checkBackingPath(host.agentId(), host.backingPaths());
+        if (path != null) {
+            throw NvmeofException.invalid(path.field() + ": " + path.message());
         }
         NvmeofSession session = new NvmeofSession(host, runId, role, spec);
         try {
