@@ -348,8 +348,15 @@ public final class NvmeofSession implements RunSession {
         summary.put("device", initiator != null ? initiator.device() : backing != null ? backing.device() : null);
         Map<String, Object> fioCpu = null;
         List<String> all = new ArrayList<>();
+        Map<String, Object> measured = null;
         if (fio != null) {
-            Map<String, Object> measured = new LinkedHashMap<>(fio.summary());
+            try {
+                measured = new LinkedHashMap<>(fio.summary());
+            } catch (IllegalStateException e) { // fio failed, or printed no final report
+                error = "fio on " + summary.get("device") + ": " + e.getMessage();
+            }
+        }
+        if (measured != null) {
             if (measured.remove("cpu") instanceof Map<?, ?> cpu) {
                 fioCpu = new LinkedHashMap<>();
                 for (Map.Entry<?, ?> e : cpu.entrySet()) {
