@@ -81,7 +81,8 @@ class NvmeofAgentIntegrationTests {
         CommandResult cleanInitiator = lab.ssh(INITIATOR, TIMEOUT, java() + " vm2 " + lab.rdmaAddress(INITIATOR) + " cleanup");
         System.out.println(cleanInitiator.describe());
         assertThat(line(cleanInitiator.stdout(), "LEFTOVERS ")).as(cleanInitiator.describe())
-                .startsWith("LEFTOVERS removed fio process").contains("controller nvme").doesNotContain("could not");
+                .startsWith("LEFTOVERS removed fio process")
+                .contains("controller nvme", "(nqn.2014-08.org.qplab:vm1:run-" + runId + ")").doesNotContain("could not");
         CommandResult cleanTarget = lab.ssh(TARGET, TIMEOUT, java() + " vm1 " + lab.rdmaAddress(TARGET) + " cleanup");
         System.out.println(cleanTarget.describe());
         assertThat(line(cleanTarget.stdout(), "LEFTOVERS ")).as(cleanTarget.describe())

@@ -90,9 +90,9 @@ public final class Leftovers {
     private void controllers() {
         for (Path ctrl : list(host.sysfs().resolve("class/nvme"))) {
             if (host.hostNqn().equals(read(ctrl.resolve("hostnqn")))) {
-                String problem = Command.writeIfPresent("disconnect leftover controller " + ctrl.getFileName(),
-                        ctrl.resolve("delete_controller"), "1");
-                note("controller " + ctrl.getFileName() + " (" + read(ctrl.resolve("subsysnqn")) + ")", problem);
+                String what = "controller " + ctrl.getFileName() + " (" + read(ctrl.resolve("subsysnqn")) + ")";
+                note(what, Command.writeIfPresent("disconnect leftover controller " + ctrl.getFileName(),
+                        ctrl.resolve("delete_controller"), "1"));
             }
         }
     }

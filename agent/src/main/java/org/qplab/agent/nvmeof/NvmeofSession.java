@@ -71,6 +71,16 @@ public final class NvmeofSession implements RunSession {
      * makes this side's part: the target's backing, subsystem, port and control socket; a loopback's backing.
      */
     public static NvmeofSession create(long runId, Map<String, Object> params, NvmeofHost host) {
+        try {
+            return prepare(runId, params, host);
+        } catch (NvmeofException e) {
+            throw e;
+        } catch (RuntimeException e) { // RunExecutor reports engine exceptions only
+            throw NvmeofException.failed("prepare: " + e);
+        }
+    }
+
+    private static NvmeofSession prepare(long runId, Map<String, Object> params, NvmeofHost host) {
         Map<String, Object> specKeys = new LinkedHashMap<>(params);
         String role = String.valueOf(specKeys.getOrDefault("role", "loopback"));
         specKeys.remove("role");
@@ -148,10 +158,16 @@ public final class NvmeofSession implements RunSession {
         } catch (JacksonException e) {
             throw NvmeofException.invalid("connect: the peer's endpoint is not JSON: " + peerEndpointJson);
         }
-        if (target != null) {
-            acceptInitiator(text(endpoint, "hostnqn"));
-        } else if (initiator == null && "client".equals(role)) {
-            connectToTarget(endpoint);
+        try {
+            if (target != null) {
+                acceptInitiator(text(endpoint, "hostnqn"));
+            } else if (initiator == null && "client".equals(role)) {
+                connectToTarget(endpoint);
+            }
+        } catch (NvmeofException e) {
+            throw e;
+        } catch (RuntimeException e) { // RunExecutor reports engine exceptions only
+            throw NvmeofException.failed("connect: " + e);
         }
     }
 
@@ -227,7 +243,7 @@ public final class NvmeofSession implements RunSession {
                 throw NvmeofException.failed("start fio on " + device + ": " + e.getMessage());
             }
             if (stopRequested) {
-                fio.stop();
+                stop();
             }
         }
     }
@@ -329,12 +345,15 @@ public final class NvmeofSession implements RunSession {
         return run == null ? 0 : run.drainIntervals(into);
     }
 
+    /** Returns at once (RunExecutor calls it on the controller link's thread): fio is stopped on a thread of its own. */
     @Override
     public void stop() {
         stopRequested = true;
         FioRun run = fio;
         if (run != null) {
-            run.stop();
+            Thread stopping = new Thread(run::stop, "qplab-fio-stop");
+            stopping.setDaemon(true);
+            stopping.start();
         }
     }
 
