@@ -21,11 +21,6 @@ public final class NvmeofException extends EngineException {
         return new NvmeofException(ESYS, message);
     }
 
-    /** The run failed while it ran (the peer went away): the next try may succeed. */
-    static NvmeofException runFailed(String message) {
-        return new NvmeofException(ERUN, message);
-    }
-
     /** The host cannot do this run (a missing module, no root): the same host refuses it again. */
     static NvmeofException refused(String message) {
         return new NvmeofException(EUNSUPPORTED, message);
