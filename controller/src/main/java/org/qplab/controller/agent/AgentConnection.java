@@ -31,6 +31,8 @@ public final class AgentConnection {
     private final Sinks.Many<AgentMessage> outbound = Sinks.many().unicast().onBackpressureBuffer();
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private volatile String agentId;
+    /** What the agent reported about its host in its hello (kernel, devices, nvmeof capabilities). */
+    private volatile Map<String, Object> facts = Map.of();
     private volatile Long busyWith;
     private volatile boolean open = true;
     private volatile boolean refused;
@@ -47,6 +49,15 @@ public final class AgentConnection {
 
     void registeredAs(String agentId) {
         this.agentId = agentId;
+    }
+
+    void facts(Map<String, Object> facts) {
+        this.facts = facts == null ? Map.of() : facts;
+    }
+
+    /** The host facts of the agent's hello on this link. */
+    public Map<String, Object> facts() {
+        return facts;
     }
 
     String remote() {

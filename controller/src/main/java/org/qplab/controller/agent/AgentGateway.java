@@ -270,6 +270,7 @@ public class AgentGateway implements WebSocketHandler {
         String agentId = hello.agentId();
         connection.presented(presented);
         connection.registeredAs(agentId);
+        connection.facts(hello.facts());
         List<Long> known = hello.knownRuns() == null ? List.of() : hello.knownRuns();
         return jdbc.call(() -> {
             installation.id(); // read here, off the event loop, before the welcome needs it

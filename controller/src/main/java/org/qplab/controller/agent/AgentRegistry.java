@@ -63,6 +63,12 @@ public class AgentRegistry {
         return connected.values().stream().mapToLong(AgentConnection::spoolBytes).sum();
     }
 
+    /** The hello facts of agentId while it is connected (an open link), else null. */
+    public Map<String, Object> connectedFacts(String agentId) {
+        AgentConnection live = connected.get(agentId);
+        return live != null && live.open() ? live.facts() : null;
+    }
+
     public Optional<AgentConnection> get(String agentId) {
         return Optional.ofNullable(connected.get(agentId));
     }

@@ -71,7 +71,7 @@ class ExperimentController {
         this.runs = runs;
         this.scheduler = scheduler;
         this.reader = new MatrixReader(json);
-        this.expander = new MatrixExpander(json, properties.maxRuns());
+        this.expander = new MatrixExpander(json, properties.maxRuns(), agents::connectedFacts);
     }
 
     /** 201; 400 listing every violation of the matrix; 429 when its runs would pass qplab.limits.queued-runs. */

@@ -2,9 +2,11 @@ package org.qplab.controller.experiment;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.qplab.controller.api.Violation;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -43,11 +45,22 @@ public final class MatrixExpander {
     private final ObjectMapper json;
     private final long maxRuns;
     private final SpecCheck specs;
+    private final HostCapabilities capabilities;
 
     public MatrixExpander(ObjectMapper json, long maxRuns) {
+        this(json, maxRuns, HostCapabilities.NONE);
+    }
+
+    /** connectedFacts: the hello facts of a connected agent by its id (null when it is not connected). */
+    public MatrixExpander(ObjectMapper json, long maxRuns, Function<String, Map<String, Object>> connectedFacts) {
+        this(json, maxRuns, new HostCapabilities(connectedFacts));
+    }
+
+    private MatrixExpander(ObjectMapper json, long maxRuns, HostCapabilities capabilities) {
         this.json = json;
         this.maxRuns = maxRuns;
         this.specs = new SpecCheck(json);
+        this.capabilities = capabilities;
     }
 
     public Matrix expand(JsonNode root) {
@@ -93,18 +106,25 @@ public final class MatrixExpander {
                     + "(hosts: {pairs: [[client, server], ...]} or {group: [...]}); a loopback run holds both ends in "
                     + "one process"));
         }
+        if (hosts.stream().anyMatch(h -> h.server() == null) && points.stream().anyMatch(MatrixExpander::fabric)) {
+            violations.add(new Violation(Parameter.TRANSPORT.key(), "nvmeof over rdma or tcp is a pair run: the "
+                    + "server host is the NVMe-oF target, the client the initiator (hosts: {pairs: [[client, server], "
+                    + "...]} or {group: [...]}); on one host use transport local"));
+        }
         if (violations.stream().noneMatch(v -> v.field().startsWith("exclude"))) {
             // a key whose value the matrix already got wrong is not checked again with the engine's default
             List<Violation> matrixOwn = List.copyOf(violations);
             specs.check(points, matrix.base(), matrix.dimensions(), matrix.zips(),
                     key -> hasViolationAt(matrixOwn, key), violations);
         }
+        capabilities.check(points, point -> placements(point, hosts), point -> SpecCheck.where(
+                Parameter.BACKING_PATH.key(), point, matrix.base(), matrix.dimensions(), matrix.zips()), violations);
         if (!violations.isEmpty()) {
             throw new InvalidMatrixException(violations);
         }
         List<Matrix.RunPoint> runs = new ArrayList<>(points.size() * repeats);
         for (Map<String, Object> point : points) {
-            for (MatrixHosts.Pair where : hosts) {
+            for (MatrixHosts.Pair where : placements(point, hosts)) {
                 for (int r = 0; r < repeats; r++) {
                     runs.add(new Matrix.RunPoint(point, r, where.client(), where.server()));
                 }
@@ -114,6 +134,26 @@ public final class MatrixExpander {
         Map<String, Object> source = json.treeToValue(root, Map.class);
         order.arrange(runs, source);
         return new Matrix(name, source, runs);
+    }
+
+    /** An nvmeof point over a fabric (rdma, tcp): a pair run, target and initiator on two hosts. */
+    private static boolean fabric(Map<String, Object> point) {
+        return Parameter.nvmeof(point) && !"local".equals(point.get(Parameter.TRANSPORT.key()));
+    }
+
+    /**
+     * Where a point's runs go. nvmeof's transport local runs fio on the target's own backing device: a loopback
+     * run on each pair's server host (the target), each such host once; a loopback host stays itself.
+     */
+    static List<MatrixHosts.Pair> placements(Map<String, Object> point, List<MatrixHosts.Pair> hosts) {
+        if (!Parameter.nvmeof(point) || !"local".equals(point.get(Parameter.TRANSPORT.key()))) {
+            return hosts;
+        }
+        Set<MatrixHosts.Pair> targets = new LinkedHashSet<>();
+        for (MatrixHosts.Pair pair : hosts) {
+            targets.add(pair.server() == null ? pair : new MatrixHosts.Pair(pair.server(), null));
+        }
+        return List.copyOf(targets);
     }
 
     private static String name(JsonNode node, List<Violation> violations) {

@@ -30,6 +30,15 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
             Parameter.PROVIDER.key(), "tcp", Parameter.OP.key(), "send", Parameter.MODE.key(), "bw",
             Parameter.THREADS.key(), 1L, Parameter.QPS_PER_THREAD.key(), 1L);
 
+    /**
+     * The same for an nvmeof point: fio's parameters the dashboard's curves group by (NvmeofSpec's defaults),
+     * instead of the engine's, which mean nothing to fio.
+     */
+    static final Map<String, Object> NVMEOF_DEFAULTS = Map.of(
+            Parameter.PROVIDER.key(), Parameter.NVMEOF, Parameter.TRANSPORT.key(), "rdma",
+            Parameter.RW.key(), "randread", Parameter.BS.key(), 4096L, Parameter.IODEPTH.key(), 1L,
+            Parameter.NUMJOBS.key(), 1L, Parameter.IOENGINE.key(), "io_uring");
+
     static MatrixPoints read(JsonNode root, List<Violation> violations) {
         Map<String, Object> base = base(root.get("base"), violations);
         Map<String, List<Object>> dimensions = dimensions(root.get("dimensions"), base, violations);
@@ -48,12 +57,10 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
         return total;
     }
 
-    /** Every point, in matrix order, from the valid values only, with the engine's defaults written in. */
+    /** Every point, in matrix order, from the valid values only, with its provider's defaults written in. */
     List<Map<String, Object>> crossProduct() {
         List<Map<String, Object>> points = new ArrayList<>();
-        Map<String, Object> first = new LinkedHashMap<>(EXPLICIT_DEFAULTS);
-        first.putAll(base);
-        points.add(first);
+        points.add(new LinkedHashMap<>(base));
         for (var dimension : dimensions.entrySet()) {
             List<Map<String, Object>> next = new ArrayList<>(points.size() * dimension.getValue().size());
             for (Map<String, Object> point : points) {
@@ -79,12 +86,16 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
             }
             points = next;
         }
+        List<Map<String, Object>> withDefaults = new ArrayList<>(points.size());
         for (Map<String, Object> point : points) {
-            if ("verbs".equals(point.get(Parameter.PROVIDER.key()))) {
-                point.putIfAbsent(Parameter.TRANSPORT.key(), Parameter.TRANSPORT.verbsDefault());
+            Map<String, Object> p = new LinkedHashMap<>(Parameter.nvmeof(point) ? NVMEOF_DEFAULTS : EXPLICIT_DEFAULTS);
+            p.putAll(point);
+            if ("verbs".equals(p.get(Parameter.PROVIDER.key()))) {
+                p.putIfAbsent(Parameter.TRANSPORT.key(), Parameter.TRANSPORT.verbsDefault());
             }
+            withDefaults.add(p);
         }
-        return points;
+        return withDefaults;
     }
 
     static Violation unknownParameter(String field, String key) {

@@ -10,13 +10,14 @@ import org.qplab.controller.api.Violation;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The run parameters a matrix may set: the native engine's spec keys (agent/src/main/c/qpb.h), each with
- * the type a matrix writes it in (sizes also as "4K"; choices by name, so that a typo in an exclude is
- * caught). Their limits and the rules between them are the engine's alone: every expanded point goes
- * through the engine's spec check ({@link SpecCheck}). role, bind and port are the controller's to choose.
+ * The run parameters a matrix may set: the native engine's spec keys (agent/src/main/c/qpb.h) and the nvmeof
+ * provider's (fio's, org.qplab.agent.nvmeof.NvmeofSpec), each with the type a matrix writes it in (sizes also
+ * as "4K"; choices by name, so that a typo in an exclude is caught). Their limits and the rules between them
+ * are the engine's, or NvmeofSpec's for an nvmeof point: every expanded point goes through one of their checks
+ * ({@link SpecCheck}). role, bind and port are the controller's to choose.
  */
 public enum Parameter {
-    PROVIDER("provider", Kind.CHOICE, List.of("tcp", "verbs")),
+    PROVIDER("provider", Kind.CHOICE, List.of("tcp", "verbs", "nvmeof")),
     OP("op", Kind.CHOICE, List.of("send", "write", "read", "atomic_fadd", "atomic_cswap")),
     /** bw (the default) or latency: perftest's *_lat, one ping-pong per thread, cycle time = its latency. */
     MODE("mode", Kind.CHOICE, List.of("bw", "latency")),
@@ -45,7 +46,8 @@ public enum Parameter {
     DEVICE("device", Kind.TEXT, List.of(), ""),
     IB_PORT("ib_port", Kind.INT, List.of(), 1L),
     GID_INDEX("gid_index", Kind.INT, List.of(), -1L),
-    TRANSPORT("transport", Kind.CHOICE, List.of("rc", "uc", "ud", "xrc"), "rc"),
+    /** verbs: rc (its default), uc, ud, xrc; nvmeof: rdma (its default), tcp, local (no fabric: on the target host). */
+    TRANSPORT("transport", Kind.CHOICE, List.of("rc", "uc", "ud", "xrc", "rdma", "tcp", "local"), "rc"),
     SRQ("srq", Kind.CHOICE, List.of("none", "per_thread", "shared"), "none"),
     INLINE_SIZE("inline_size", Kind.SIZE, List.of(), 0L),
     SIGNAL_EVERY("signal_every", Kind.INT, List.of(), 1L),
@@ -57,7 +59,29 @@ public enum Parameter {
     LOCK_MODEL("lock_model", Kind.CHOICE, List.of("shared", "thread_domain"), "shared"),
     MTU("mtu", Kind.INT, List.of(), 0L),
     RDMA_CM("rdma_cm", Kind.BOOL, List.of(), false),
-    QP_SHARING("qp_sharing", Kind.CHOICE, List.of("per_thread", "shared"), "per_thread");
+    QP_SHARING("qp_sharing", Kind.CHOICE, List.of("per_thread", "shared"), "per_thread"),
+    // The nvmeof provider's keys (fio on NVMe-oF; their ranges and rules: org.qplab.agent.nvmeof.NvmeofSpec).
+    BACKING("backing", Kind.CHOICE, List.of("null_blk", "file", "device"), Provider.NVMEOF),
+    /** A file or block device the target host lists (its agent's --nvmeof-backing). */
+    BACKING_PATH("backing_path", Kind.TEXT, List.of(), Provider.NVMEOF),
+    BACKING_SIZE("backing_size", Kind.SIZE, List.of(), Provider.NVMEOF),
+    RW("rw", Kind.CHOICE, List.of("read", "write", "randread", "randwrite", "randrw"), Provider.NVMEOF),
+    RWMIXREAD("rwmixread", Kind.INT, List.of(), Provider.NVMEOF),
+    BS("bs", Kind.SIZE, List.of(), Provider.NVMEOF),
+    IODEPTH("iodepth", Kind.INT, List.of(), Provider.NVMEOF),
+    NUMJOBS("numjobs", Kind.INT, List.of(), Provider.NVMEOF),
+    IOENGINE("ioengine", Kind.CHOICE, List.of("io_uring", "libaio"), Provider.NVMEOF),
+    /** fio --runtime (time based); nvmeof's default 10000 when size is unset. */
+    RUNTIME_MS("runtime_ms", Kind.INT, List.of(), Provider.NVMEOF),
+    /** fio --size: bytes per job, not time based. */
+    SIZE("size", Kind.SIZE, List.of(), Provider.NVMEOF),
+    DIRECT("direct", Kind.BOOL, List.of(), Provider.NVMEOF);
+
+    /** The nvmeof provider: fio on NVMe-oF, checked by NvmeofSpec rather than the engine. */
+    public static final String NVMEOF = "nvmeof";
+
+    /** Marks a parameter as the nvmeof provider's alone. */
+    private enum Provider { NVMEOF }
 
     enum Kind { INT, SIZE, BOOL, CHOICE, TEXT }
 
@@ -74,6 +98,7 @@ public enum Parameter {
     private final List<String> choices;
     /** The engine's default for a verbs-only knob; null for parameters every provider takes. */
     private final Object verbsDefault;
+    private final boolean nvmeofOnly;
 
     Parameter(String key, Kind kind) {
         this(key, kind, List.of(), null);
@@ -88,6 +113,25 @@ public enum Parameter {
         this.kind = kind;
         this.choices = choices;
         this.verbsDefault = verbsDefault;
+        this.nvmeofOnly = false;
+    }
+
+    Parameter(String key, Kind kind, List<String> choices, Provider only) {
+        this.key = key;
+        this.kind = kind;
+        this.choices = choices;
+        this.verbsDefault = null;
+        this.nvmeofOnly = true;
+    }
+
+    /** True for the nvmeof provider's keys (fio's), which the native engine does not know. */
+    public boolean nvmeofOnly() {
+        return nvmeofOnly;
+    }
+
+    /** Whether a point (its provider) is an nvmeof run. */
+    public static boolean nvmeof(java.util.Map<String, Object> point) {
+        return NVMEOF.equals(point.get(PROVIDER.key));
     }
 
     /** True for knobs only the verbs provider has. */

@@ -40,7 +40,10 @@ public class PairRuns {
         PREPARE(Duration.ofSeconds(30)),
         CONNECT(Duration.ofSeconds(60)),
         START_SERVER(Duration.ofSeconds(30)),
-        /** Its limit: a duration run's duration + COLLECT's, a run by iterations qplab.schedule.run-timeout. */
+        /**
+         * Its limit: a duration run's duration + COLLECT's, an nvmeof run's runtime_ms + a set-up margin +
+         * COLLECT's, a run by iterations (or fio by size) qplab.schedule.run-timeout.
+         */
         RUN(null),
         COLLECT(Duration.ofSeconds(60));
 
@@ -110,6 +113,11 @@ public class PairRuns {
             return side == client ? server : client;
         }
     }
+
+    /** fio's runtime when an nvmeof run sets neither runtime_ms nor size (NvmeofSpec's default). */
+    static final long NVMEOF_RUNTIME_MS = 10_000;
+    /** An nvmeof run step's set-up beyond fio's runtime: fio's start, nvme disconnect (its own timeout 30 s). */
+    static final Duration NVMEOF_MARGIN = Duration.ofSeconds(30);
 
     private final Map<Long, Pair> pairs = new ConcurrentHashMap<>();
     /** Runs whose pair ended or timed out: late messages of theirs are only acknowledged. */
@@ -251,8 +259,8 @@ public class PairRuns {
                     if (pair.step == Step.RUN) {
                         // a run that outlived its limit would most likely do so again: not retried
                         abort(pair, "run timed out after " + pair.limit.toSeconds() + " s"
-                                + (pair.limit == runTimeout ? " (qplab.schedule.run-timeout)" : " (duration_ms + "
-                                + Step.COLLECT.timeout().toSeconds() + " s)") + ", waiting for " + waitingFor(pair)
+                                + (pair.limit == runTimeout ? " (qplab.schedule.run-timeout)" : limitText(pair.params))
+                                + ", waiting for " + waitingFor(pair)
                                 + "; both sides were told to stop", false);
                     } else {
                         abort(pair, pair.step + " timed out after " + pair.limit.toSeconds() + " s, waiting for "
@@ -314,11 +322,26 @@ public class PairRuns {
         }
     }
 
-    /** How long the run step may take: a duration run its duration + collect, a run by iterations run-timeout. */
-    private Duration runLimit(Map<String, Object> params) {
+    /**
+     * How long the run step may take: a duration run its duration + collect, a run by iterations run-timeout. An
+     * nvmeof run's fio runs for runtime_ms (its default when size is unset); its initiator also starts fio and
+     * disconnects inside the step: + NVMEOF_MARGIN. By size (not time based): run-timeout.
+     */
+    Duration runLimit(Map<String, Object> params) {
+        if ("nvmeof".equals(params.get("provider"))) {
+            Object runtime = params.containsKey("size") ? null : params.getOrDefault("runtime_ms", NVMEOF_RUNTIME_MS);
+            return runtime instanceof Number ms && ms.longValue() > 0
+                    ? Duration.ofMillis(ms.longValue()).plus(NVMEOF_MARGIN).plus(Step.COLLECT.timeout()) : runTimeout;
+        }
         Object duration = params.get("duration_ms");
         return duration instanceof Number ms && ms.longValue() > 0
                 ? Duration.ofMillis(ms.longValue()).plus(Step.COLLECT.timeout()) : runTimeout;
+    }
+
+    private static String limitText(Map<String, Object> params) {
+        return "nvmeof".equals(params.get("provider"))
+                ? " (runtime_ms + " + NVMEOF_MARGIN.toSeconds() + " s + " + Step.COLLECT.timeout().toSeconds() + " s)"
+                : " (duration_ms + " + Step.COLLECT.timeout().toSeconds() + " s)";
     }
 
     /** Fails the run (tried again when retryable and tries are left), tells both sides to cancel and frees them. */

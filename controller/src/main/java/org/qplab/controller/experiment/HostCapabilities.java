@@ -1,0 +1,93 @@
+package org.qplab.controller.experiment;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.qplab.controller.api.Violation;
+
+/**
+ * What the named hosts of an nvmeof point can do, as their connected agents said in their hello (facts key
+ * {@code nvmeof}: {@code missing.target|initiator.rdma|tcp|local}, {@code backing_paths}). A point a connected
+ * host cannot run is refused at submit, naming the host and the missing piece, before anything is queued;
+ * a host whose agent is not connected is not checked here (its agent refuses the same at prepare).
+ */
+final class HostCapabilities {
+
+    /** Nobody connected: nothing to check (a matrix checked without a controller's agents). */
+    static final HostCapabilities NONE = new HostCapabilities(host -> null);
+
+    /** The hello facts of the agent with this id when it is connected now, else null. */
+    private final Function<String, Map<String, Object>> connectedFacts;
+
+    HostCapabilities(Function<String, Map<String, Object>> connectedFacts) {
+        this.connectedFacts = connectedFacts;
+    }
+
+    /**
+     * Adds a violation per host and missing piece (field hosts), and per backing_path the target does not list
+     * (field where the matrix sets it), each once. where gives a point's placements: a pair (client =
+     * initiator, server = target), or a loopback host (client only) for transport local.
+     */
+    void check(List<Map<String, Object>> points, Function<Map<String, Object>, List<MatrixHosts.Pair>> where,
+               Function<Map<String, Object>, String> backingPathField, List<Violation> violations) {
+        Set<Violation> found = new LinkedHashSet<>();
+        for (Map<String, Object> point : points) {
+            if (!Parameter.nvmeof(point)) {
+                continue;
+            }
+            String transport = String.valueOf(point.get(Parameter.TRANSPORT.key()));
+            for (MatrixHosts.Pair pair : where.apply(point)) {
+                boolean loopback = pair.server() == null;
+                String target = loopback ? pair.client() : pair.server();
+                if (target != null) {
+                    side(loopback ? "host" : "server", target, "target", transport, found);
+                    backingPath(point, target, backingPathField, found);
+                }
+                if (!loopback) {
+                    side("client", pair.client(), "initiator", transport, found);
+                }
+            }
+        }
+        violations.addAll(found);
+    }
+
+    private void side(String role, String host, String as, String transport, Set<Violation> found) {
+        Map<String, Object> nvmeof = nvmeofFacts(host);
+        if (nvmeof == null) {
+            if (connectedFacts.apply(host) != null) {
+                found.add(new Violation("hosts", role + " " + host + " cannot be an NVMe-oF " + as + " over "
+                        + transport + ": its agent reports no NVMe-oF capabilities (an agent without the nvmeof "
+                        + "provider; update it)"));
+            }
+            return;
+        }
+        if (nvmeof.get("missing") instanceof Map<?, ?> missing && missing.get(as) instanceof Map<?, ?> byTransport
+                && byTransport.get(transport) instanceof List<?> pieces && !pieces.isEmpty()) {
+            found.add(new Violation("hosts", role + " " + host + " cannot be an NVMe-oF " + as + " over " + transport
+                    + ": missing " + String.join(", ", pieces.stream().map(String::valueOf).toList())));
+        }
+    }
+
+    private void backingPath(Map<String, Object> point, String target,
+                             Function<Map<String, Object>, String> field, Set<Violation> found) {
+        Object path = point.get(Parameter.BACKING_PATH.key());
+        Map<String, Object> nvmeof = nvmeofFacts(target);
+        if (path == null || nvmeof == null) {
+            return;
+        }
+        List<?> listed = nvmeof.get("backing_paths") instanceof List<?> paths ? paths : List.of();
+        if (!listed.contains(path)) {
+            found.add(new Violation(field.apply(point), "backing_path " + path + " is not one the target host "
+                    + target + " lists (its agent's --nvmeof-backing): " + (listed.isEmpty() ? "it lists none"
+                    : "it lists " + String.join(", ", listed.stream().map(String::valueOf).toList()))));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> nvmeofFacts(String host) {
+        Map<String, Object> facts = host == null ? null : connectedFacts.apply(host);
+        return facts != null && facts.get("nvmeof") instanceof Map<?, ?> nvmeof ? (Map<String, Object>) nvmeof : null;
+    }
+}
