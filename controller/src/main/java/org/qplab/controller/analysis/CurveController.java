@@ -32,7 +32,7 @@ class CurveController {
      */
     static final Map<String, String> METRICS = Map.ofEntries(
             Map.entry("bw_avg_bps", "s.bw_avg_bps"), Map.entry("bw_peak_bps", "s.bw_peak_bps"),
-            Map.entry("msg_rate", "s.msg_rate"),
+            Map.entry("msg_rate", "s.msg_rate"), Map.entry("iops", "s.msg_rate"),
             Map.entry("cycle_median_ns", "s.cycle_median_ns"), Map.entry("cycle_p99_ns", "s.cycle_p99_ns"),
             Map.entry("cycle_p999_ns", "(s.summary -> 'cycle_ns' ->> 'p999')::double precision"),
             // what both sides sent: the client's, plus the server's in a bidirectional run (a server that only
@@ -65,15 +65,19 @@ class CurveController {
                     + "second, cycle_* nanoseconds (the time of one cycle of every run), latency_* microseconds "
                     + "(latency runs only, mode latency or an imported perftest *_lat: min, typical = median, avg, "
                     + "p99, p999, max; half the round trip for send and write, as perftest reports them; bandwidth "
-                    + "runs add no point). An "
-                    + "experiment that does not exist, or has no finished run yet, has no points.")
+                    + "runs add no point), iops I/Os per second (an nvmeof run's fio IOPS, its msg_rate; its "
+                    + "latency_* are fio's completion latency, its bw_* fio's bytes per second). x may also be a "
+                    + "metric (latency percentiles against iops): then each point is one matrix point's runs (its "
+                    + "repeats, and the host pairs it ran on, pooled), at the mean of x and the mean of y, min..max "
+                    + "of y. An experiment that does not exist, or has no finished run yet, has no points.")
     @ApiResponse(responseCode = "200", description = "The curve.")
     Mono<Curve> curve(@PathVariable long id,
                       @io.swagger.v3.oas.annotations.Parameter(description = "The x axis: a numeric parameter "
-                              + "(msg_size, threads, qps_per_thread, tx_depth, ...).")
+                              + "(msg_size, threads, qps_per_thread, tx_depth, iodepth, bs, numjobs, ...), or a "
+                              + "metric (one of y's; each point then one matrix point's runs).")
                       @RequestParam(defaultValue = "msg_size") String x,
                       @io.swagger.v3.oas.annotations.Parameter(description = "The metric: bw_avg_bps, bw_peak_bps, "
-                              + "bw_sum_bps, msg_rate, cycle_median_ns, cycle_p99_ns, cycle_p999_ns, latency_min_us, "
+                              + "bw_sum_bps, msg_rate, iops, cycle_median_ns, cycle_p99_ns, cycle_p999_ns, latency_min_us, "
                               + "latency_typical_us, latency_avg_us, latency_p99_us, latency_p999_us or "
                               + "latency_max_us.")
                       @RequestParam(defaultValue = "bw_avg_bps") String y,
@@ -82,8 +86,10 @@ class CurveController {
                               + "values is a series, named by the values joined by spaces (\"rc send\").")
                       @RequestParam(defaultValue = "threads") String series) {
         List<Violation> problems = new ArrayList<>();
-        if (Parameter.byKey(x).filter(Parameter::numeric).isEmpty()) {
-            problems.add(new Violation("x", "must be a numeric parameter (msg_size, threads, qps_per_thread, ...), got " + x));
+        boolean metricX = METRICS.containsKey(x);
+        if (!metricX && Parameter.byKey(x).filter(Parameter::numeric).isEmpty()) {
+            problems.add(new Violation("x", "must be a numeric parameter (msg_size, threads, qps_per_thread, iodepth, "
+                    + "bs, ...) or a metric (" + String.join(", ", new TreeSet<>(METRICS.keySet())) + "), got " + x));
         }
         if (!METRICS.containsKey(y)) {
             problems.add(new Violation("y", "must be one of " + new TreeSet<>(METRICS.keySet()) + ", got " + y));
@@ -96,6 +102,8 @@ class CurveController {
         if (!problems.isEmpty()) {
             return Mono.error(new BadRequest("invalid curve request", problems));
         }
-        return jdbc.call(() -> new Curve(x, y, series, curves.points(id, x, seriesKeys, METRICS.get(y))));
+        return jdbc.call(() -> new Curve(x, y, series, metricX
+                ? curves.pointsAgainstMetric(id, METRICS.get(x), seriesKeys, METRICS.get(y))
+                : curves.points(id, x, seriesKeys, METRICS.get(y))));
     }
 }

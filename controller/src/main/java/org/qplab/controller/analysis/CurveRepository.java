@@ -21,17 +21,40 @@ public class CurveRepository {
      * Several series keys make one series per combination of their values, named by the values joined by spaces.
      */
     public List<Curve.Point> points(long experimentId, String x, List<String> series, String metric) {
-        String seriesSql = series.size() == 1 ? "r.params ->> ?"
-                : "concat_ws(' ', " + String.join(", ", series.stream().map(key -> "r.params ->> ?").toList()) + ")";
         String sql = """
                 SELECT %2$s AS series, (r.params ->> ?)::double precision AS x,
                        avg(%1$s) AS y, count(*) AS n, min(%1$s) AS lo, max(%1$s) AS hi
                 FROM run r JOIN run_summary s ON s.run_id = r.id
                 WHERE r.experiment_id = ? AND r.status = 'FINISHED' AND %1$s IS NOT NULL
-                GROUP BY 1, 2""".formatted(metric, seriesSql);
+                GROUP BY 1, 2""".formatted(metric, seriesSql(series));
         List<Object> params = new ArrayList<>(series);
         params.add(x);
         params.add(experimentId);
+        return query(sql, params);
+    }
+
+    /**
+     * A metric against another (xMetric, an SQL expression like metric): one point per matrix point (the runs
+     * with the same parameters: repeats and host pairs pooled), at the mean of x and the mean of y.
+     */
+    public List<Curve.Point> pointsAgainstMetric(long experimentId, String xMetric, List<String> series, String metric) {
+        String sql = """
+                SELECT %3$s AS series, avg(%2$s) AS x,
+                       avg(%1$s) AS y, count(*) AS n, min(%1$s) AS lo, max(%1$s) AS hi
+                FROM run r JOIN run_summary s ON s.run_id = r.id
+                WHERE r.experiment_id = ? AND r.status = 'FINISHED' AND %1$s IS NOT NULL AND %2$s IS NOT NULL
+                GROUP BY 1, r.params""".formatted(metric, xMetric, seriesSql(series));
+        List<Object> params = new ArrayList<>(series);
+        params.add(experimentId);
+        return query(sql, params);
+    }
+
+    private static String seriesSql(List<String> series) {
+        return series.size() == 1 ? "r.params ->> ?"
+                : "concat_ws(' ', " + String.join(", ", series.stream().map(key -> "r.params ->> ?").toList()) + ")";
+    }
+
+    private List<Curve.Point> query(String sql, List<Object> params) {
         return jdbc.sql(sql).params(params)
                 .query((rs, i) -> new Curve.Point(seriesValue(rs.getString("series")), rs.getDouble("x"),
                         rs.getDouble("y"), rs.getInt("n"), rs.getDouble("lo"), rs.getDouble("hi")))

@@ -68,7 +68,27 @@ class EngineRulesDocument implements OpenApiCustomizer {
         if (base != null) {
             base.setDescription((base.getDescription() == null ? "" : base.getDescription() + "\n\n")
                     + "The engine's parameters (its spec table; sizes also as \"4K\", \"1MiB\"); the rules between "
-                    + "them are the engine's too, checked at submit and by POST /api/experiments/validate:" + lines);
+                    + "them are the engine's too, checked at submit and by POST /api/experiments/validate:" + lines
+                    + "\n\nProvider nvmeof (fio on NVMe-oF; the server host is the target, the client the initiator; "
+                    + "transport rdma (default), tcp, or local: fio on the target's own backing device, a loopback run "
+                    + "there) takes these instead, its ranges and rules checked at submit as the agent checks them "
+                    + "(NvmeofSpec):" + nvmeofLines());
         }
+    }
+
+    private static String nvmeofLines() {
+        StringBuilder lines = new StringBuilder();
+        for (Parameter p : Parameter.values()) {
+            if (p.nvmeofOnly()) {
+                lines.append("\n- `").append(p.key()).append("`: ").append(switch (p.kind()) {
+                    case INT -> "integer";
+                    case SIZE -> "size (bytes)";
+                    case BOOL -> "boolean";
+                    case CHOICE -> "string (" + String.join(", ", p.choices()) + ")";
+                    case TEXT -> "string";
+                });
+            }
+        }
+        return lines.toString();
     }
 }

@@ -148,6 +148,14 @@ public enum Parameter {
         return key;
     }
 
+    Kind kind() {
+        return kind;
+    }
+
+    List<String> choices() {
+        return choices;
+    }
+
     public static Optional<Parameter> byKey(String key) {
         return Arrays.stream(values()).filter(p -> p.key.equals(key)).findFirst();
     }

@@ -122,10 +122,12 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
 
         assertThat(parameters).extracting(p -> p.get("name")).containsExactlyInAnyOrderElementsOf(
                 java.util.stream.Stream.of(org.qplab.controller.experiment.Parameter.values())
+                        .filter(p -> !p.nvmeofOnly()) // fio's, not the engine's: NvmeofSpec checks them
                         .map(org.qplab.controller.experiment.Parameter::key).toList());
         assertThat(parameters).filteredOn(p -> p.get("name").equals("transport")).singleElement()
                 .satisfies(p -> assertThat(p.get("enum")).isEqualTo(List.of("rc", "uc", "ud", "xrc")));
-        assertThat((String) map(map(matrix, "properties"), "base").get("description")).contains("- `post_list`: integer 1..");
+        assertThat((String) map(map(matrix, "properties"), "base").get("description")).contains("- `post_list`: integer 1..")
+                .contains("- `rw`: string (read, write, randread, randwrite, randrw)").contains("- `iodepth`: integer");
         int checked = 0;
         for (Map<String, Object> p : parameters) {
             if (!(p.get("maximum") instanceof Number max)) {

@@ -33,6 +33,15 @@ class ExperimentFilesIntegrationTests extends ControllerIntegrationTest {
             // 2 x 3 x 23 sizes = 138, less UD write and read (46), UD send above 4K (11: 8K..8M)
             "7-latency-vs-size/matrix.yaml", 81);
 
+    /**
+     * Runs counted by hand where a point's hosts are not simply the matrix's: nvmeof's transport local runs once
+     * on the pair's server, not once per pair (8: 3 transports x 2 rw x 8 iodepths x 4 numjobs x 3 repeats;
+     * the lab's 3 x 2 x 2, one pair).
+     */
+    private static final Map<String, Integer> RUNS = Map.of(
+            "8-nvmeof/matrix.yaml", 576,
+            "8-nvmeof/lab.yaml", 12);
+
     static final Path EXPERIMENTS = Path.of(System.getProperty("qplab.test.experiments", "../experiments")).toAbsolutePath();
 
     static List<Path> matrixFiles() throws IOException {
@@ -44,7 +53,7 @@ class ExperimentFilesIntegrationTests extends ControllerIntegrationTest {
     @Test
     void everyExperimentFileValidates() throws IOException {
         List<Path> files = matrixFiles();
-        assertThat(files).as("matrix files under %s", EXPERIMENTS).hasSizeGreaterThanOrEqualTo(13);
+        assertThat(files).as("matrix files under %s", EXPERIMENTS).hasSizeGreaterThanOrEqualTo(15);
         for (Path file : files) {
             var result = http().post().uri("/api/experiments/validate")
                     .contentType(MediaType.parseMediaType("application/yaml")).bodyValue(Files.readAllBytes(file))
@@ -56,7 +65,12 @@ class ExperimentFilesIntegrationTests extends ControllerIntegrationTest {
             int points = matrix.has("exclude") ? POINTS_AFTER_EXCLUDES.get(name) : pointsWithoutExcludes(matrix);
             int repeats = matrix.has("repeats") ? matrix.get("repeats").asInt() : 1;
             assertThat(check).as(name).containsEntry("points", points).containsEntry("runs", points * repeats);
+            if (RUNS.containsKey(name)) {
+                assertThat(check).as(name).containsEntry("runs", RUNS.get(name));
+            }
         }
+        assertThat(RUNS.keySet()).as("every file counted by hand is under experiments/")
+                .allSatisfy(name -> assertThat(EXPERIMENTS.resolve(name)).exists());
         assertThat(POINTS_AFTER_EXCLUDES.keySet()).as("every file with excludes is under experiments/")
                 .allSatisfy(name -> assertThat(EXPERIMENTS.resolve(name)).exists());
     }
@@ -83,7 +97,7 @@ class ExperimentFilesIntegrationTests extends ControllerIntegrationTest {
     void everyReferenceExperimentHasAFullMatrixALabVariantAndAReadme() throws IOException {
         try (Stream<Path> dirs = Files.list(EXPERIMENTS)) {
             List<Path> experiments = dirs.filter(Files::isDirectory).sorted().toList();
-            assertThat(experiments).hasSize(7);
+            assertThat(experiments).hasSize(8);
             for (Path dir : experiments) {
                 assertThat(dir.resolve("matrix.yaml")).exists();
                 assertThat(dir.resolve("lab.yaml")).exists();

@@ -1,0 +1,132 @@
+package org.qplab.controller.experiment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.qplab.controller.api.Violation;
+import org.springframework.http.MediaType;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * nvmeof points in a matrix: fio's defaults written in (transport rdma, not verbs' rc), transport local as a
+ * loopback run on each pair's server (the target), rdma/tcp refused on loopback hosts, and what connected hosts
+ * say they lack (their hello's nvmeof facts) refused naming the host and the piece.
+ */
+class NvmeofMatrixTests {
+
+    private final ObjectMapper json = JsonMapper.builder().build();
+    private final MatrixReader reader = new MatrixReader(json);
+
+    /** vm1 lacks nvmet-rdma (cannot be an rdma target) and lists one backing file; vm2 can do all; vm3 is offline. */
+    private static final Map<String, Map<String, Object>> CONNECTED = Map.of(
+            "vm1", Map.of("hostname", "vm1", "nvmeof", Map.of("backing_paths", List.of("/srv/a.img"), "missing", Map.of(
+                    "target", Map.of("rdma", List.of("module nvmet-rdma"), "tcp", List.of(), "local", List.of()),
+                    "initiator", Map.of("rdma", List.of(), "tcp", List.of())))),
+            "vm2", Map.of("hostname", "vm2", "nvmeof", Map.of("backing_paths", List.of(), "missing", Map.of(
+                    "target", Map.of("rdma", List.of(), "tcp", List.of(), "local", List.of()),
+                    "initiator", Map.of("rdma", List.of(), "tcp", List.of())))),
+            "old", Map.of("hostname", "old"));
+    private final MatrixExpander expander = new MatrixExpander(json, 10_000, CONNECTED::get);
+
+    private Matrix yaml(String text) {
+        return expander.expand(reader.read(text.getBytes(), MediaType.parseMediaType("application/yaml")));
+    }
+
+    private List<Violation> violationsOf(String yamlText) {
+        try {
+            yaml(yamlText);
+        } catch (InvalidMatrixException e) {
+            return e.violations();
+        }
+        throw new AssertionError("the matrix was accepted");
+    }
+
+    @Test
+    void nvmeofPointsGetFiosDefaultsNotTheEnginesOrVerbsTransport() {
+        Matrix matrix = yaml("""
+                name: n
+                base: {provider: nvmeof}
+                hosts: {pairs: [[vm2, vm3]]}
+                """);
+        assertThat(matrix.runs()).singleElement().satisfies(run -> {
+            assertThat(run.params()).containsEntry("transport", "rdma").containsEntry("rw", "randread")
+                    .containsEntry("bs", 4096L).containsEntry("iodepth", 1L).containsEntry("numjobs", 1L)
+                    .containsEntry("ioengine", "io_uring").doesNotContainKeys("op", "mode", "threads", "qps_per_thread");
+            assertThat(run.client()).isEqualTo("vm2");
+            assertThat(run.server()).isEqualTo("vm3");
+        });
+    }
+
+    @Test
+    void transportLocalRunsOnEachPairsServerOnceAsALoopbackRun() {
+        Matrix matrix = yaml("""
+                name: n
+                base: {provider: nvmeof}
+                dimensions: {transport: [tcp, local]}
+                hosts: {group: [vm2, vm3, vm4]}
+                """);
+        assertThat(matrix.runs()).filteredOn(r -> r.params().get("transport").equals("tcp"))
+                .extracting(r -> r.client() + ">" + r.server()).containsExactly("vm2>vm3", "vm2>vm4", "vm3>vm4");
+        assertThat(matrix.runs()).filteredOn(r -> r.params().get("transport").equals("local"))
+                .extracting(r -> r.client() + ">" + r.server()).containsExactly("vm3>null", "vm4>null");
+    }
+
+    @Test
+    void rdmaAndTcpNeedAPairLocalDoesNot() {
+        assertThat(violationsOf("""
+                name: n
+                base: {provider: nvmeof}
+                dimensions: {transport: [rdma, local]}
+                hosts: {loopback: [vm2]}
+                """)).singleElement().satisfies(v -> {
+            assertThat(v.field()).isEqualTo("transport");
+            assertThat(v.message()).contains("pair run").contains("transport local");
+        });
+        assertThat(yaml("name: n\nbase: {provider: nvmeof, transport: local}\nhosts: {loopback: [vm2]}\n").runs())
+                .singleElement().satisfies(r -> assertThat(r.client()).isEqualTo("vm2"));
+    }
+
+    @Test
+    void verbsKeepsRcAsItsDefaultTransport() {
+        Map<String, Object> params = yaml("name: v\nbase: {provider: verbs, msg_size: 64, iterations: 10}\n")
+                .runs().get(0).params();
+        assertThat(params).containsEntry("transport", "rc").containsEntry("op", "send").doesNotContainKey("iodepth");
+    }
+
+    @Test
+    void aConnectedHostMissingAPieceIsRefusedNamingHostAndPieceAnOfflineOneIsNotChecked() {
+        List<Violation> violations = violationsOf("""
+                name: n
+                base: {provider: nvmeof}
+                dimensions: {transport: [rdma, tcp]}
+                hosts: {pairs: [[vm2, vm1], [vm1, vm3], [vm3, old]]}
+                """);
+        assertThat(violations).extracting(Violation::field).containsOnly("hosts");
+        assertThat(violations).extracting(Violation::message).containsExactlyInAnyOrder(
+                "server vm1 cannot be an NVMe-oF target over rdma: missing module nvmet-rdma",
+                "server old cannot be an NVMe-oF target over rdma: its agent reports no NVMe-oF capabilities "
+                        + "(an agent without the nvmeof provider; update it)",
+                "server old cannot be an NVMe-oF target over tcp: its agent reports no NVMe-oF capabilities "
+                        + "(an agent without the nvmeof provider; update it)");
+    }
+
+    @Test
+    void aBackingPathTheTargetDoesNotListIsRefusedWhereTheMatrixSetsIt() {
+        List<Violation> violations = violationsOf("""
+                name: n
+                base: {provider: nvmeof, transport: local, backing: file}
+                dimensions: {backing_path: [/srv/a.img, /srv/b.img]}
+                hosts: {loopback: [vm1, vm2]}
+                """);
+        assertThat(violations).extracting(Violation::field, Violation::message).containsExactlyInAnyOrder(
+                org.assertj.core.groups.Tuple.tuple("dimensions.backing_path[1]", "backing_path /srv/b.img is not one "
+                        + "the target host vm1 lists (its agent's --nvmeof-backing): it lists /srv/a.img"),
+                org.assertj.core.groups.Tuple.tuple("dimensions.backing_path[0]", "backing_path /srv/a.img is not one "
+                        + "the target host vm2 lists (its agent's --nvmeof-backing): it lists none"),
+                org.assertj.core.groups.Tuple.tuple("dimensions.backing_path[1]", "backing_path /srv/b.img is not one "
+                        + "the target host vm2 lists (its agent's --nvmeof-backing): it lists none"));
+    }
+}
