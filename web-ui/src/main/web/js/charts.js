@@ -93,6 +93,12 @@ function sizeAxis(xs, title) {
   };
 }
 
+/** x axis over a count that doubles, such as fio's iodepth: log2, a tick at every power of two, plain numbers. */
+function powerOfTwoAxis(xs, title) {
+  const axis = sizeAxis(xs, title);
+  return { ...axis, ticks: { ...axis.ticks, callback: (value) => formatNumber(value) } };
+}
+
 /** x axis over a count such as threads: linear, integer ticks, spanning the data exactly. */
 function countAxis(xs, title) {
   let min = Math.min(...xs);
@@ -135,7 +141,9 @@ function logAxis(title) {
   };
 }
 
-const X_AXES = { size: sizeAxis, count: countAxis, linear: linearAxis, log: (xs, title) => logAxis(title) };
+const X_AXES = {
+  size: sizeAxis, count: countAxis, pow2: powerOfTwoAxis, linear: linearAxis, log: (xs, title) => logAxis(title),
+};
 
 function xAxisFor(kind, xs, title) {
   return X_AXES[kind](xs, title);
@@ -198,7 +206,7 @@ function yAxis({ yTitle, yLog }) {
 /**
  * Config of one line chart. `series` is [{label, points: [{x, y, min, max, n}]}] with y
  * already in the unit the y axis shows; `xKind` is 'size' (log2 bytes), 'count' (integers),
- * 'linear' (from zero) or 'log'; `yLog` puts y on a log axis, else it starts at zero. A series
+ * 'pow2' (log2 counts), 'linear' (from zero) or 'log'; `yLog` puts y on a log axis, else it starts at zero. A series
  * may carry `colorIndex` (of `colorCount`) to share its colour with another, and `dashed` or
  * its own `dash` pattern. `spread: false` leaves out the min–max bands (the tooltip still has them).
  */

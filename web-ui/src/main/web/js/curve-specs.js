@@ -1,8 +1,9 @@
 // What the curves page draws for an experiment: each chart's query, units and axes, and how a
 // curve's points become chart series. Bandwidth charts for its bandwidth runs, latency charts for its
-// latency runs (mode latency), both for an experiment that has both.
+// latency runs (mode latency), storage charts for its nvmeof runs (fio on NVMe-oF), each family for an
+// experiment that has such runs.
 import {
-  bytesPerSecondToGbit, formatSeries, messagesPerSecondToMillions, nanosToMicros,
+  bytesPerSecondToGbit, bytesPerSecondToMiB, formatSeries, iopsToThousands, messagesPerSecondToMillions, nanosToMicros,
 } from './format.js';
 
 /** Parameters a thread-scalability curve can be split by, in the order they are preferred. */
@@ -63,15 +64,80 @@ export const LATENCY_PERCENTILES = [
   { metric: 'latency_p999_us', label: 'p99.9', dash: [2, 3] },
 ];
 
-/** Whether a run ran in latency mode (one message in flight per thread; the others are bandwidth runs). */
-export function isLatencyRun(run) {
-  return run.params?.mode === 'latency';
+/** Whether a run is fio on NVMe-oF (provider nvmeof): I/Os, not messages. */
+export function isNvmeofRun(run) {
+  return run.params?.provider === 'nvmeof';
 }
 
-/** Which chart families an experiment's runs call for (before any run is known: bandwidth, as always). */
+/** Whether a run ran in latency mode (one message in flight per thread; the others are bandwidth runs). */
+export function isLatencyRun(run) {
+  return run.params?.mode === 'latency' && !isNvmeofRun(run);
+}
+
+/**
+ * Which chart families an experiment's runs call for (before any run is known: bandwidth, as always). The
+ * cycle-time percentiles go with the engine's runs: an nvmeof run has neither message size nor threads.
+ */
 export function chartFamilies(runs) {
-  const latency = runs.some(isLatencyRun);
-  return { latency, bandwidth: !latency || runs.some((run) => !isLatencyRun(run)) };
+  const nvmeof = runs.some(isNvmeofRun);
+  const engine = runs.filter((run) => !isNvmeofRun(run));
+  const latency = engine.some(isLatencyRun);
+  return {
+    nvmeof,
+    latency,
+    bandwidth: (!latency && !nvmeof) || engine.some((run) => !isLatencyRun(run)),
+    cycles: !nvmeof || engine.length > 0,
+  };
+}
+
+/** The series of the storage charts: transport (rdma, tcp, local), and rw too when it varies (reads and writes apart). */
+function nvmeofSeries(varying) {
+  return varying.includes('rw') ? 'transport,rw' : 'transport';
+}
+
+/**
+ * The charts of an experiment's nvmeof runs, each a query of the same curve API: IOPS against iodepth,
+ * latency percentiles (fio's completion latency, µs) against IOPS (a metric on x: one point per matrix
+ * point), bandwidth against block size; one series per transport (and rw).
+ */
+export function nvmeofSpecs(varying) {
+  const series = nvmeofSeries(varying);
+  return {
+    iopsVsIodepth: {
+      name: 'iopsVsIodepth',
+      canvasId: 'chart-iops-iodepth',
+      title: 'IOPS vs iodepth',
+      query: { x: 'iodepth', y: 'iops', series },
+      toUnit: iopsToThousands,
+      unit: 'kIOPS',
+      xKind: 'pow2',
+      xTitle: 'iodepth (I/Os in flight per job, log2)',
+      yTitle: 'IOPS (thousands of I/Os per second)',
+    },
+    latencyVsIops: {
+      name: 'latencyVsIops',
+      canvasId: 'chart-lat-iops',
+      className: 'wide',
+      title: 'Latency percentiles vs IOPS',
+      x: 'iops',
+      series,
+      xKind: 'linear',
+      xTitle: 'IOPS (I/Os per second; each point one matrix point)',
+      yTitle: 'Completion latency (µs, log)',
+      unit: 'µs',
+    },
+    bandwidthVsBs: {
+      name: 'bandwidthVsBs',
+      canvasId: 'chart-bw-bs',
+      title: 'Bandwidth vs block size',
+      query: { x: 'bs', y: 'bw_avg_bps', series },
+      toUnit: bytesPerSecondToMiB,
+      unit: 'MiB/s',
+      xKind: 'size',
+      xTitle: 'Block size (bytes, log2)',
+      yTitle: 'Bandwidth (MiB/s)',
+    },
+  };
 }
 
 function firstVarying(candidates, varying, fallback) {

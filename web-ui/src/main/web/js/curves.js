@@ -1,13 +1,14 @@
 // The curves of one experiment: bandwidth vs message size, throughput and message rate vs threads
 // (series by a parameter the user picks) for its bandwidth runs, latency vs message size and latency
-// percentiles for its latency runs, cycle-time percentiles, the cycle-time distribution of a point's
-// runs, and the runs table. Refreshed every 2 s while the experiment is queued or running.
+// percentiles for its latency runs, IOPS vs iodepth, latency percentiles vs IOPS and bandwidth vs block
+// size for its nvmeof runs, cycle-time percentiles, the cycle-time distribution of a point's runs, and the
+// runs table. Refreshed every 2 s while the experiment is queued or running.
 import { getCurve, getExperiment, listRuns } from './api.js';
 import { chartCard, showChart } from './chart-card.js';
 import { destroyAllCharts } from './charts.js';
 import {
-  chartFamilies, CURVES, defaultSeries, LATENCY_PERCENTILES, latencyPercentilesSpec, latencyVsSizeSpec, PERCENTILES,
-  percentileSeries, percentilesSpec, SERIES_CHOICES, toSeries,
+  chartFamilies, CURVES, defaultSeries, LATENCY_PERCENTILES, latencyPercentilesSpec, latencyVsSizeSpec, nvmeofSpecs,
+  PERCENTILES, percentileSeries, percentilesSpec, SERIES_CHOICES, toSeries,
 } from './curve-specs.js';
 import { distributionCard } from './curves-distribution.js';
 import { ACTIVE_STATUSES, h, progressBar, statusBadge, timeLeft } from './dom.js';
@@ -101,8 +102,9 @@ export function mountCurves(container, id) {
   const bandwidthCards = Object.fromEntries(CURVES.map((curve) => [curve.name, chartCard({
     ...curve, controls: curve.name === 'throughputVsThreads' ? series.element : null,
   })]));
-  Object.values(latencyCards).forEach((card) => { card.hidden = true; });
-  const cards = { ...latencyCards, ...bandwidthCards, cyclePercentiles: chartCard(percentilesSpec([])) };
+  const nvmeofCards = Object.fromEntries(Object.values(nvmeofSpecs([])).map((spec) => [spec.name, chartCard(spec)]));
+  Object.values({ ...latencyCards, ...nvmeofCards }).forEach((card) => { card.hidden = true; });
+  const cards = { ...nvmeofCards, ...latencyCards, ...bandwidthCards, cyclePercentiles: chartCard(percentilesSpec([])) };
   const distribution = distributionCard(() => mounted);
   container.replaceChildren(h('section', { id: 'curves', class: 'experiment-view', dataset: { experimentId: id } },
     h('div', { class: 'card header' },
@@ -120,14 +122,19 @@ export function mountCurves(container, id) {
     const spec = percentilesSpec(varying);
     const latencySize = latencyVsSizeSpec(varying);
     const latencyPercentiles = latencyPercentilesSpec(varying);
+    const storage = nvmeofSpecs(varying);
     const curvesFor = (wanted, queries) => (finished.length > 0 && wanted
       ? Promise.all(queries.map((query) => getCurve(id, query))) : Promise.resolve(null));
-    const [curves, percentileCurves, latencySizeCurve, latencyPercentileCurves] = await Promise.all([
+    const [curves, percentileCurves, latencySizeCurve, latencyPercentileCurves, storageCurves, latencyIopsCurves] = await Promise.all([
       curvesFor(families.bandwidth, CURVES.map((curve) => curve.query(seriesBy))),
-      curvesFor(true, PERCENTILES.map((p) => ({ x: spec.x, y: p.metric, series: spec.series }))),
+      curvesFor(families.cycles, PERCENTILES.map((p) => ({ x: spec.x, y: p.metric, series: spec.series }))),
       curvesFor(families.latency, [latencySize.query]),
       curvesFor(families.latency, LATENCY_PERCENTILES.map((p) => ({
         x: latencyPercentiles.x, y: p.metric, series: latencyPercentiles.series,
+      }))),
+      curvesFor(families.nvmeof, [storage.iopsVsIodepth.query, storage.bandwidthVsBs.query]),
+      curvesFor(families.nvmeof, LATENCY_PERCENTILES.map((p) => ({
+        x: storage.latencyVsIops.x, y: p.metric, series: storage.latencyVsIops.series,
       }))),
     ]);
     if (!mounted) return false;
@@ -142,6 +149,21 @@ export function mountCurves(container, id) {
     const emptyText = running ? 'No finished runs yet.' : 'No finished runs.';
     Object.values(bandwidthCards).forEach((card) => { card.hidden = !families.bandwidth; });
     Object.values(latencyCards).forEach((card) => { card.hidden = !families.latency; });
+    Object.values(nvmeofCards).forEach((card) => { card.hidden = !families.nvmeof; });
+    cards.cyclePercentiles.hidden = !families.cycles;
+    if (families.nvmeof) {
+      [storage.iopsVsIodepth, storage.bandwidthVsBs].forEach((chart, i) => showChart(nvmeofCards[chart.name], chart.name,
+        storageCurves && {
+          series: toSeries(storageCurves[i], chart.toUnit), xKind: chart.xKind, xTitle: chart.xTitle, yTitle: chart.yTitle,
+          unit: chart.unit,
+        }, emptyText));
+      const latencyIops = storage.latencyVsIops;
+      showChart(nvmeofCards[latencyIops.name], latencyIops.name, latencyIopsCurves && {
+        ...percentileSeries(latencyIopsCurves, { percentiles: LATENCY_PERCENTILES, toUnit: (us) => us, bareWhenSingle: true }),
+        xKind: latencyIops.xKind, xTitle: latencyIops.xTitle, yTitle: latencyIops.yTitle, yLog: true, unit: latencyIops.unit,
+        spread: false,
+      }, emptyText);
+    }
     if (families.bandwidth) {
       CURVES.forEach((curve, i) => showChart(bandwidthCards[curve.name], curve.name, curves?.[i] && {
         series: toSeries(curves[i], curve.toUnit), xKind: curve.xKind, xTitle: curve.xTitle, yTitle: curve.yTitle, unit: curve.unit,
@@ -159,7 +181,7 @@ export function mountCurves(container, id) {
         unit: latencyPercentiles.unit, spread: false,
       }, emptyText);
     }
-    showChart(cards.cyclePercentiles, spec.name, percentileCurves && {
+    if (families.cycles) showChart(cards.cyclePercentiles, spec.name, percentileCurves && {
       ...percentileSeries(percentileCurves), xKind: spec.xKind, xTitle: spec.xTitle, yTitle: spec.yTitle, yLog: true, unit: spec.unit,
       spread: false, // six bands over each other hide the lines; the tooltip gives min and max
     }, emptyText);

@@ -53,6 +53,16 @@ export function formatMessageRate(messagesPerSecond) {
   return scaled(messagesPerSecond, DECIMAL, 'msg/s');
 }
 
+/** Bytes per second → MiB/s, as fio reports storage bandwidth. */
+export function bytesPerSecondToMiB(bytesPerSecond) {
+  return bytesPerSecond === null || bytesPerSecond === undefined ? null : bytesPerSecond / 2 ** 20;
+}
+
+/** I/Os per second → thousands of I/Os per second (kIOPS). */
+export function iopsToThousands(iops) {
+  return iops === null || iops === undefined ? null : iops / 1e3;
+}
+
 export function nanosToMicros(nanos) {
   return nanos === null || nanos === undefined ? null : nanos / 1000;
 }
@@ -69,7 +79,7 @@ export function formatTime(iso) {
 
 /** A run parameter's value as a person reads it: sizes in bytes units, the rest as is. */
 export function formatParam(name, value) {
-  if (name === 'msg_size' || name.endsWith('_bytes') || name === 'inline_size') {
+  if (['msg_size', 'inline_size', 'bs', 'size', 'backing_size'].includes(name) || name.endsWith('_bytes')) {
     return typeof value === 'number' ? formatBytes(value) : String(value);
   }
   if (value === null || value === undefined) return '–';
@@ -81,7 +91,7 @@ export function formatSeries(name, value) {
   switch (name) {
     case 'threads': return `${value} ${Number(value) === 1 ? 'thread' : 'threads'}`;
     case 'qps_per_thread': return `${value} ${Number(value) === 1 ? 'QP' : 'QPs'}/thread`;
-    case 'msg_size': return formatBytes(value);
+    case 'msg_size': case 'bs': return formatBytes(value);
     default: return name.includes(',') ? String(value) : `${name} = ${formatParam(name, value)}`;
   }
 }

@@ -1,5 +1,5 @@
 // One run, #/runs/12: what it ran with and where, what it keeps, its numbers (a latency run's latency
-// first), throughput and cycle time over time per thread and its percentiles over all threads (live while
+// first, an nvmeof run's fio numbers first), throughput and cycle time over time per thread and its percentiles over all threads (live while
 // it runs), its cycle-time distribution, its CPU and NIC counters per side, and its baseline status.
 import { getFingerprint, getRun } from './api.js';
 import { clearError, showError } from './banner.js';
@@ -14,6 +14,7 @@ import {
 } from './format.js';
 import { orderParams, paramList } from './params.js';
 import { runCost, runWarnings } from './run-cost.js';
+import { fioTable } from './run-fio.js';
 import { latencyTable } from './run-latency.js';
 import { runStorage } from './run-storage.js';
 import { runTimeline } from './run-timeline.js';
@@ -102,15 +103,17 @@ export function mountRun(container, id) {
           'Against its baseline'),
         run.status === 'FINISHED' && h('a', { class: 'button-link', href: `#/history?candidateRun=${run.id}` }, 'Compare with a run…'),
       ].filter(Boolean));
-      details.replaceChildren(h('div', { class: 'summary-line' }, statusBadge(run.status),
+      details.replaceChildren(...[h('div', { class: 'summary-line' }, statusBadge(run.status),
         h('span', {}, `agent ${run.agentId ?? '–'}`),
         h('span', { class: 'time' }, `started ${formatTime(run.startedAt)}`),
         run.finishedAt && h('span', { class: 'time' }, `finished ${formatTime(run.finishedAt)}`),
         run.error && h('span', { class: 'failed' }, run.error)),
       h('p', { class: 'fixed-params' }, 'Parameters: ',
         paramList(orderParams(Object.keys(run.params)).map((name) => [name, run.params[name]]))),
-      fingerprint && hostLine(fingerprint));
-      numbers.replaceChildren(...[latencyTable(run.summary), directionsTable(run), numbersTable(run.summary)].filter(Boolean));
+      fingerprint && hostLine(fingerprint)].filter(Boolean)); // DOM's replaceChildren writes a null as "null"
+      const fio = fioTable(run); // an nvmeof run: fio's numbers; its latency is fio's clat, in the table
+      numbers.replaceChildren(...[fio, !fio && latencyTable(run.summary), directionsTable(run), numbersTable(run.summary)]
+        .filter(Boolean));
       cost.replaceChildren(runCost(run));
       warnings.replaceChildren(...[runWarnings(run)].filter(Boolean));
       storage.show(run);

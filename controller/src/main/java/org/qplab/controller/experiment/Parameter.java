@@ -101,27 +101,27 @@ public enum Parameter {
     private final boolean nvmeofOnly;
 
     Parameter(String key, Kind kind) {
-        this(key, kind, List.of(), null);
+        this(key, kind, List.of(), null, false);
     }
 
     Parameter(String key, Kind kind, List<String> choices) {
-        this(key, kind, choices, null);
+        this(key, kind, choices, null, false);
     }
 
     Parameter(String key, Kind kind, List<String> choices, Object verbsDefault) {
+        this(key, kind, choices, verbsDefault, false);
+    }
+
+    Parameter(String key, Kind kind, List<String> choices, Provider only) {
+        this(key, kind, choices, null, only == Provider.NVMEOF);
+    }
+
+    Parameter(String key, Kind kind, List<String> choices, Object verbsDefault, boolean nvmeofOnly) {
         this.key = key;
         this.kind = kind;
         this.choices = choices;
         this.verbsDefault = verbsDefault;
-        this.nvmeofOnly = false;
-    }
-
-    Parameter(String key, Kind kind, List<String> choices, Provider only) {
-        this.key = key;
-        this.kind = kind;
-        this.choices = choices;
-        this.verbsDefault = null;
-        this.nvmeofOnly = true;
+        this.nvmeofOnly = nvmeofOnly;
     }
 
     /** True for the nvmeof provider's keys (fio's), which the native engine does not know. */
