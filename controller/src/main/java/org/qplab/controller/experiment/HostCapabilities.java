@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import org.qplab.agent.engine.SpecViolation;
+import org.qplab.agent.nvmeof.NvmeofSpec;
 import org.qplab.controller.api.Violation;
 
 /**
@@ -70,18 +72,18 @@ final class HostCapabilities {
         }
     }
 
+    /** A valid point's backing path against what the target lists (an invalid point's spec violations say why). */
     private void backingPath(Map<String, Object> point, String target,
                              Function<Map<String, Object>, String> field, Set<Violation> found) {
-        Object path = point.get(Parameter.BACKING_PATH.key());
         Map<String, Object> nvmeof = nvmeofFacts(target);
-        if (path == null || nvmeof == null) {
+        if (point.get(Parameter.BACKING_PATH.key()) == null || nvmeof == null || !NvmeofSpec.check(point).isEmpty()) {
             return;
         }
-        List<?> listed = nvmeof.get("backing_paths") instanceof List<?> paths ? paths : List.of();
-        if (!listed.contains(path)) {
-            found.add(new Violation(field.apply(point), "backing_path " + path + " is not one the target host "
-                    + target + " lists (its agent's --nvmeof-backing): " + (listed.isEmpty() ? "it lists none"
-                    : "it lists " + String.join(", ", listed.stream().map(String::valueOf).toList()))));
+        List<String> listed = nvmeof.get("backing_paths") instanceof List<?> paths
+                ? paths.stream().map(String::valueOf).toList() : List.of();
+        SpecViolation refused = NvmeofSpec.of(point).checkBackingPath(target, listed);
+        if (refused != null) {
+            found.add(new Violation(field.apply(point), refused.message()));
         }
     }
 

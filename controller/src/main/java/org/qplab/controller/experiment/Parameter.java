@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.qplab.agent.nvmeof.NvmeofSpec;
 import org.qplab.controller.api.Violation;
 import tools.jackson.databind.JsonNode;
 
@@ -61,16 +62,16 @@ public enum Parameter {
     RDMA_CM("rdma_cm", Kind.BOOL, List.of(), false),
     QP_SHARING("qp_sharing", Kind.CHOICE, List.of("per_thread", "shared"), "per_thread"),
     // The nvmeof provider's keys (fio on NVMe-oF; their ranges and rules: org.qplab.agent.nvmeof.NvmeofSpec).
-    BACKING("backing", Kind.CHOICE, List.of("null_blk", "file", "device"), Provider.NVMEOF),
+    BACKING("backing", Kind.CHOICE, NvmeofSpec.BACKINGS, Provider.NVMEOF),
     /** A file or block device the target host lists (its agent's --nvmeof-backing). */
     BACKING_PATH("backing_path", Kind.TEXT, List.of(), Provider.NVMEOF),
     BACKING_SIZE("backing_size", Kind.SIZE, List.of(), Provider.NVMEOF),
-    RW("rw", Kind.CHOICE, List.of("read", "write", "randread", "randwrite", "randrw"), Provider.NVMEOF),
+    RW("rw", Kind.CHOICE, NvmeofSpec.RWS, Provider.NVMEOF),
     RWMIXREAD("rwmixread", Kind.INT, List.of(), Provider.NVMEOF),
     BS("bs", Kind.SIZE, List.of(), Provider.NVMEOF),
     IODEPTH("iodepth", Kind.INT, List.of(), Provider.NVMEOF),
     NUMJOBS("numjobs", Kind.INT, List.of(), Provider.NVMEOF),
-    IOENGINE("ioengine", Kind.CHOICE, List.of("io_uring", "libaio"), Provider.NVMEOF),
+    IOENGINE("ioengine", Kind.CHOICE, NvmeofSpec.IOENGINES, Provider.NVMEOF),
     /** fio --runtime (time based); nvmeof's default 10000 when size is unset. */
     RUNTIME_MS("runtime_ms", Kind.INT, List.of(), Provider.NVMEOF),
     /** fio --size: bytes per job, not time based. */
@@ -78,7 +79,7 @@ public enum Parameter {
     DIRECT("direct", Kind.BOOL, List.of(), Provider.NVMEOF);
 
     /** The nvmeof provider: fio on NVMe-oF, checked by NvmeofSpec rather than the engine. */
-    public static final String NVMEOF = "nvmeof";
+    public static final String NVMEOF = NvmeofSpec.PROVIDER;
 
     /** Marks a parameter as the nvmeof provider's alone. */
     private enum Provider { NVMEOF }

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.function.Predicate;
 import org.qplab.agent.engine.Engine;
 import org.qplab.agent.engine.SpecViolation;
+import org.qplab.agent.nvmeof.NvmeofSpec;
 import org.qplab.controller.api.Violation;
 import tools.jackson.databind.ObjectMapper;
 
@@ -55,7 +56,7 @@ final class SpecCheck {
 
     /** An nvmeof point's verdict: fio's parameters are not the engine's; NvmeofSpec is their one definition. */
     static List<SpecViolation> nvmeofCheck(Map<String, Object> point) {
-        return List.of(); // TODO(nvmeof): org.qplab.agent.nvmeof.NvmeofSpec.check(point) once it is on main
+        return NvmeofSpec.check(point);
     }
 
     /** Where the matrix sets key for this point: the path a user edits to change it. */

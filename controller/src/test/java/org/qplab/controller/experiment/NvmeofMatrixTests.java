@@ -122,11 +122,11 @@ class NvmeofMatrixTests {
                 hosts: {loopback: [vm1, vm2]}
                 """);
         assertThat(violations).extracting(Violation::field, Violation::message).containsExactlyInAnyOrder(
-                org.assertj.core.groups.Tuple.tuple("dimensions.backing_path[1]", "backing_path /srv/b.img is not one "
-                        + "the target host vm1 lists (its agent's --nvmeof-backing): it lists /srv/a.img"),
-                org.assertj.core.groups.Tuple.tuple("dimensions.backing_path[0]", "backing_path /srv/a.img is not one "
-                        + "the target host vm2 lists (its agent's --nvmeof-backing): it lists none"),
-                org.assertj.core.groups.Tuple.tuple("dimensions.backing_path[1]", "backing_path /srv/b.img is not one "
-                        + "the target host vm2 lists (its agent's --nvmeof-backing): it lists none"));
+                org.assertj.core.groups.Tuple.tuple("dimensions.backing_path[1]", "host vm1 does not offer /srv/b.img "
+                        + "as a backing file (its nvmeof.backing_paths, agent option --nvmeof-backing: /srv/a.img)"),
+                org.assertj.core.groups.Tuple.tuple("dimensions.backing_path[0]", "host vm2 does not offer /srv/a.img "
+                        + "as a backing file (its nvmeof.backing_paths, agent option --nvmeof-backing: none)"),
+                org.assertj.core.groups.Tuple.tuple("dimensions.backing_path[1]", "host vm2 does not offer /srv/b.img "
+                        + "as a backing file (its nvmeof.backing_paths, agent option --nvmeof-backing: none)"));
     }
 }

@@ -49,8 +49,11 @@ class NvmeofSubmitIntegrationTests extends ControllerIntegrationTest {
              AgentProcess b = AgentProcess.start("ws://127.0.0.1:" + port + "/agent", "nvme-target", TOKEN,
                      List.of("--nvmeof-backing", "/srv/listed.img"))) {
             for (String id : List.of("nvme-initiator", "nvme-target")) {
-                Await.until(id + " is connected", Duration.ofSeconds(90), () -> registry.connectedFacts(id) != null,
-                        () -> "agent logs:\n" + a.log() + "\n" + b.log());
+                Await.until(id + " is connected", Duration.ofSeconds(90), () -> {
+                    assertThat(a.process().isAlive() && b.process().isAlive()).as("both agents running; logs:\n%s\n%s",
+                            a.log(), b.log()).isTrue();
+                    return registry.connectedFacts(id) != null;
+                }, () -> "agent logs:\n" + a.log() + "\n" + b.log());
             }
             List<Map<String, Object>> pair = refused("""
                     name: nvmeof over rdma
@@ -69,8 +72,9 @@ class NvmeofSubmitIntegrationTests extends ControllerIntegrationTest {
                     base: {provider: nvmeof, transport: local, backing: file, backing_path: /srv/unlisted.img}
                     hosts: {loopback: [nvme-target]}
                     """);
-            assertThat(message(local, "base.backing_path")).isEqualTo("backing_path /srv/unlisted.img is not one the "
-                    + "target host nvme-target lists (its agent's --nvmeof-backing): it lists /srv/listed.img");
+            assertThat(message(local, "base.backing_path")).isEqualTo("host nvme-target does not offer "
+                    + "/srv/unlisted.img as a backing file (its nvmeof.backing_paths, agent option --nvmeof-backing: "
+                    + "/srv/listed.img)");
             assertThat(local).extracting(v -> (String) v.get("message"))
                     .anySatisfy(m -> assertThat(m).startsWith("host nvme-target cannot be an NVMe-oF target over local: missing"));
         }
