@@ -116,6 +116,30 @@ class PairRunsTests {
     }
 
     @Test
+    void anNvmeofRunGetsItsRuntimePlusSetUpAndCollectNotTheEnginesDuration() {
+        PairRuns pairs = runToRunStep(Duration.ofSeconds(10), Map.of("provider", "nvmeof", "runtime_ms", 20_000,
+                "duration_ms", 1));
+
+        pass(Duration.ofSeconds(20 + 30 + 59));
+        pairs.expire();
+        verify(outcomes, never()).failed(anyLong(), anyString(), anyString(), anyBoolean());
+
+        pass(Duration.ofSeconds(2));
+        pairs.expire();
+        verify(outcomes).failed(eq(RUN), eq("client"), contains("run timed out after 110 s (runtime_ms + 30 s + 60 s)"),
+                eq(false));
+    }
+
+    @Test
+    void anNvmeofRunsLimitFollowsFiosDefaultRuntimeOrTheRunTimeoutWhenSized() {
+        PairRuns pairs = pairRuns(Duration.ofMinutes(30));
+        assertThat(pairs.runLimit(Map.of("provider", "nvmeof"))).as("fio's default 10 s runtime")
+                .isEqualTo(Duration.ofSeconds(10 + 30 + 60));
+        assertThat(pairs.runLimit(Map.of("provider", "nvmeof", "size", 1L << 30))).as("by size: not time based")
+                .isEqualTo(Duration.ofMinutes(30));
+    }
+
+    @Test
     void refusesANonPositiveRunTimeoutOrNoTryAtAll() {
         assertThatThrownBy(() -> new ScheduleProperties(Duration.ZERO, 3))
                 .hasMessageContaining("qplab.schedule.run-timeout must be positive");
