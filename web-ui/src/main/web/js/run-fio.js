@@ -4,7 +4,8 @@
 import { h } from './dom.js';
 import { bytesPerSecondToMiB, formatBytes, formatNumber, nanosToMicros } from './format.js';
 
-const CLAT_PERCENTILES = [['50.000000', 'p50'], ['99.000000', 'p99'], ['99.900000', 'p99.9']];
+// the agent's keys (FioSummary): fio's "99.900000" as "99.9"
+const CLAT_PERCENTILES = [['50', 'p50'], ['99', 'p99'], ['99.9', 'p99.9']];
 
 function directionRow(label, direction) {
   const clat = direction.clat_ns ?? {};

@@ -88,7 +88,7 @@ public final class StoredNvmeofRuns {
                 "iodepth", iodepth, "numjobs", 1, "ioengine", "io_uring"));
         fio.put(direction, Map.of("iops", iops, "bw_bytes", iops * bs, "io_bytes", IOS * bs, "total_ios", IOS,
                 "clat_ns", Map.of("min", clatNs / 2, "max", clatNs * 4, "mean", clatNs, "stddev", 1000,
-                        "percentile", Map.of("50.000000", p99 * 500, "99.000000", p99 * 1000, "99.900000", p99 * 2000))));
+                        "percentile", Map.of("50", p99 * 500, "99", p99 * 1000, "99.9", p99 * 2000))));
         Map<String, Object> summary = new LinkedHashMap<>();
         summary.putAll(Map.of("provider", "nvmeof", "transport", transport, "side",
                 transport.equals("local") ? "local" : "initiator", "device", "/dev/nvme0n1", "cycles", IOS,

@@ -42,7 +42,7 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
     static final long DEFAULT_RUNTIME_MS = 10_000;
     static final long MIN_INTERVAL_MS = 100;
     static final long MAX_INTERVAL_MS = 60_000;
-    static final int DEFAULT_INTERVAL_MS = 1000;
+    public static final int DEFAULT_INTERVAL_MS = 1000;
 
     /** The keys nvmeof takes, as a user reads them in a refusal. */
     private static final String NVMEOF_KEYS = "rw, bs, iodepth, numjobs, ioengine, runtime_ms or size, direct, "

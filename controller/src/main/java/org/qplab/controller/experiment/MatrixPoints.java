@@ -7,6 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.qplab.agent.nvmeof.NvmeofSpec;
 import org.qplab.controller.api.Violation;
 import tools.jackson.databind.JsonNode;
 
@@ -37,7 +38,10 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
     static final Map<String, Object> NVMEOF_DEFAULTS = Map.of(
             Parameter.PROVIDER.key(), Parameter.NVMEOF, Parameter.TRANSPORT.key(), "rdma",
             Parameter.RW.key(), "randread", Parameter.BS.key(), 4096L, Parameter.IODEPTH.key(), 1L,
-            Parameter.NUMJOBS.key(), 1L, Parameter.IOENGINE.key(), "io_uring");
+            Parameter.NUMJOBS.key(), 1L, Parameter.IOENGINE.key(), "io_uring",
+            // fio's status interval (NvmeofSpec's default), written so that the run's timeline, its interval CSV
+            // and the live view place interval k at k x 1000 ms, not at the engine's 100 ms
+            Parameter.INTERVAL_MS.key(), (long) NvmeofSpec.DEFAULT_INTERVAL_MS);
 
     static MatrixPoints read(JsonNode root, List<Violation> violations) {
         Map<String, Object> base = base(root.get("base"), violations);
