@@ -40,22 +40,27 @@ final class HostCapabilities {
                 continue;
             }
             String transport = String.valueOf(point.get(Parameter.TRANSPORT.key()));
+            String backing = String.valueOf(point.getOrDefault(Parameter.BACKING.key(), "null_blk"));
             for (MatrixHosts.Pair pair : where.apply(point)) {
                 boolean loopback = pair.server() == null;
                 String target = loopback ? pair.client() : pair.server();
                 if (target != null) {
-                    side(loopback ? "host" : "server", target, "target", transport, found);
+                    side(loopback ? "host" : "server", target, "target", transport, backing, found);
                     backingPath(point, target, backingPathField, found);
                 }
                 if (!loopback) {
-                    side("client", pair.client(), "initiator", transport, found);
+                    side("client", pair.client(), "initiator", transport, backing, found);
                 }
             }
         }
         violations.addAll(found);
     }
 
-    private void side(String role, String host, String as, String transport, Set<Violation> found) {
+    /**
+     * The hello's missing lists are for the default backing, null_blk (the agent's Capabilities.facts): a file or
+     * device backing needs no null_blk module, and a local run on one no configfs either.
+     */
+    private void side(String role, String host, String as, String transport, String backing, Set<Violation> found) {
         Map<String, Object> nvmeof = nvmeofFacts(host);
         if (nvmeof == null) {
             if (connectedFacts.apply(host) != null) {
@@ -66,9 +71,15 @@ final class HostCapabilities {
             return;
         }
         if (nvmeof.get("missing") instanceof Map<?, ?> missing && missing.get(as) instanceof Map<?, ?> byTransport
-                && byTransport.get(transport) instanceof List<?> pieces && !pieces.isEmpty()) {
-            found.add(new Violation("hosts", role + " " + host + " cannot be an NVMe-oF " + as + " over " + transport
-                    + ": missing " + String.join(", ", pieces.stream().map(String::valueOf).toList())));
+                && byTransport.get(transport) instanceof List<?> listed) {
+            List<String> pieces = listed.stream().map(String::valueOf)
+                    .filter(piece -> "null_blk".equals(backing) || !(piece.equals("module null_blk")
+                            || (transport.equals("local") && piece.equals("configfs"))))
+                    .toList();
+            if (!pieces.isEmpty()) {
+                found.add(new Violation("hosts", role + " " + host + " cannot be an NVMe-oF " + as + " over "
+                        + transport + ": missing " + String.join(", ", pieces)));
+            }
         }
     }
 

@@ -28,7 +28,12 @@ class NvmeofMatrixTests {
             "vm2", Map.of("hostname", "vm2", "nvmeof", Map.of("backing_paths", List.of(), "missing", Map.of(
                     "target", Map.of("rdma", List.of(), "tcp", List.of(), "local", List.of()),
                     "initiator", Map.of("rdma", List.of(), "tcp", List.of())))),
-            "old", Map.of("hostname", "old"));
+            "old", Map.of("hostname", "old"),
+            // no null_blk and no configfs: a local run on a listed device is possible, one on null_blk is not
+            "bare", Map.of("hostname", "bare", "nvmeof", Map.of("backing_paths", List.of("/dev/sdb"), "missing", Map.of(
+                    "target", Map.of("rdma", List.of("configfs", "module null_blk"), "tcp", List.of("configfs",
+                            "module null_blk"), "local", List.of("configfs", "module null_blk")),
+                    "initiator", Map.of("rdma", List.of(), "tcp", List.of())))));
     private final MatrixExpander expander = new MatrixExpander(json, 10_000, CONNECTED::get);
 
     private Matrix yaml(String text) {
@@ -111,6 +116,18 @@ class NvmeofMatrixTests {
                         + "(an agent without the nvmeof provider; update it)",
                 "server old cannot be an NVMe-oF target over tcp: its agent reports no NVMe-oF capabilities "
                         + "(an agent without the nvmeof provider; update it)");
+    }
+
+    @Test
+    void theHellosNullBlkPiecesApplyOnlyToNullBlkBacking() {
+        assertThat(yaml("name: n\nbase: {provider: nvmeof, transport: local, backing: device, backing_path: /dev/sdb}\n"
+                + "hosts: {loopback: [bare]}\n").runs()).singleElement();
+        assertThat(violationsOf("name: n\nbase: {provider: nvmeof, transport: local}\nhosts: {loopback: [bare]}\n"))
+                .extracting(Violation::message).containsExactly(
+                        "host bare cannot be an NVMe-oF target over local: missing configfs, module null_blk");
+        assertThat(violationsOf("name: n\nbase: {provider: nvmeof, transport: tcp, backing: device, backing_path: "
+                + "/dev/sdb}\nhosts: {pairs: [[vm2, bare]]}\n")).extracting(Violation::message).containsExactly(
+                        "server bare cannot be an NVMe-oF target over tcp: missing configfs");
     }
 
     @Test
