@@ -26,10 +26,12 @@ public class CurveRepository {
                        avg(%1$s) AS y, count(*) AS n, min(%1$s) AS lo, max(%1$s) AS hi
                 FROM run r JOIN run_summary s ON s.run_id = r.id
                 WHERE r.experiment_id = ? AND r.status = 'FINISHED' AND %1$s IS NOT NULL
+                  AND (r.params ->> ?) IS NOT NULL
                 GROUP BY 1, 2""".formatted(metric, seriesSql(series));
         List<Object> params = new ArrayList<>(series);
         params.add(x);
         params.add(experimentId);
+        params.add(x); // a run without the x parameter (an engine run beside nvmeof ones, or the reverse) has no point
         return query(sql, params);
     }
 
