@@ -16,7 +16,7 @@ final class EngineWatch {
     static final Duration STUCK_AFTER = Duration.ofSeconds(20);
 
     /** What the engine thread is waiting for, since when (nanoTime). */
-    private record Busy(long runId, boolean teardown, long sinceNs) { }
+    private record Busy(long runId, boolean teardown, long sinceNs, long limitNs) { }
 
     private final LongSupplier nanoClock;
     private final long stuckAfterNs;
@@ -34,15 +34,29 @@ final class EngineWatch {
 
     /** A cancel reached the running run: it should end within the engine's stop grace. */
     void stopRequested(long runId) {
+        stopRequested(runId, null);
+    }
+
+    /** The same for a session that may take longer than the engine (limit; null: the watch's own). */
+    void stopRequested(long runId, Duration limit) {
         Busy now = busy;
         if (now == null || now.runId() != runId) { // a second cancel keeps the first one's time
-            busy = new Busy(runId, false, nanoClock.getAsLong());
+            busy = new Busy(runId, false, nanoClock.getAsLong(), limitNs(limit));
         }
     }
 
     /** The engine thread starts destroying the run's session. */
     void tearingDown(long runId) {
-        busy = new Busy(runId, true, nanoClock.getAsLong());
+        tearingDown(runId, null);
+    }
+
+    /** The same for a session whose teardown may take longer than the engine's (limit; null: the watch's own). */
+    void tearingDown(long runId, Duration limit) {
+        busy = new Busy(runId, true, nanoClock.getAsLong(), limitNs(limit));
+    }
+
+    private long limitNs(Duration limit) {
+        return limit == null ? stuckAfterNs : Math.max(stuckAfterNs, limit.toNanos());
     }
 
     /** The engine thread is done with what it was waiting for. */
@@ -58,7 +72,7 @@ final class EngineWatch {
             return null;
         }
         long seconds = Duration.ofNanos(nanoClock.getAsLong() - now.sinceNs()).toSeconds();
-        if (seconds * 1_000_000_000L < stuckAfterNs) {
+        if (seconds * 1_000_000_000L < now.limitNs()) {
             return null;
         }
         String what = now.teardown()

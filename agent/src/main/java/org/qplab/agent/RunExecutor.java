@@ -89,7 +89,7 @@ final class RunExecutor {
             RunSession session = current;
             if (session != null && currentRunId == cancel.runId()) {
                 Log.info("run " + cancel.runId() + ": cancel requested");
-                watch.stopRequested(cancel.runId());
+                watch.stopRequested(cancel.runId(), session.stuckAfter());
                 session.stop();
             } else {
                 // assigned or prepared, waiting for the engine thread: dropped when it gets there
@@ -116,7 +116,7 @@ final class RunExecutor {
 
     /** Destroys a session on the engine thread, watched: a teardown may not return (see {@link EngineWatch}). */
     private void closeWatched(long runId, RunSession session) {
-        watch.tearingDown(runId);
+        watch.tearingDown(runId, session.stuckAfter());
         try {
             session.close();
         } finally {

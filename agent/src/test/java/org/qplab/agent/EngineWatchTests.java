@@ -50,4 +50,13 @@ class EngineWatchTests {
         advance(60);
         assertThat(watch.stuck()).as("idle for a minute").isNull();
     }
+
+    @Test
+    void aSessionThatMayTakeLongerIsGivenItsOwnLimit() {
+        watch.tearingDown(17, Duration.ofSeconds(90)); // an nvmeof teardown: fio's grace, nvme disconnect, configfs
+        advance(60);
+        assertThat(watch.stuck()).as("60 s into a teardown allowed 90 s").isNull();
+        advance(31);
+        assertThat(watch.stuck()).contains("tearing down run 17's session has not returned for 91 s");
+    }
 }

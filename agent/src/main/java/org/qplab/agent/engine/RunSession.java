@@ -35,6 +35,14 @@ public interface RunSession extends AutoCloseable {
     /** The summary JSON of the ended run (qpb.h's shape; a string "error" key: it failed while running). */
     String summaryJson();
 
+    /**
+     * How long, after a stop or while its teardown runs, the session may take before the agent counts its thread
+     * as stuck (EngineWatch): the engine bounds its own waits within 20 s.
+     */
+    default Duration stuckAfter() {
+        return Duration.ofSeconds(20);
+    }
+
     /** Tears down everything the session made; never throws. */
     @Override
     void close();

@@ -206,6 +206,12 @@ public final class FioOutput {
                 buckets.merge(CycleBuckets.of(bin.getKey()), delta, Long::sum);
             }
         }
+        for (Map.Entry<Long, Long> before : previousBins.entrySet()) {
+            if (!bins.containsKey(before.getKey()) && before.getValue() > 0) {
+                fail("fio's clat bin " + before.getKey() + " ns (" + before.getValue() + " I/Os) is missing from status "
+                        + "dump " + index + ": the dumps are not cumulative");
+            }
+        }
         if (cycles > 0) {
             long firstMs = previousTimestampMs == Long.MIN_VALUE ? startMs : previousTimestampMs;
             long firstStartNs = Math.max(0, firstMs - startMs) * 1_000_000;

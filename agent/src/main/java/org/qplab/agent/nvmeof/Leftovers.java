@@ -65,7 +65,8 @@ public final class Leftovers {
             } catch (IOException | RuntimeException e) {
                 continue; // gone, or not ours to read
             }
-            if (!Stream.of(cmdline.split("\0")).anyMatch(arg -> arg.startsWith(marker))) {
+            if (!Stream.of(cmdline.split("\0")).anyMatch(arg -> arg.startsWith(marker)
+                    && host.isRunName(arg.substring("--name=".length())))) {
                 continue;
             }
             Optional<ProcessHandle> process = ProcessHandle.of(Long.parseLong(name));
@@ -145,7 +146,7 @@ public final class Leftovers {
 
     private void nullBlk() {
         for (Path item : list(host.nullb())) {
-            if (item.getFileName().toString().startsWith(host.runPrefix())) {
+            if (host.isRunName(item.getFileName().toString())) {
                 String step = "remove leftover null_blk " + item.getFileName();
                 note(null, Command.writeIfPresent(step, item.resolve("power"), "0"));
                 note("null_blk " + item.getFileName(), Command.remove(step, item));

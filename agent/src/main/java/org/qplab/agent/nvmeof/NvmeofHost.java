@@ -47,6 +47,11 @@ public record NvmeofHost(String agentId, List<String> backingPaths, Supplier<Str
     }
 
     /** The host NQN this agent connects with as an initiator. */
+    /** Whether nqn is a qplab initiator's host NQN (the form {@link #hostNqn} makes), safe as a configfs name. */
+    static boolean isInitiatorNqn(String nqn) {
+        return nqn.startsWith(NQN_PREFIX) && nqn.substring(NQN_PREFIX.length()).matches("[A-Za-z0-9.-]{1,128}:host");
+    }
+
     public String hostNqn() {
         return NQN_PREFIX + tag() + ":host";
     }
@@ -59,6 +64,14 @@ public record NvmeofHost(String agentId, List<String> backingPaths, Supplier<Str
     /** What every null_blk item and fio job name of this agent starts with. */
     String runPrefix() {
         return "qplab-" + tag() + "-run-";
+    }
+
+    /**
+     * Whether name is one of this agent's run names: the prefix and a run id, nothing else (agent vm1's prefix
+     * "qplab-vm1-run-" also begins agent vm1-run-b's "qplab-vm1-run-b-run-7", which is not vm1's).
+     */
+    boolean isRunName(String name) {
+        return name.startsWith(runPrefix()) && name.substring(runPrefix().length()).matches("\\d+");
     }
 
     Path nvmet() {

@@ -36,6 +36,11 @@ public final class NvmeofSession implements RunSession {
     static final Duration ACCEPT_TIMEOUT = Duration.ofSeconds(50);
     static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
     static final Duration HELLO_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * A stop or a teardown may take fio's SIGTERM grace and SIGKILL (5 + 5 s), nvme disconnect (30 s) and the
+     * configfs removals with their own timeouts: only past this is the agent's thread stuck.
+     */
+    static final Duration STUCK_AFTER = Duration.ofSeconds(90);
     private static final ObjectMapper JSON = JsonMapper.builder().build();
 
     private final NvmeofHost host;
@@ -160,7 +165,12 @@ public final class NvmeofSession implements RunSession {
         }
         try {
             if (target != null) {
-                acceptInitiator(text(endpoint, "hostnqn"));
+                String hostNqn = text(endpoint, "hostnqn");
+                if (!NvmeofHost.isInitiatorNqn(hostNqn)) { // it names a directory under configfs, made as root
+                    throw NvmeofException.invalid("connect: the initiator's host NQN '" + hostNqn + "' is not a qplab "
+                            + "agent's (" + NvmeofHost.NQN_PREFIX + "TAG:host)");
+                }
+                acceptInitiator(hostNqn);
             } else if (initiator == null && "client".equals(role)) {
                 connectToTarget(endpoint);
             }
@@ -209,6 +219,10 @@ public final class NvmeofSession implements RunSession {
         if (!"ready".equals(ready)) {
             throw NvmeofException.failed("connect: the target answered " + (ready == null ? "nothing (it closed the "
                     + "control connection)" : "'" + ready + "'") + " instead of ready");
+        }
+        if (!spec.transport().equals(text(endpoint, "trtype"))) { // it names the module modprobe loads
+            throw NvmeofException.invalid("connect: the target offers transport '" + text(endpoint, "trtype")
+                    + "', this run is over " + spec.transport());
         }
         initiator = Initiator.connect(host, text(endpoint, "trtype"), text(endpoint, "traddr"), text(endpoint, "trsvcid"),
                 text(endpoint, "subnqn"));
@@ -405,6 +419,11 @@ public final class NvmeofSession implements RunSession {
     }
 
     /** Tears down everything this side made, in reverse; goes on past a failure and logs it. */
+    @Override
+    public Duration stuckAfter() {
+        return STUCK_AFTER;
+    }
+
     @Override
     public void close() {
         List<String> problems = new ArrayList<>();

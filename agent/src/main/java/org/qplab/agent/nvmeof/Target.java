@@ -77,7 +77,7 @@ final class Target {
         port = dir;
         trsvcid = Integer.toString(service);
         Command.write(step, dir.resolve("addr_trtype"), transport);
-        Command.write(step, dir.resolve("addr_adrfam"), "ipv4");
+        Command.write(step, dir.resolve("addr_adrfam"), traddr.contains(":") ? "ipv6" : "ipv4");
         Command.write(step, dir.resolve("addr_traddr"), traddr);
         Command.write(step, dir.resolve("addr_trsvcid"), trsvcid);
         Path link = dir.resolve("subsystems").resolve(nqn);
