@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
 public final class Capabilities {
 
     static final List<String> MODULES = List.of("nvmet", "nvmet-rdma", "nvmet-tcp", "nvme-rdma", "nvme-tcp", "null_blk");
-    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(10);
+    /** fio --version, nvme version, modprobe -n: a first start over the lab's 9p root under TCG took over 10 s. */
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
     private static final Pattern NVME_VERSION = Pattern.compile("nvme version (\\S+)");
 
     private final boolean root;
