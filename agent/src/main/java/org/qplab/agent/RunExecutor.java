@@ -1,6 +1,5 @@
 package org.qplab.agent;
 
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -25,8 +24,6 @@ import tools.jackson.databind.ObjectMapper;
  */
 final class RunExecutor {
 
-    /** How often the engine is drained while a run goes. */
-    static final Duration DRAIN_INTERVAL = Duration.ofMillis(5);
 
     private final ControllerLink link;
     private final ObjectMapper json;
@@ -268,7 +265,7 @@ final class RunExecutor {
             // thread, so a slow network or controller never stalls draining (and never makes an interval wait).
             boolean ended = false;
             while (!ended) {
-                ended = session.awaitEnd(DRAIN_INTERVAL);
+                ended = session.awaitEnd(session.drainInterval());
                 frames.drain(session, ended);
             }
             long seq = server ? 0 : frames.sent();

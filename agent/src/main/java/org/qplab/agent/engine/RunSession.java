@@ -36,6 +36,14 @@ public interface RunSession extends AutoCloseable {
     String summaryJson();
 
     /**
+     * How often the agent waits for the run's end and drains its intervals while it runs: the engine's rings every
+     * 5 ms; a session whose intervals are seconds apart (fio's status dumps) may be polled less often.
+     */
+    default Duration drainInterval() {
+        return Duration.ofMillis(5);
+    }
+
+    /**
      * How long, after a stop or while its teardown runs, the session may take before the agent counts its thread
      * as stuck (EngineWatch): the engine bounds its own waits within 20 s.
      */
