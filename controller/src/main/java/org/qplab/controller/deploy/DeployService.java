@@ -30,7 +30,8 @@ import org.springframework.stereotype.Service;
  * <p>On the host, everything lives in the host's remote_dir (relative to the SSH user's home):
  * qplab-agent.jar (the agent with its native engine inside), agent.token (the per-agent token, mode
  * 600), agent.pid and agent.log. The agent is started with {@code setsid nohup java -jar ...}, so it
- * outlives the SSH session; it registers with the controller under the host's name.
+ * outlives the SSH session; it registers with the controller under the host's name. An agent.env the host's
+ * operator keeps there sets the agent's environment ({@link #AGENT_ENV}).
  */
 @Service
 public class DeployService {
@@ -38,6 +39,15 @@ public class DeployService {
     private static final Logger log = LoggerFactory.getLogger(DeployService.class);
     static final String JAR_RESOURCE = "agent/qplab-agent.jar";
     private static final Duration COMMAND = Duration.ofSeconds(60);
+    /**
+     * The host's own agent settings: remote_dir/agent.env, when the host's operator put one there, is read as
+     * environment (KEY=VALUE lines, shell syntax) before the agent starts, e.g. QPLAB_DATA_ADDRESS (the address of
+     * the NIC benchmarks use: where a tcp server, a verbs control socket or an NVMe-oF target listens; else the
+     * agent takes the address its route to the controller leaves from, often a management NIC) or
+     * QPLAB_NVMEOF_BACKING. A file the shell cannot read fails the deploy.
+     */
+    static final String AGENT_ENV = "if [ -f agent.env ]; then set -a; . ./agent.env || { echo 'cannot read "
+            + "agent.env' >&2; exit 1; }; set +a; fi; ";
 
     private final DeployProperties properties;
     private final HostRepository hosts;
@@ -77,7 +87,7 @@ public class DeployService {
 
             progress(name, "starting the agent");
             OffsetDateTime started = jdbc.sql("SELECT now()").query(OffsetDateTime.class).single();
-            ssh.run("cd " + dir + " && (setsid nohup " + properties.java() + " -jar qplab-agent.jar --controller "
+            ssh.run("cd " + dir + " && (" + AGENT_ENV + "setsid nohup " + properties.java() + " -jar qplab-agent.jar --controller "
                     + quote(controllerUrl) + " --token-file agent.token --id " + quote(name)
                     + " > agent.log 2>&1 < /dev/null & echo $! > agent.pid)", COMMAND);
 

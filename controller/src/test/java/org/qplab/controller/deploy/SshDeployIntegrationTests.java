@@ -135,11 +135,17 @@ class SshDeployIntegrationTests extends ControllerIntegrationTest {
     @Order(4)
     void upgradeReplacesTheRunningAgentAndStopEndsIt() throws Exception {
         long before = agentPid();
+        assertThat(jdbc.sql("SELECT facts->>'data_address' FROM agent WHERE id = ?").param(HOST).query(String.class).single())
+                .as("without agent.env: the address the route to the controller leaves from").isEqualTo(NamespaceSshd.ADDRESS);
+        // the host's own settings: the upgraded agent starts with them (an address no route would give)
+        Files.writeString(remoteDir.resolve("agent.env"), "# this host's agent settings\nQPLAB_DATA_ADDRESS=198.18.77.9\n");
         Map<String, Object> upgraded = http().post().uri("/api/hosts/{name}/upgrade", HOST).exchange()
                 .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         assertThat(upgraded).containsEntry("state", "RUNNING").containsEntry("agentConnected", true);
         assertThat(agentPid()).as("a new agent process").isNotEqualTo(before);
         assertThat(ProcessHandle.of(before).map(ProcessHandle::isAlive).orElse(false)).as("the old agent is gone").isFalse();
+        assertThat(jdbc.sql("SELECT facts->>'data_address' FROM agent WHERE id = ?").param(HOST).query(String.class).single())
+                .as("QPLAB_DATA_ADDRESS from remoteDir/agent.env").isEqualTo("198.18.77.9");
 
         long pid = agentPid();
         Map<String, Object> stopped = http().post().uri("/api/hosts/{name}/stop", HOST).exchange()
