@@ -22,6 +22,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.qplab.controller.database.TestDatabase;
 import org.qplab.controller.experiment.CurvePicture;
+import org.qplab.lab.CommandResult;
 import org.qplab.lab.ForwardedPort;
 import org.qplab.lab.SoftRoceLab;
 import org.qplab.lab.SoftRoceLabExtension;
@@ -42,7 +43,9 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * the curves must show them. Then every reference experiment's Soft-RoCE variant
  * (experiments/&#42;/lab.yaml) runs to completion on the same agents, and its curve is drawn as a PNG
  * into target/experiment-pictures/ (or -Dqplab.experiments.pictures=DIR, e.g. ../experiments to
- * refresh the committed ones); -Dqplab.experiments.only=7-latency-vs-size,... runs only those.
+ * refresh the committed ones); -Dqplab.experiments.only=7-latency-vs-size,... runs only those. Then
+ * NVMe-oF across the VMs (vm1 the target, vm2 the initiator) over rdma and tcp: the results add up and nothing is
+ * left on either VM, also after the initiator's agent was killed in the middle of a run and deployed again.
  */
 @ExtendWith(SoftRoceLabExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -95,6 +98,12 @@ class SoftRoceDeployIntegrationTests {
     void deploysAgentsIntoTwoVmsAndRunsAVerbsMatrixAcrossRxe() throws Exception {
         List<CompletableFuture<Map<String, Object>>> deploys = new ArrayList<>();
         for (int vm = 1; vm <= 2; vm++) {
+            // the VM's own agent settings (DeployService reads remoteDir/agent.env): its RoCE address is where a pair
+            // run's server side listens, an NVMe-oF target's port too; without it the agent would take the address
+            // its route to the controller leaves from, eth0's, which the other VM cannot reach
+            CommandResult env = lab.ssh(vm, Duration.ofSeconds(60), "mkdir -p -m 700 /root/.qplab && echo QPLAB_DATA_ADDRESS="
+                    + lab.rdmaAddress(vm) + " > /root/.qplab/agent.env");
+            assertThat(env.exitCode()).as("agent.env in vm%d: %s", vm, env.stderr()).isZero();
             http().post().uri("/api/hosts").contentType(MediaType.APPLICATION_JSON)
                     .bodyValue(Map.of("name", "vm" + vm, "address", "127.0.0.1", "sshPort", lab.sshPort(vm), "sshUser", "root"))
                     .exchange().expectStatus().isCreated();
@@ -114,6 +123,8 @@ class SoftRoceDeployIntegrationTests {
             List<?> devices = (List<?>) ((Map<?, ?>) agent.get("facts")).get("rdma_devices");
             assertThat(devices).as("rdma_devices of %s", agent.get("id")).isNotEmpty();
             assertThat(((Map<?, ?>) devices.get(0)).get("name")).isEqualTo("rxe0");
+            assertThat(((Map<?, ?>) agent.get("facts")).get("data_address")).as("data address of %s", agent.get("id"))
+                    .isEqualTo(lab.rdmaAddress(Integer.parseInt(((String) agent.get("id")).substring(2))));
         }
 
         Map<String, Object> matrix = Map.of(
@@ -253,8 +264,139 @@ class SoftRoceDeployIntegrationTests {
         }
     }
 
+    /** The nvmeof points of the lab tests: vm2 the initiator, vm1 the target (null_blk), 4 KiB random reads. */
+    private static Map<String, Object> nvmeofMatrix(String name, long runtimeMs, List<String> transports) {
+        return Map.of("name", name, "hosts", Map.of("pairs", List.of(List.of("vm2", "vm1"))),
+                "base", Map.of("provider", "nvmeof", "rw", "randread", "bs", NVMEOF_BS, "iodepth", 4, "runtime_ms", runtimeMs),
+                "dimensions", Map.of("transport", transports));
+    }
+
+    private static final int NVMEOF_BS = 4096;
+
     @Test
     @Order(3)
+    void runsNvmeofAcrossTheVmsOverRdmaAndTcpAndLeavesNothingBehind() throws Exception {
+        List<Map<String, Object>> agents = http().get().uri("/api/agents").exchange().expectStatus().isOk()
+                .expectBody(JSON_ARRAY).returnResult().getResponseBody();
+        for (String vm : List.of("vm1", "vm2")) {
+            Map<?, ?> facts = (Map<?, ?>) agents.stream().filter(a -> vm.equals(a.get("id"))).findFirst().orElseThrow().get("facts");
+            Map<?, ?> missing = (Map<?, ?>) ((Map<?, ?>) facts.get("nvmeof")).get("missing");
+            assertThat(missing.values()).as("what %s lacks for NVMe-oF: %s", vm, facts.get("nvmeof"))
+                    .allSatisfy(byTransport -> assertThat(((Map<?, ?>) byTransport).values())
+                            .allSatisfy(pieces -> assertThat((List<?>) pieces).isEmpty()));
+        }
+        long id = submit(nvmeofMatrix("softroce nvmeof", 2000, List.of("rdma", "tcp")));
+        Map<String, Object> experiment = awaitEnd(id, Duration.ofMinutes(4));
+        List<Map<String, Object>> runs = runsOf(id);
+        if (!"FINISHED".equals(experiment.get("status"))) {
+            assertThat(experiment.get("status")).as("experiment %s, runs %s%s", experiment, runs, whatTheLabSays()).isEqualTo("FINISHED");
+        }
+        assertThat(runs).hasSize(2).allSatisfy(r -> assertThat(r.get("status")).as("run %s", r).isEqualTo("FINISHED"));
+        assertThat(runs).extracting(r -> (Object) ((Map<?, ?>) r.get("params")).get("transport")).containsExactlyInAnyOrder("rdma", "tcp");
+        for (Map<String, Object> run : runs) {
+            assertTheNvmeofRunAddsUp(((Number) run.get("id")).longValue(), (String) ((Map<?, ?>) run.get("params")).get("transport"));
+        }
+        assertNothingLeftBehind();
+    }
+
+    @Test
+    @Order(4)
+    void theInitiatorsAgentKilledMidRunIsRedeployedAndTheRunTriedAgainLeavesNothingBehind() throws Exception {
+        long id = submit(nvmeofMatrix("softroce nvmeof, the initiator's agent killed", 20_000, List.of("rdma")));
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        boolean fioRuns = false;
+        while (!fioRuns && System.nanoTime() < deadline) {
+            Thread.sleep(1000);
+            List<Map<String, Object>> runs = runsOf(id);
+            assertThat(runs).as("the run before the kill").hasSize(1)
+                    .allSatisfy(r -> assertThat(r.get("status")).isIn("QUEUED", "RUNNING"));
+            fioRuns = "RUNNING".equals(runs.get(0).get("status")) && lab.ssh(2, Duration.ofSeconds(30), "pgrep -x fio").succeeded();
+        }
+        assertThat(fioRuns).as("fio running in vm2 within 3 min%s", whatTheLabSays()).isTrue();
+
+        CommandResult kill = lab.ssh(2, Duration.ofSeconds(30), "kill -9 $(cat /root/.qplab/agent.pid)");
+        assertThat(kill.exitCode()).as("kill -9 of vm2's agent: %s", kill.stderr()).isZero();
+        // a new agent process: its start cleans up what the killed one left (fio, the connected controller)
+        Map<String, Object> deployed = http().post().uri("/api/hosts/vm2/deploy").exchange().expectStatus().isOk()
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat(deployed.get("state")).as("redeploy: %s", deployed).isEqualTo("RUNNING");
+
+        Map<String, Object> experiment = awaitEnd(id, Duration.ofMinutes(5));
+        List<Map<String, Object>> runs = runsOf(id);
+        if (!"FINISHED".equals(experiment.get("status"))) {
+            assertThat(experiment.get("status")).as("experiment %s, runs %s%s", experiment, runs, whatTheLabSays()).isEqualTo("FINISHED");
+        }
+        // the killed run failed naming the lost agent; the point's next run (its retry) finished
+        assertThat(runs).hasSize(2);
+        Map<String, Object> killed = runs.stream().min(java.util.Comparator.comparing(r -> ((Number) r.get("id")).longValue())).orElseThrow();
+        Map<String, Object> next = runs.stream().filter(r -> r != killed).findFirst().orElseThrow();
+        assertThat(killed.get("status")).as("the killed run %s", killed).isEqualTo("FAILED");
+        assertThat((String) killed.get("error")).contains("vm2");
+        assertThat(next.get("status")).as("the next run %s", next).isEqualTo("FINISHED");
+        assertTheNvmeofRunAddsUp(((Number) next.get("id")).longValue(), "rdma");
+        assertNothingLeftBehind();
+    }
+
+    /** IOPS × bs agrees with BW within 1 %, and the stored histogram counts exactly fio's I/Os. */
+    private void assertTheNvmeofRunAddsUp(long runId, String transport) {
+        Map<String, Object> summary = http().get().uri("/api/runs/{id}/summary", runId).exchange()
+                .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat(summary).as("run %d's summary", runId).containsEntry("provider", "nvmeof").containsEntry("transport", transport);
+        double iops = ((Number) summary.get("msg_rate")).doubleValue();
+        double bw = ((Number) summary.get("bw_avg_bps")).doubleValue();
+        assertThat(iops).as("run %d: IOPS", runId).isPositive();
+        assertThat(iops * NVMEOF_BS).as("run %d: IOPS × bs [B/s] against bw_avg_bps", runId)
+                .isCloseTo(bw, org.assertj.core.data.Percentage.withPercentage(1));
+        Map<?, ?> fio = (Map<?, ?>) summary.get("fio");
+        long fioIos = 0;
+        for (String direction : List.of("read", "write")) {
+            if (fio.get(direction) instanceof Map<?, ?> d && d.get("total_ios") instanceof Number n) {
+                fioIos += n.longValue();
+            }
+        }
+        assertThat(fioIos).as("run %d: fio's I/O count (%s)", runId, fio).isPositive();
+        assertThat(((Number) summary.get("cycles")).longValue()).as("run %d: cycles", runId).isEqualTo(fioIos);
+        Map<String, Object> histogram = http().get().uri("/api/runs/{id}/histogram", runId).exchange()
+                .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        long binned = ((List<?>) histogram.get("bins")).stream().mapToLong(b -> ((Number) ((Map<?, ?>) b).get("count")).longValue()).sum();
+        assertThat(binned).as("run %d: I/Os in the stored histogram", runId).isEqualTo(fioIos);
+        long stored = jdbc.sql("SELECT coalesce(sum(cycles), 0) FROM run_interval WHERE run_id = ?").param(runId)
+                .query(Long.class).single();
+        assertThat(stored).as("run %d: I/Os in the stored intervals", runId).isEqualTo(fioIos);
+    }
+
+    /** What qplab may have made on a VM: nvmet subsystems, ports and hosts, qplab's null_blk items, NVMe controllers, fio. */
+    private static final String LEFTOVERS = "C=/sys/kernel/config; for d in subsystems ports hosts; do "
+            + "[ -d $C/nvmet/$d ] && ls -A $C/nvmet/$d | sed \"s|^|nvmet/$d/|\"; done; "
+            + "[ -d $C/nullb ] && ls -A $C/nullb | grep '^qplab-' | sed 's|^|nullb/|'; "
+            + "ls -A /sys/class/nvme 2>/dev/null | sed 's|^|/sys/class/nvme/|'; pgrep -a -x fio | sed 's|^|process |'; true";
+
+    /** Nothing of the runs on either VM (a teardown may end a moment after the run's end is stored: 30 s). */
+    private static void assertNothingLeftBehind() throws Exception {
+        for (int vm = 1; vm <= 2; vm++) {
+            CommandResult left = lab.ssh(vm, Duration.ofSeconds(60), LEFTOVERS);
+            for (int i = 0; i < 30 && left.succeeded() && !left.stdout().isBlank(); i++) {
+                Thread.sleep(1000);
+                left = lab.ssh(vm, Duration.ofSeconds(60), LEFTOVERS);
+            }
+            assertThat(left.exitCode()).as("listing vm%d: %s", vm, left.stderr()).isZero();
+            assertThat(left.stdout().strip()).as("what the runs left behind on vm%d", vm).isEmpty();
+        }
+    }
+
+    private static long submit(Map<String, Object> matrix) {
+        return ((Number) http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON).bodyValue(matrix)
+                .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody().get("id"))
+                .longValue();
+    }
+
+    private static List<Map<String, Object>> runsOf(long experimentId) {
+        return http().get().uri("/api/experiments/{id}/runs", experimentId).exchange()
+                .expectStatus().isOk().expectBody(JSON_ARRAY).returnResult().getResponseBody();
+    }
+
+    @Test
+    @Order(5)
     void stopsTheAgents() {
         for (int vm = 1; vm <= 2; vm++) {
             Map<String, Object> stopped = http().post().uri("/api/hosts/vm{n}/stop", vm).exchange().expectStatus().isOk()
