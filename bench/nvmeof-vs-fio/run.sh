@@ -81,7 +81,7 @@ ensure_agents() {
     for i in 1 2; do
         connected "vm$i" && continue
         echo "starting the agent in VM $i..." >&2
-        # the agent probes fio and nvme-cli once at start, 10 s each: a cold start over 9p under TCG can take longer
+        # the agent probes fio and nvme-cli once at start (30 s each): warm, the probe is the agent's, not 9p's
         "$LAB" ssh "$i" "fio --version && nvme version" >/dev/null || return 1
         "$LAB" ssh "$i" "umask 077; cat >/run/qplab-bench-agent.token" <"$TMP/agent.token" || return 1
         "$LAB" ssh "$i" "pkill -f '[q]plab-agent.jar --controller ws://$where' ; cd /tmp && (setsid nohup java -jar $AGENT_JAR \
