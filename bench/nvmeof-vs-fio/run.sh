@@ -96,6 +96,21 @@ ensure_agents() {
     return 1
 }
 
+# What the orchestration costs the VM that runs fio: the initiator agent's CPU time (user + system, ms) from fio's
+# start to its end in VM 2, for every run of either tool (during fio by hand the agent is idle). Started before the
+# run, in the background; it looks for fio every 0.2 s until fio starts, then checks once a second for its end.
+watch_agent_cpu() { # FILE
+    timeout $((LIMIT + 30)) "$LAB" ssh 2 'a=$(pgrep -f "[q]plab-agent.jar" | head -1); [ -n "$a" ] || exit 1
+        for i in $(seq 600); do f=$(pgrep -x fio | head -1); [ -n "$f" ] && break; sleep 0.2; done; [ -n "$f" ] || exit 1
+        t0=$(awk "{ print \$14 + \$15 }" /proc/$a/stat); while [ -d /proc/$f ]; do sleep 1; done
+        t1=$(awk "{ print \$14 + \$15 }" /proc/$a/stat); echo $(( (t1 - t0) * 1000 / $(getconf CLK_TCK) ))' >"$1" 2>/dev/null &
+    WATCHER=$!
+}
+agent_cpu_of() { # FILE KIND TRANSPORT IODEPTH: the watcher's figure into TMP/agent-cpu.KIND.TRANSPORT.IODEPTH
+    wait "$WATCHER" 2>/dev/null || true
+    [[ $(cat "$1" 2>/dev/null) =~ ^[0-9]+$ ]] && cat "$1" >>"$TMP/agent-cpu.$2.$3.$4" || true
+}
+
 # qplab_run TRANSPORT IODEPTH -> "IOPS BW_BYTES_PER_S P99_US" of one run of the point through the controller
 qplab_run() {
     local transport=$1 depth=$2 id state runs run summary
@@ -106,6 +121,7 @@ qplab_run() {
         '{name: "nvmeof-vs-fio \($rw) \($bs) B qd \($d) \($t)", hosts: {pairs: [["vm2", "vm1"]]},
           base: {provider: "nvmeof", transport: $t, backing: "null_blk", backing_size: ($mib * 1048576), rw: $rw, bs: $bs,
                  iodepth: $d, numjobs: 1, ioengine: "io_uring", direct: true, runtime_ms: $rt, interval_ms: $iv}}')
+    watch_agent_cpu "$TMP/cpu.q"
     id=$(api -sS -H 'Content-Type: application/json' -d "$matrix" "$BASE/api/experiments" | jq -er .id) ||
         { echo "submitting $matrix failed" >&2; return 1; }
     for ((i = 0; i < LIMIT; i++)); do
@@ -119,6 +135,7 @@ qplab_run() {
         [ "$state" = FINISHED ] || api -sf -X POST -o /dev/null "$BASE/api/experiments/$id/cancel" || true
         return 1
     fi
+    agent_cpu_of "$TMP/cpu.q" q "$transport" "$depth"
     run=$(jq -er '.[0].id' <<<"$runs")
     summary=$(api -sf "$BASE/api/runs/$run/summary")
     echo "$summary" >"$TMP/q-$run.json"
@@ -173,7 +190,9 @@ fio_run() {
     hand_disconnect
     hand_target_down
     if hand_target_up "$transport" >&2 && dev=$(hand_connect "$transport") && [ -n "$dev" ]; then
+        [ "$FIO_ONLY" = 1 ] || watch_agent_cpu "$TMP/cpu.p"
         timeout $LIMIT "$LAB" ssh 2 "fio $(fio_job "$dev" "$depth")" >"$TMP/p.json" || rc=1
+        [ "$FIO_ONLY" = 1 ] || agent_cpu_of "$TMP/cpu.p" p "$transport" "$depth"
     else
         echo "setting up the hand-made target or connecting to it failed" >&2
         rc=1
@@ -282,6 +301,18 @@ tools (MB = 2^20 B); it is listed because it is what each stores, not as a third
 $rows
 Verdict: $verdict ($iops_verdict).
 
+What the orchestration costs the VM that runs fio: the initiator agent's CPU time (user + system) from
+fio's start to its end in VM 2 (a ${RUNTIME_MS} ms run; read from /proc once a second, so ±1 s at the end),
+for each run (fio by hand: both its runs; the agent is idle then). VM 2 has one vCPU, which also does
+fio, nvme-$([ "$TRANSPORTS" = tcp ] && echo tcp || echo rdma) and rxe's packet work.
+
+| point | agent CPU during qplab's runs [ms] | median | agent CPU during fio by hand [ms] | median |
+|---|---|---:|---|---:|
+$(for transport in $TRANSPORTS; do for depth in $IODEPTHS; do
+    q=$(xargs <"$TMP/agent-cpu.q.$transport.$depth" 2>/dev/null || true); p=$(xargs <"$TMP/agent-cpu.p.$transport.$depth" 2>/dev/null || true)
+    echo "| $transport, iodepth $depth | ${q:-–} | $([ -n "$q" ] && echo "$q" | median || echo –) | ${p:-–} | $([ -n "$p" ] && echo "$p" | median || echo –) |"
+done; done)
+
 Runs that failed or hung and were run again (up to $MAX_TRIES tries): $failures
 $(cat "$TMP/failures")
 
@@ -294,6 +325,7 @@ compare two ways of running one fio job on identical kernels and devices.
 - VMs: kernel $("$LAB" kernel), $(sed -n 's/.*booting [0-9]* VM(s): kernel [^,]*, \([a-z]*\),.*/\1/p' "$TMP/up.log" | head -1), 1 vCPU and ${QPLAB_LAB_MEM:-1024} MiB each
 - fio: $(fio --version); nvme-cli: $(nvme version | head -1)
 - job: $RW, bs $BS B, io_uring, direct, numjobs 1, iodepth $IODEPTHS, runtime ${RUNTIME_MS} ms, status every ${INTERVAL_MS} ms; transports $TRANSPORTS
+- code: $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet HEAD -- agent controller || echo ' (with uncommitted changes)')
 - regenerate: \`REPEATS=$REPEATS TRANSPORTS="$TRANSPORTS" IODEPTHS="$IODEPTHS" RUNTIME_MS=$RUNTIME_MS bench/nvmeof-vs-fio/run.sh\`
 EOF
 cat "$HERE/results.md"
