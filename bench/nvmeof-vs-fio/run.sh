@@ -316,6 +316,8 @@ done; done)
 Runs that failed or hung and were run again (up to $MAX_TRIES tries): $failures
 $(cat "$TMP/failures")
 
+$(cat "$HERE/notes.md" 2>/dev/null)
+
 Under TCG (no KVM here) each VM's one vCPU does the NVMe-oF target's or initiator's work, rxe's
 packet work and fio in emulated code: absolute figures mean nothing outside this lab; the ratios
 compare two ways of running one fio job on identical kernels and devices.
