@@ -118,6 +118,8 @@ public class PairRuns {
     static final long NVMEOF_RUNTIME_MS = 10_000;
     /** An nvmeof run step's set-up beyond fio's runtime: fio's start, nvme disconnect (its own timeout 30 s). */
     static final Duration NVMEOF_MARGIN = Duration.ofSeconds(30);
+    /** An nvmeof run's prepare step (see prepareLimit). */
+    static final Duration NVMEOF_PREPARE = Duration.ofSeconds(90);
 
     private final Map<Long, Pair> pairs = new ConcurrentHashMap<>();
     /** Runs whose pair ended or timed out: late messages of theirs are only acknowledged. */
@@ -171,7 +173,7 @@ public class PairRuns {
         server.busyWith(run.runId());
         synchronized (pair) {
             pairs.put(run.runId(), pair);
-            enter(pair, Step.PREPARE, Step.PREPARE.timeout());
+            enter(pair, Step.PREPARE, prepareLimit(run.params()));
             Map<String, Object> serverSpec = new LinkedHashMap<>(run.params());
             serverSpec.put("role", "server");
             Map<String, Object> clientSpec = new LinkedHashMap<>(run.params());
@@ -336,6 +338,15 @@ public class PairRuns {
         Object duration = params.get("duration_ms");
         return duration instanceof Number ms && ms.longValue() > 0
                 ? Duration.ofMillis(ms.longValue()).plus(Step.COLLECT.timeout()) : runTimeout;
+    }
+
+    /**
+     * How long both sides may take to prepare: an nvmeof side first removes what dead runs left, may load modules
+     * (modprobe), makes a null_blk device and the configfs target, and probes fio and nvme-cli; on a small or busy
+     * host (the Soft-RoCE lab under load) that took over the engine's 30 s.
+     */
+    static Duration prepareLimit(Map<String, Object> params) {
+        return "nvmeof".equals(params.get("provider")) ? NVMEOF_PREPARE : Step.PREPARE.timeout();
     }
 
     private static String limitText(Map<String, Object> params) {

@@ -170,6 +170,19 @@ class PairRunsTests {
     }
 
     @Test
+    void anNvmeofRunMayTakeLongerToPrepare() {
+        PairRuns pairs = pairRuns(Duration.ofMinutes(30));
+        pairs.begin(new RunQueue.Assignment(RUN, 1, Map.of("provider", "nvmeof")), agent("client"), agent("server"));
+        pass(Duration.ofSeconds(89));
+        pairs.expire();
+        verify(outcomes, never()).failed(anyLong(), anyString(), anyString(), anyBoolean());
+        pass(Duration.ofSeconds(2));
+        pairs.expire();
+        verify(outcomes).failed(RUN, "client", "prepare timed out after 90 s, waiting for client client and server "
+                + "server to create its session", true);
+    }
+
+    @Test
     void theConnectStepHasItsOwnTimeoutFromWhenBothSidesPrepared() {
         PairRuns pairs = pairRuns(Duration.ofMinutes(30));
         pairs.begin(new RunQueue.Assignment(RUN, 1, Map.of()), agent("client"), agent("server"));
