@@ -75,8 +75,18 @@ class NvmeofSubmitIntegrationTests extends ControllerIntegrationTest {
             assertThat(message(local, "base.backing_path")).isEqualTo("host nvme-target does not offer "
                     + "/srv/unlisted.img as a backing file (its nvmeof.backing_paths, agent option --nvmeof-backing: "
                     + "/srv/listed.img)");
+            // fio on a listed file needs neither null_blk nor configfs: the hello's null_blk pieces do not refuse it
             assertThat(local).extracting(v -> (String) v.get("message"))
-                    .anySatisfy(m -> assertThat(m).startsWith("host nvme-target cannot be an NVMe-oF target over local: missing"));
+                    .noneMatch(m -> m.contains("module null_blk") || m.contains("configfs"));
+
+            List<Map<String, Object>> nullBlk = refused("""
+                    name: nvmeof local on null_blk
+                    base: {provider: nvmeof, transport: local}
+                    hosts: {loopback: [nvme-target]}
+                    """);
+            assertThat(nullBlk).extracting(v -> (String) v.get("message")) // this host's kernel has no null_blk
+                    .anySatisfy(m -> assertThat(m).startsWith("host nvme-target cannot be an NVMe-oF target over local: missing")
+                            .contains("module null_blk"));
         }
         assertThat(count("experiment")).as("experiments stored").isEqualTo(experiments);
     }
