@@ -259,9 +259,9 @@ class FioOutputTests {
     void aDumpWithoutNewIoClosesNoIntervalAndTheIndexesFollowTheDumps() throws IOException {
         List<String> dumps = dumpTexts(fixture(RANDREAD));
         FioOutput out = new FioOutput();
-        out.add(JSON.readTree(dumps.get(0)));
-        out.add(JSON.readTree(dumps.get(0)));
-        out.add(JSON.readTree(dumps.get(1)));
+        out.add(dumps.get(0));
+        out.add(dumps.get(0));
+        out.add(dumps.get(1));
 
         List<Interval> intervals = drained(out);
         assertThat(intervals).extracting(Interval::index).containsExactly(0L, 2L);
@@ -294,5 +294,61 @@ class FioOutputTests {
             reader.join(5000);
         }
         assertThat(out.ended()).isTrue();
+    }
+
+    /** An InputStream that hands out at most chunk bytes per read, as a pipe may. */
+    private static InputStream inChunks(String text, int chunk) {
+        return new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)) {
+            @Override
+            public synchronized int read(byte[] b, int off, int len) {
+                return super.read(b, off, Math.min(len, chunk));
+            }
+        };
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 7, 4096})
+    void aDumpSplitAcrossReadsAtAnyByteGivesTheSameIntervals(int chunk) throws IOException {
+        String text = "note: a line before the first dump\n" + fixture(RANDRW);
+        List<Interval> whole = drained(read(text));
+        FioOutput out = new FioOutput();
+        out.read(inChunks(text, chunk));
+
+        assertThat(drained(out)).usingRecursiveComparison().isEqualTo(whole);
+        assertThat(whole).hasSize(9);
+        assertThat(out.otherOutput()).containsExactly("note: a line before the first dump");
+        assertThat(out.summary()).containsEntry("cycles", 1421L + 627L);
+    }
+
+    @Test
+    void bracesAndQuotesInsideStringsDoNotEndADump() throws IOException {
+        // a file name with a brace, an escaped quote and a backslash, as fio prints it in "job options"
+        String odd = fixture(RANDREAD).replace("\"filename\" : \"/dev/nvme0n1\"",
+                "\"filename\" : \"/tmp/a}b\\\"{c\\\\\"");
+        assertThat(odd).contains("a}b");
+        FioOutput out = read(odd);
+
+        assertThat(out.error()).isNull();
+        assertThat(out.dumps()).isEqualTo(5);
+        assertThat(drained(out).stream().mapToLong(Interval::cycles).sum()).isEqualTo(2059);
+    }
+
+    @Test
+    void aDumpThatIsNotFiosJsonIsNamedAndRefusesASummary() throws IOException {
+        List<String> dumps = dumpTexts(fixture(RANDREAD));
+        String badBin = dumps.get(1).replaceFirst("\"(\\d+)\" : (\\d+)", "\"x$1\" : $2");
+        assertThat(badBin).isNotEqualTo(dumps.get(1));
+        FioOutput out = read(dumps.get(0) + badBin + "{ \"jobs\" : [ } ]\n" + dumps.get(2));
+
+        assertThat(out.dumps()).isEqualTo(4);
+        assertThat(drained(out)).as("the first dump's interval, and the third's").hasSize(2);
+        assertThatThrownBy(out::summary).isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("fio's status dump 1 is not the JSON fio prints: a clat bin that is not a number of ns at byte ");
+    }
+
+    @Test
+    void theWarmUpReadsItsSampleThroughTheWholePath() {
+        assertThat(FioOutput.warmUp()).as("two intervals and a summary of 4 I/Os from the built-in sample").isTrue();
+        assertThat(FioOutput.warmUp()).as("once per JVM, then a no-op").isTrue();
     }
 }
