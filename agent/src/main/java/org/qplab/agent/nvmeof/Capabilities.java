@@ -1,6 +1,7 @@
 package org.qplab.agent.nvmeof;
 
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,16 +26,21 @@ public final class Capabilities {
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
     private static final Pattern NVME_VERSION = Pattern.compile("nvme version (\\S+)");
 
+    /** CAP_SYS_ADMIN's bit in /proc/self/status's CapEff (linux/capability.h). */
+    private static final int CAP_SYS_ADMIN = 21;
+
     private final boolean root;
+    private final boolean capSysAdmin;
     private final String configfs;
     private final String fio;
     private final String nvmeCli;
     private final Map<String, String> modules;
     private final List<String> backingPaths;
 
-    private Capabilities(boolean root, String configfs, String fio, String nvmeCli, Map<String, String> modules,
-                         List<String> backingPaths) {
+    private Capabilities(boolean root, boolean capSysAdmin, String configfs, String fio, String nvmeCli,
+                         Map<String, String> modules, List<String> backingPaths) {
         this.root = root;
+        this.capSysAdmin = capSysAdmin;
         this.configfs = configfs;
         this.fio = fio;
         this.nvmeCli = nvmeCli;
@@ -56,18 +62,34 @@ public final class Capabilities {
         Command.Result fio = commands.apply(List.of("fio", "--version"));
         Command.Result nvme = commands.apply(List.of("nvme", "version"));
         Matcher version = NVME_VERSION.matcher(nvme.output());
-        return new Capabilities(uid(host.proc()) == 0, configfs(host), fio.ok() ? fio.output().strip() : null,
-                nvme.ok() && version.find() ? version.group(1) : null, modules, host.backingPaths());
+        List<String> status = lines(host.proc().resolve("self/status"));
+        long uid = uid(status);
+        return new Capabilities(uid == 0, capSysAdmin(status, uid), configfs(host),
+                fio.ok() ? fio.output().strip() : null, nvme.ok() && version.find() ? version.group(1) : null, modules,
+                host.backingPaths());
     }
 
-    /** The real user id of this process, from /proc/self/status (-1 when unreadable). */
-    private static long uid(Path proc) {
-        for (String line : lines(proc.resolve("self/status"))) {
+    /** The real user id of this process, from /proc/self/status's lines (-1 when unreadable). */
+    private static long uid(List<String> status) {
+        for (String line : status) {
             if (line.startsWith("Uid:")) {
                 return Long.parseLong(line.substring(4).strip().split("\\s+")[0]);
             }
         }
         return -1;
+    }
+
+    /**
+     * Whether this process may do what configfs, nvme connect and null_blk need: CAP_SYS_ADMIN in its effective set
+     * (a root process in a container without it may not); uid 0 when the kernel reports no CapEff.
+     */
+    private static boolean capSysAdmin(List<String> status, long uid) {
+        for (String line : status) {
+            if (line.startsWith("CapEff:")) {
+                return new BigInteger(line.substring(7).strip(), 16).testBit(CAP_SYS_ADMIN);
+            }
+        }
+        return uid == 0;
     }
 
     /** mounted (a configfs at host.configfs()), mountable (the kernel knows configfs) or missing. */
@@ -98,6 +120,7 @@ public final class Capabilities {
     public Map<String, Object> facts() {
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("root", root);
+        facts.put("cap_sys_admin", capSysAdmin);
         facts.put("configfs", configfs);
         facts.put("fio", fio);
         facts.put("nvme_cli", nvmeCli);
@@ -116,14 +139,15 @@ public final class Capabilities {
     }
 
     /**
-     * What this host lacks to be side (target, initiator) over transport with this backing: "not root", "configfs",
+     * What this host lacks to be side (target, initiator) over transport with this backing: "not root" (nor
+     * CAP_SYS_ADMIN), "no CAP_SYS_ADMIN" (root without it: a container), "configfs",
      * "module NAME", "fio", "nvme-cli". A local run is the target side (fio on its backing device). The hello's lists
      * are for the default backing, null_blk; a file or device backing needs neither null_blk nor (local) configfs.
      */
     public List<String> missing(String side, String transport, String backing) {
         List<String> missing = new ArrayList<>();
-        if (!root) {
-            missing.add("not root");
+        if (!capSysAdmin) {
+            missing.add(root ? "no CAP_SYS_ADMIN" : "not root");
         }
         boolean nullBlk = "null_blk".equals(backing);
         if (side.equals("target")) {
@@ -166,9 +190,11 @@ public final class Capabilities {
             return null;
         }
         List<String> pieces = new ArrayList<>(missing);
-        boolean notRoot = pieces.remove("not root");
-        String what = (notRoot ? "not root (the agent needs root or CAP_SYS_ADMIN)" : "")
-                + (notRoot && !pieces.isEmpty() ? "; " : "") + (pieces.isEmpty() ? "" : "missing " + String.join(", ", pieces));
+        String privilege = pieces.remove("not root") ? "not root (the agent needs root or CAP_SYS_ADMIN)"
+                : pieces.remove("no CAP_SYS_ADMIN") ? "no CAP_SYS_ADMIN (root in a container without it: run it with "
+                + "cap_add SYS_ADMIN or privileged)" : null;
+        String what = (privilege == null ? "" : privilege) + (privilege != null && !pieces.isEmpty() ? "; " : "")
+                + (pieces.isEmpty() ? "" : "missing " + String.join(", ", pieces));
         return hostName + " cannot be an NVMe-oF " + side + " over " + transport + ": " + what;
     }
 

@@ -55,6 +55,25 @@ class CapabilitiesTests {
                 + "over rdma: not root (the agent needs root or CAP_SYS_ADMIN); missing module nvme-rdma, fio, nvme-cli");
     }
 
+    @Test
+    void rootWithoutCapSysAdminIsRefusedAndCapSysAdminWithoutRootIsNot(@TempDir Path root) throws Exception {
+        NvmeofHost host = FakeHost.of(root, "box");
+        // docker's default set for a root container: no CAP_SYS_ADMIN (bit 21)
+        Files.writeString(root.resolve("proc/self/status"), "Uid:\t0\t0\t0\t0\nCapEff:\t00000000a80425fb\n");
+        Capabilities container = Capabilities.probe(host, argv -> new Command.Result(0, "fio-3.33\nnvme version 2.3"));
+        assertThat(container.facts()).containsEntry("root", true).containsEntry("cap_sys_admin", false);
+        assertThat(container.missing("target", "tcp", "null_blk")).containsExactly("no CAP_SYS_ADMIN");
+        assertThat(container.refusal("box", "target", "tcp", "null_blk")).isEqualTo("box cannot be an NVMe-oF target "
+                + "over tcp: no CAP_SYS_ADMIN (root in a container without it: run it with cap_add SYS_ADMIN or "
+                + "privileged)");
+
+        Files.writeString(root.resolve("proc/self/status"), "Uid:\t1000\t1000\t1000\t1000\nCapEff:\t0000000000200000\n");
+        Capabilities capable = Capabilities.probe(host, argv -> new Command.Result(0, "fio-3.33\nnvme version 2.3"));
+        assertThat(capable.facts()).containsEntry("root", false).containsEntry("cap_sys_admin", true);
+        assertThat(capable.missing("initiator", "tcp", "null_blk")).isEmpty();
+        assertThat(capable.refusal("box", "initiator", "tcp", "null_blk")).isNull();
+    }
+
     /**
      * This development/CI machine (no /lib/modules for its kernel, no configfs): a real probe finds nvmet-rdma
      * missing, and a target prepare is refused naming the host and the module before anything is created.
