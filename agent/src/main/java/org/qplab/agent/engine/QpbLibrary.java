@@ -45,4 +45,6 @@ public interface QpbLibrary {
     int qpb_interval_layout(@Out byte[] buf, int bufLen);
 
     int qpb_devices(@Out byte[] buf, int bufLen);
+
+    int qpb_counter_warn_names(@Out byte[] buf, int bufLen);
 }

@@ -11,6 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.qplab.agent.engine.Engine;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * What a side of an nvmeof run cost its host, in the engine summary's keys (qpb_cpu.c, qpb_counters.c) so the
@@ -21,19 +24,28 @@ import java.util.TreeMap;
  */
 final class HostCost {
 
-    /** The engine's WARN_NAMES (qpb_counters.c): counters whose movement is worth a warning. */
-    private static final Set<String> WARN_NAMES = Set.of(
-            "duplicate_request", "out_of_seq_request", "rcvd_rnr_err", "send_rnr_err", "rcvd_seq_err", "retry_exceeded_err",
-            "retry_rnr_exceeded_err", "completer_retry_err", "send_err", "link_downed",
-            "out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err", "implied_nak_seq_err",
-            "out_of_buffer", "roce_adp_retrans", "roce_adp_retrans_to", "roce_slow_restart", "roce_slow_restart_trans",
-            "req_cqe_error", "resp_cqe_error", "req_cqe_flush_error", "resp_cqe_flush_error", "req_remote_access_errors",
-            "resp_remote_access_errors", "req_remote_invalid_request", "resp_local_length_error",
-            "req_transport_retries_exceeded", "req_rnr_retries_exceeded", "rx_icrc_encapsulated",
-            "symbol_error", "port_rcv_errors", "port_rcv_remote_physical_errors", "port_rcv_switch_relay_errors",
-            "port_xmit_discards", "port_xmit_constraint_errors", "port_rcv_constraint_errors",
-            "local_link_integrity_errors", "excessive_buffer_overrun_errors", "link_error_recovery", "VL15_dropped",
-            "Tcp.RetransSegs", "Tcp.InErrs", "Tcp.InCsumErrors");
+    /**
+     * The engine's list of counters whose movement is worth a warning (qpb_counter_warn_names, qpb_counters.c), read
+     * once; empty, with why, when the engine cannot be loaded.
+     */
+    private static final class WarnNames {
+        static final Set<String> NAMES;
+        static final String PROBLEM;
+
+        static {
+            Set<String> names = Set.of();
+            String problem = null;
+            try {
+                List<?> list = JsonMapper.builder().build().readValue(Engine.counterWarnNames(), List.class);
+                names = list.stream().map(String::valueOf).collect(Collectors.toUnmodifiableSet());
+            } catch (RuntimeException e) {
+                problem = "counters not checked for warnings: the engine's list of them is unavailable: " + e.getMessage();
+            }
+            NAMES = names;
+            PROBLEM = problem;
+        }
+    }
+
     private static final Set<String> SNMP_NOT_COUNTERS = Set.of("RtoAlgorithm", "RtoMin", "RtoMax", "MaxConn", "CurrEstab");
 
     /** One reading of counters: values by name (null: unreadable), where they came from, and why none, if so. */
@@ -111,9 +123,12 @@ final class HostCost {
             long d = a - b.getValue();
             deltas.put(b.getKey(), d);
             String base = b.getKey().substring(b.getKey().lastIndexOf('/') + 1);
-            if (d != 0 && WARN_NAMES.contains(base)) {
+            if (d != 0 && WarnNames.NAMES.contains(base)) {
                 warnings.add(b.getKey() + " moved by " + d + (before.device() == null ? " (host-wide)" : ""));
             }
+        }
+        if (WarnNames.PROBLEM != null) {
+            warnings.add(WarnNames.PROBLEM);
         }
         counters.put("deltas", deltas);
         counters.put("unreadable", unreadable);
