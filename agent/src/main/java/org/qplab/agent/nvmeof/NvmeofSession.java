@@ -41,9 +41,7 @@ public final class NvmeofSession implements RunSession {
      * configfs removals with their own timeouts: only past this is the agent's thread stuck.
      */
     static final Duration STUCK_AFTER = Duration.ofSeconds(90);
-    /** How often the run's thread wakes, at most and at least: a quarter of fio's status interval between them. */
-    static final Duration MIN_DRAIN_INTERVAL = Duration.ofMillis(50);
-    static final Duration MAX_DRAIN_INTERVAL = Duration.ofMillis(250);
+    static final Duration DRAIN_INTERVAL = Duration.ofMillis(50);
     private static final ObjectMapper JSON = JsonMapper.builder().build();
 
     private final NvmeofHost host;
@@ -425,17 +423,14 @@ public final class NvmeofSession implements RunSession {
         return JSON.writeValueAsString(summary);
     }
 
-    /** Tears down everything this side made, in reverse; goes on past a failure and logs it. */
     /**
-     * fio closes an interval every interval_ms (100 ms at the least): a quarter of that, 50 to 250 ms. Waking every 5
-     * ms, as for the engine, only took CPU from fio (the initiator) and from the kernel's target work (the target) on
-     * a small host; an interval still reaches the controller within a quarter of its own length, and a stop is seen
-     * within 250 ms.
+     * fio closes an interval every interval_ms (100 ms at the least): waking every 5 ms, as for the engine, only took
+     * CPU from fio (the initiator) and from the kernel's target work (the target) on a small host. Waking every 250 ms
+     * instead of 50 was measured too (bench/nvmeof-vs-fio/notes.md) and was no better.
      */
     @Override
     public Duration drainInterval() {
-        long quarter = spec.intervalMs() / 4;
-        return Duration.ofMillis(Math.max(MIN_DRAIN_INTERVAL.toMillis(), Math.min(MAX_DRAIN_INTERVAL.toMillis(), quarter)));
+        return DRAIN_INTERVAL;
     }
 
     @Override
@@ -443,6 +438,7 @@ public final class NvmeofSession implements RunSession {
         return STUCK_AFTER;
     }
 
+    /** Tears down everything this side made, in reverse; goes on past a failure and logs it. */
     @Override
     public void close() {
         List<String> problems = new ArrayList<>();

@@ -8,31 +8,14 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.api.Violation;
 import org.springframework.http.MediaType;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
 
 class MatrixExpanderTests {
 
-    private final ObjectMapper json = JsonMapper.builder().build();
-    private final MatrixReader reader = new MatrixReader(json);
-    private final MatrixExpander expander = new MatrixExpander(json, 10_000);
-
-    private Matrix yaml(String text) {
-        return expander.expand(reader.read(text.getBytes(), MediaType.parseMediaType("application/yaml")));
-    }
-
-    private List<Violation> violationsOf(String yamlText) {
-        try {
-            yaml(yamlText);
-        } catch (InvalidMatrixException e) {
-            return e.violations();
-        }
-        throw new AssertionError("the matrix was accepted");
-    }
+    private final YamlMatrices matrices = YamlMatrices.withoutHosts();
 
     @Test
     void expandsCrossProductTimesRepeatsWithBaseInEveryRun() {
-        Matrix matrix = yaml("""
+        Matrix matrix = matrices.expand("""
                 name: sweep
                 base: {iterations: 50, qps_per_thread: 4}
                 dimensions:
@@ -56,14 +39,14 @@ class MatrixExpanderTests {
 
     @Test
     void writesTheDefaultsOfTheGroupingParametersIntoEveryRun() {
-        assertThat(yaml("base: {msg_size: 64}").runs()).singleElement().extracting(Matrix.RunPoint::params)
+        assertThat(matrices.expand("base: {msg_size: 64}").runs()).singleElement().extracting(Matrix.RunPoint::params)
                 .isEqualTo(Map.of("provider", "tcp", "op", "send", "mode", "bw", "threads", 1L, "qps_per_thread", 1L,
                         "msg_size", 64L));
     }
 
     @Test
     void listsEveryViolationAtOnce() {
-        List<Violation> violations = violationsOf("""
+        List<Violation> violations = matrices.violationsOf("""
                 name: bad
                 colour: blue
                 base: {thread: 2, iterations: 0}
@@ -92,7 +75,7 @@ class MatrixExpanderTests {
 
     @Test
     void refusesTenMillionPointsWithoutExpandingThem() {
-        List<Violation> violations = violationsOf("""
+        List<Violation> violations = matrices.violationsOf("""
                 dimensions:
                   msg_size: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
                   threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
@@ -111,22 +94,22 @@ class MatrixExpanderTests {
 
     @Test
     void refusesSummaryOnlyRunsWhichTheEngineAllowsButAnExperimentCannotStore() {
-        assertThat(violationsOf("base: {msg_size: 64, interval_ms: 0}")).containsExactly(new Violation("interval_ms",
+        assertThat(matrices.violationsOf("base: {msg_size: 64, interval_ms: 0}")).containsExactly(new Violation("interval_ms",
                 "interval_ms 0 (the summary only) is for qpbench: an experiment's runs stream intervals, every chart "
                         + "and check is made from them; use 10..60000 (default 100)"));
     }
 
     @Test
     void refusesAnIntervalOrATraceOutsideTheEnginesBoundsNamingThem() {
-        assertThat(violationsOf("base: {msg_size: 64, interval_ms: 5, trace_first: 2000000, trace_every: 0}"))
+        assertThat(matrices.violationsOf("base: {msg_size: 64, interval_ms: 5, trace_first: 2000000, trace_every: 0}"))
                 .containsExactlyInAnyOrder(
                         new Violation("base.interval_ms", "interval_ms must be 0 (the summary only) or in 10..60000 (got 5)"),
                         new Violation("base.trace_first", "trace_first must be in 0..1000000 (got 2000000)"),
                         new Violation("base.trace_every", "trace_every must be in 1..1099511627776 (got 0)"));
-        assertThat(violationsOf("base: {msg_size: 64, trace_first: 300000}\ndimensions: {threads: [2, 4]}"))
+        assertThat(matrices.violationsOf("base: {msg_size: 64, trace_first: 300000}\ndimensions: {threads: [2, 4]}"))
                 .containsExactly(new Violation("base.trace_first",
                         "trace_first 300000 x threads 4 = 1200000 trace records > 1000000 per run"));
-        assertThat(yaml("base: {msg_size: 64, interval_ms: 10, trace_first: 1000, trace_every: 100}").runs())
+        assertThat(matrices.expand("base: {msg_size: 64, interval_ms: 10, trace_first: 1000, trace_every: 100}").runs())
                 .singleElement().extracting(Matrix.RunPoint::params)
                 .satisfies(p -> assertThat(p).containsEntry("interval_ms", 10L).containsEntry("trace_first", 1000L)
                         .containsEntry("trace_every", 100L));
@@ -134,26 +117,26 @@ class MatrixExpanderTests {
 
     @Test
     void requiresMessageSize() {
-        assertThat(violationsOf("base: {threads: 2}")).containsExactly(
+        assertThat(matrices.violationsOf("base: {threads: 2}")).containsExactly(
                 new Violation("base.msg_size", "msg_size is required (1..1073741824 bytes)"));
     }
 
     @Test
     void refusesParameterSetInBaseAndDimensions() {
-        assertThat(violationsOf("base: {msg_size: 64}\ndimensions: {msg_size: [128]}"))
+        assertThat(matrices.violationsOf("base: {msg_size: 64}\ndimensions: {msg_size: [128]}"))
                 .extracting(Violation::field).containsExactly("dimensions.msg_size");
     }
 
     @Test
     void refusesMoreConnectionsThanARunMayOpen() {
-        assertThat(violationsOf("base: {msg_size: 64, qps_per_thread: 65536}\ndimensions: {threads: [1, 2]}"))
+        assertThat(matrices.violationsOf("base: {msg_size: 64, qps_per_thread: 65536}\ndimensions: {threads: [1, 2]}"))
                 .extracting(Violation::message).containsExactly(
                         "threads 2 x qps_per_thread 65536 = 131072 connections exceeds 65536 per tcp run");
     }
 
     @Test
     void reportsWhereYamlIsMalformed() {
-        assertThatThrownBy(() -> yaml("name: x\ndimensions: {msg_size: [64, 128\n"))
+        assertThatThrownBy(() -> matrices.expand("name: x\ndimensions: {msg_size: [64, 128\n"))
                 .isInstanceOfSatisfying(InvalidMatrixException.class, e -> assertThat(e.violations())
                         .singleElement().extracting(Violation::message).asString()
                         .startsWith("malformed YAML at line"));
@@ -161,14 +144,14 @@ class MatrixExpanderTests {
 
     @Test
     void refusesOtherContentTypes() {
-        assertThatThrownBy(() -> reader.read("msg_size=64".getBytes(), MediaType.TEXT_PLAIN))
+        assertThatThrownBy(() -> matrices.reader.read("msg_size=64".getBytes(), MediaType.TEXT_PLAIN))
                 .isInstanceOfSatisfying(InvalidMatrixException.class, e -> assertThat(e.violations())
                         .containsExactly(new Violation("Content-Type",
                                 "must be application/json or application/yaml, got text/plain")));
     }
     @Test
     void verbsRunsNameTheirTransportAndTakeTheVerbsKnobs() {
-        Matrix matrix = yaml("""
+        Matrix matrix = matrices.expand("""
                 base: {provider: verbs, msg_size: 4K, srq: shared, inline_size: 0, mtu: 1024, polling: event}
                 dimensions: {threads: [1, 2, 4]}
                 """);
@@ -179,7 +162,7 @@ class MatrixExpanderTests {
 
     @Test
     void refusesCombinationsNoDeviceCanRunWithEveryReason() {
-        List<Violation> violations = violationsOf("""
+        List<Violation> violations = matrices.violationsOf("""
                 base: {provider: verbs, msg_size: 8K, signal_every: 256, tx_depth: 64}
                 dimensions:
                   transport: [rc, uc, ud]
@@ -197,7 +180,7 @@ class MatrixExpanderTests {
 
     @Test
     void sharedQpsTakeOneSidedOpsOnly() {
-        List<Violation> violations = violationsOf("""
+        List<Violation> violations = matrices.violationsOf("""
                 base: {provider: verbs, msg_size: 8, qp_sharing: shared, cq_mode: per_thread}
                 dimensions:
                   op: [send, read]
@@ -209,7 +192,7 @@ class MatrixExpanderTests {
 
     @Test
     void rdmaCmConnectsRcOnly() {
-        List<Violation> violations = violationsOf("""
+        List<Violation> violations = matrices.violationsOf("""
                 base: {provider: verbs, msg_size: 4K, rdma_cm: true}
                 dimensions:
                   transport: [rc, uc]
@@ -220,48 +203,48 @@ class MatrixExpanderTests {
 
     @Test
     void tcpRefusesVerbsKnobsAndOneSidedOps() {
-        List<Violation> violations = violationsOf("""
+        List<Violation> violations = matrices.violationsOf("""
                 base: {msg_size: 64, transport: ud, srq: none}
                 dimensions: {op: [send, write]}
                 """);
         assertThat(violations).containsExactlyInAnyOrder(
                 new Violation("base.transport", "transport applies to provider verbs only"),
                 new Violation("dimensions.op[1]", "op \"write\" is not supported by provider tcp (only \"send\")"));
-        assertThat(violationsOf("base: {provider: verbs, msg_size: 64, tcp_nodelay: false}"))
+        assertThat(matrices.violationsOf("base: {provider: verbs, msg_size: 64, tcp_nodelay: false}"))
                 .extracting(Violation::message).containsExactly("tcp_nodelay applies to provider tcp only");
-        assertThat(violationsOf("base: {provider: verbs, msg_size: 64, mtu: 1000, device: 'rxe0;rm'}"))
+        assertThat(matrices.violationsOf("base: {provider: verbs, msg_size: 64, mtu: 1000, device: 'rxe0;rm'}"))
                 .extracting(Violation::field).containsExactlyInAnyOrder("base.mtu", "base.device");
     }
     @Test
     void hostsExpandToLoopbackPairsAndEveryPairOfAGroup() {
-        Matrix group = yaml("""
+        Matrix group = matrices.expand("""
                 hosts: {group: [a, b, c]}
                 base: {msg_size: 64}
                 repeats: 2
                 """);
         assertThat(group.runs()).extracting(r -> r.client() + "->" + r.server())
                 .containsExactly("a->b", "a->b", "a->c", "a->c", "b->c", "b->c");
-        assertThat(yaml("hosts: {pairs: [[x, y], [y, x]]}\nbase: {msg_size: 64}").runs())
+        assertThat(matrices.expand("hosts: {pairs: [[x, y], [y, x]]}\nbase: {msg_size: 64}").runs())
                 .extracting(r -> r.client() + "->" + r.server()).containsExactly("x->y", "y->x");
-        assertThat(yaml("hosts: {loopback: [x, y]}\nbase: {msg_size: 64}").runs())
+        assertThat(matrices.expand("hosts: {loopback: [x, y]}\nbase: {msg_size: 64}").runs())
                 .extracting(r -> r.client() + "->" + r.server()).containsExactly("x->null", "y->null");
-        assertThat(yaml("hosts: loopback\nbase: {msg_size: 64}").runs())
+        assertThat(matrices.expand("hosts: loopback\nbase: {msg_size: 64}").runs())
                 .extracting(r -> r.client() + "->" + r.server()).containsExactly("null->null");
     }
 
     @Test
     void refusesMalformedHostsWithTheField() {
-        assertThat(violationsOf("hosts: {pairs: [[a, a], [b], [c, 'd e']]}\nbase: {msg_size: 64}"))
+        assertThat(matrices.violationsOf("hosts: {pairs: [[a, a], [b], [c, 'd e']]}\nbase: {msg_size: 64}"))
                 .extracting(Violation::field).containsExactly("hosts.pairs[0]", "hosts.pairs[1]", "hosts.pairs[2][1]");
-        assertThat(violationsOf("hosts: {group: [a]}\nbase: {msg_size: 64}"))
+        assertThat(matrices.violationsOf("hosts: {group: [a]}\nbase: {msg_size: 64}"))
                 .extracting(Violation::message).containsExactly("needs at least two hosts to make a pair");
-        assertThat(violationsOf("hosts: everywhere\nbase: {msg_size: 64}"))
+        assertThat(matrices.violationsOf("hosts: everywhere\nbase: {msg_size: 64}"))
                 .extracting(Violation::field).containsExactly("hosts");
     }
 
     @Test
     void zipsSetTheirParametersPositionByPositionAcrossTheOtherDimensions() {
-        Matrix matrix = yaml("""
+        Matrix matrix = matrices.expand("""
                 base: {provider: verbs, op: send}
                 dimensions: {msg_size: [64, 1K]}
                 zips:
@@ -279,7 +262,7 @@ class MatrixExpanderTests {
 
     @Test
     void refusesZipsWhoseListsDifferInLengthOrRepeatAParameter() {
-        List<Violation> violations = violationsOf("""
+        List<Violation> violations = matrices.violationsOf("""
                 base: {provider: verbs, msg_size: 64, srq: none}
                 zips:
                   a: {inline_size: [0, 128], signal_every: [1, 16, 64]}
@@ -296,7 +279,7 @@ class MatrixExpanderTests {
 
     @Test
     void excludeLeavesOutMatchingPointsBeforeTheyAreChecked() {
-        Matrix matrix = yaml("""
+        Matrix matrix = matrices.expand("""
                 base: {provider: verbs}
                 dimensions:
                   transport: [rc, uc, ud]
@@ -317,7 +300,7 @@ class MatrixExpanderTests {
 
     @Test
     void excludeConditionsCompareNumbersAndTheDefaultTransport() {
-        Matrix matrix = yaml("""
+        Matrix matrix = matrices.expand("""
                 base: {provider: verbs}
                 dimensions: {msg_size: [64, 4K, 64K], threads: [1, 2, 4]}
                 exclude:
@@ -331,7 +314,7 @@ class MatrixExpanderTests {
 
     @Test
     void refusesMalformedExcludesAndAnExcludeThatLeavesNothing() {
-        assertThat(violationsOf("""
+        assertThat(matrices.violationsOf("""
                 base: {msg_size: 64}
                 dimensions: {threads: [1, 2]}
                 exclude:
@@ -341,7 +324,7 @@ class MatrixExpanderTests {
                   - {}
                 """)).extracting(Violation::field)
                 .containsExactly("exclude[0].thread", "exclude[1].threads", "exclude[2].provider", "exclude[3]");
-        assertThat(violationsOf("""
+        assertThat(matrices.violationsOf("""
                 base: {msg_size: 64}
                 dimensions: {threads: [1, 2]}
                 exclude: [{threads: {ge: 1}}]
@@ -358,11 +341,11 @@ class MatrixExpanderTests {
                 repeats: 2
                 order: {random: true, seed: 42}
                 """;
-        List<String> first = yaml(matrix).runs().stream().map(r -> r.params() + "#" + r.repeat()).toList();
-        List<String> again = yaml(matrix).runs().stream().map(r -> r.params() + "#" + r.repeat()).toList();
-        List<String> sequential = yaml(matrix.replace("order: {random: true, seed: 42}", "")).runs().stream()
+        List<String> first = matrices.expand(matrix).runs().stream().map(r -> r.params() + "#" + r.repeat()).toList();
+        List<String> again = matrices.expand(matrix).runs().stream().map(r -> r.params() + "#" + r.repeat()).toList();
+        List<String> sequential = matrices.expand(matrix.replace("order: {random: true, seed: 42}", "")).runs().stream()
                 .map(r -> r.params() + "#" + r.repeat()).toList();
-        List<String> otherSeed = yaml(matrix.replace("seed: 42", "seed: 43")).runs().stream()
+        List<String> otherSeed = matrices.expand(matrix.replace("seed: 42", "seed: 43")).runs().stream()
                 .map(r -> r.params() + "#" + r.repeat()).toList();
 
         assertThat(first).isEqualTo(again).containsExactlyInAnyOrderElementsOf(sequential).isNotEqualTo(sequential)
@@ -371,7 +354,7 @@ class MatrixExpanderTests {
 
     @Test
     void aRandomOrderWithoutSeedStoresTheSeedItChose() {
-        Matrix matrix = yaml("""
+        Matrix matrix = matrices.expand("""
                 dimensions: {msg_size: [64, 128, 256]}
                 order: {random: true}
                 """);
@@ -380,7 +363,7 @@ class MatrixExpanderTests {
             assertThat(order.get("random")).isEqualTo(true);
             assertThat(order.get("seed")).isInstanceOf(Long.class);
         });
-        assertThat(violationsOf("""
+        assertThat(matrices.violationsOf("""
                 base: {msg_size: 64}
                 order: {random: yes please, seed: 1.5, shuffle: true}
                 """)).extracting(Violation::field).containsExactlyInAnyOrder("order.random", "order.seed", "order.shuffle");

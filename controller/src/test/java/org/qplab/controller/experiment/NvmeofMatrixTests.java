@@ -6,9 +6,6 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.api.Violation;
-import org.springframework.http.MediaType;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * nvmeof points in a matrix: fio's defaults written in (transport rdma, not verbs' rc), transport local as a
@@ -17,8 +14,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class NvmeofMatrixTests {
 
-    private final ObjectMapper json = JsonMapper.builder().build();
-    private final MatrixReader reader = new MatrixReader(json);
 
     /** vm1 lacks nvmet-rdma (cannot be an rdma target) and lists one backing file; vm2 can do all; vm3 is offline. */
     private static final Map<String, Map<String, Object>> CONNECTED = Map.of(
@@ -34,24 +29,11 @@ class NvmeofMatrixTests {
                     "target", Map.of("rdma", List.of("configfs", "module null_blk"), "tcp", List.of("configfs",
                             "module null_blk"), "local", List.of("configfs", "module null_blk")),
                     "initiator", Map.of("rdma", List.of(), "tcp", List.of())))));
-    private final MatrixExpander expander = new MatrixExpander(json, 10_000, CONNECTED::get);
-
-    private Matrix yaml(String text) {
-        return expander.expand(reader.read(text.getBytes(), MediaType.parseMediaType("application/yaml")));
-    }
-
-    private List<Violation> violationsOf(String yamlText) {
-        try {
-            yaml(yamlText);
-        } catch (InvalidMatrixException e) {
-            return e.violations();
-        }
-        throw new AssertionError("the matrix was accepted");
-    }
+    private final YamlMatrices matrices = YamlMatrices.withHosts(CONNECTED::get);
 
     @Test
     void nvmeofPointsGetFiosDefaultsNotTheEnginesOrVerbsTransport() {
-        Matrix matrix = yaml("""
+        Matrix matrix = matrices.expand("""
                 name: n
                 base: {provider: nvmeof}
                 hosts: {pairs: [[vm2, vm3]]}
@@ -67,7 +49,7 @@ class NvmeofMatrixTests {
 
     @Test
     void transportLocalRunsOnEachPairsServerOnceAsALoopbackRun() {
-        Matrix matrix = yaml("""
+        Matrix matrix = matrices.expand("""
                 name: n
                 base: {provider: nvmeof}
                 dimensions: {transport: [tcp, local]}
@@ -81,7 +63,7 @@ class NvmeofMatrixTests {
 
     @Test
     void rdmaAndTcpNeedAPairLocalDoesNot() {
-        assertThat(violationsOf("""
+        assertThat(matrices.violationsOf("""
                 name: n
                 base: {provider: nvmeof}
                 dimensions: {transport: [rdma, local]}
@@ -90,20 +72,20 @@ class NvmeofMatrixTests {
             assertThat(v.field()).isEqualTo("transport");
             assertThat(v.message()).contains("pair run").contains("transport local");
         });
-        assertThat(yaml("name: n\nbase: {provider: nvmeof, transport: local}\nhosts: {loopback: [vm2]}\n").runs())
+        assertThat(matrices.expand("name: n\nbase: {provider: nvmeof, transport: local}\nhosts: {loopback: [vm2]}\n").runs())
                 .singleElement().satisfies(r -> assertThat(r.client()).isEqualTo("vm2"));
     }
 
     @Test
     void verbsKeepsRcAsItsDefaultTransport() {
-        Map<String, Object> params = yaml("name: v\nbase: {provider: verbs, msg_size: 64, iterations: 10}\n")
+        Map<String, Object> params = matrices.expand("name: v\nbase: {provider: verbs, msg_size: 64, iterations: 10}\n")
                 .runs().get(0).params();
         assertThat(params).containsEntry("transport", "rc").containsEntry("op", "send").doesNotContainKey("iodepth");
     }
 
     @Test
     void aConnectedHostMissingAPieceIsRefusedNamingHostAndPieceAnOfflineOneIsNotChecked() {
-        List<Violation> violations = violationsOf("""
+        List<Violation> violations = matrices.violationsOf("""
                 name: n
                 base: {provider: nvmeof}
                 dimensions: {transport: [rdma, tcp]}
@@ -120,19 +102,19 @@ class NvmeofMatrixTests {
 
     @Test
     void theHellosNullBlkPiecesApplyOnlyToNullBlkBacking() {
-        assertThat(yaml("name: n\nbase: {provider: nvmeof, transport: local, backing: device, backing_path: /dev/sdb}\n"
+        assertThat(matrices.expand("name: n\nbase: {provider: nvmeof, transport: local, backing: device, backing_path: /dev/sdb}\n"
                 + "hosts: {loopback: [bare]}\n").runs()).singleElement();
-        assertThat(violationsOf("name: n\nbase: {provider: nvmeof, transport: local}\nhosts: {loopback: [bare]}\n"))
+        assertThat(matrices.violationsOf("name: n\nbase: {provider: nvmeof, transport: local}\nhosts: {loopback: [bare]}\n"))
                 .extracting(Violation::message).containsExactly(
                         "host bare cannot be an NVMe-oF target over local: missing configfs, module null_blk");
-        assertThat(violationsOf("name: n\nbase: {provider: nvmeof, transport: tcp, backing: device, backing_path: "
+        assertThat(matrices.violationsOf("name: n\nbase: {provider: nvmeof, transport: tcp, backing: device, backing_path: "
                 + "/dev/sdb}\nhosts: {pairs: [[vm2, bare]]}\n")).extracting(Violation::message).containsExactly(
                         "server bare cannot be an NVMe-oF target over tcp: missing configfs");
     }
 
     @Test
     void aBackingPathTheTargetDoesNotListIsRefusedWhereTheMatrixSetsIt() {
-        List<Violation> violations = violationsOf("""
+        List<Violation> violations = matrices.violationsOf("""
                 name: n
                 base: {provider: nvmeof, transport: local, backing: file}
                 dimensions: {backing_path: [/srv/a.img, /srv/b.img]}
