@@ -17,6 +17,12 @@
 # Knobs (environment): REPEATS=3 TRANSPORTS="rdma tcp" IODEPTHS="1 16" BS=4096 RW=randread RUNTIME_MS=5000
 #   INTERVAL_MS=1000 BACKING_MIB=1024 PORT (the controller's; default a free one) BUILD=1 (0: use the jars as
 #   they are) QPLAB_LAB_DIR (the lab's state; default lab/target/bench-lab)
+#   WARMUP=1 (0: none): one qplab run per transport before the measured ones, not counted (a fresh agent JVM
+#   under TCG spends its first minutes interpreting and compiling its code)
+#   THREADS=1: also list the initiator agent's threads by the CPU they took while fio ran (reads them once a second
+#   in VM 2, a little more load there, for both tools)
+#   AGENT_JAVA_OPTS (JVM options for the agents in the VMs, e.g. -XX:+PrintCompilation: a diagnostic; their logs are
+#   kept in /tmp/nvmeof-vs-fio-agent{1,2}.log)
 #   FIO_ONLY=1: only the hand-run half (fio and its control; no controller, no agents), the rows printed, no
 #   results.md written: checks the hand-made target and what the lab's noise does to the control
 set -euo pipefail
@@ -25,6 +31,9 @@ shopt -s inherit_errexit # a die inside $(...) ends the script, not just its sub
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 REPEATS=${REPEATS:-3}
+AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:-}
+THREADS=${THREADS:-0}
+WARMUP=${WARMUP:-1}
 TRANSPORTS=${TRANSPORTS:-"rdma tcp"}
 IODEPTHS=${IODEPTHS:-"1 16"}
 BS=${BS:-4096}
@@ -60,13 +69,20 @@ fi
 chmod 755 "$TMP" # the embedded PostgreSQL runs as nobody when this runs as root
 ADDR1=$("$LAB" addr 1)
 ADDR2=$("$LAB" addr 2)
-cleanup_all() { stop_controller; cleanup; }
+cleanup_all() {
+    if [ -n "$AGENT_JAVA_OPTS" ]; then # a diagnostic run: keep the agents' logs (the VMs' /tmp goes with them)
+        for i in 1 2; do "$LAB" ssh "$i" "cat /tmp/qplab-bench-agent.log" >"/tmp/nvmeof-vs-fio-agent$i.log" 2>&1 || true; done
+        echo "the agents' logs: /tmp/nvmeof-vs-fio-agent1.log, /tmp/nvmeof-vs-fio-agent2.log" >&2
+    fi
+    stop_controller
+    cleanup
+}
 trap cleanup_all EXIT
 
 PORT=${PORT:-$(free_port)}
 if [ "$FIO_ONLY" != 1 ]; then
     echo "starting the controller on 127.0.0.1:$PORT..." >&2
-    start_controller "$TMP" "$PORT" 0 --qplab.schedule.tick=500ms
+    start_controller "$TMP" "$PORT" 0
 fi
 BASE="http://127.0.0.1:$PORT"
 printf '%s' "$BENCH_AGENT_TOKEN" >"$TMP/agent.token"
@@ -84,7 +100,7 @@ ensure_agents() {
         # the agent probes fio and nvme-cli once at start (30 s each): warm, the probe is the agent's, not 9p's
         "$LAB" ssh "$i" "fio --version && nvme version" >/dev/null || return 1
         "$LAB" ssh "$i" "umask 077; cat >/run/qplab-bench-agent.token" <"$TMP/agent.token" || return 1
-        "$LAB" ssh "$i" "pkill -f '[q]plab-agent.jar --controller ws://$where' ; cd /tmp && (setsid nohup java -jar $AGENT_JAR \
+        "$LAB" ssh "$i" "pkill -f '[q]plab-agent.jar --controller ws://$where' ; cd /tmp && (setsid nohup java $AGENT_JAVA_OPTS -jar $AGENT_JAR \
             --controller ws://$where/agent --id vm$i --data-address $("$LAB" addr "$i") --token-file /run/qplab-bench-agent.token \
             >/tmp/qplab-bench-agent.log 2>&1 </dev/null &)" || return 1
     done
@@ -98,17 +114,47 @@ ensure_agents() {
 
 # What the orchestration costs the VM that runs fio: the initiator agent's CPU time (user + system, ms) from fio's
 # start to its end in VM 2, for every run of either tool (during fio by hand the agent is idle). Started before the
-# run, in the background; it looks for fio every 0.2 s until fio starts, then checks once a second for its end.
+# run, in the background; it looks for fio every 0.2 s until fio starts (the job, not the agent's `fio --version`
+# probe at prepare: a command line with --status-interval), then checks once a second for its end.
+# And what it costs this host over the same span (the VMs' vCPUs are threads here, on 2 CPUs): the CPU time of VM 2's
+# and VM 1's qemu, and of everything else (the controller, its PostgreSQL, this script), read when the watcher in
+# VM 2 reports fio's start and end.
+host_cpu_now() { # -> "ALL_BUSY VM1_QEMU VM2_QEMU" in clock ticks
+    local all q1 q2
+    all=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat)
+    q1=$(awk '{ print $14 + $15 }' "/proc/$(cat "$QPLAB_LAB_DIR/run/vm1.pid")/stat" 2>/dev/null || echo 0)
+    q2=$(awk '{ print $14 + $15 }' "/proc/$(cat "$QPLAB_LAB_DIR/run/vm2.pid")/stat" 2>/dev/null || echo 0)
+    echo "$all $q1 $q2"
+}
 watch_agent_cpu() { # FILE
-    timeout $((LIMIT + 30)) "$LAB" ssh 2 'a=$(pgrep -f "[q]plab-agent.jar" | head -1); [ -n "$a" ] || exit 1
-        for i in $(seq 600); do f=$(pgrep -x fio | head -1); [ -n "$f" ] && break; sleep 0.2; done; [ -n "$f" ] || exit 1
-        t0=$(awk "{ print \$14 + \$15 }" /proc/$a/stat); while [ -d /proc/$f ]; do sleep 1; done
-        t1=$(awk "{ print \$14 + \$15 }" /proc/$a/stat); echo $(( (t1 - t0) * 1000 / $(getconf CLK_TCK) ))' >"$1" 2>/dev/null &
+    { timeout $((LIMIT + 30)) "$LAB" ssh 2 'a=$(pgrep -f "[q]plab-agent.jar" | head -1); [ -n "$a" ] || exit 1
+        for i in $(seq 600); do f=$(pgrep -f "^fio .*--status-interval" | head -1); [ -n "$f" ] && break; sleep 0.2; done; [ -n "$f" ] || exit 1
+        threads() { [ '"$THREADS"' = 1 ] || return 0; awk "{ n = \$0; sub(/^[^(]*\\(/, \"\", n); sub(/\\) .*/, \"\", n); gsub(/ /, \"_\", n); s = \$0
+            sub(/.*\\) /, \"\", s); split(s, f, \" \"); print f[12] + f[13], n }" /proc/$a/task/*/stat 2>/dev/null; }
+        t0=$(awk "{ print \$14 + \$15 }" /proc/$a/stat); threads >/tmp/qplab-bench-threads0; echo start
+        while [ -d /proc/$f ]; do # the last reading while fio still runs
+            t1=$(awk "{ print \$14 + \$15 }" /proc/$a/stat); threads >/tmp/qplab-bench-threads1; sleep 1
+        done
+        echo threads $(awk "NR == FNR { b[\$2] += \$1; next } { a[\$2] += \$1 } END { for (n in a) if (a[n] - b[n] > 0) print int((a[n] - b[n]) * 1000 / $(getconf CLK_TCK)) \"ms:\" n }" \
+            /tmp/qplab-bench-threads0 /tmp/qplab-bench-threads1 | sort -t m -k1 -rn | head -8)
+        echo end $(( (t1 - t0) * 1000 / $(getconf CLK_TCK) ))' 2>/dev/null |
+        while read -r what value; do
+            case $what in
+            start) host_cpu_now >"$1.host0" ;;
+            end) host_cpu_now >"$1.host1"; echo "$value" >"$1" ;;
+            threads) [ -z "$value" ] || echo "$1: $value" >>"$TMP/threads.log" ;;
+            esac
+        done; } &
     WATCHER=$!
 }
-agent_cpu_of() { # FILE KIND TRANSPORT IODEPTH: the watcher's figure into TMP/agent-cpu.KIND.TRANSPORT.IODEPTH
+agent_cpu_of() { # FILE KIND TRANSPORT IODEPTH: the watcher's figures into TMP/{agent,host}-cpu.KIND.TRANSPORT.IODEPTH
     wait "$WATCHER" 2>/dev/null || true
     [[ $(cat "$1" 2>/dev/null) =~ ^[0-9]+$ ]] && cat "$1" >>"$TMP/agent-cpu.$2.$3.$4" || true
+    if [ -s "$1.host0" ] && [ -s "$1.host1" ]; then # ms: VM 2's qemu, VM 1's qemu, the rest of the host
+        paste -d' ' "$1.host0" "$1.host1" | awk -v hz="$(getconf CLK_TCK)" '{ k = 1000 / hz
+            printf "%d %d %d\n", ($6 - $3) * k, ($5 - $2) * k, (($4 - $1) - ($5 - $2) - ($6 - $3)) * k }' >>"$TMP/host-cpu.$2.$3.$4"
+    fi
+    rm -f "$1" "$1.host0" "$1.host1"
 }
 
 # qplab_run TRANSPORT IODEPTH -> "IOPS BW_BYTES_PER_S P99_US" of one run of the point through the controller
@@ -121,10 +167,17 @@ qplab_run() {
         '{name: "nvmeof-vs-fio \($rw) \($bs) B qd \($d) \($t)", hosts: {pairs: [["vm2", "vm1"]]},
           base: {provider: "nvmeof", transport: $t, backing: "null_blk", backing_size: ($mib * 1048576), rw: $rw, bs: $bs,
                  iodepth: $d, numjobs: 1, ioengine: "io_uring", direct: true, runtime_ms: $rt, interval_ms: $iv}}')
+    rm -f "$TMP/cpu.q" "$TMP/cpu.q.host0" "$TMP/cpu.q.host1" # a failed run's
     watch_agent_cpu "$TMP/cpu.q"
     id=$(api -sS -H 'Content-Type: application/json' -d "$matrix" "$BASE/api/experiments" | jq -er .id) ||
         { echo "submitting $matrix failed" >&2; return 1; }
     for ((i = 0; i < LIMIT; i++)); do
+        # no request to the controller while fio runs (the watcher saw it start, not yet end): this script's curl
+        # and jq would take this host's CPU from the VMs' vCPU threads, which qplab does not do
+        if [ -e "$TMP/cpu.q.host0" ] && [ ! -e "$TMP/cpu.q" ] && kill -0 "$WATCHER" 2>/dev/null; then
+            sleep 1
+            continue
+        fi
         state=$(api -sf "$BASE/api/experiments/$id" | jq -r .status)
         case $state in FINISHED | FAILED | CANCELLED) break ;; esac
         sleep 1
@@ -256,6 +309,16 @@ point() {
     done
 }
 
+if [ "$FIO_ONLY" != 1 ] && [ "$WARMUP" = 1 ]; then
+    # A fresh agent JVM under TCG interprets and compiles its code for minutes: its first runs measure that, not
+    # what a lab's long-running agent costs. One qplab run per transport, not counted, before the measured ones.
+    for transport in $TRANSPORTS; do
+        echo "warming up the agents: one qplab run over $transport (not counted)..." >&2
+        try_run qplab_checked "$transport" "${IODEPTHS%% *}" >/dev/null || die "the warm-up run over $transport failed"
+    done
+    rm -f "$TMP"/agent-cpu.* "$TMP"/host-cpu.* "$TMP/threads.log"
+fi
+
 rows=""
 for transport in $TRANSPORTS; do
     for depth in $IODEPTHS; do
@@ -295,6 +358,7 @@ run is paired with the fio run of its repeat; the control pairs fio's second run
 first run: what this machine alone does to a ratio between two runs of one tool. The goal: the median
 of qplab's pair ratios lies within the control's range (min–max). BW is IOPS × ${BS} B for both
 tools (MB = 2^20 B); it is listed because it is what each stores, not as a third independent test.
+$([ "$WARMUP" = 1 ] && echo "Before them, one qplab run per transport that is not counted (WARMUP=1): a fresh agent JVM under TCG" && echo "interprets and compiles its code for minutes after its start.")
 
 | point | qplab | fio | median of pair ratios (qplab / fio) | pair ratios (min–max) | fio vs itself: median of pair ratios | fio vs itself (min–max) | qplab inside the control's range | qplab runs | fio runs | fio again (control) |
 |---|---:|---:|---:|---|---:|---|---|---|---|---|
@@ -311,6 +375,18 @@ fio, nvme-$([ "$TRANSPORTS" = tcp ] && echo tcp || echo rdma) and rxe's packet w
 $(for transport in $TRANSPORTS; do for depth in $IODEPTHS; do
     q=$(xargs <"$TMP/agent-cpu.q.$transport.$depth" 2>/dev/null || true); p=$(xargs <"$TMP/agent-cpu.p.$transport.$depth" 2>/dev/null || true)
     echo "| $transport, iodepth $depth | ${q:-–} | $([ -n "$q" ] && echo "$q" | median || echo –) | ${p:-–} | $([ -n "$p" ] && echo "$p" | median || echo –) |"
+done; done)
+
+What it costs this host (2 CPUs, on which each VM's one vCPU is a qemu thread) over the same span, in ms of
+CPU time: VM 2's qemu (the initiator: fio, nvme-$([ "$TRANSPORTS" = tcp ] && echo tcp || echo rdma), the agent), VM 1's qemu (the target), and
+everything else on the host (the controller and its PostgreSQL during qplab's runs, this script, ssh); medians
+over the runs (fio by hand: both its runs).
+
+| point | qplab: VM 2 / VM 1 / rest of the host [ms] | fio by hand: VM 2 / VM 1 / rest of the host [ms] |
+|---|---|---|
+$(for transport in $TRANSPORTS; do for depth in $IODEPTHS; do
+    cell() { [ -s "$1" ] || { echo –; return; }; echo "$(cut -d' ' -f1 "$1" | median) / $(cut -d' ' -f2 "$1" | median) / $(cut -d' ' -f3 "$1" | median)"; }
+    echo "| $transport, iodepth $depth | $(cell "$TMP/host-cpu.q.$transport.$depth") | $(cell "$TMP/host-cpu.p.$transport.$depth") |"
 done; done)
 
 Runs that failed or hung and were run again (up to $MAX_TRIES tries): $failures
@@ -331,3 +407,6 @@ compare two ways of running one fio job on identical kernels and devices.
 - regenerate: \`REPEATS=$REPEATS TRANSPORTS="$TRANSPORTS" IODEPTHS="$IODEPTHS" RUNTIME_MS=$RUNTIME_MS bench/nvmeof-vs-fio/run.sh\`
 EOF
 cat "$HERE/results.md"
+if [ -s "$TMP/threads.log" ]; then
+    { echo "the initiator agent's threads while fio ran (ms of CPU, top 8):"; cat "$TMP/threads.log"; } >&2
+fi
