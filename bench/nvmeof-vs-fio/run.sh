@@ -144,7 +144,7 @@ watch_agent_cpu() { # FILE
             end) host_cpu_now >"$1.host1"; echo "$value" >"$1" ;;
             threads) [ -z "$value" ] || echo "$1: $value" >>"$TMP/threads.log" ;;
             esac
-        done; } &
+        done; } >/dev/null & # not the caller's stdout: a run's $(...) would wait for the watcher's end
     WATCHER=$!
 }
 agent_cpu_of() { # FILE KIND TRANSPORT IODEPTH: the watcher's figures into TMP/{agent,host}-cpu.KIND.TRANSPORT.IODEPTH
@@ -184,6 +184,7 @@ qplab_run() {
     done
     runs=$(api -sf "$BASE/api/experiments/$id/runs")
     if [ "$state" != FINISHED ]; then
+        kill "$WATCHER" 2>/dev/null || true
         echo "experiment $id: $state: $(jq -c '[.[] | {status, error}]' <<<"$runs")" >&2
         [ "$state" = FINISHED ] || api -sf -X POST -o /dev/null "$BASE/api/experiments/$id/cancel" || true
         return 1

@@ -26,21 +26,27 @@ public final class Capabilities {
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
     private static final Pattern NVME_VERSION = Pattern.compile("nvme version (\\S+)");
 
-    /** CAP_SYS_ADMIN's bit in /proc/self/status's CapEff (linux/capability.h). */
+    /** Bits of /proc/self/status's CapEff (linux/capability.h). */
+    private static final int CAP_DAC_OVERRIDE = 1;
+    private static final int CAP_SYS_MODULE = 16;
     private static final int CAP_SYS_ADMIN = 21;
 
     private final boolean root;
     private final boolean capSysAdmin;
+    private final boolean capDacOverride;
+    private final boolean capSysModule;
     private final String configfs;
     private final String fio;
     private final String nvmeCli;
     private final Map<String, String> modules;
     private final List<String> backingPaths;
 
-    private Capabilities(boolean root, boolean capSysAdmin, String configfs, String fio, String nvmeCli,
+    private Capabilities(boolean root, boolean[] caps, String configfs, String fio, String nvmeCli,
                          Map<String, String> modules, List<String> backingPaths) {
         this.root = root;
-        this.capSysAdmin = capSysAdmin;
+        this.capSysAdmin = caps[0];
+        this.capDacOverride = caps[1];
+        this.capSysModule = caps[2];
         this.configfs = configfs;
         this.fio = fio;
         this.nvmeCli = nvmeCli;
@@ -64,7 +70,9 @@ public final class Capabilities {
         Matcher version = NVME_VERSION.matcher(nvme.output());
         List<String> status = lines(host.proc().resolve("self/status"));
         long uid = uid(status);
-        return new Capabilities(uid == 0, capSysAdmin(status, uid), configfs(host),
+        boolean[] caps = {capability(status, uid, CAP_SYS_ADMIN), capability(status, uid, CAP_DAC_OVERRIDE),
+            capability(status, uid, CAP_SYS_MODULE)};
+        return new Capabilities(uid == 0, caps, configfs(host),
                 fio.ok() ? fio.output().strip() : null, nvme.ok() && version.find() ? version.group(1) : null, modules,
                 host.backingPaths());
     }
@@ -80,13 +88,13 @@ public final class Capabilities {
     }
 
     /**
-     * Whether this process may do what configfs, nvme connect and null_blk need: CAP_SYS_ADMIN in its effective set
-     * (a root process in a container without it may not); uid 0 when the kernel reports no CapEff.
+     * Whether this process has capability bit in its effective set (a root process in a container may lack
+     * CAP_SYS_ADMIN and CAP_SYS_MODULE); uid 0 when the kernel reports no CapEff.
      */
-    private static boolean capSysAdmin(List<String> status, long uid) {
+    private static boolean capability(List<String> status, long uid, int bit) {
         for (String line : status) {
             if (line.startsWith("CapEff:")) {
-                return new BigInteger(line.substring(7).strip(), 16).testBit(CAP_SYS_ADMIN);
+                return new BigInteger(line.substring(7).strip(), 16).testBit(bit);
             }
         }
         return uid == 0;
@@ -121,6 +129,8 @@ public final class Capabilities {
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("root", root);
         facts.put("cap_sys_admin", capSysAdmin);
+        facts.put("cap_dac_override", capDacOverride);
+        facts.put("cap_sys_module", capSysModule);
         facts.put("configfs", configfs);
         facts.put("fio", fio);
         facts.put("nvme_cli", nvmeCli);
@@ -140,14 +150,17 @@ public final class Capabilities {
 
     /**
      * What this host lacks to be side (target, initiator) over transport with this backing: "not root" (nor
-     * CAP_SYS_ADMIN), "no CAP_SYS_ADMIN" (root without it: a container), "configfs",
+     * CAP_SYS_ADMIN), "no CAP_SYS_ADMIN" (root without it: a container), "no CAP_DAC_OVERRIDE" (neither root nor
+     * that: root's files stay closed), "configfs", "module NAME (not loaded, and loading it needs CAP_SYS_MODULE)",
      * "module NAME", "fio", "nvme-cli". A local run is the target side (fio on its backing device). The hello's lists
      * are for the default backing, null_blk; a file or device backing needs neither null_blk nor (local) configfs.
      */
     public List<String> missing(String side, String transport, String backing) {
         List<String> missing = new ArrayList<>();
-        if (!capSysAdmin) {
+        if (!capSysAdmin) { // configfs, nvme connect, null_blk
             missing.add(root ? "no CAP_SYS_ADMIN" : "not root");
+        } else if (!root && !capDacOverride) { // configfs' files, /dev/nvme-fabrics and the block devices are root's
+            missing.add("no CAP_DAC_OVERRIDE");
         }
         boolean nullBlk = "null_blk".equals(backing);
         if (side.equals("target")) {
@@ -178,8 +191,11 @@ public final class Capabilities {
     }
 
     private void module(List<String> missing, String name) {
-        if ("missing".equals(modules.get(name))) {
+        String state = modules.get(name);
+        if ("missing".equals(state)) {
             missing.add("module " + name);
+        } else if ("loadable".equals(state) && !capSysModule) {
+            missing.add("module " + name + " (not loaded, and loading it needs CAP_SYS_MODULE)");
         }
     }
 
@@ -192,7 +208,9 @@ public final class Capabilities {
         List<String> pieces = new ArrayList<>(missing);
         String privilege = pieces.remove("not root") ? "not root (the agent needs root or CAP_SYS_ADMIN)"
                 : pieces.remove("no CAP_SYS_ADMIN") ? "no CAP_SYS_ADMIN (root in a container without it: run it with "
-                + "cap_add SYS_ADMIN or privileged)" : null;
+                + "cap_add SYS_ADMIN or privileged)"
+                : pieces.remove("no CAP_DAC_OVERRIDE") ? "not root and no CAP_DAC_OVERRIDE (configfs, /dev/nvme-fabrics "
+                + "and the block devices are root's: run the agent as root, or give it CAP_DAC_OVERRIDE too)" : null;
         String what = (privilege == null ? "" : privilege) + (privilege != null && !pieces.isEmpty() ? "; " : "")
                 + (pieces.isEmpty() ? "" : "missing " + String.join(", ", pieces));
         return hostName + " cannot be an NVMe-oF " + side + " over " + transport + ": " + what;

@@ -34,6 +34,8 @@ final class FioDump {
     private static final int MAX = 10;
     private static final int BINS = 11;
     private static final int TOTAL_ERR = 12;
+    /** Not a key of fio's: the member is one clat bin, its value ns in binKey. */
+    private static final int BIN = 13;
     private static final byte[][] KEYS = keys("timestamp_ms", "jobs", "read", "write", "trim", "io_bytes", "runtime",
             "clat_ns", "N", "min", "max", "bins", "total_err");
     private static final int MAX_DEPTH = 64;
@@ -120,7 +122,7 @@ final class FioDump {
                     clatLow = 0;
                     clatHigh = 0;
                 }
-                if (c == '{' && key == BINS && depth == 6) {
+                if (c == '{' && key == BINS && depth == 6 && keyAt[5] == CLAT_NS) {
                     segment = bins;
                 }
                 key = NONE;
@@ -132,7 +134,7 @@ final class FioDump {
                 if (depth == 0 || isObject[depth] != (c == '}')) {
                     throw refused("a '" + (char) c + "' that closes nothing open", i);
                 }
-                if (depth == 6 && keyAt[6] == BINS && inDirection(keyAt) && segment > 0) {
+                if (inClatBins(depth, keyAt) && segment > 0) {
                     int merged = merge(ns, count, segment, bins);
                     bins = merged;
                 }
@@ -160,9 +162,9 @@ final class FioDump {
                     continue;
                 }
                 expectKey = false;
-                if (depth == 6 && keyAt[6] == BINS && inDirection(keyAt)) {
+                if (inClatBins(depth, keyAt)) {
                     binKey = digits(dump, start, end);
-                    key = BINS;
+                    key = BIN;
                 } else {
                     key = lookUp(dump, start, end);
                 }
@@ -184,8 +186,11 @@ final class FioDump {
                         || dump[i] == '-' || dump[i] >= '0' && dump[i] <= '9')) {
                     i++; // a fraction or exponent: these figures are integers; the integer part is kept
                 }
-                if (digits == 0 || digits > 18) {
+                if (digits == 0) {
                     throw refused("a number fio does not print", start);
+                }
+                if (digits > 18 && key != NONE) { // a figure this reader keeps; one it skips may be as long as it likes
+                    throw refused("a number longer than 18 digits", start);
                 }
                 if (negative) {
                     value = -value;
@@ -208,7 +213,7 @@ final class FioDump {
                     } else if (key == MAX) {
                         clatHigh = value;
                     }
-                } else if (depth == 6 && key == BINS) {
+                } else if (key == BIN) {
                     if (bins > segment && ns[bins - 1] >= binKey) {
                         throw refused("clat bins out of order (" + binKey + " ns after " + ns[bins - 1] + " ns)", start);
                     }
@@ -235,6 +240,11 @@ final class FioDump {
             throw refused("the dump ends with " + depth + " brackets open", length);
         }
         return new FioDump(ns, count, bins, bytes, errors, runtimeMs, clatMin, clatMax, timestampMs);
+    }
+
+    /** Whether the container at depth is jobs[i].{read,write,trim}.clat_ns.bins (not lat_ns's or slat_ns's). */
+    private static boolean inClatBins(int depth, int[] keyAt) {
+        return depth == 6 && keyAt[6] == BINS && keyAt[5] == CLAT_NS && inDirection(keyAt);
     }
 
     /** Whether depth 4 is a direction object of a job: jobs[i].read, .write or .trim. */

@@ -39,7 +39,8 @@ public final class FioOutput {
     private static final int READ_CHUNK = 64 * 1024;
     private static final int DUMP_START_CAPACITY = 64 * 1024;
 
-    private static volatile boolean warm;
+    /** null until the first warm-up, then whether it read its sample as it should (it runs once either way). */
+    private static volatile Boolean warm;
 
     /** Closed and not yet drained (a long run's intervals are not all kept: the caller drains them). */
     private final List<Interval> pending = new ArrayList<>();
@@ -280,13 +281,13 @@ public final class FioOutput {
      * measuring with. Returns whether the sample read as it should (three intervals whose I/Os are the summary's);
      * it never throws.
      */
-    public static boolean warmUp() {
-        if (warm) {
-            return true;
+    public static synchronized boolean warmUp() {
+        if (warm != null) {
+            return warm;
         }
+        boolean ok = true;
         try {
             byte[] sample = warmUpSample();
-            boolean ok = true;
             for (int round = 0; round < 10 && ok; round++) {
                 FioOutput out = new FioOutput();
                 out.read(new ByteArrayInputStream(sample));
@@ -295,11 +296,11 @@ public final class FioOutput {
                 long cycles = intervals.stream().mapToLong(Interval::cycles).sum();
                 ok = intervals.size() == 3 && Long.valueOf(cycles).equals(out.summary().get("cycles"));
             }
-            warm = ok;
         } catch (RuntimeException e) {
-            warm = false;
+            ok = false;
         }
-        return warm;
+        warm = ok;
+        return ok;
     }
 
     private static byte[] warmUpSample() {

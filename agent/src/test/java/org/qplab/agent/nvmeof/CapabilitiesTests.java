@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.qplab.agent.engine.EngineException;
@@ -56,21 +57,33 @@ class CapabilitiesTests {
     }
 
     @Test
-    void rootWithoutCapSysAdminIsRefusedAndCapSysAdminWithoutRootIsNot(@TempDir Path root) throws Exception {
+    void whatDecidesIsTheCapabilitiesNotTheUid(@TempDir Path root) throws Exception {
         NvmeofHost host = FakeHost.of(root, "box");
-        // docker's default set for a root container: no CAP_SYS_ADMIN (bit 21)
+        Function<List<String>, Command.Result> tools = argv -> new Command.Result(0, "fio-3.33\nnvme version 2.3");
+        // docker's default set for a root container: CAP_DAC_OVERRIDE (bit 1), no CAP_SYS_MODULE (16) or SYS_ADMIN (21)
         Files.writeString(root.resolve("proc/self/status"), "Uid:\t0\t0\t0\t0\nCapEff:\t00000000a80425fb\n");
-        Capabilities container = Capabilities.probe(host, argv -> new Command.Result(0, "fio-3.33\nnvme version 2.3"));
-        assertThat(container.facts()).containsEntry("root", true).containsEntry("cap_sys_admin", false);
-        assertThat(container.missing("target", "tcp", "null_blk")).containsExactly("no CAP_SYS_ADMIN");
-        assertThat(container.refusal("box", "target", "tcp", "null_blk")).isEqualTo("box cannot be an NVMe-oF target "
-                + "over tcp: no CAP_SYS_ADMIN (root in a container without it: run it with cap_add SYS_ADMIN or "
-                + "privileged)");
+        Capabilities container = Capabilities.probe(host, tools);
+        assertThat(container.facts()).containsEntry("root", true).containsEntry("cap_sys_admin", false)
+                .containsEntry("cap_dac_override", true).containsEntry("cap_sys_module", false);
+        assertThat(container.missing("target", "tcp", "null_blk")).containsExactly("no CAP_SYS_ADMIN",
+                "module nvmet (not loaded, and loading it needs CAP_SYS_MODULE)",
+                "module nvmet-tcp (not loaded, and loading it needs CAP_SYS_MODULE)",
+                "module null_blk (not loaded, and loading it needs CAP_SYS_MODULE)");
+        assertThat(container.refusal("box", "initiator", "tcp", "null_blk")).isEqualTo("box cannot be an NVMe-oF "
+                + "initiator over tcp: no CAP_SYS_ADMIN (root in a container without it: run it with cap_add SYS_ADMIN "
+                + "or privileged); missing module nvme-tcp (not loaded, and loading it needs CAP_SYS_MODULE)");
 
-        Files.writeString(root.resolve("proc/self/status"), "Uid:\t1000\t1000\t1000\t1000\nCapEff:\t0000000000200000\n");
-        Capabilities capable = Capabilities.probe(host, argv -> new Command.Result(0, "fio-3.33\nnvme version 2.3"));
+        // not root, CAP_SYS_ADMIN alone: root's configfs files and /dev/nvme-fabrics stay closed
+        Files.writeString(root.resolve("proc/self/status"), "Uid:\t1000\t1000\t1000\t1000\nCapEff:\t0000000000210000\n");
+        assertThat(Capabilities.probe(host, tools).refusal("box", "initiator", "tcp", "null_blk")).isEqualTo("box "
+                + "cannot be an NVMe-oF initiator over tcp: not root and no CAP_DAC_OVERRIDE (configfs, /dev/nvme-fabrics "
+                + "and the block devices are root's: run the agent as root, or give it CAP_DAC_OVERRIDE too)");
+
+        // not root, CAP_SYS_ADMIN + CAP_DAC_OVERRIDE + CAP_SYS_MODULE: able
+        Files.writeString(root.resolve("proc/self/status"), "Uid:\t1000\t1000\t1000\t1000\nCapEff:\t0000000000210002\n");
+        Capabilities capable = Capabilities.probe(host, tools);
         assertThat(capable.facts()).containsEntry("root", false).containsEntry("cap_sys_admin", true);
-        assertThat(capable.missing("initiator", "tcp", "null_blk")).isEmpty();
+        assertThat(capable.missing("target", "rdma", "null_blk")).isEmpty();
         assertThat(capable.refusal("box", "initiator", "tcp", "null_blk")).isNull();
     }
 

@@ -110,6 +110,23 @@ class FioDumpTests {
     }
 
     @Test
+    void onlyClatBinsCountNotLatOrSlatBinsNorALongNumberItSkips() {
+        FioDump read = read("""
+                {"jobs": [{"eta": 12345678901234567890123, "read": {"io_bytes": 8,
+                  "slat_ns": {"N": 5, "min": 1, "max": 2, "bins": {"1": 5}},
+                  "clat_ns": {"N": 2, "min": 10, "max": 20, "bins": {"10": 1, "20": 1}},
+                  "lat_ns": {"N": 2, "min": 11, "max": 21, "bins": {"11": 1, "21": 1}}}}]}
+                """);
+        assertThat(read.bins).isEqualTo(2);
+        assertThat(read.binNs).startsWith(10L, 20L);
+        assertThat(read.binCount).startsWith(1L, 1L);
+        assertThat(read.clatMin).isEqualTo(10);
+        assertThat(read.clatMax).isEqualTo(20);
+        assertThatThrownBy(() -> read("{\"timestamp_ms\": 1234567890123456789}"))
+                .hasMessage("a number longer than 18 digits at byte 17");
+    }
+
+    @Test
     void refusesWhatFioDoesNotPrintNamingTheByte() {
         assertThatThrownBy(() -> read("{\"jobs\": [}")).hasMessage("a '}' that closes nothing open at byte 10");
         assertThatThrownBy(() -> read("{\"jobs\": [{\"read\": {\"clat_ns\": {\"bins\": {\"1x\": 1}}}}]}"))

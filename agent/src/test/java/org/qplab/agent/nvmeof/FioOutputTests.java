@@ -320,13 +320,16 @@ class FioOutputTests {
         assertThat(out.summary()).containsEntry("cycles", 1421L + 627L);
     }
 
-    @Test
-    void bracesAndQuotesInsideStringsDoNotEndADump() throws IOException {
-        // a file name with a brace, an escaped quote and a backslash, as fio prints it in "job options"
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 65536})
+    void bracesAndQuotesInsideStringsDoNotEndADump(int chunk) throws IOException {
+        // a file name with a brace, an escaped quote and a backslash, as fio prints it in "job options"; read in
+        // chunks that also cut between a backslash and the character it escapes
         String odd = fixture(RANDREAD).replace("\"filename\" : \"/dev/nvme0n1\"",
                 "\"filename\" : \"/tmp/a}b\\\"{c\\\\\"");
         assertThat(odd).contains("a}b");
-        FioOutput out = read(odd);
+        FioOutput out = new FioOutput();
+        out.read(inChunks(odd, chunk));
 
         assertThat(out.error()).isNull();
         assertThat(out.dumps()).isEqualTo(5);
@@ -348,7 +351,8 @@ class FioOutputTests {
 
     @Test
     void theWarmUpReadsItsSampleThroughTheWholePath() {
-        assertThat(FioOutput.warmUp()).as("two intervals and a summary of 4 I/Os from the built-in sample").isTrue();
+        assertThat(FioOutput.warmUp()).as("three intervals whose I/Os are the summary's, from the generated sample")
+                .isTrue();
         assertThat(FioOutput.warmUp()).as("once per JVM, then a no-op").isTrue();
     }
 }
