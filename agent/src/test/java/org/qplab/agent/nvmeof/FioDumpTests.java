@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,18 +21,7 @@ class FioDumpTests {
     private static final ObjectMapper JSON = JsonMapper.builder().build();
 
     private static List<String> dumps(String name) throws IOException {
-        String text;
-        try (InputStream in = FioDumpTests.class.getResourceAsStream("/fio/" + name)) {
-            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        List<String> dumps = new ArrayList<>();
-        int start = 0;
-        for (int i = text.indexOf("\n{\n"); i >= 0; i = text.indexOf("\n{\n", i + 1)) {
-            dumps.add(text.substring(start, i + 1));
-            start = i + 1;
-        }
-        dumps.add(text.substring(start));
-        return dumps;
+        return FioOutputTests.dumpTexts(FioOutputTests.fixture(name));
     }
 
     private static FioDump read(String dump) {

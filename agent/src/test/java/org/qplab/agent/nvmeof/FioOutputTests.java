@@ -28,14 +28,14 @@ class FioOutputTests {
     private static final String RANDREAD = "randread-4k-qd16-rdma.json";
     private static final String RANDRW = "randrw70-8k-qd4-nj2-size-rdma.json";
 
-    private static String fixture(String name) throws IOException {
+    static String fixture(String name) throws IOException {
         try (InputStream in = FioOutputTests.class.getResourceAsStream("/fio/" + name)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }
 
     /** The fixture cut into its dumps' texts, at the lines that are a lone "{" (how fio starts each). */
-    private static List<String> dumpTexts(String text) {
+    static List<String> dumpTexts(String text) {
         List<String> dumps = new ArrayList<>();
         int start = 0;
         for (int i = text.indexOf("\n{\n"); i >= 0; i = text.indexOf("\n{\n", i + 1)) {
