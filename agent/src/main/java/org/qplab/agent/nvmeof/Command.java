@@ -121,15 +121,17 @@ final class Command {
             try {
                 Files.deleteIfExists(path);
             } catch (DirectoryNotEmptyException e) {
-                // configfs takes an item's default groups (a port's subsystems/, a subsystem's namespaces/) with it;
-                // a tree of plain directories (the tests' configfs) has them removed first. configfs refuses rmdir
-                // of a default group (EPERM), so on the real thing this changes nothing.
+                // configfs takes an item's default groups (a port's subsystems/, a subsystem's namespaces/) and its
+                // attributes with it; a tree of plain directories and files (the tests' configfs) has them removed
+                // first. configfs refuses rmdir of a default group and unlink of an attribute (EPERM), so on the real
+                // thing this changes nothing.
                 for (Path child : Leftovers.list(path)) {
-                    if (Files.isDirectory(child, java.nio.file.LinkOption.NOFOLLOW_LINKS) && Leftovers.list(child).isEmpty()) {
+                    if (Files.isRegularFile(child, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                            || Files.isDirectory(child, java.nio.file.LinkOption.NOFOLLOW_LINKS) && Leftovers.list(child).isEmpty()) {
                         try {
                             Files.delete(child);
                         } catch (IOException ignored) {
-                            // a default group of the real configfs
+                            // a default group or an attribute of the real configfs
                         }
                     }
                 }

@@ -17,6 +17,8 @@ import java.util.stream.Stream;
  * a controller that never said stop. Runs at agent start and at every nvmeof prepare; idempotent, and it touches
  * only what carries this agent's names (see {@link NvmeofHost}), in the order that works by hand: fio processes,
  * connected controllers, nvmet port links and ports, subsystems (allowed hosts, namespaces), hosts, null_blk items.
+ * The nvmet part runs under {@link NvmetLock}, which makes an unlinked port in qplab's range on this agent's data
+ * address, or a qplab host entry no subsystem allows, a dead run's.
  */
 public final class Leftovers {
 
@@ -103,17 +105,32 @@ public final class Leftovers {
         if (!Files.isDirectory(nvmet)) {
             return;
         }
+        try (NvmetLock lock = NvmetLock.acquire(host, "look for leftover nvmet objects")) {
+            nvmet(nvmet);
+        } catch (NvmeofException e) {
+            problems.add(e.getMessage());
+        }
+    }
+
+    /** Under the lock: no live run of an agent on this host is between making an object and linking it. */
+    private void nvmet(Path nvmet) {
         String prefix = host.subsystemPrefix();
+        String dataAddress = dataAddress();
         for (Path port : list(nvmet.resolve("ports"))) {
+            String id = port.getFileName().toString();
+            List<Path> links = list(port.resolve("subsystems"));
             boolean ours = false;
-            for (Path link : list(port.resolve("subsystems"))) {
+            for (Path link : links) {
                 if (link.getFileName().toString().startsWith(prefix)) {
                     ours = true;
-                    note(null, Command.remove("unlink leftover subsystem from port " + port.getFileName(), link));
+                    note(null, Command.remove("unlink leftover subsystem from port " + id, link));
                 }
             }
             if (ours && list(port.resolve("subsystems")).isEmpty()) {
-                note("port " + port.getFileName(), Command.remove("remove leftover port", port));
+                note("port " + id, Command.remove("remove leftover port", port));
+            } else if (links.isEmpty() && Target.isQplabPortId(id) && unlinkedPortOf(port, dataAddress)) {
+                // a run killed after making its port and before linking it (or after unlinking it, before rmdir)
+                note("unlinked port " + id, Command.remove("remove leftover unlinked port", port));
             }
         }
         Set<String> theirHosts = new HashSet<>();
@@ -141,6 +158,20 @@ public final class Leftovers {
             if (name.startsWith(NvmeofHost.NQN_PREFIX) && !theirHosts.contains(name)) {
                 note("host " + name, Command.remove("remove leftover host", h));
             }
+        }
+    }
+
+    /** A port listening on this agent's data address, or one whose address was not written yet. */
+    private static boolean unlinkedPortOf(Path port, String dataAddress) {
+        String traddr = read(port.resolve("addr_traddr"));
+        return traddr == null || traddr.isEmpty() || traddr.equals(dataAddress);
+    }
+
+    private String dataAddress() {
+        try {
+            return host.dataAddress().get();
+        } catch (RuntimeException e) { // not known yet: only ports without an address are taken as this agent's
+            return null;
         }
     }
 

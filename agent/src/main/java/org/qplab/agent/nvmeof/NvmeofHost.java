@@ -15,9 +15,10 @@ import java.util.function.Supplier;
  * @param sysfs        /sys
  * @param proc         /proc
  * @param dev          /dev
+ * @param locks        /run/lock: where the agents of a host take turns at nvmet ({@link NvmetLock})
  */
 public record NvmeofHost(String agentId, List<String> backingPaths, Supplier<String> dataAddress, Path configfs,
-                         Path sysfs, Path proc, Path dev) {
+                         Path sysfs, Path proc, Path dev, Path locks) {
 
     /** The NQN prefix of everything qplab names (the contract's names). */
     static final String NQN_PREFIX = "nqn.2014-08.org.qplab:";
@@ -29,7 +30,7 @@ public record NvmeofHost(String agentId, List<String> backingPaths, Supplier<Str
     /** This host's real roots. */
     public static NvmeofHost of(String agentId, List<String> backingPaths, Supplier<String> dataAddress) {
         return new NvmeofHost(agentId, backingPaths, dataAddress, Path.of("/sys/kernel/config"), Path.of("/sys"),
-                Path.of("/proc"), Path.of("/dev"));
+                Path.of("/proc"), Path.of("/dev"), Path.of("/run/lock"));
     }
 
     /** The agent id with every character outside [A-Za-z0-9.-] replaced by '-'. */
@@ -46,12 +47,12 @@ public record NvmeofHost(String agentId, List<String> backingPaths, Supplier<Str
         return NQN_PREFIX + tag() + ":run-";
     }
 
-    /** The host NQN this agent connects with as an initiator. */
     /** Whether nqn is a qplab initiator's host NQN (the form {@link #hostNqn} makes), safe as a configfs name. */
     static boolean isInitiatorNqn(String nqn) {
         return nqn.startsWith(NQN_PREFIX) && nqn.substring(NQN_PREFIX.length()).matches("[A-Za-z0-9.-]{1,128}:host");
     }
 
+    /** The host NQN this agent connects with as an initiator. */
     public String hostNqn() {
         return NQN_PREFIX + tag() + ":host";
     }

@@ -67,22 +67,35 @@ final class Target {
         Command.write(step + " namespace 1", ns.resolve("enable"), "1");
     }
 
+    /** Under {@link NvmetLock}: picks free ids (no other agent picks them meanwhile), makes the port, links it. */
     private void port(long runId) {
-        Path ports = host.nvmet().resolve("ports");
-        int id = portId(ports, runId);
-        int service = trsvcid(ports, runId);
-        String step = "create nvmet port " + id + " (" + transport + " " + traddr + ":" + service + ")";
-        Path dir = ports.resolve(Integer.toString(id));
-        Command.mkdir(step, dir);
-        port = dir;
-        trsvcid = Integer.toString(service);
-        Command.write(step, dir.resolve("addr_trtype"), transport);
-        Command.write(step, dir.resolve("addr_adrfam"), traddr.contains(":") ? "ipv6" : "ipv4");
-        Command.write(step, dir.resolve("addr_traddr"), traddr);
-        Command.write(step, dir.resolve("addr_trsvcid"), trsvcid);
-        Path link = dir.resolve("subsystems").resolve(nqn);
-        Command.symlink("enable nvmet port " + id + " (" + transport + " " + traddr + ":" + service + ")", link, subsystem);
-        portLink = link;
+        try (NvmetLock lock = NvmetLock.acquire(host, "create nvmet port for " + nqn)) {
+            Path ports = host.nvmet().resolve("ports");
+            int id = portId(ports, runId);
+            int service = trsvcid(ports, runId);
+            String step = "create nvmet port " + id + " (" + transport + " " + traddr + ":" + service + ")";
+            Path dir = ports.resolve(Integer.toString(id));
+            Command.mkdir(step, dir);
+            port = dir;
+            trsvcid = Integer.toString(service);
+            Command.write(step, dir.resolve("addr_trtype"), transport);
+            Command.write(step, dir.resolve("addr_adrfam"), traddr.contains(":") ? "ipv6" : "ipv4");
+            Command.write(step, dir.resolve("addr_traddr"), traddr);
+            Command.write(step, dir.resolve("addr_trsvcid"), trsvcid);
+            Path link = dir.resolve("subsystems").resolve(nqn);
+            Command.symlink("enable nvmet port " + id + " (" + transport + " " + traddr + ":" + service + ")", link,
+                    subsystem);
+            portLink = link;
+        }
+    }
+
+    /** Whether id (a port's directory name) lies in the range qplab's ports are made in. */
+    static boolean isQplabPortId(String id) {
+        if (!id.matches("\\d{1,9}")) {
+            return false;
+        }
+        int n = Integer.parseInt(id);
+        return n >= PORT_ID_BASE && n < PORT_ID_BASE + PORT_IDS;
     }
 
     /** 20000 + runId % 10000, or the next id no nvmet port has. */
@@ -114,14 +127,16 @@ final class Target {
     /** Lets hostNqn (the initiator's) connect: hosts/HOSTNQN and the subsystem's allowed_hosts link to it. */
     void allow(String hostNqn) {
         String step = "allow host " + hostNqn;
-        Path dir = host.nvmet().resolve("hosts").resolve(hostNqn);
-        if (!Files.isDirectory(dir)) {
-            Command.mkdir(step, dir);
-            hostDir = dir;
+        try (NvmetLock lock = NvmetLock.acquire(host, step)) { // another run's cleanup would take an unlinked entry
+            Path dir = host.nvmet().resolve("hosts").resolve(hostNqn);
+            if (!Files.isDirectory(dir)) {
+                Command.mkdir(step, dir);
+                hostDir = dir;
+            }
+            Path link = subsystem.resolve("allowed_hosts").resolve(hostNqn);
+            Command.symlink(step, link, dir);
+            allowedLink = link;
         }
-        Path link = subsystem.resolve("allowed_hosts").resolve(hostNqn);
-        Command.symlink(step, link, dir);
-        allowedLink = link;
     }
 
     String nqn() {
@@ -140,17 +155,23 @@ final class Target {
     List<String> close() {
         List<String> problems = new ArrayList<>();
         String step = "tear down nvmet " + nqn;
-        if (portLink != null) {
-            Backing.add(problems, Command.remove(step, portLink));
-        }
-        if (port != null) {
-            Backing.add(problems, Command.remove(step, port));
-        }
-        if (allowedLink != null) {
-            Backing.add(problems, Command.remove(step, allowedLink));
-        }
-        if (hostDir != null) {
-            Backing.add(problems, Command.remove(step, hostDir));
+        if (portLink != null || port != null || allowedLink != null || hostDir != null) {
+            try (NvmetLock lock = NvmetLock.acquire(host, step)) {
+                if (portLink != null) {
+                    Backing.add(problems, Command.remove(step, portLink));
+                }
+                if (port != null) {
+                    Backing.add(problems, Command.remove(step, port));
+                }
+                if (allowedLink != null) {
+                    Backing.add(problems, Command.remove(step, allowedLink));
+                }
+                if (hostDir != null) {
+                    Backing.add(problems, Command.remove(step, hostDir));
+                }
+            } catch (NvmeofException e) { // the agent's next cleanup removes them
+                problems.add(e.getMessage());
+            }
         }
         if (namespace != null) {
             Backing.add(problems, Command.writeIfPresent(step, namespace.resolve("enable"), "0"));

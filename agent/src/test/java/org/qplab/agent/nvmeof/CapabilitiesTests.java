@@ -102,7 +102,7 @@ class CapabilitiesTests {
         assertThat(caps.missing("target", "rdma", "null_blk")).contains("module nvmet-rdma");
 
         NvmeofHost host = new NvmeofHost("ci-host", List.of(), () -> "127.0.0.1", root.resolve("config"),
-                root.resolve("sys"), root.resolve("proc"), root.resolve("dev"));
+                root.resolve("sys"), root.resolve("proc"), root.resolve("dev"), root.resolve("run/lock"));
         FakeHost.of(root, "ci-host");
         assertThatThrownBy(() -> NvmeofSession.create(7, Map.of("provider", "nvmeof", "role", "server",
                 "transport", "rdma"), host))

@@ -19,7 +19,7 @@ final class FakeHost {
         Files.writeString(root.resolve("proc/mounts"), "none " + root.resolve("config") + " configfs rw 0 0\n");
         Files.writeString(root.resolve("proc/filesystems"), "nodev\tconfigfs\n");
         return new NvmeofHost(agentId, List.of(), () -> "198.18.0.11", root.resolve("config"), root.resolve("sys"),
-                root.resolve("proc"), root.resolve("dev"));
+                root.resolve("proc"), root.resolve("dev"), root.resolve("run/lock"));
     }
 
     static Path mkdirs(Path dir) throws IOException {

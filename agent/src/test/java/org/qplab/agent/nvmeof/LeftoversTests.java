@@ -66,6 +66,36 @@ class LeftoversTests {
         assertThat(theirNullb).exists();
     }
 
+    /**
+     * A port in qplab's range that no subsystem is linked to, on this agent's data address or without one yet (a run
+     * killed between mkdir and ln): removed. One on another address, one outside the range, and a linked one stay.
+     */
+    @Test
+    void removesUnlinkedPortsARunKilledMidwayLeft(@TempDir Path root) throws Exception {
+        NvmeofHost host = FakeHost.of(root, "vm1");
+        Path ports = root.resolve("config/nvmet/ports");
+        Path ourAddress = FakeHost.mkdirs(ports.resolve("20005/subsystems"));
+        Files.writeString(ourAddress.resolve("../addr_traddr"), "198.18.0.11\n");
+        Path noAddress = FakeHost.mkdirs(ports.resolve("20006/subsystems"));
+        Path otherAddress = FakeHost.mkdirs(ports.resolve("20007/subsystems"));
+        Files.writeString(otherAddress.resolve("../addr_traddr"), "198.18.0.12\n");
+        Path outOfRange = FakeHost.mkdirs(ports.resolve("1/subsystems"));
+        Path linked = FakeHost.mkdirs(ports.resolve("20008/subsystems"));
+        Path someonesSubsystem = FakeHost.mkdirs(root.resolve("config/nvmet/subsystems/nqn.2020-01.com.example:disk"));
+        Files.createSymbolicLink(linked.resolve("nqn.2020-01.com.example:disk"), someonesSubsystem);
+
+        Leftovers.Report report = Leftovers.clean(host);
+
+        assertThat(report.problems()).isEmpty();
+        assertThat(report.removed()).containsExactly("unlinked port 20005", "unlinked port 20006");
+        assertThat(ports.resolve("20005")).doesNotExist();
+        assertThat(ports.resolve("20006")).doesNotExist();
+        assertThat(otherAddress).exists();
+        assertThat(outOfRange).exists();
+        assertThat(linked.resolve("nqn.2020-01.com.example:disk")).exists();
+        assertThat(root.resolve("run/lock/qplab-nvmet.lock")).as("taken under the host's nvmet lock").exists();
+    }
+
     @Test
     void isIdempotentAndQuietOnAHostWithoutConfigfs(@TempDir Path root) throws Exception {
         NvmeofHost host = FakeHost.of(root, "a");
@@ -82,7 +112,7 @@ class LeftoversTests {
     @Test
     void killsOrphanFioProcessesByTheirJobName(@TempDir Path root) throws Exception {
         NvmeofHost host = new NvmeofHost("vm1", java.util.List.of(), () -> "127.0.0.1", root.resolve("config"),
-                root.resolve("sys"), Path.of("/proc"), root.resolve("dev"));
+                root.resolve("sys"), Path.of("/proc"), root.resolve("dev"), root.resolve("run/lock"));
         // stands in for fio: a process whose argv carries the job name (sleep ignores no argument: use sh -c)
         Process ours = new ProcessBuilder("sh", "-c", "sleep 60", "--name=qplab-vm1-run-5").start();
         Process theirs = new ProcessBuilder("sh", "-c", "sleep 60", "--name=qplab-vm2-run-5").start();
