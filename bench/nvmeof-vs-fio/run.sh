@@ -17,12 +17,15 @@
 # Knobs (environment): REPEATS=3 TRANSPORTS="rdma tcp" IODEPTHS="1 16" BS=4096 RW=randread RUNTIME_MS=5000
 #   INTERVAL_MS=1000 BACKING_MIB=1024 PORT (the controller's; default a free one) BUILD=1 (0: use the jars as
 #   they are) QPLAB_LAB_DIR (the lab's state; default lab/target/bench-lab)
-#   WARMUP=1 (0: none): one qplab run per transport before the measured ones, not counted (a fresh agent JVM
+#   WARMUP=3 (0: none): that many qplab runs per transport before the measured ones, not counted (a fresh agent JVM
 #   under TCG spends its first minutes interpreting and compiling its code)
 #   THREADS=1: also list the initiator agent's threads by the CPU they took while fio ran (reads them once a second
 #   in VM 2, a little more load there, for both tools)
-#   AGENT_JAVA_OPTS (JVM options for the agents in the VMs, e.g. -XX:+PrintCompilation: a diagnostic; their logs are
-#   kept in /tmp/nvmeof-vs-fio-agent{1,2}.log)
+#   AGENT_JAVA_TOOL_OPTIONS="-XX:TieredStopAtLevel=1" (the agents' JAVA_TOOL_OPTIONS, as README recommends in a
+#   host's agent.env for an NVMe-oF initiator whose fio shares one or two CPUs with the agent: the JIT compiles with
+#   C1 only, a fraction of the compiler's CPU time; "" for the JVM's default tiered C1 + C2)
+#   AGENT_JAVA_OPTS (more JVM options for the agents in the VMs, e.g. -XX:+PrintCompilation: a diagnostic; their logs
+#   are kept in /tmp/nvmeof-vs-fio-agent{1,2}.log)
 #   FIO_ONLY=1: only the hand-run half (fio and its control; no controller, no agents), the rows printed, no
 #   results.md written: checks the hand-made target and what the lab's noise does to the control
 set -euo pipefail
@@ -32,8 +35,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 REPEATS=${REPEATS:-3}
 AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:-}
+AGENT_JAVA_TOOL_OPTIONS=${AGENT_JAVA_TOOL_OPTIONS--XX:TieredStopAtLevel=1}
 THREADS=${THREADS:-0}
-WARMUP=${WARMUP:-1}
+WARMUP=${WARMUP:-3}
 TRANSPORTS=${TRANSPORTS:-"rdma tcp"}
 IODEPTHS=${IODEPTHS:-"1 16"}
 BS=${BS:-4096}
@@ -100,7 +104,7 @@ ensure_agents() {
         # the agent probes fio and nvme-cli once at start (30 s each): warm, the probe is the agent's, not 9p's
         "$LAB" ssh "$i" "fio --version && nvme version" >/dev/null || return 1
         "$LAB" ssh "$i" "umask 077; cat >/run/qplab-bench-agent.token" <"$TMP/agent.token" || return 1
-        "$LAB" ssh "$i" "pkill -f '[q]plab-agent.jar --controller ws://$where' ; cd /tmp && (setsid nohup java $AGENT_JAVA_OPTS -jar $AGENT_JAR \
+        "$LAB" ssh "$i" "pkill -f '[q]plab-agent.jar --controller ws://$where' ; cd /tmp && (JAVA_TOOL_OPTIONS='$AGENT_JAVA_TOOL_OPTIONS' setsid nohup java $AGENT_JAVA_OPTS -jar $AGENT_JAR \
             --controller ws://$where/agent --id vm$i --data-address $("$LAB" addr "$i") --token-file /run/qplab-bench-agent.token \
             >/tmp/qplab-bench-agent.log 2>&1 </dev/null &)" || return 1
     done
@@ -310,12 +314,14 @@ point() {
     done
 }
 
-if [ "$FIO_ONLY" != 1 ] && [ "$WARMUP" = 1 ]; then
+if [ "$FIO_ONLY" != 1 ] && [ "$WARMUP" -gt 0 ]; then
     # A fresh agent JVM under TCG interprets and compiles its code for minutes: its first runs measure that, not
-    # what a lab's long-running agent costs. One qplab run per transport, not counted, before the measured ones.
-    for transport in $TRANSPORTS; do
-        echo "warming up the agents: one qplab run over $transport (not counted)..." >&2
-        try_run qplab_checked "$transport" "${IODEPTHS%% *}" >/dev/null || die "the warm-up run over $transport failed"
+    # what a lab's long-running agent costs. WARMUP qplab runs per transport, not counted, before the measured ones.
+    for ((w = 1; w <= WARMUP; w++)); do
+        for transport in $TRANSPORTS; do
+            echo "warming up the agents: qplab run $w of $WARMUP over $transport (not counted)..." >&2
+            try_run qplab_checked "$transport" "${IODEPTHS%% *}" >/dev/null || die "the warm-up run over $transport failed"
+        done
     done
     rm -f "$TMP"/agent-cpu.* "$TMP"/host-cpu.* "$TMP/threads.log"
 fi
@@ -359,7 +365,8 @@ run is paired with the fio run of its repeat; the control pairs fio's second run
 first run: what this machine alone does to a ratio between two runs of one tool. The goal: the median
 of qplab's pair ratios lies within the control's range (min–max). BW is IOPS × ${BS} B for both
 tools (MB = 2^20 B); it is listed because it is what each stores, not as a third independent test.
-$([ "$WARMUP" = 1 ] && echo "Before them, one qplab run per transport that is not counted (WARMUP=1): a fresh agent JVM under TCG" && echo "interprets and compiles its code for minutes after its start.")
+$([ "$WARMUP" -gt 0 ] && echo "Before them, $WARMUP qplab run(s) per transport that are not counted (WARMUP=$WARMUP): a fresh agent JVM under TCG" && echo "interprets and compiles its code for minutes after its start.")
+$([ -n "$AGENT_JAVA_TOOL_OPTIONS" ] && echo "The agents run with JAVA_TOOL_OPTIONS=$AGENT_JAVA_TOOL_OPTIONS, as README recommends in agent.env for an NVMe-oF" && echo "initiator whose fio shares its CPU with the agent (notes.md: the same bench with the JVM's default JIT).")
 
 | point | qplab | fio | median of pair ratios (qplab / fio) | pair ratios (min–max) | fio vs itself: median of pair ratios | fio vs itself (min–max) | qplab inside the control's range | qplab runs | fio runs | fio again (control) |
 |---|---:|---:|---:|---|---:|---|---|---|---|---|
@@ -405,7 +412,8 @@ compare two ways of running one fio job on identical kernels and devices.
 - fio: $(fio --version); nvme-cli: $(nvme version | head -1)
 - job: $RW, bs $BS B, io_uring, direct, numjobs 1, iodepth $IODEPTHS, runtime ${RUNTIME_MS} ms, status every ${INTERVAL_MS} ms; transports $TRANSPORTS
 - code: $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet HEAD -- agent controller || echo ' (with uncommitted changes)')
-- regenerate: \`REPEATS=$REPEATS TRANSPORTS="$TRANSPORTS" IODEPTHS="$IODEPTHS" RUNTIME_MS=$RUNTIME_MS bench/nvmeof-vs-fio/run.sh\`
+- agents: $([ -n "$AGENT_JAVA_TOOL_OPTIONS" ] && echo "JAVA_TOOL_OPTIONS=$AGENT_JAVA_TOOL_OPTIONS" || echo "the default JIT (no JAVA_TOOL_OPTIONS)")$([ -n "$AGENT_JAVA_OPTS" ] && echo "; java $AGENT_JAVA_OPTS")
+- regenerate: \`AGENT_JAVA_TOOL_OPTIONS="$AGENT_JAVA_TOOL_OPTIONS" WARMUP=$WARMUP REPEATS=$REPEATS TRANSPORTS="$TRANSPORTS" IODEPTHS="$IODEPTHS" RUNTIME_MS=$RUNTIME_MS bench/nvmeof-vs-fio/run.sh\`
 EOF
 cat "$HERE/results.md"
 if [ -s "$TMP/threads.log" ]; then
