@@ -46,6 +46,18 @@ extern const qpb_test_case qpb_qpbench_tests[];
 extern const qpb_test_case qpb_counters_tests[];
 extern const qpb_test_case qpb_latency_tests[];
 
+typedef struct qpb_session qpb_session;
+
+/*
+ * A tcp server and client session of one shape (the JSON members after the
+ * role; server_extra: members only the server gets, "" for none, each ending in
+ * a comma), connected as two agents would connect them: the server's connect on
+ * a thread of its own. 0 with both sessions (the server's endpoint in srv_blob
+ * when not NULL), or -1 with the failure CHECKed and nothing left open.
+ */
+int qpb_test_tcp_pair(const char *shape, const char *server_extra, qpb_session **srv, qpb_session **cli, char *srv_blob,
+                      size_t blob_len);
+
 /* First "key": number after offset 0 of a JSON text (top-level keys are
  * written before per_thread, so the first hit is the run's value). */
 static inline double qpb_test_json_num(const char *json, const char *key)

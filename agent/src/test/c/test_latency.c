@@ -5,7 +5,6 @@
  * mode mismatch between them is a clear error.
  */
 #include <math.h>
-#include <pthread.h>
 
 #include "qpb.h"
 #include "qpb_test.h"
@@ -105,39 +104,14 @@ static void bandwidth_summary_says_its_mode(void)
     qpb_session_destroy(s);
 }
 
-typedef struct server_arg {
-    qpb_session *s;
-    char peer[512];
-    int rc;
-} server_arg;
-
-static void *server_connect(void *p)
-{
-    server_arg *a = p;
-    a->rc = qpb_connect(a->s, a->peer);
-    return NULL;
-}
-
 static void client_and_server_ping_pong(void)
 {
-    char err[512], blob[512], spec[256];
+    char blob[512];
     const char *shape = "\"mode\":\"latency\",\"threads\":2,\"msg_size\":1000,\"iterations\":200,\"warmup_cycles\":5";
-    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"server\",%s}", shape);
-    qpb_session *srv = qpb_session_create(spec, err, sizeof err);
-    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"client\",%s}", shape);
-    qpb_session *cli = qpb_session_create(spec, err, sizeof err);
-    CHECKF(srv && cli, "%s", err);
-    if (srv == NULL || cli == NULL)
+    qpb_session *srv, *cli;
+    if (qpb_test_tcp_pair(shape, "", &srv, &cli, blob, sizeof blob) != 0)
         return;
-    server_arg a = {.s = srv};
-    CHECK(qpb_local_endpoint(srv, blob, sizeof blob) == QPB_OK);
-    CHECK(qpb_local_endpoint(cli, a.peer, sizeof a.peer) == QPB_OK);
     CHECKF(strstr(blob, "\"mode\":\"latency\"") != NULL, "%s", blob);
-    pthread_t th;
-    pthread_create(&th, NULL, server_connect, &a);
-    CHECKF(qpb_connect(cli, blob) == QPB_OK, "%s", qpb_last_error(cli));
-    pthread_join(th, NULL);
-    CHECKF(a.rc == QPB_OK, "%s", qpb_last_error(srv));
     CHECK(qpb_start(srv) == QPB_OK && qpb_start(cli) == QPB_OK);
     CHECK(qpb_wait(cli, 20000) == QPB_OK && qpb_wait(srv, 20000) == QPB_OK);
     CHECKF(qpb_last_error(cli)[0] == '\0' && qpb_last_error(srv)[0] == '\0', "%s / %s", qpb_last_error(cli),

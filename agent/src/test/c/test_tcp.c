@@ -3,7 +3,6 @@
  * record accounting in loopback, payload verification, client and server as
  * two sessions, and the errors a user meets (refused, mismatch, lifecycle).
  */
-#include <pthread.h>
 #include <time.h>
 
 #include "qpb.h"
@@ -266,42 +265,15 @@ static void loopback_skips_warmup_and_records_odd_sizes(void)
     qpb_session_destroy(s);
 }
 
-typedef struct server_arg {
-    qpb_session *s;
-    char peer[512];
-    int rc;
-} server_arg;
-
-static void *server_connect(void *p)
-{
-    server_arg *a = p;
-    a->rc = qpb_connect(a->s, a->peer);
-    return NULL;
-}
-
 static void client_and_server_sessions_agree(void)
 {
-    char err[512], sblob[512];
+    char sblob[512];
     const char *shape =
         "\"threads\":2,\"qps_per_thread\":2,\"msg_size\":65536,\"iterations\":100,\"verify\":true,\"trace_first\":100";
-    char spec[512];
-    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"server\",%s}", shape);
-    qpb_session *srv = qpb_session_create(spec, err, sizeof err);
-    CHECKF(srv != NULL, "%s", err);
-    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"client\",%s}", shape);
-    qpb_session *cli = qpb_session_create(spec, err, sizeof err);
-    CHECKF(cli != NULL, "%s", err);
-    if (srv == NULL || cli == NULL)
+    qpb_session *srv, *cli;
+    if (qpb_test_tcp_pair(shape, "", &srv, &cli, sblob, sizeof sblob) != 0)
         return;
-    server_arg a = {.s = srv};
-    CHECK(qpb_local_endpoint(srv, sblob, sizeof sblob) == QPB_OK);
-    CHECK(qpb_local_endpoint(cli, a.peer, sizeof a.peer) == QPB_OK);
     CHECKF(strstr(sblob, "\"host\":\"127.0.0.1\"") && strstr(sblob, "\"threads\":2"), "%s", sblob);
-    pthread_t th;
-    pthread_create(&th, NULL, server_connect, &a);
-    CHECKF(qpb_connect(cli, sblob) == QPB_OK, "%s", qpb_last_error(cli));
-    pthread_join(th, NULL);
-    CHECKF(a.rc == QPB_OK, "%s", qpb_last_error(srv));
     CHECK(qpb_start(srv) == QPB_OK);
     drained d = {0};
     CHECK(run_and_drain(cli, &d, 2, 65536, 1) == QPB_OK);
@@ -322,25 +294,12 @@ static void client_and_server_sessions_agree(void)
 /* Bidirectional: each side sends the whole run and receives the peer's, over connections of their own. */
 static void bidirectional_sides_each_send_and_receive_everything(void)
 {
-    char err[512], sblob[512], spec[512];
+    char err[512];
     const char *shape = "\"threads\":2,\"qps_per_thread\":2,\"msg_size\":4096,\"iterations\":300,\"verify\":true,"
                         "\"bidirectional\":true";
-    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"server\",%s}", shape);
-    qpb_session *srv = qpb_session_create(spec, err, sizeof err);
-    CHECKF(srv != NULL, "%s", err);
-    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"client\",%s}", shape);
-    qpb_session *cli = qpb_session_create(spec, err, sizeof err);
-    CHECKF(cli != NULL, "%s", err);
-    if (srv == NULL || cli == NULL)
+    qpb_session *srv, *cli;
+    if (qpb_test_tcp_pair(shape, "", &srv, &cli, NULL, 0) != 0)
         return;
-    server_arg a = {.s = srv};
-    CHECK(qpb_local_endpoint(srv, sblob, sizeof sblob) == QPB_OK);
-    CHECK(qpb_local_endpoint(cli, a.peer, sizeof a.peer) == QPB_OK);
-    pthread_t th;
-    pthread_create(&th, NULL, server_connect, &a);
-    CHECKF(qpb_connect(cli, sblob) == QPB_OK, "%s", qpb_last_error(cli));
-    pthread_join(th, NULL);
-    CHECKF(a.rc == QPB_OK, "%s", qpb_last_error(srv));
     CHECK(qpb_start(srv) == QPB_OK);
     CHECK(qpb_start(cli) == QPB_OK);
     CHECK(qpb_wait(cli, 20000) == QPB_OK);
@@ -370,22 +329,11 @@ static void bidirectional_sides_each_send_and_receive_everything(void)
  * every message is bad, and each error lands on its own cycle's record. */
 static void verify_charges_each_bad_message_to_its_cycle(void)
 {
-    char err[512], sblob[512];
     const char *shape = "\"qps_per_thread\":2,\"msg_size\":1000,\"iterations\":10,\"tx_depth\":4,\"trace_first\":10";
-    char spec[512];
-    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"server\",\"verify\":true,%s}", shape);
-    qpb_session *srv = qpb_session_create(spec, err, sizeof err);
-    snprintf(spec, sizeof spec, "{\"provider\":\"tcp\",\"role\":\"client\",%s}", shape);
-    qpb_session *cli = qpb_session_create(spec, err, sizeof err);
-    CHECK(srv && cli);
-    server_arg a = {.s = srv};
-    CHECK(qpb_local_endpoint(srv, sblob, sizeof sblob) == QPB_OK);
-    CHECK(qpb_local_endpoint(cli, a.peer, sizeof a.peer) == QPB_OK);
-    pthread_t th;
-    pthread_create(&th, NULL, server_connect, &a);
-    CHECK(qpb_connect(cli, sblob) == QPB_OK);
-    pthread_join(th, NULL);
-    CHECK(a.rc == QPB_OK && qpb_start(srv) == QPB_OK);
+    qpb_session *srv, *cli;
+    if (qpb_test_tcp_pair(shape, "\"verify\":true,", &srv, &cli, NULL, 0) != 0)
+        return;
+    CHECK(qpb_start(srv) == QPB_OK);
     CHECK(qpb_start(cli) == QPB_OK);
     CHECK(qpb_wait(cli, 10000) == QPB_OK && qpb_wait(srv, 10000) == QPB_OK);
     qpb_sample r[16];
