@@ -55,8 +55,8 @@ class NvmeofAgentIntegrationTests {
 
     /**
      * Both agents SIGKILLed mid-run (no teardown at all): VM 2 keeps its controller and an orphan fio, VM 1 its
-     * subsystem, port, host and null_blk. The cleanup an agent runs at start removes exactly those, and the next
-     * run succeeds.
+     * subsystem, port, host and null_blk; a port made by hand as a run killed before linking it leaves one. The
+     * cleanup an agent runs at start removes exactly those, and the next run succeeds.
      */
     @Test
     void killedAgentsLeftoversGoAtTheNextCleanupAndTheNextRunSucceeds(SoftRoceLab lab) throws Exception {
@@ -78,6 +78,12 @@ class NvmeofAgentIntegrationTests {
             assertThat(targetLeft.stdout()).as("the killed target's objects").contains("nqn.2014-08.org.qplab:vm1:run-" + runId)
                     .contains("qplab-vm1-run-" + runId);
         }
+        // and a port of a run killed between making it and linking it (nothing names it: its id range and address do)
+        String unlinked = Long.toString(20_000 + (runId + 5_000) % 10_000);
+        CommandResult made = lab.ssh(TARGET, Duration.ofSeconds(30), "P=/sys/kernel/config/nvmet/ports/" + unlinked
+                + " && mkdir $P && echo tcp > $P/addr_trtype && echo ipv4 > $P/addr_adrfam && echo "
+                + lab.rdmaAddress(TARGET) + " > $P/addr_traddr");
+        assertThat(made.succeeded()).as(made.describe()).isTrue();
         CommandResult cleanInitiator = lab.ssh(INITIATOR, TIMEOUT, java() + " vm2 " + lab.rdmaAddress(INITIATOR) + " cleanup");
         System.out.println(cleanInitiator.describe());
         assertThat(line(cleanInitiator.stdout(), "LEFTOVERS ")).as(cleanInitiator.describe())
@@ -86,7 +92,8 @@ class NvmeofAgentIntegrationTests {
         CommandResult cleanTarget = lab.ssh(TARGET, TIMEOUT, java() + " vm1 " + lab.rdmaAddress(TARGET) + " cleanup");
         System.out.println(cleanTarget.describe());
         assertThat(line(cleanTarget.stdout(), "LEFTOVERS ")).as(cleanTarget.describe())
-                .contains("port ", "subsystem nqn.2014-08.org.qplab:vm1:run-" + runId, "host nqn.2014-08.org.qplab:vm2:host",
+                .contains("port ", "unlinked port " + unlinked, "subsystem nqn.2014-08.org.qplab:vm1:run-" + runId,
+                        "host nqn.2014-08.org.qplab:vm2:host",
                         "null_blk qplab-vm1-run-" + runId).doesNotContain("could not");
         CommandResult fio = lab.ssh(INITIATOR, Duration.ofSeconds(30), "pgrep -f -- '[-]-name=qplab-vm2-run-' || echo none");
         assertThat(fio.stdout().strip()).isEqualTo("none");
