@@ -2,7 +2,6 @@ package org.qplab.agent.nvmeof;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,12 +26,11 @@ final class NvmetLock implements AutoCloseable {
 
     private static final ReentrantLock IN_JVM = new ReentrantLock();
 
+    /** Holds the file lock (closing it releases the lock); null when this thread already held both locks. */
     private final FileChannel channel;
-    private final FileLock lock;
 
-    private NvmetLock(FileChannel channel, FileLock lock) {
+    private NvmetLock(FileChannel channel) {
         this.channel = channel;
-        this.lock = lock;
     }
 
     static Path file(NvmeofHost host) {
@@ -56,16 +54,15 @@ final class NvmetLock implements AutoCloseable {
             throw NvmeofException.failed(step + ": interrupted while waiting for " + path);
         }
         if (IN_JVM.getHoldCount() > 1) { // this thread already holds both
-            return new NvmetLock(null, null);
+            return new NvmetLock(null);
         }
         FileChannel channel = null;
         try {
             Files.createDirectories(path.getParent());
             channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             for (;;) {
-                FileLock lock = channel.tryLock();
-                if (lock != null) {
-                    return new NvmetLock(channel, lock);
+                if (channel.tryLock() != null) {
+                    return new NvmetLock(channel);
                 }
                 if (System.nanoTime() - deadline > 0) {
                     throw held(step, path, timeout, "another qplab agent on this host");
@@ -105,10 +102,6 @@ final class NvmetLock implements AutoCloseable {
 
     @Override
     public void close() {
-        if (lock == null) {
-            IN_JVM.unlock();
-            return;
-        }
-        release(channel); // closing the channel releases its lock
+        release(channel); // closing the channel releases its file lock; then the one within the JVM
     }
 }
