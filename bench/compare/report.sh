@@ -121,7 +121,9 @@ ab_section() {
     echo "through one \`zips\` entry) = $RATE_SHARE × the point's free-running rate: summary.cycles / threads /"
     echo "(duration_ns / 1e9), median over the repeats of the first A experiment. Compared against the last A"
     echo "experiment (run just before B) with \`&across=rate_limit\`. Expected change: $expected %. \"B at limit\":"
-    echo "B's median cycles per thread per second ÷ its limit (100 %: the pacing held)."
+    echo "B's median cycles per thread per second ÷ its limit (100 %: the pacing held). Paced well below what"
+    echo "the machine can do, B's runs scatter little, so Welch's df falls toward $((REPEATS - 1)) (A's runs alone) and the"
+    echo "power rests on A's spread: with t(1 − α/2, $((REPEATS - 1))), A's CV must be small for −50 % to reach p < $ALPHA."
     echo
     echo "| point | free rate [cycles/s/thread] | rate_limit | B at limit [%] | metric | verdict | change [%] | CI [%] | p | CV A [%] | CV B [%] | CI ∋ $expected % |"
     echo "|---|---:|---:|---:|---|---|---:|---|---:|---:|---:|---|"
@@ -153,15 +155,13 @@ latency_section() {
     echo "|---:|---:|---:|---:|---:|---:|---|"
     echo "| $((RUNS * 2)) | $cycles | $CALLS | $p50 | $p95 | $max | $lat_goal |"
     echo
-    jq -r '.points[0] // {} | "What it said about these two experiments (the same matrix back to back): \(.metric // "–") changed by "
-        + (if .changePercent == null then "–" else (.changePercent * 100 | round / 100 | tostring) end)
-        + " % (CI " + (if .ciLowPercent == null then "–" else "\(.ciLowPercent * 10 | round / 10) … \(.ciHighPercent * 10 | round / 10)" end)
-        + " %), p = \(.pValue // "–"), method \(.method // "–"), verdict \"\(.verdict // "–")\"."' "$WORK/lat.json"
+    jq -r '.points[0] // {} | [.metric, .changePercent, .ciLowPercent, .ciHighPercent, .pValue, .method, .verdict]
+        | map(. // "") | @tsv' "$WORK/lat.json" | awk -F'\t' "$REPORT_AWK"'{
+        printf "What it said about these two experiments (the same matrix back to back): %s changed by %s %% (CI %s %%), p = %s, method %s, verdict \"%s\".\n",
+            $1 == "" ? "–" : $1, num($2, "%+.2f"), ci($3, $4), p($5), $6 == "" ? "–" : $6, $7 }'
 }
 
 report() {
-    local rev
-    rev=$(git -C "$ROOT" describe --always --dirty --exclude '*' 2>/dev/null || echo unknown)
     echo "# Compare: run-level verdicts on this machine, and what a call costs"
     echo
     echo "A controller (its embedded PostgreSQL) and one local agent; tcp on loopback. α = $ALPHA, threshold $THRESHOLD %:"
@@ -178,6 +178,6 @@ report() {
     [ "${FAILED_RUNS:-0}" = 0 ] || { echo "Runs that failed (left out of their points): $FAILED_RUNS."; echo; }
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); the bench took $elapsed min ($RUNS_DONE runs in $EXPS_DONE experiments)"
     echo "- machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), kernel $(uname -r)"
-    echo "- git revision: $rev"
+    echo "- git revision: $REV (at the start of the bench)"
     echo "- regenerate: \`$( [ "$QUICK" = 1 ] && printf 'QUICK=1 ')PAIRS=$PAIRS REPEATS=$REPEATS SIZES=\"$SIZES\" THREADS=\"$THREADS\" QPS=\"$QPS\" DURATION_MS=$DURATION_MS WARMUP_CYCLES=$WARMUP_CYCLES ALPHA=$ALPHA THRESHOLD=$THRESHOLD RATE_SHARE=$RATE_SHARE RUNS=$RUNS CYCLES=$CYCLES CALLS=$CALLS bench/compare/run.sh\`"
 }
