@@ -3,7 +3,7 @@
 // on both sides over runs, the change with its confidence interval, p-value and method, the within-run
 // shape of each side, the verdict, and the fingerprint's history.
 import {
-  changeCell, methodCell, otherJudgments, pValueCell, shapeCell, sideCell, verdictBadge, verdictJudgment, verdictKind,
+  changeCell, otherJudgments, pValueCell, shapeCell, sideCell, verdictBadge, verdictJudgment, verdictKind,
 } from './compare-verdict.js';
 import { h } from './dom.js';
 import { fingerprintHash } from './fingerprint-history.js';
@@ -45,7 +45,6 @@ function pointRow(point, columns, { baselineRuns, mixedMetrics, confidence }) {
     sideCell(metric, judgment?.candidate),
     changeCell(judgment, point.verdict, confidence),
     pValueCell(judgment),
-    methodCell(judgment),
     shapeCell(point.baseline),
     shapeCell(point.candidate),
     h('td', { class: 'verdict-cell' }, verdictBadge(point.verdict, otherJudgments(point, judgment))),
@@ -118,7 +117,7 @@ function headerRows(points, columns, across, { baselineRuns, mixedMetrics, confi
   return h('thead', {},
     h('tr', {},
       leading > 0 && h('th', { colspan: leading }, ''),
-      group(mixedMetrics ? 6 : 5, mixedMetrics ? "The verdict's metric, over runs" : `${metricTitle(metrics[0], unit)}, over runs`,
+      group(mixedMetrics ? 5 : 4, mixedMetrics ? "The verdict's metric, over runs" : `${metricTitle(metrics[0], unit)}, over runs`,
         'geometric mean of each run\'s value, n runs, run-to-run CV'),
       group(2, 'Shape: cycle p50 / p99 / p99.9 (µs)', 'within-run distribution of each side (pooled histograms)'),
       h('th', { colspan: 2 }, '')),
@@ -129,7 +128,7 @@ function headerRows(points, columns, across, { baselineRuns, mixedMetrics, confi
       }, name)),
       baselineRuns && sub('baseline run'),
       mixedMetrics && h('th', {}, 'metric'),
-      sub('baseline'), sub('candidate'), sub(`change [${level}]`), sub('p-value'), h('th', {}, 'method'),
+      sub('baseline'), sub('candidate'), sub(`change [${level}]`), sub('p-value, method'),
       sub('baseline'), sub('candidate'),
       h('th', {}, 'verdict'), h('th', {}, 'fingerprint')));
 }

@@ -57,21 +57,19 @@ export function sideCell(metric, stats) {
 }
 
 /** How the p-value was reached: a test over the runs of both sides, or the fingerprint's history as the noise. */
-export function methodCell(judgment) {
-  const method = judgment?.method;
-  if (method === 'welch-log') {
-    return h('td', { class: 'method', title: "Welch's t-test on the log of each run's value, both sides ≥ minRuns runs" },
-      'Welch over runs');
+function methodText(judgment) {
+  if (judgment?.method === 'welch-log') return ['Welch over runs', "Welch's t-test on the log of each run's value"];
+  if (judgment?.method === 'history') {
+    return [`history of ${judgment.noiseRuns ?? '?'} runs`, "the spread of the baseline fingerprint's earlier runs as the noise model"];
   }
-  if (method === 'history') {
-    return h('td', { class: 'method', title: "the spread of the baseline fingerprint's earlier runs as the noise model" },
-      `history of ${judgment.noiseRuns ?? '?'} runs`);
-  }
-  return h('td', { class: 'method' }, method ?? '–');
+  return [judgment?.method ?? null, null];
 }
 
+/** The p-value of the test over runs, and below it the method that gave it; "–" without a test. */
 export function pValueCell(judgment) {
-  return h('td', { class: 'num' }, formatPValue(judgment?.pValue));
+  const [method, title] = methodText(judgment);
+  return h('td', { class: 'num p-value', title },
+    formatPValue(judgment?.pValue), method && h('span', { class: 'sub method' }, method));
 }
 
 /** A side's within-run shape: p50 / p99 / p99.9 of its pooled cycle-time histogram, µs. */

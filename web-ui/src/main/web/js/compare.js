@@ -112,15 +112,15 @@ export function mountCompare(container, query) {
     acrossNames.replaceChildren(...parameterNames(comparison).map((name) => h('option', { value: name })));
     const suggested = comparison.suggestAcross ?? [];
     const unpaired = (comparison.points ?? []).length === 0;
+    const names = (list) => h('span', {}, list.map((name, i) => [i ? ', ' : '', h('code', {}, name)]));
     if (unpaired && suggested.length > 0 && across.value.trim() === '') {
       across.value = suggested.join(',');
-      acrossHint.replaceChildren('No paired points: the two sides never share a value of ',
-        suggested.map((name, i) => [i ? ', ' : '', h('code', {}, name)]), '. ',
+      acrossHint.replaceChildren('No paired points: the two sides never share a value of ', names(suggested), '. ',
         h('button', { type: 'button', id: 'apply-across', class: 'secondary', onclick: settingsChanged },
           `Pair across ${suggested.join(', ')}`));
       acrossHint.hidden = false;
     } else if (!unpaired && (comparison.across ?? []).length > 0) {
-      acrossHint.replaceChildren('Points paired across ', comparison.across.map((name, i) => [i ? ', ' : '', h('code', {}, name)]),
+      acrossHint.replaceChildren('Points paired across ', names(comparison.across),
         ': equal in every other parameter; the highlighted columns show baseline → candidate.');
       acrossHint.hidden = false;
     } else {

@@ -15,7 +15,7 @@ import { distributionCard } from './curves-distribution.js';
 import { ACTIVE_STATUSES, h, progressBar, statusBadge, timeLeft } from './dom.js';
 import { formatTime } from './format.js';
 import { splitParams } from './params.js';
-import { dimensionsOf, namesToPin, pinBar } from './pins.js';
+import { dimensionsOf, mergeDimensions, namesToPin, pinBar } from './pins.js';
 import { refreshLoop } from './refresh.js';
 import { runsTable } from './runs.js';
 import { cancelButton } from './cancel.js';
@@ -157,7 +157,7 @@ export function mountCurves(container, id) {
     };
     const needed = new Set(Object.entries(queries).flatMap(([group, list]) => list
       .flatMap((query) => namesToPin(query, dimensions[familyOf[group]]))));
-    pins.update(Object.values(dimensions).flat(), needed);
+    pins.update(mergeDimensions(Object.values(dimensions)), needed);
     const pinned = Object.fromEntries(Object.entries(queries).map(([group, list]) => [group,
       list.map((query) => pins.pinsFor(query, dimensions[familyOf[group]]))]));
     const curvesFor = (group) => (finished.length > 0 && queries[group].length > 0

@@ -29,6 +29,17 @@ export function dimensionsOf(runs) {
     .filter((dimension) => dimension.values.length > 1 && dimension.values.every((v) => typeof v !== 'object'));
 }
 
+/** Several families' dimensions as one list: a name once, with every value any family has. */
+export function mergeDimensions(lists) {
+  const merged = new Map();
+  lists.flat().forEach(({ name, values }) => {
+    const byKey = new Map((merged.get(name) ?? []).map((v) => [JSON.stringify(v), v]));
+    values.forEach((v) => byKey.set(JSON.stringify(v), v));
+    merged.set(name, [...byKey.values()].sort(compareValues));
+  });
+  return [...merged].map(([name, values]) => ({ name, values }));
+}
+
 /** The names a chart must pin: its runs' dimensions less x, the series keys and `along`. */
 export function namesToPin(query, dimensions) {
   const drawn = new Set([query.x, ...String(query.series ?? '').split(','), query.along].filter(Boolean));

@@ -253,7 +253,7 @@ class PointsAndVerdictsBrowserIntegrationTests extends BrowserTest {
             assertThat(row.findElement(By.cssSelector("td.differs")).getText()).isEqualTo("128 → 256");
             assertThat(row.findElement(By.cssSelector(".badge.verdict-regression")).getText()).isEqualTo("regression");
             assertThat(row.findElement(By.cssSelector("td.side-stats")).getText()).contains("n = 3").contains("CV");
-            assertThat(row.findElement(By.cssSelector("td.method")).getText()).isEqualTo("Welch over runs");
+            assertThat(row.findElement(By.cssSelector("td.p-value .method")).getText()).isEqualTo("Welch over runs");
             double[] change = changeWithInterval(row.findElement(By.cssSelector("td.change")).getText());
             assertThat(change[0]).as("halved bandwidth").isCloseTo(-50.0, offset(0.05));
             assertThat(change[1]).as("the interval holds the change made").isLessThanOrEqualTo(-50.0);
