@@ -13,7 +13,7 @@ import org.springframework.http.MediaType;
 /**
  * Latency mode through the controller: a tcp latency matrix runs on a real agent, its latency curves (µs)
  * are each run's own latency_us, a bandwidth run adds no latency point, two latency runs compare by their
- * cycle times (which are the latencies), and the engine's rule against several QPs per thread is a 400 naming
+ * typical latency (one run a side: inconclusive), and the engine's rule against several QPs per thread is a 400 naming
  * qps_per_thread.
  */
 class LatencyModeIntegrationTests extends ControllerIntegrationTest {
@@ -24,6 +24,7 @@ class LatencyModeIntegrationTests extends ControllerIntegrationTest {
     private AgentProcess agent;
 
     @Test
+    @SuppressWarnings("unchecked")
     void aTcpLatencyMatrixDrawsLatencyCurvesFromEachRunsLatency() throws Exception {
         try (AgentProcess agent = AgentProcess.start(port, "latency-agent", TOKEN)) {
             this.agent = agent;
@@ -88,14 +89,21 @@ class LatencyModeIntegrationTests extends ControllerIntegrationTest {
             http().get().uri("/api/experiments/{id}/curve?x=msg_size&y=latency_typical_us&series=op,nope", id).exchange()
                     .expectStatus().isBadRequest().expectBody().jsonPath("$.violations[0].field").isEqualTo("series");
 
-            // history compare works unchanged: a latency run's cycle times are its latencies
+            // two latency runs compare on their typical latency; one run a side (and no history) decides nothing
             long a = (Long) runs.get(0).get("id");
             long b = (Long) runs.get(1).get("id");
-            http().get().uri("/api/compare/runs?baseline={a}&candidate={b}", a, b).exchange().expectStatus().isOk()
-                    .expectBody()
-                    .jsonPath("$.points[0].baseline.cycleMedianNs").isEqualTo(runs.get(0).get("cycle_median_ns"))
-                    .jsonPath("$.points[0].cycleMedianChangePercent").isNumber()
-                    .jsonPath("$.points[0].pValue").isNumber();
+            Map<String, Object> compared = http().get().uri("/api/compare/runs?baseline={a}&candidate={b}", a, b).exchange()
+                    .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+            Map<String, Object> point = (Map<String, Object>) ((List<?>) compared.get("points")).get(0);
+            assertThat(point.get("metric")).isEqualTo("latency_typical_us");
+            assertThat(point.get("verdict")).isEqualTo("inconclusive: 1 run per side");
+            assertThat(point).doesNotContainKey("pValue");
+            double typicalA = (Double) runs.get(0).get("typical");
+            double typicalB = (Double) runs.get(1).get("typical");
+            assertThat(((Number) ((Map<?, ?>) point.get("baseline")).get("latencyTypicalUs")).doubleValue())
+                    .isCloseTo(typicalA, within(typicalA * 1e-12));
+            assertThat(((Number) point.get("changePercent")).doubleValue())
+                    .isCloseTo((typicalB / typicalA - 1) * 100, within(1e-9));
         }
     }
 

@@ -37,8 +37,17 @@ public final class StoredExperiments {
 
     /** sizes: a JSON list of message sizes, one run each. Returns the experiment id. */
     public long create(String sizes, long seed, double scale, String kernel) throws Exception {
+        return create(sizes, seed, scale, kernel, 1, 0);
+    }
+
+    /**
+     * sizes: a JSON list of message sizes, each run `repeats` times; each run's cycles scaled by its own factor
+     * exp(runScatter x a standard normal draw) besides scale: the run-to-run variation a real machine has.
+     */
+    public long create(String sizes, long seed, double scale, String kernel, int repeats, double runScatter) throws Exception {
         Map<String, Object> created = http.post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"name\":\"compare\",\"base\":{\"iterations\":" + CYCLES + "},\"dimensions\":{\"msg_size\":" + sizes + "}}")
+                .bodyValue("{\"name\":\"compare\",\"base\":{\"iterations\":" + CYCLES + "},\"dimensions\":{\"msg_size\":" + sizes
+                        + "},\"repeats\":" + repeats + "}")
                 .exchange().expectStatus().isCreated().expectBody(ControllerIntegrationTest.JSON_OBJECT).returnResult()
                 .getResponseBody();
         long experimentId = ((Number) created.get("id")).longValue();
@@ -51,12 +60,12 @@ public final class StoredExperiments {
         for (long runId : runs) {
             long msgSize = jdbc.sql("SELECT (params->>'msg_size')::bigint FROM run WHERE id = ?").param(runId)
                     .query(Long.class).single();
+            double runScale = scale * Math.exp(runScatter * gaussian(random));
             double[] durations = new double[CYCLES];
             List<TestIntervals.Cycle> cycles = new ArrayList<>();
             List<Sample> trace = new ArrayList<>();
             for (int i = 0; i < CYCLES; i++) {
-                double gaussian = Math.sqrt(-2 * Math.log(1 - random.nextDouble())) * Math.cos(2 * Math.PI * random.nextDouble());
-                durations[i] = Math.round(scale * 100_000 * Math.exp(0.25 * gaussian));
+                durations[i] = Math.round(runScale * 100_000 * Math.exp(0.25 * gaussian(random)));
                 cycles.add(new TestIntervals.Cycle(0, i * 1_000_000L, i * 1_000_000L + (long) durations[i]));
                 trace.add(new Sample(0, 0, i, i * 1_000_000L, i * 1_000_000L + (long) durations[i], msgSize, 1));
             }
@@ -72,5 +81,9 @@ public final class StoredExperiments {
                             "p999", sorted[CYCLES * 999 / 1000])), 1);
         }
         return experimentId;
+    }
+
+    private static double gaussian(SplittableRandom random) {
+        return Math.sqrt(-2 * Math.log(1 - random.nextDouble())) * Math.cos(2 * Math.PI * random.nextDouble());
     }
 }

@@ -1,82 +1,80 @@
 package org.qplab.controller.analysis;
 
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
+import tools.jackson.databind.ObjectMapper;
 
-/** Aggregates stored run summaries into curves. Blocking: call through {@link org.qplab.controller.database.Jdbc}. */
+/**
+ * Reads an experiment's finished runs as configurations: one row per distinct configuration (its parameters,
+ * and where the matrix placed it: {@link #HOSTS}), with the median, count and spread of a metric over its runs
+ * (the repeats). Blocking: call through {@link org.qplab.controller.database.Jdbc}.
+ */
 @Repository
 public class CurveRepository {
 
+    /**
+     * The pseudo-parameter of where a run was placed by the matrix's hosts: "client/server" for a pair, "client"
+     * for loopback on a named host; absent for loopback on any agent.
+     */
+    public static final String HOSTS = "hosts";
+
+    /** A run's configuration as SQL over run r: its parameters plus its placement, when the matrix named one. */
+    public static final String CONFIGURATION = "(r.params || CASE WHEN r.want_client IS NULL THEN '{}'::jsonb "
+            + "ELSE jsonb_build_object('" + HOSTS + "', concat_ws('/', r.want_client, r.want_server)) END)";
+
+    /** One configuration's finished runs: y over them (median, min, max; n runs), and x's median when x is a metric. */
+    public record Configuration(Map<String, Object> params, double y, int n, double min, double max, Double x) {}
+
     private final JdbcClient jdbc;
+    private final ObjectMapper json;
 
-    public CurveRepository(JdbcClient jdbc) {
+    public CurveRepository(JdbcClient jdbc, ObjectMapper json) {
         this.jdbc = jdbc;
+        this.json = json;
     }
 
     /**
-     * x and series are parameter keys, metric an SQL expression over run_summary s; the caller has checked them.
-     * Several series keys make one series per combination of their values, named by the values joined by spaces.
+     * The configurations of the experiment's finished runs that measured metric (an SQL expression over
+     * run_summary s and run r) and have parameter xParam, or measured the metric xMetric (one of the two is null).
      */
-    public List<Curve.Point> points(long experimentId, String x, List<String> series, String metric) {
+    public List<Configuration> configurations(long experimentId, String metric, String xParam, String xMetric) {
         String sql = """
-                SELECT %2$s AS series, (r.params ->> ?)::double precision AS x,
-                       avg(%1$s) AS y, count(*) AS n, min(%1$s) AS lo, max(%1$s) AS hi
-                FROM run r JOIN run_summary s ON s.run_id = r.id
-                WHERE r.experiment_id = ? AND r.status = 'FINISHED' AND %1$s IS NOT NULL
-                  AND (r.params ->> ?) IS NOT NULL
-                GROUP BY 1, 2""".formatted(metric, seriesSql(series));
-        List<Object> params = new ArrayList<>(series);
-        params.add(x);
-        params.add(experimentId);
-        params.add(x); // a run without the x parameter (an engine run beside nvmeof ones, or the reverse) has no point
-        return query(sql, params);
-    }
-
-    /**
-     * A metric against another (xMetric, an SQL expression like metric): one point per matrix point (the runs
-     * with the same parameters: repeats and host pairs pooled), at the mean of x and the mean of y.
-     */
-    public List<Curve.Point> pointsAgainstMetric(long experimentId, String xMetric, List<String> series, String metric) {
-        String sql = """
-                SELECT %3$s AS series, avg(%2$s) AS x,
-                       avg(%1$s) AS y, count(*) AS n, min(%1$s) AS lo, max(%1$s) AS hi
-                FROM run r JOIN run_summary s ON s.run_id = r.id
-                WHERE r.experiment_id = ? AND r.status = 'FINISHED' AND %1$s IS NOT NULL AND %2$s IS NOT NULL
-                GROUP BY 1, r.params""".formatted(metric, xMetric, seriesSql(series));
-        List<Object> params = new ArrayList<>(series);
-        params.add(experimentId);
-        return query(sql, params);
-    }
-
-    private static String seriesSql(List<String> series) {
-        return series.size() == 1 ? "r.params ->> ?"
-                : "concat_ws(' ', " + String.join(", ", series.stream().map(key -> "r.params ->> ?").toList()) + ")";
-    }
-
-    private List<Curve.Point> query(String sql, List<Object> params) {
-        return jdbc.sql(sql).params(params)
-                .query((rs, i) -> new Curve.Point(seriesValue(rs.getString("series")), rs.getDouble("x"),
-                        rs.getDouble("y"), rs.getInt("n"), rs.getDouble("lo"), rs.getDouble("hi")))
-                .list().stream()
-                .sorted(Comparator.comparing((Curve.Point p) -> sortKey(p.series())).thenComparingDouble(Curve.Point::x))
-                .toList();
-    }
-
-    private static Object seriesValue(String text) {
-        if (text == null) {
-            return null;
+                SELECT c.p::text, percentile_cont(0.5) WITHIN GROUP (ORDER BY c.y), count(*), min(c.y), max(c.y),
+                       percentile_cont(0.5) WITHIN GROUP (ORDER BY c.x)
+                FROM (SELECT %s AS p, %s AS y, %s AS x
+                      FROM run r JOIN run_summary s ON s.run_id = r.id
+                      WHERE r.experiment_id = ? AND r.status = 'FINISHED' AND %s) c
+                WHERE c.y IS NOT NULL
+                GROUP BY c.p""".formatted(CONFIGURATION, metric, xMetric == null ? "NULL::double precision" : xMetric,
+                xMetric == null ? "(r.params ->> ?) IS NOT NULL" : xMetric + " IS NOT NULL");
+        var query = jdbc.sql(sql).param(experimentId);
+        if (xMetric == null) {
+            query = query.param(xParam); // a run without the x parameter (an engine run beside nvmeof ones) has no point
         }
-        try {
-            return Long.parseLong(text);
-        } catch (NumberFormatException e) {
-            return text;
-        }
+        return query.query((rs, i) -> new Configuration(map(rs.getString(1)), rs.getDouble(2), rs.getInt(3),
+                rs.getDouble(4), rs.getDouble(5), rs.getObject(6, Double.class))).list();
     }
 
-    private static String sortKey(Object series) {
-        return series instanceof Long n ? String.format("%020d", n) : String.valueOf(series);
+    /** Every parameter (and {@link #HOSTS}) of the experiment's runs, with the distinct values they take. */
+    public Map<String, Set<String>> values(long experimentId) {
+        Map<String, Set<String>> values = new TreeMap<>();
+        jdbc.sql("""
+                        SELECT DISTINCT e.key, e.value #>> '{}'
+                        FROM run r, jsonb_each(%s) e
+                        WHERE r.experiment_id = ? AND r.superseded_by IS NULL""".formatted(CONFIGURATION))
+                .param(experimentId)
+                .query((rs, i) -> values.computeIfAbsent(rs.getString(1), k -> new TreeSet<>()).add(rs.getString(2)))
+                .list();
+        return values;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> map(String text) {
+        return json.readValue(text, Map.class);
     }
 }

@@ -23,7 +23,7 @@ import tools.jackson.databind.ObjectMapper;
  * dimensions:  {msg_size: [64, 4K, 1M], threads: [1, 2, 4]}   # cross product
  * zips:        {variant: {srq: [none, per_thread], inline_size: [0, 0]}}  # positions set together
  * exclude:     [{transport: ud, op: [write, read]}, {msg_size: {gt: 4K}}]  # points left out
- * repeats: 3                                          # each point this many times
+ * repeats: 3                                          # each point this many times, in rounds
  * order: {random: true, seed: 7}                      # run order shuffled reproducibly
  * </pre>
  *
@@ -122,10 +122,13 @@ public final class MatrixExpander {
         if (!violations.isEmpty()) {
             throw new InvalidMatrixException(violations);
         }
+        // Repeats run in rounds (every point once, then every point again), not back to back: a point's runs then
+        // span the experiment, so their spread includes the drift of the machine over it, as the spread between two
+        // experiments does; comparisons judge changes against that spread.
         List<Matrix.RunPoint> runs = new ArrayList<>(points.size() * repeats);
-        for (Map<String, Object> point : points) {
-            for (MatrixHosts.Pair where : placements(point, hosts)) {
-                for (int r = 0; r < repeats; r++) {
+        for (int r = 0; r < repeats; r++) {
+            for (Map<String, Object> point : points) {
+                for (MatrixHosts.Pair where : placements(point, hosts)) {
                     runs.add(new Matrix.RunPoint(point, r, where.client(), where.server()));
                 }
             }

@@ -21,6 +21,9 @@ import java.util.Map;
         + "tried again names the run that replaced it (supersededBy); partial: it ended early and keeps the "
         + "cyclesStored cycles that reached the controller.")
 public record Run(long id, long experimentId, int index, int repeat, Map<String, Object> params,
+                  @Schema(description = "Where the matrix placed the run: client/server for a pair of hosts, client "
+                          + "for loopback on a named host; null for loopback on any agent.", nullable = true)
+                  String hosts,
                   @Schema(allowableValues = {"QUEUED", "RUNNING", "FINISHED", "FAILED", "CANCELLED"}) String status,
                   String agentId, int attempt, OffsetDateTime startedAt, OffsetDateTime finishedAt, String error,
                   Map<String, Object> summary, Map<String, Object> serverSummary, String fingerprint, boolean baseline, Long supersededBy, Long retryOf,

@@ -20,6 +20,7 @@ public class RunRepository {
             SELECT r.id, r.experiment_id, r.idx, r.repeat, r.params::text AS params, r.status, r.agent_id, r.attempt,
                    r.started_at, r.finished_at, r.error, s.summary::text AS summary, r.server_summary::text AS server_summary,
                    r.host_facts::text AS host_facts,
+                   CASE WHEN r.want_client IS NOT NULL THEN concat_ws('/', r.want_client, r.want_server) END AS hosts,
                    b.run_id IS NOT NULL AS baseline, r.superseded_by, r.retry_of, r.trace_deleted_at,
                    (SELECT coalesce(sum(cycles), 0) FROM sample_batch sb WHERE sb.run_id = r.id) AS cycles_stored,
                    (SELECT coalesce(sum(rows), 0) FROM sample_batch sb WHERE sb.run_id = r.id) AS trace_stored
@@ -59,7 +60,7 @@ public class RunRepository {
         String hostFacts = rs.getString("host_facts");
         Map<String, Object> params = toMap(rs.getString("params"));
         return new Run(rs.getLong("id"), rs.getLong("experiment_id"), rs.getInt("idx"), rs.getInt("repeat"),
-                params, rs.getString("status"), rs.getString("agent_id"), rs.getInt("attempt"),
+                params, rs.getString("hosts"), rs.getString("status"), rs.getString("agent_id"), rs.getInt("attempt"),
                 rs.getObject("started_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
                 rs.getString("error"), summary == null ? null : toMap(summary),
                 serverSummary == null ? null : toMap(serverSummary),

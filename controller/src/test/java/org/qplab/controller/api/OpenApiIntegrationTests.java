@@ -15,7 +15,7 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
             "compareRuns", "compareWithBaselines", "createAccount", "deleteAccount", "deleteExperiment",
             "deleteExperimentTrace", "deleteRunTrace", "deployAgent", "exportExperimentRunsCsv", "exportExperimentsCsv",
             "exportRunIntervalsCsv", "followRun", "getAgentLog", "getExperiment", "getExperimentCurve", "getHost",
-            "getMe", "getRun", "getRunFingerprint", "getRunHistogram", "getRunStorage", "getRunSummary",
+            "getFingerprintHistory", "getMe", "getRun", "getRunFingerprint", "getRunHistogram", "getRunStorage", "getRunSummary",
             "getRunTimeline", "importPerftest", "issueAgentToken", "issueToken", "listAccounts", "listAgents",
             "listAuditEvents", "listBaselines", "listExperimentRuns", "listExperiments", "listHosts", "listMyTokens",
             "listRunIntervals", "listRunSamples", "markBaseline", "removeHost", "revokeAgentToken", "revokeToken",
@@ -36,7 +36,7 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
                 "/api/runs/{id}/fingerprint", "/api/runs/{id}/baseline", "/api/baselines", "/api/compare/runs",
                 "/api/compare/baselines", "/api/hosts", "/api/hosts/{name}/deploy", "/api/hosts/{name}/stop",
                 "/api/runs/{id}/intervals", "/api/runs/{id}/intervals.csv", "/api/runs/{id}/storage",
-                "/api/runs/{id}/trace", "/api/experiments/{id}/trace");
+                "/api/runs/{id}/trace", "/api/experiments/{id}/trace", "/api/fingerprints/{fingerprint}/history");
     }
 
     @Test

@@ -222,8 +222,8 @@ class MatrixExpanderTests {
                 base: {msg_size: 64}
                 repeats: 2
                 """);
-        assertThat(group.runs()).extracting(r -> r.client() + "->" + r.server())
-                .containsExactly("a->b", "a->b", "a->c", "a->c", "b->c", "b->c");
+        assertThat(group.runs()).as("repeats in rounds").extracting(r -> r.client() + "->" + r.server() + "#" + r.repeat())
+                .containsExactly("a->b#0", "a->c#0", "b->c#0", "a->b#1", "a->c#1", "b->c#1");
         assertThat(matrices.expand("hosts: {pairs: [[x, y], [y, x]]}\nbase: {msg_size: 64}").runs())
                 .extracting(r -> r.client() + "->" + r.server()).containsExactly("x->y", "y->x");
         assertThat(matrices.expand("hosts: {loopback: [x, y]}\nbase: {msg_size: 64}").runs())

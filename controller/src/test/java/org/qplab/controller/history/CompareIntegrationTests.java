@@ -21,40 +21,109 @@ class CompareIntegrationTests extends ControllerIntegrationTest {
     @Autowired
     private RunOutcomes outcomes;
 
+    /**
+     * Five runs a side, each run's cycles 2 % apart from run to run: a candidate 10 % slower per cycle has 9.1 %
+     * less bandwidth; Welch's t over the runs' logs finds it, and its 99 % interval holds the injected change.
+     */
     @Test
-    void flagsAFivePercentSlowerCandidateAsARegressionAndNamesTheHostDifference() throws Exception {
-        long baseline = experiment("[4096]", 11, 1.0, "6.18.0");
-        long slower = experiment("[4096]", 12, 1.05, "6.19.0");
+    void flagsATenPercentSlowerCandidateOverFiveRunsASideAndNamesTheHostDifference() throws Exception {
+        long baseline = experiment("[4096]", 11, 1.0, "6.18.0-slower", 5, 0.02);
+        long slower = experiment("[4096]", 12, 1.10, "6.19.0-slower", 5, 0.02);
 
-        Map<String, Object> comparison = http().get().uri("/api/compare?baseline={a}&candidate={b}", baseline, slower)
-                .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        Map<String, Object> comparison = compare("baseline=" + baseline + "&candidate=" + slower);
 
-        List<Map<String, Object>> points = list(comparison.get("points"));
-        assertThat(points).hasSize(1);
-        Map<String, Object> point = points.get(0);
-        assertThat(point.get("verdict")).isEqualTo("regression");
-        assertThat(((Number) point.get("cycleMedianChangePercent")).doubleValue()).isCloseTo(5.0, within(1.5));
-        assertThat(((Number) point.get("bwChangePercent")).doubleValue()).isCloseTo(-4.8, within(1.5));
-        assertThat(((Number) point.get("pValue")).doubleValue()).isLessThan(0.001);
+        assertThat(comparison).containsEntry("confidence", 0.99).containsEntry("minRuns", 3);
+        Map<String, Object> point = single(comparison.get("points"));
+        assertThat(point).containsEntry("metric", "bw_avg_bps").containsEntry("method", "welch-log")
+                .containsEntry("verdict", "regression");
+        double injected = (1 / 1.10 - 1) * 100;
+        assertThat(number(point, "changePercent")).isCloseTo(injected, within(2.0));
+        assertThat(number(point, "ciLowPercent")).isLessThan(injected);
+        assertThat(number(point, "ciHighPercent")).isGreaterThan(injected).isLessThan(-5);
+        assertThat(number(point, "pValue")).isLessThan(0.01);
+        assertThat(number(point, "cycleMedianChangePercent")).as("the runs' cycle medians").isCloseTo(10, within(2.5));
+        Map<String, Object> bandwidth = list(point.get("judgments")).get(0);
+        assertThat(bandwidth).containsEntry("metric", "bw_avg_bps").containsEntry("unit", "B/s")
+                .containsEntry("higherIsBetter", true);
+        Map<?, ?> runs = (Map<?, ?>) bandwidth.get("baseline");
+        assertThat(runs.get("n")).isEqualTo(5);
+        assertThat((List<?>) runs.get("values")).hasSize(5);
+        assertThat(((Number) runs.get("cvPercent")).doubleValue()).as("run-to-run scatter").isBetween(0.3, 6.0);
+        assertThat(((Map<?, ?>) point.get("baseline")).get("shape")).as("the pooled cycle times' percentiles")
+                .satisfies(shape -> assertThat(((Number) ((Map<?, ?>) shape).get("p50Ns")).doubleValue())
+                        .isCloseTo(100_000, within(5_000.0)));
         assertThat(list(comparison.get("hostMismatches"))).singleElement()
                 .satisfies(m -> assertThat(m).containsEntry("fact", "kernel")
-                        .containsEntry("baseline", List.of("6.18.0")).containsEntry("candidate", List.of("6.19.0")));
+                        .containsEntry("baseline", List.of("6.18.0-slower")).containsEntry("candidate", List.of("6.19.0-slower")));
     }
 
+    /**
+     * Two draws of one configuration, 5 runs each with 5 % run-to-run scatter: no verdict, however many cycles
+     * the runs hold (every one of the 25,000 a side is in the pooled shape, none is evidence of a change).
+     */
     @Test
-    void findsNoChangeBetweenTwoDrawsOfTheSameDistributionAndListsUnpairedPoints() throws Exception {
-        long baseline = experiment("[4096]", 21, 1.0, "6.18.0");
-        long same = experiment("[4096, 65536]", 22, 1.0, "6.18.0");
+    void findsNoChangeBetweenTwoDrawsOfTheSameConfigurationAndListsUnpairedPoints() throws Exception {
+        long baseline = experiment("[4096]", 21, 1.0, "6.18.0-same", 5, 0.05);
+        long same = experiment("[4096, 65536]", 22, 1.0, "6.18.0-same", 5, 0.05);
 
-        Map<String, Object> comparison = http().get().uri("/api/compare?baseline={a}&candidate={b}", baseline, same)
-                .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        Map<String, Object> comparison = compare("baseline=" + baseline + "&candidate=" + same);
 
-        assertThat(list(comparison.get("points"))).singleElement()
-                .satisfies(p -> assertThat(p.get("verdict")).isEqualTo("no change"));
+        Map<String, Object> point = single(comparison.get("points"));
+        assertThat(point.get("verdict")).isEqualTo("no change");
+        assertThat(number(point, "pValue")).isGreaterThan(0.01);
+        assertThat(number(point, "ciLowPercent")).isLessThan(0);
+        assertThat(number(point, "ciHighPercent")).isGreaterThan(0);
+        assertThat(((Map<?, ?>) point.get("baseline")).get("cycles")).isEqualTo(5 * StoredExperiments.CYCLES);
         assertThat(list(comparison.get("hostMismatches"))).isEmpty();
         assertThat(list(comparison.get("baselineOnly"))).isEmpty();
         assertThat(list(comparison.get("candidateOnly"))).singleElement()
                 .satisfies(params -> assertThat(params).containsEntry("msg_size", 65536));
+    }
+
+    /**
+     * One run a side decides nothing until the baseline's fingerprint has five runs before the candidate's: then
+     * their spread is the noise model. (The candidates run on another kernel, so they are not in that history.)
+     */
+    @Test
+    void oneRunASideIsInconclusiveUntilTheFingerprintHasAHistory() throws Exception {
+        long baseline = experiment("[4096]", 41, 1.0, "6.18.0-history", 1, 0.03);
+        long candidate = experiment("[4096]", 42, 2.0, "6.19.0-history", 1, 0.03);
+
+        Map<String, Object> point = single(compare("baseline=" + baseline + "&candidate=" + candidate).get("points"));
+        assertThat(point).containsEntry("verdict", "inconclusive: 1 run per side").doesNotContainKey("pValue")
+                .doesNotContainKey("ciLowPercent");
+        assertThat(number(point, "changePercent")).as("still says how far apart the two runs are").isCloseTo(-50, within(10.0));
+
+        for (int i = 0; i < 4; i++) {
+            experiment("[4096]", 43 + i, 1.0, "6.18.0-history", 1, 0.03);
+        }
+        long later = experiment("[4096]", 47, 2.0, "6.19.0-history", 1, 0.03);
+        Map<String, Object> judged = single(compare("baseline=" + baseline + "&candidate=" + later).get("points"));
+        assertThat(judged).containsEntry("method", "history").containsEntry("noiseRuns", 5)
+                .containsEntry("verdict", "regression");
+        assertThat(number(judged, "ciLowPercent")).isLessThan(-50 + 15);
+        assertThat(number(judged, "ciHighPercent")).isGreaterThan(-50 - 15).isLessThan(0);
+    }
+
+    /** Experiments that differ in one parameter pair only when it is named in across; the response suggests it. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void acrossPairsExperimentsThatDifferInOneParameter() throws Exception {
+        long small = experiment("[4096]", 51, 1.0, "6.18.0-across", 3, 0.02);
+        long large = experiment("[65536]", 52, 1.0, "6.18.0-across", 3, 0.02);
+
+        Map<String, Object> apart = compare("baseline=" + small + "&candidate=" + large);
+        assertThat(list(apart.get("points"))).isEmpty();
+        assertThat((List<Object>) apart.get("suggestAcross")).containsExactly("msg_size");
+
+        Map<String, Object> across = compare("baseline=" + small + "&candidate=" + large + "&across=msg_size");
+        assertThat((List<Object>) across.get("across")).containsExactly("msg_size");
+        Map<String, Object> point = single(across.get("points"));
+        assertThat(list(point.get("differing"))).singleElement().satisfies(d -> assertThat(d)
+                .containsEntry("param", "msg_size").containsEntry("baseline", 4096).containsEntry("candidate", 65536));
+        assertThat(point.get("verdict")).as("16 x the bytes in the same cycle time").isEqualTo("improvement");
+        assertThat(number(point, "changePercent")).isCloseTo(1500, within(200.0));
+        assertThat(list(across.get("baselineOnly"))).isEmpty();
     }
 
     /**
@@ -63,8 +132,8 @@ class CompareIntegrationTests extends ControllerIntegrationTest {
      */
     @Test
     void pairsRunsStoredBeforeModeExistedWithTodaysRuns() throws Exception {
-        long old = experiment("[4096]", 31, 1.0, "6.18.0");
-        long today = experiment("[4096]", 32, 1.0, "6.18.0");
+        long old = experiment("[4096]", 31, 1.0, "6.18.0-mode", 3, 0.02);
+        long today = experiment("[4096]", 32, 1.0, "6.18.0-mode", 3, 0.02);
         jdbc.sql("UPDATE run SET params = params - 'mode' - 'bidirectional' WHERE experiment_id = ?").param(old).update();
         assertThat(jdbc.sql("SELECT count(*) FROM run WHERE experiment_id = ? AND params ->> 'mode' = 'bw'").param(today)
                 .query(Long.class).single()).as("today's runs record their mode").isPositive();
@@ -144,8 +213,18 @@ class CompareIntegrationTests extends ControllerIntegrationTest {
     }
 
     @Test
-    void refusesABadConfidenceAndAnUnknownExperiment() {
-        http().get().uri("/api/compare?baseline=1&candidate=2&alpha=2").exchange().expectStatus().isBadRequest()
+    void refusesABadConfidenceThresholdAcrossOrMetricAndAnUnknownExperiment() {
+        Map<String, Object> refused = http().get()
+                .uri("/api/compare?baseline=1&candidate=2&alpha=0.6&threshold=-1&across=tx_depth,nope&metric=speed")
+                .exchange().expectStatus().isBadRequest().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat(list(refused.get("violations"))).extracting(v -> v.get("field") + ": " + v.get("message"))
+                .containsExactly("across: unknown parameter 'nope': across names run parameters ("
+                                + org.qplab.controller.experiment.Parameter.knownKeys() + ") or hosts",
+                        "alpha: must be in (0, 0.5] (0.01: a 1 % chance that a change is noise), got 0.6",
+                        "threshold: must be a percentage >= 0, got -1.0",
+                        "metric: must be one of bw_avg_bps, msg_rate, iops, latency_typical_us, latency_p99_us, "
+                                + "cycle_median_ns, cycle_p99_ns, got speed");
+        http().get().uri("/api/compare?baseline=1&candidate=2&alpha=0").exchange().expectStatus().isBadRequest()
                 .expectBody().jsonPath("$.violations[0].field").isEqualTo("alpha");
         http().get().uri("/api/compare?baseline=987654&candidate=987655").exchange().expectStatus().isNotFound()
                 .expectBody().jsonPath("$.error").isEqualTo("no experiment 987654");
@@ -153,6 +232,27 @@ class CompareIntegrationTests extends ControllerIntegrationTest {
 
     private long experiment(String sizes, long seed, double scale, String kernel) throws Exception {
         return new StoredExperiments(http(), jdbc, ingest, outcomes).create(sizes, seed, scale, kernel);
+    }
+
+    private long experiment(String sizes, long seed, double scale, String kernel, int repeats, double runScatter)
+            throws Exception {
+        return new StoredExperiments(http(), jdbc, ingest, outcomes).create(sizes, seed, scale, kernel, repeats, runScatter);
+    }
+
+    private Map<String, Object> compare(String query) {
+        return http().get().uri("/api/compare?" + query).exchange().expectStatus().isOk().expectBody(JSON_OBJECT)
+                .returnResult().getResponseBody();
+    }
+
+    private static Map<String, Object> single(Object points) {
+        List<Map<String, Object>> list = list(points);
+        assertThat(list).hasSize(1);
+        return list.get(0);
+    }
+
+    private static double number(Map<String, Object> map, String key) {
+        assertThat(map).containsKey(key);
+        return ((Number) map.get(key)).doubleValue();
     }
 
     @SuppressWarnings("unchecked")
