@@ -142,28 +142,29 @@ function logAxis(title) {
   };
 }
 
+/** Local time as the span of the axis calls for: a date, a date and minute, or the time to the second. */
+function dateTick(span) {
+  if (span >= 4 * 86_400_000) return (ms) => formatTime(new Date(ms).toISOString()).slice(0, 10);
+  if (span >= 3_600_000) return (ms) => formatTime(new Date(ms).toISOString()).slice(5, 16);
+  return (ms) => formatTime(new Date(ms).toISOString()).slice(11, 19);
+}
+
 /**
  * x axis of dates: epoch milliseconds on a linear axis (no Chart.js date adapter is loaded), ticks as local
- * dates, with the time of day when the data span less than a few days.
+ * dates, with the time of day (to the second) as the data span less.
  */
 function timeAxis(xs, title) {
-  let min = Math.min(...xs);
-  let max = Math.max(...xs);
-  const pad = max > min ? (max - min) * 0.04 : 3_600_000;
-  min -= pad;
-  max += pad;
-  const withTime = max - min < 4 * 86_400_000;
+  // at least a minute wide, so that its ticks are distinct seconds
+  const span = Math.max(Math.max(...xs) - Math.min(...xs), 60_000) * 1.08;
+  const middle = (Math.max(...xs) + Math.min(...xs)) / 2;
+  const min = middle - span / 2;
+  const max = middle + span / 2;
   return {
     type: 'linear',
     min,
     max,
     title: { display: true, text: title },
-    ticks: {
-      maxRotation: 0,
-      autoSkipPadding: 16,
-      callback: (value) => (withTime ? formatTime(new Date(value).toISOString()).slice(5, 16)
-        : formatTime(new Date(value).toISOString()).slice(0, 10)),
-    },
+    ticks: { maxRotation: 0, autoSkipPadding: 16, maxTicksLimit: 8, callback: dateTick(max - min) },
   };
 }
 

@@ -25,7 +25,8 @@ function paramCell(point, name) {
   return h('td', { class: 'num' }, formatParam(name, point.params?.[name]));
 }
 
-function fingerprintCell(point) {
+function fingerprintCell(point, shown) {
+  if (!shown) return null;
   if (!point.fingerprint) return h('td', {}, '');
   return h('td', {}, h('a', {
     class: 'fingerprint-history', href: fingerprintHash(point.fingerprint),
@@ -33,7 +34,7 @@ function fingerprintCell(point) {
   }, 'history'));
 }
 
-function pointRow(point, columns, { baselineRuns, mixedMetrics, confidence }) {
+function pointRow(point, columns, { baselineRuns, mixedMetrics, confidence, fingerprints }) {
   const judgment = verdictJudgment(point);
   const metric = judgment?.metric ?? point.metric;
   return h('tr', { dataset: { verdict: point.verdict, verdictKind: verdictKind(point.verdict), fingerprint: point.fingerprint } },
@@ -48,7 +49,7 @@ function pointRow(point, columns, { baselineRuns, mixedMetrics, confidence }) {
     shapeCell(point.baseline),
     shapeCell(point.candidate),
     h('td', { class: 'verdict-cell' }, verdictBadge(point.verdict, otherJudgments(point, judgment))),
-    fingerprintCell(point));
+    fingerprintCell(point, fingerprints));
 }
 
 const COUNTED = ['regression', 'improvement', 'no change', 'inconclusive', 'untested'];
@@ -107,7 +108,7 @@ function paramColumns(points) {
   };
 }
 
-function headerRows(points, columns, across, { baselineRuns, mixedMetrics, confidence }) {
+function headerRows(points, columns, across, { baselineRuns, mixedMetrics, confidence, fingerprints }) {
   const metrics = [...new Set(points.map((p) => verdictJudgment(p)?.metric ?? p.metric))];
   const unit = verdictJudgment(points[0])?.unit;
   const group = (span, text, title) => h('th', { colspan: span, class: 'group', title }, text);
@@ -120,7 +121,7 @@ function headerRows(points, columns, across, { baselineRuns, mixedMetrics, confi
       group(mixedMetrics ? 5 : 4, mixedMetrics ? "The verdict's metric, over runs" : `${metricTitle(metrics[0], unit)}, over runs`,
         'geometric mean of each run\'s value, n runs, run-to-run CV'),
       group(2, 'Shape: cycle p50 / p99 / p99.9 (µs)', 'within-run distribution of each side (pooled histograms)'),
-      h('th', { colspan: 2 }, '')),
+      h('th', { colspan: fingerprints ? 2 : 1 }, '')),
     h('tr', {},
       columns.map((name) => h('th', {
         class: `num${across.includes(name) ? ' differs' : ''}`,
@@ -130,7 +131,7 @@ function headerRows(points, columns, across, { baselineRuns, mixedMetrics, confi
       mixedMetrics && h('th', {}, 'metric'),
       sub('baseline'), sub('candidate'), sub(`change [${level}]`), sub('p-value, method'),
       sub('baseline'), sub('candidate'),
-      h('th', {}, 'verdict'), h('th', {}, 'fingerprint')));
+      h('th', {}, 'verdict'), fingerprints && h('th', {}, 'fingerprint')));
 }
 
 /**
@@ -148,7 +149,9 @@ export function comparisonTable(comparison, { baselineRuns = false } = {}) {
     return 0;
   });
   const mixedMetrics = new Set(points.map((p) => verdictJudgment(p)?.metric ?? p.metric)).size > 1;
-  const options = { baselineRuns, mixedMetrics, confidence: comparison.confidence };
+  // a point names its fingerprint where it is one (against baselines): then its history is a link away
+  const fingerprints = points.some((p) => p.fingerprint);
+  const options = { baselineRuns, mixedMetrics, confidence: comparison.confidence, fingerprints };
   return h('div', {},
     points.length === 0
       ? h('p', { class: 'empty' }, comparison.withoutBaseline

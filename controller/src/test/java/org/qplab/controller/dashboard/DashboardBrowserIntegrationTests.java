@@ -423,6 +423,8 @@ class DashboardBrowserIntegrationTests extends BrowserTest {
         Map<?, ?> point = (Map<?, ?>) ((List<?>) api.get("points")).get(0);
         assertThat(row.getAttribute("data-verdict")).isEqualTo(point.get("verdict"));
         assertThat(row.getAttribute("data-fingerprint")).isEqualTo(point.get("fingerprint"));
+        assertThat(row.findElement(By.cssSelector("a.fingerprint-history")).getAttribute("href"))
+                .as("the row leads to its fingerprint's history").endsWith("#/fingerprints/" + point.get("fingerprint"));
         screenshot("against-baselines");
 
         open("#/history");
