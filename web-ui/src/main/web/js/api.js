@@ -66,9 +66,16 @@ export function listRuns(experimentId) {
   return request('GET', `api/experiments/${id(experimentId)}/runs`);
 }
 
-/** One curve: y (a metric) against x (a run parameter), one series per value of `series`. */
-export function getCurve(experimentId, { x, y, series }) {
+/**
+ * One curve: y (a metric) against x (a run parameter), one series per value of `series`. `pins` ({name: value},
+ * values as stored) fixes the other dimensions: each point is then one configuration; whatever still varies the
+ * server splits into further lines (the response's `split`). `along`: with a metric on x, the parameter each line
+ * moves along.
+ */
+export function getCurve(experimentId, { x, y, series, along, pins = {} }) {
   const query = new URLSearchParams({ x, y, series });
+  if (along) query.set('along', along);
+  for (const [name, value] of Object.entries(pins)) query.set(name, String(value));
   return request('GET', `api/experiments/${id(experimentId)}/curve?${query}`);
 }
 
@@ -125,6 +132,16 @@ export function getFingerprint(runId) {
   return request('GET', `api/runs/${id(runId)}/fingerprint`);
 }
 
+/**
+ * A fingerprint's run-level metric over time, oldest first: {fingerprint, metric, unit, params, host, runs: [{runId,
+ * experimentId, experimentName, finishedAt, value}], experiments: [{experimentId, experimentName, finishedAt, n,
+ * median, min, max}]}; metric falls back to the server's default for its runs.
+ */
+export function getFingerprintHistory(fingerprint, metric) {
+  const query = metric ? `?${new URLSearchParams({ metric })}` : '';
+  return request('GET', `api/fingerprints/${id(fingerprint)}/history${query}`);
+}
+
 export function listHosts() {
   return request('GET', 'api/hosts');
 }
@@ -152,14 +169,19 @@ export function deleteExperiment(experimentId) {
   return request('DELETE', `api/experiments/${id(experimentId)}`);
 }
 
-function compareQuery(params, { alpha, threshold }) {
+function compareQuery(params, settings) {
   const query = new URLSearchParams(params);
-  if (alpha !== undefined && alpha !== null && alpha !== '') query.set('alpha', alpha);
-  if (threshold !== undefined && threshold !== null && threshold !== '') query.set('threshold', threshold);
+  for (const name of ['alpha', 'threshold', 'across', 'metric']) {
+    const value = settings[name];
+    if (value !== undefined && value !== null && String(value).trim() !== '') query.set(name, String(value).trim());
+  }
   return query;
 }
 
-/** Two experiments paired point by point; alpha and threshold (%) fall back to the server's defaults. */
+/**
+ * Two experiments paired point by point; alpha, threshold (%) and metric fall back to the server's defaults.
+ * `across` (parameter names, comma-separated) pairs points that differ only in those.
+ */
 export function compareExperiments(baseline, candidate, settings = {}) {
   return request('GET', `api/compare?${compareQuery({ baseline, candidate }, settings)}`);
 }

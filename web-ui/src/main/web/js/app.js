@@ -2,12 +2,14 @@
 //   #/ (?status=&name=)          experiments          #/experiments/12   its curves
 //   #/runs/34                    one run (live)       #/compare?…        a comparison (compare-modes.js)
 //   #/history                    history, baselines   #/hosts            hosts and agents
+//   #/fingerprints/ab12… (?metric=)  a fingerprint's runs over time
 import { initAccount } from './account.js';
 import { mountAccount } from './account-page.js';
 import { initBanner } from './banner.js';
 import { mountCompare } from './compare.js';
 import { mountCurves } from './curves.js';
 import { mountExperiments } from './experiments.js';
+import { mountFingerprintHistory } from './fingerprint-history.js';
 import { mountHistory } from './history.js';
 import { mountHosts } from './hosts.js';
 import { mountRun } from './run.js';
@@ -16,6 +18,8 @@ const ROUTES = [
   [/^#\/experiments\/(\d+)\/?$/, 'experiments', (page, m) => [`experiment ${m[1]}`, mountCurves(page, m[1])]],
   [/^#\/runs\/(\d+)\/?$/, 'experiments', (page, m) => [`run ${m[1]}`, mountRun(page, m[1])]],
   [/^#\/compare\/?(?:\?(.*))?$/, 'history', (page, m) => ['compare', mountCompare(page, new URLSearchParams(m[1] ?? ''))]],
+  [/^#\/fingerprints\/([^/?]+)\/?(?:\?(.*))?$/, 'history', (page, m) => [`fingerprint ${m[1].slice(0, 12)}`,
+    mountFingerprintHistory(page, decodeURIComponent(m[1]), new URLSearchParams(m[2] ?? ''))]],
   [/^#\/history\/?(?:\?(.*))?$/, 'history', (page, m) => ['history', mountHistory(page, new URLSearchParams(m[1] ?? ''))]],
   [/^#\/hosts\/?$/, 'hosts', (page) => ['hosts', mountHosts(page)]],
   [/^#\/account\/?$/, 'account', (page) => ['account', mountAccount(page)]],

@@ -1,6 +1,6 @@
 // Chart.js set-up shared by every chart. Chart.js itself is the UMD build from its webjar,
 // loaded by a classic script tag in index.html, so it is window.Chart here.
-import { formatBytes, formatNumber } from './format.js';
+import { formatBytes, formatNumber, formatTime } from './format.js';
 
 /** Every chart on screen, by name; browser tests read `window.qplabCharts.<name>.data`. */
 const charts = {};
@@ -32,8 +32,8 @@ function withAlpha(hex, alpha) {
 }
 
 /**
- * Draws the min–max spread of points averaged over repeats (n > 1) as a faint band behind
- * each line; Chart.js has no error bars. Points carry {x, y, min, max, n}.
+ * Draws the min–max spread over the repeats of each point (its runs, n) as a faint band behind each line;
+ * Chart.js has no error bars. Points carry {x, y, min, max, n}; where n = 1 the band narrows to the point.
  */
 const spreadBand = {
   id: 'qplabSpreadBand',
@@ -48,8 +48,9 @@ const spreadBand = {
       const points = dataset.data.filter((p) => p.y !== null && p.y !== undefined);
       if (options?.hidden || !points.some((p) => p.n > 1)) return;
       const px = (p) => scales.x.getPixelForValue(p.x);
-      const upper = points.map((p) => [px(p), scales.y.getPixelForValue(p.max ?? p.y)]);
-      const lower = points.map((p) => [px(p), scales.y.getPixelForValue(p.min ?? p.y)]);
+      const spread = (p, bound) => (p.n > 1 ? p[bound] ?? p.y : p.y);
+      const upper = points.map((p) => [px(p), scales.y.getPixelForValue(spread(p, 'max'))]);
+      const lower = points.map((p) => [px(p), scales.y.getPixelForValue(spread(p, 'min'))]);
       ctx.fillStyle = withAlpha(dataset.borderColor, 0.1);
       ctx.strokeStyle = withAlpha(dataset.borderColor, 0.5);
       if (points.length === 1) {
@@ -141,8 +142,39 @@ function logAxis(title) {
   };
 }
 
+/** Local time as the span of the axis calls for: a date, a date and minute, or the time to the second. */
+function dateTick(span) {
+  if (span >= 4 * 86_400_000) return (ms) => formatTime(new Date(ms).toISOString()).slice(0, 10);
+  if (span >= 3_600_000) return (ms) => formatTime(new Date(ms).toISOString()).slice(5, 16);
+  return (ms) => formatTime(new Date(ms).toISOString()).slice(11, 19);
+}
+
+/**
+ * x axis of dates: epoch milliseconds on a linear axis (no Chart.js date adapter is loaded), ticks as local
+ * dates, with the time of day (to the second) as the data span less.
+ */
+function timeAxis(xs, title) {
+  // at least a minute wide, so that its ticks are distinct seconds
+  const span = Math.max(Math.max(...xs) - Math.min(...xs), 60_000) * 1.08;
+  const middle = (Math.max(...xs) + Math.min(...xs)) / 2;
+  const min = middle - span / 2;
+  const max = middle + span / 2;
+  return {
+    type: 'linear',
+    min,
+    max,
+    title: { display: true, text: title },
+    ticks: { maxRotation: 0, autoSkipPadding: 16, maxTicksLimit: 8, callback: dateTick(max - min) },
+  };
+}
+
 const X_AXES = {
-  size: sizeAxis, count: countAxis, pow2: powerOfTwoAxis, linear: linearAxis, log: (xs, title) => logAxis(title),
+  size: sizeAxis,
+  count: countAxis,
+  pow2: powerOfTwoAxis,
+  linear: linearAxis,
+  log: (xs, title) => logAxis(title),
+  time: timeAxis,
 };
 
 function xAxisFor(kind, xs, title) {
@@ -150,6 +182,7 @@ function xAxisFor(kind, xs, title) {
 }
 
 function formatX(kind, value) {
+  if (kind === 'time') return formatTime(new Date(value).toISOString());
   return kind === 'size' ? formatBytes(value) : formatNumber(value, 6);
 }
 
@@ -206,9 +239,10 @@ function yAxis({ yTitle, yLog }) {
 /**
  * Config of one line chart. `series` is [{label, points: [{x, y, min, max, n}]}] with y
  * already in the unit the y axis shows; `xKind` is 'size' (log2 bytes), 'count' (integers),
- * 'pow2' (log2 counts), 'linear' (from zero) or 'log'; `yLog` puts y on a log axis, else it starts at zero. A series
- * may carry `colorIndex` (of `colorCount`) to share its colour with another, and `dashed` or
- * its own `dash` pattern. `spread: false` leaves out the min–max bands (the tooltip still has them).
+ * 'pow2' (log2 counts), 'linear' (from zero), 'log' or 'time' (epoch ms); `yLog` puts y on a log axis, else it starts
+ * at zero. A series may carry `colorIndex` (of `colorCount`) to share its colour with another, `dashed` or its own
+ * `dash` pattern, and `showLine: false` (points only). `spread: false` leaves out the min–max bands (the tooltip
+ * still has them).
  */
 function lineConfig({
   series, xKind, xTitle, yTitle, yLog = false, unit, colorCount = series.length, pointRadius = 3, spread = true,
@@ -222,7 +256,8 @@ function lineConfig({
     backgroundColor: seriesColor(s.colorIndex ?? index, colorCount),
     borderDash: s.dash ?? (s.dashed ? [7, 4] : []),
     borderWidth: 2,
-    pointRadius,
+    pointRadius: s.pointRadius ?? pointRadius,
+    showLine: s.showLine ?? true,
     tension: 0,
     clip: 6,
   }));
@@ -254,12 +289,14 @@ function lineConfig({
 }
 
 /**
- * Creates the chart `name` on `canvas`, or updates it in place when it is already there.
- * `spec.title` and the axis titles go with the chart (chart.qplab) for its downloads.
+ * Creates the chart `name` on `canvas`, or updates it in place when it is already there. `spec.title`, the axis
+ * titles and `spec.pinned` (the dimensions held at one value) go with the chart (chart.qplab) for its downloads.
  */
 export function drawLineChart(name, canvas, spec) {
   const config = lineConfig(spec);
-  const about = { name, title: spec.title ?? name, xTitle: spec.xTitle, yTitle: spec.yTitle };
+  const about = {
+    name, title: spec.title ?? name, xTitle: spec.xTitle, yTitle: spec.yTitle, pinned: spec.pinned ?? {},
+  };
   const existing = charts[name];
   if (existing && existing.canvas === canvas) {
     existing.data.datasets = config.data.datasets;

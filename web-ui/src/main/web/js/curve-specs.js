@@ -97,8 +97,8 @@ function nvmeofSeries(varying) {
 
 /**
  * The charts of an experiment's nvmeof runs, each a query of the same curve API: IOPS against iodepth,
- * latency percentiles (fio's completion latency, µs) against IOPS (a metric on x: one point per matrix
- * point), bandwidth against block size; one series per transport (and rw).
+ * latency percentiles (fio's completion latency, µs) against IOPS (a metric on x: one point per configuration,
+ * each line along iodepth), bandwidth against block size; one series per transport (and rw).
  */
 export function nvmeofSpecs(varying) {
   const series = nvmeofSeries(varying);
@@ -121,6 +121,8 @@ export function nvmeofSpecs(varying) {
       title: 'Latency percentiles vs IOPS',
       x: 'iops',
       series,
+      // each line moves along this parameter (each point one configuration); the others are pinned
+      along: firstVarying(['iodepth', 'numjobs', 'bs'], varying, undefined),
       xKind: 'linear',
       xTitle: 'IOPS (I/Os per second; each point one matrix point)',
       yTitle: 'Completion latency (µs, log)',
@@ -206,45 +208,71 @@ function compareValues(a, b) {
   return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
 }
 
-/** Curve points ({series, x, y, n, min, max}) → one series per value, y in display units. */
+function compareLists(a, b) {
+  for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
+    const order = compareValues(a[i], b[i]);
+    if (order !== 0) return order;
+  }
+  return a.length - b.length;
+}
+
+/** A line's label: its series value, then the values of what the server split ("1 thread · transport = rc"). */
+function seriesLabel(curve, value, split) {
+  return [formatSeries(curve.series, value), ...Object.entries(split ?? {}).map(([name, v]) => formatSeries(name, v))]
+    .join(' · ');
+}
+
+/**
+ * Curve points ({series, split, x, y, n, min, max, along}) → one series per value and split, y in display units.
+ * Each point keeps its split values and the value it moves along (by their names), for the downloads.
+ */
 export function toSeries(curve, toUnit) {
-  const bySeries = new Map();
+  const lines = new Map();
   for (const point of curve.points ?? []) {
-    if (!bySeries.has(point.series)) bySeries.set(point.series, []);
-    bySeries.get(point.series).push({
+    const split = point.split ?? null;
+    const key = JSON.stringify([point.series, split]);
+    if (!lines.has(key)) lines.set(key, { value: point.series, split, points: [] });
+    const n = point.n ?? 1;
+    lines.get(key).points.push({
       x: point.x,
       y: toUnit(point.y),
-      min: toUnit(point.min ?? point.y),
-      max: toUnit(point.max ?? point.y),
-      n: point.n ?? 1,
+      min: toUnit(n > 1 ? point.min ?? point.y : point.y),
+      max: toUnit(n > 1 ? point.max ?? point.y : point.y),
+      n,
+      ...(split ?? {}),
+      ...(point.along !== undefined && point.along !== null && curve.along ? { [curve.along]: point.along } : {}),
     });
   }
-  return [...bySeries.entries()]
-    .sort(([a], [b]) => compareValues(a, b))
-    .map(([value, points]) => ({
-      value,
-      label: formatSeries(curve.series, value),
-      points: points.sort((a, b) => a.x - b.x),
+  const order = (line) => [line.value, ...Object.values(line.split ?? {})];
+  return [...lines.entries()]
+    .sort(([, a], [, b]) => compareLists(order(a), order(b)))
+    .map(([key, line]) => ({
+      key,
+      value: line.value,
+      split: line.split,
+      label: seriesLabel(curve, line.value, line.split),
+      points: line.points.sort((a, b) => a.x - b.x),
     }));
 }
 
 /**
- * Three curves (median, p99, p99.9 of `percentiles`, in `toUnit`) → series coloured by their series value,
- * dashed by percentile; with `bareWhenSingle` and one series value, labelled by the percentile alone.
+ * Three curves (median, p99, p99.9 of `percentiles`, in `toUnit`) → series coloured by their series value (and
+ * split), dashed by percentile; with `bareWhenSingle` and one such line, labelled by the percentile alone.
  */
 export function percentileSeries(curves, { percentiles = PERCENTILES, toUnit = nanosToMicros, bareWhenSingle = false } = {}) {
   const perPercentile = curves.map((curve) => toSeries(curve, toUnit));
-  const values = [...new Set(perPercentile.flat().map((s) => JSON.stringify(s.value)))];
-  values.sort((a, b) => compareValues(JSON.parse(a), JSON.parse(b)));
+  const lines = new Map();
+  perPercentile.flat().forEach((s) => lines.set(s.key, [s.value, ...Object.values(s.split ?? {})]));
+  const keys = [...lines.keys()].sort((a, b) => compareLists(lines.get(a), lines.get(b)));
   const series = [];
-  const bare = bareWhenSingle && values.length === 1;
-  values.forEach((value, colorIndex) => percentiles.forEach((percentile, i) => {
-    const found = perPercentile[i].find((s) => JSON.stringify(s.value) === value);
+  const bare = bareWhenSingle && keys.length === 1;
+  keys.forEach((key, colorIndex) => percentiles.forEach((percentile, i) => {
+    const found = perPercentile[i].find((s) => s.key === key);
     if (found) {
       const label = bare ? percentile.label : `${found.label} · ${percentile.label}`;
       // alone, each percentile gets a colour of its own besides its dash
       series.push({ ...found, label, colorIndex: bare ? i : colorIndex, dash: percentile.dash });
     }
   }));
-  return { series, colorCount: bare ? percentiles.length : values.length };
+  return { series, colorCount: bare ? percentiles.length : keys.length };
 }

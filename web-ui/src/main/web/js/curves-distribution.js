@@ -1,9 +1,11 @@
 // The cycle-time distribution card of the curves page: pick a point (its varying parameters), see
-// the distribution of each of its runs (one line per repeat, so their spread shows).
+// the distribution of each of its runs (one line per repeat, so their spread shows), and follow the
+// point's fingerprint to its history over time.
 import { clearError, showError } from './banner.js';
 import { chartCard } from './chart-card.js';
 import { drawDistributions, loadDistributions } from './distribution.js';
 import { h } from './dom.js';
+import { fingerprintHash } from './fingerprint-history.js';
 import { formatParam } from './format.js';
 
 const NAME = 'cycleDistribution';
@@ -16,19 +18,31 @@ function pointLabel(run, varying) {
 /** → {card, update(finishedRuns, varying, emptyText)}; `isMounted` stops late draws after the page left. */
 export function distributionCard(isMounted) {
   const select = h('select', { id: 'distribution-point', title: 'The point whose runs are drawn' });
+  const history = h('a', {
+    id: 'distribution-history', class: 'series-by', hidden: true,
+    title: 'This point\'s fingerprint (parameters + host) over time, across experiments',
+  }, 'history');
   const card = chartCard({
     name: NAME,
     canvasId: 'chart-cycle-distribution',
     title: 'Cycle-time distribution',
-    controls: h('label', { class: 'series-by' }, 'point ', select),
+    controls: h('span', { class: 'card-controls' }, h('label', { class: 'series-by' }, 'point ', select), history),
     className: 'distribution-card',
   });
+
+  /** The history of the point's first run's fingerprint (its repeats normally share it). */
+  function showHistoryLink(runs) {
+    const fingerprint = runs.find((run) => run.fingerprint)?.fingerprint;
+    history.hidden = !fingerprint;
+    if (fingerprint) history.setAttribute('href', fingerprintHash(fingerprint));
+  }
   let points = new Map();
   let drawn = null;
   let lastEmptyText = '';
 
   async function draw() {
     const runs = points.get(select.value) ?? [];
+    showHistoryLink(runs);
     const key = `${select.value}|${runs.map((r) => r.id).join(',')}`;
     if (key === drawn) return;
     drawn = key;

@@ -2,18 +2,20 @@
 // (series by a parameter the user picks) for its bandwidth runs, latency vs message size and latency
 // percentiles for its latency runs, IOPS vs iodepth, latency percentiles vs IOPS and bandwidth vs block
 // size for its nvmeof runs, cycle-time percentiles, the cycle-time distribution of a point's runs, and the
-// runs table. Refreshed every 2 s while the experiment is queued or running.
+// runs table. Each curve point is one configuration: the pin bar fixes what a chart does not draw (pins.js).
+// Refreshed every 2 s while the experiment is queued or running.
 import { getCurve, getExperiment, listRuns } from './api.js';
 import { chartCard, showChart } from './chart-card.js';
 import { destroyAllCharts } from './charts.js';
 import {
-  chartFamilies, CURVES, defaultSeries, LATENCY_PERCENTILES, latencyPercentilesSpec, latencyVsSizeSpec, nvmeofSpecs,
-  PERCENTILES, percentileSeries, percentilesSpec, SERIES_CHOICES, toSeries,
+  chartFamilies, CURVES, defaultSeries, isLatencyRun, isNvmeofRun, LATENCY_PERCENTILES, latencyPercentilesSpec,
+  latencyVsSizeSpec, nvmeofSpecs, PERCENTILES, percentileSeries, percentilesSpec, SERIES_CHOICES, toSeries,
 } from './curve-specs.js';
 import { distributionCard } from './curves-distribution.js';
 import { ACTIVE_STATUSES, h, progressBar, statusBadge, timeLeft } from './dom.js';
 import { formatTime } from './format.js';
 import { splitParams } from './params.js';
+import { dimensionsOf, mergeDimensions, namesToPin, pinBar } from './pins.js';
 import { refreshLoop } from './refresh.js';
 import { runsTable } from './runs.js';
 import { cancelButton } from './cancel.js';
@@ -84,6 +86,17 @@ function setTitle(card, title) {
   card.querySelector('canvas').setAttribute('aria-label', title);
 }
 
+/** The runs each family of charts draws: a chart pins the dimensions that vary among its family's runs. */
+function familyDimensions(finished) {
+  const engine = finished.filter((run) => !isNvmeofRun(run));
+  return {
+    bandwidth: dimensionsOf(engine.filter((run) => !isLatencyRun(run))),
+    latency: dimensionsOf(engine.filter(isLatencyRun)),
+    nvmeof: dimensionsOf(finished.filter(isNvmeofRun)),
+    cycles: dimensionsOf(engine),
+  };
+}
+
 /** Renders experiment `id` into `container`; returns the function that tears it down. */
 export function mountCurves(container, id) {
   let mounted = true;
@@ -95,6 +108,7 @@ export function mountCurves(container, id) {
   const matrix = h('div', {});
   const runs = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const series = seriesSelect(refresh);
+  const pins = pinBar(refresh);
   const latencyCards = {
     latencyVsSize: chartCard(latencyVsSizeSpec([])),
     latencyPercentiles: chartCard(latencyPercentilesSpec([])),
@@ -110,6 +124,7 @@ export function mountCurves(container, id) {
     h('div', { class: 'card header' },
       h('a', { href: '#/', class: 'back' }, '← Experiments'),
       h('div', { class: 'title-row' }, title, actions), summary, matrix),
+    pins.element,
     h('div', { class: 'charts' }, Object.values(cards), distribution.card),
     h('section', { class: 'card' }, h('h2', {}, 'Runs'), runs)));
 
@@ -123,20 +138,34 @@ export function mountCurves(container, id) {
     const latencySize = latencyVsSizeSpec(varying);
     const latencyPercentiles = latencyPercentilesSpec(varying);
     const storage = nvmeofSpecs(varying);
-    const curvesFor = (wanted, queries) => (finished.length > 0 && wanted
-      ? Promise.all(queries.map((query) => getCurve(id, query))) : Promise.resolve(null));
-    const [curves, percentileCurves, latencySizeCurve, latencyPercentileCurves, storageCurves, latencyIopsCurves] = await Promise.all([
-      curvesFor(families.bandwidth, CURVES.map((curve) => curve.query(seriesBy))),
-      curvesFor(families.cycles, PERCENTILES.map((p) => ({ x: spec.x, y: p.metric, series: spec.series }))),
-      curvesFor(families.latency, [latencySize.query]),
-      curvesFor(families.latency, LATENCY_PERCENTILES.map((p) => ({
+    const dimensions = familyDimensions(finished);
+    const queries = {
+      bandwidth: families.bandwidth ? CURVES.map((curve) => curve.query(seriesBy)) : [],
+      cycles: families.cycles ? PERCENTILES.map((p) => ({ x: spec.x, y: p.metric, series: spec.series })) : [],
+      latencySize: families.latency ? [latencySize.query] : [],
+      latencyPercentiles: families.latency ? LATENCY_PERCENTILES.map((p) => ({
         x: latencyPercentiles.x, y: p.metric, series: latencyPercentiles.series,
-      }))),
-      curvesFor(families.nvmeof, [storage.iopsVsIodepth.query, storage.bandwidthVsBs.query]),
-      curvesFor(families.nvmeof, LATENCY_PERCENTILES.map((p) => ({
-        x: storage.latencyVsIops.x, y: p.metric, series: storage.latencyVsIops.series,
-      }))),
-    ]);
+      })) : [],
+      storage: families.nvmeof ? [storage.iopsVsIodepth.query, storage.bandwidthVsBs.query] : [],
+      latencyIops: families.nvmeof ? LATENCY_PERCENTILES.map((p) => ({
+        x: storage.latencyVsIops.x, y: p.metric, series: storage.latencyVsIops.series, along: storage.latencyVsIops.along,
+      })) : [],
+    };
+    const familyOf = {
+      bandwidth: 'bandwidth', cycles: 'cycles', latencySize: 'latency', latencyPercentiles: 'latency', storage: 'nvmeof',
+      latencyIops: 'nvmeof',
+    };
+    const needed = new Set(Object.entries(queries).flatMap(([group, list]) => list
+      .flatMap((query) => namesToPin(query, dimensions[familyOf[group]]))));
+    pins.update(mergeDimensions(Object.values(dimensions)), needed);
+    const pinned = Object.fromEntries(Object.entries(queries).map(([group, list]) => [group,
+      list.map((query) => pins.pinsFor(query, dimensions[familyOf[group]]))]));
+    const curvesFor = (group) => (finished.length > 0 && queries[group].length > 0
+      ? Promise.all(queries[group].map((query, i) => getCurve(id, { ...query, pins: pinned[group][i] })))
+      : Promise.resolve(null));
+    const [curves, percentileCurves, latencySizeCurve, latencyPercentileCurves, storageCurves, latencyIopsCurves] = await Promise.all(
+      ['bandwidth', 'cycles', 'latencySize', 'latencyPercentiles', 'storage', 'latencyIops'].map(curvesFor),
+    );
     if (!mounted) return false;
     title.replaceChildren(experiment.name, ' ', h('span', { class: 'muted' }, `#${experiment.id}`));
     summary.replaceChildren(summaryLine(experiment));
@@ -155,35 +184,37 @@ export function mountCurves(container, id) {
       [storage.iopsVsIodepth, storage.bandwidthVsBs].forEach((chart, i) => showChart(nvmeofCards[chart.name], chart.name,
         storageCurves && {
           series: toSeries(storageCurves[i], chart.toUnit), xKind: chart.xKind, xTitle: chart.xTitle, yTitle: chart.yTitle,
-          unit: chart.unit,
+          unit: chart.unit, pinned: pinned.storage[i],
         }, emptyText));
       const latencyIops = storage.latencyVsIops;
       showChart(nvmeofCards[latencyIops.name], latencyIops.name, latencyIopsCurves && {
         ...percentileSeries(latencyIopsCurves, { percentiles: LATENCY_PERCENTILES, toUnit: (us) => us, bareWhenSingle: true }),
         xKind: latencyIops.xKind, xTitle: latencyIops.xTitle, yTitle: latencyIops.yTitle, yLog: true, unit: latencyIops.unit,
-        spread: false,
+        spread: false, pinned: pinned.latencyIops[0],
       }, emptyText);
     }
     if (families.bandwidth) {
       CURVES.forEach((curve, i) => showChart(bandwidthCards[curve.name], curve.name, curves?.[i] && {
         series: toSeries(curves[i], curve.toUnit), xKind: curve.xKind, xTitle: curve.xTitle, yTitle: curve.yTitle, unit: curve.unit,
+        pinned: pinned.bandwidth[i],
       }, emptyText));
     }
     if (families.latency) {
       setTitle(latencyCards.latencyPercentiles, latencyPercentiles.title);
       showChart(latencyCards.latencyVsSize, latencySize.name, latencySizeCurve && {
         series: toSeries(latencySizeCurve[0], latencySize.toUnit), xKind: latencySize.xKind, xTitle: latencySize.xTitle,
-        yTitle: latencySize.yTitle, yLog: true, unit: latencySize.unit,
+        yTitle: latencySize.yTitle, yLog: true, unit: latencySize.unit, pinned: pinned.latencySize[0],
       }, emptyText);
       showChart(latencyCards.latencyPercentiles, latencyPercentiles.name, latencyPercentileCurves && {
         ...percentileSeries(latencyPercentileCurves, { percentiles: LATENCY_PERCENTILES, toUnit: (us) => us, bareWhenSingle: true }),
         xKind: latencyPercentiles.xKind, xTitle: latencyPercentiles.xTitle, yTitle: latencyPercentiles.yTitle, yLog: true,
-        unit: latencyPercentiles.unit, spread: false,
+        unit: latencyPercentiles.unit, spread: false, pinned: pinned.latencyPercentiles[0],
       }, emptyText);
     }
     if (families.cycles) showChart(cards.cyclePercentiles, spec.name, percentileCurves && {
       ...percentileSeries(percentileCurves), xKind: spec.xKind, xTitle: spec.xTitle, yTitle: spec.yTitle, yLog: true, unit: spec.unit,
       spread: false, // six bands over each other hide the lines; the tooltip gives min and max
+      pinned: pinned.cycles[0],
     }, emptyText);
     distribution.update(finished, varying, emptyText);
     runs.replaceChildren(runsTable(runList, refresh));

@@ -1,5 +1,6 @@
 // Downloads of a chart: the picture (PNG of its canvas) and its data (CSV, JSON) exactly as drawn,
-// with the axis titles (and so their units) in the CSV header and the JSON.
+// with the axis titles (and so their units) in the CSV header and the JSON, and the dimensions the chart
+// is pinned at (JSON "pinned", a CSV column each).
 import { chartNamed } from './charts.js';
 import { h } from './dom.js';
 
@@ -9,12 +10,13 @@ function fileStem(chart) {
   return chart.qplab.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || chart.qplab.name;
 }
 
-/** {title, x, y, series: [{label, points: [{x, y, ...}]}]} of the chart as drawn. */
+/** {title, x, y, pinned: {name: value}, series: [{label, points: [{x, y, ...}]}]} of the chart as drawn. */
 export function chartData(chart) {
   return {
     title: chart.qplab.title,
     x: chart.qplab.xTitle,
     y: chart.qplab.yTitle,
+    pinned: chart.qplab.pinned ?? {},
     series: chart.data.datasets.map((dataset) => ({
       label: dataset.label,
       points: dataset.data.map((point) => Object.fromEntries(Object.entries(point)
@@ -33,14 +35,18 @@ function csvField(value) {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** One row per point: series, x, y (headed by the axis titles), then min, max, n and any extra field. */
+/**
+ * One row per point: series, x, y (headed by the axis titles), then min, max, n, any extra field (what the server
+ * split lines by, the value a line moves along), and a column per pinned dimension (the same on every row).
+ */
 export function chartCsv(chart) {
   const data = chartData(chart);
+  const pinned = Object.entries(data.pinned);
   const extra = [...new Set(data.series.flatMap((s) => s.points.flatMap(Object.keys)))]
-    .filter((key) => !POINT_FIELDS.includes(key));
-  const header = ['series', data.x, data.y, 'min', 'max', 'n', ...extra];
+    .filter((key) => !POINT_FIELDS.includes(key) && !(key in data.pinned));
+  const header = ['series', data.x, data.y, 'min', 'max', 'n', ...extra, ...pinned.map(([name]) => name)];
   const rows = data.series.flatMap((s) => s.points.map((p) => [s.label, ...POINT_FIELDS.map((key) => p[key]),
-    ...extra.map((key) => p[key])]));
+    ...extra.map((key) => p[key]), ...pinned.map(([, value]) => value)]));
   return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\n') + '\n';
 }
 

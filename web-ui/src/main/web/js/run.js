@@ -8,6 +8,7 @@ import { chartCard } from './chart-card.js';
 import { destroyAllCharts } from './charts.js';
 import { compareHash } from './compare-picker.js';
 import { drawDistributions, loadDistributions } from './distribution.js';
+import { fingerprintHash } from './fingerprint-history.js';
 import { h, statusBadge } from './dom.js';
 import {
   bytesPerSecondToGbit, formatNumber, formatTime, messagesPerSecondToMillions, nanosToMicros,
@@ -58,7 +59,10 @@ function directionsTable(run) {
 function hostLine(fingerprint) {
   const facts = Object.entries(fingerprint.host).filter(([, value]) => value !== null && value !== undefined);
   return h('p', { class: 'fixed-params', id: 'run-fingerprint' },
-    'Fingerprint ', h('code', { title: fingerprint.fingerprint }, fingerprint.fingerprint.slice(0, 12)), ' — host: ',
+    'Fingerprint ', h('code', { title: fingerprint.fingerprint }, fingerprint.fingerprint.slice(0, 12)), ' (',
+    h('a', { id: 'run-fingerprint-history', href: fingerprintHash(fingerprint.fingerprint),
+      title: 'Every run of this fingerprint (parameters + host) over time, across experiments' }, 'its history'),
+    ') — host: ',
     paramList(facts.map(([name, value]) => [name, typeof value === 'object' ? JSON.stringify(value) : value])));
 }
 

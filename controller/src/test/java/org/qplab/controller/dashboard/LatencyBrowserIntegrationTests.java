@@ -15,7 +15,8 @@ import org.springframework.http.MediaType;
 /**
  * A latency experiment in the dashboard, run by a real agent (tcp, mode latency): the curves page draws
  * latency vs message size and latency percentiles vs threads, in µs with their axis titles, each point the
- * stored run's own latency, and no bandwidth chart; the run page shows the run's latency table.
+ * stored run's own latency, and no bandwidth chart; compared (with itself) on typical latency, with its latency
+ * overlay; the run page shows the run's latency table.
  */
 class LatencyBrowserIntegrationTests extends BrowserTest {
 
@@ -74,6 +75,28 @@ class LatencyBrowserIntegrationTests extends BrowserTest {
             assertThat(browser.findElement(By.cssSelector("[data-chart=bandwidthVsSize]")).isDisplayed()).isFalse();
             assertThat(browser.findElement(By.cssSelector("[data-chart=latencyVsSize]")).isDisplayed()).isTrue();
             screenshot("latency-curves");
+
+            // compared with itself (one run a side): judged on typical latency, drawn as latency vs message size
+            open("#/compare?baseline=" + id + "&candidate=" + id);
+            awaitCharts(Duration.ofSeconds(30), "compareLatency");
+            assertThat(axis("compareLatency", "y")).containsEntry("type", "logarithmic")
+                    .containsEntry("title", "Latency, typical (µs, log)");
+            var overlay = drawn("compareLatency");
+            assertThat(overlay).containsOnlyKeys("baseline · 1 thread", "candidate · 1 thread", "baseline · 2 threads",
+                    "candidate · 2 threads");
+            for (Map<String, Object> run : runs) {
+                int threads = ((Number) run.get("threads")).intValue();
+                assertThat(overlay.get("candidate · " + threads + (threads == 1 ? " thread" : " threads"))).singleElement()
+                        .isEqualTo(List.of(64.0, (Double) run.get("typical")));
+            }
+            assertThat(browser.findElement(By.cssSelector("[data-chart=compareBandwidth]")).isDisplayed())
+                    .as("no bandwidth overlay for latency points").isFalse();
+            assertThat(browser.findElement(By.cssSelector("#compare-table th.group")).getText())
+                    .isEqualTo("Latency typical (µs), over runs");
+            assertThat(browser.findElements(By.cssSelector("#compare-table tbody tr")).stream()
+                    .map(row -> row.getAttribute("data-verdict")).toList())
+                    .containsExactly("inconclusive: 1 run per side", "inconclusive: 1 run per side");
+            screenshot("latency-compare");
 
             long runId = (Long) runs.get(0).get("id");
             open("#/runs/" + runId);

@@ -51,18 +51,22 @@ class NvmeofBrowserIntegrationTests extends BrowserTest {
             assertThat(line).extracting(p -> p.get(0)).containsExactly(1.0, 16.0);
             for (List<Double> point : line) {
                 long iodepth = point.get(0).longValue();
-                double kiops = (iops(rw, 4096, iodepth) + iops(rw, 65536, iodepth)) / 2 / 1e3; // bs pooled
+                double kiops = iops(rw, 4096, iodepth) / 1e3; // one configuration: bs pinned at its first value
                 assertThat(point.get(1)).as("%s at iodepth %d, kIOPS", rw, iodepth).isCloseTo(kiops, within(1e-9));
             }
         }
+        assertThat(browser.findElement(By.cssSelector("[data-chart=iopsVsIodepth] .pin-note")).getText()).isEqualTo("at bs = 4 KiB");
+        assertThat(new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("pin-bs"))).getFirstSelectedOption()
+                .getAttribute("value")).isEqualTo("4096");
 
         assertThat(axis("bandwidthVsBs", "x")).containsEntry("type", "logarithmic")
                 .containsEntry("title", "Block size (bytes, log2)");
         assertThat(axis("bandwidthVsBs", "y")).containsEntry("title", "Bandwidth (MiB/s)");
         List<List<Double>> reads = drawn("bandwidthVsBs").get("local randread");
         assertThat(reads).extracting(p -> p.get(0)).containsExactly(4096.0, 65536.0);
-        assertThat(reads.get(1).get(1)).as("randread at 64 KiB, MiB/s (iodepth pooled)")
-                .isCloseTo((iops("randread", 65536, 1) + iops("randread", 65536, 16)) / 2 * 65536 / (1 << 20), within(1e-9));
+        assertThat(reads.get(1).get(1)).as("randread at 64 KiB, MiB/s (iodepth pinned at 1)")
+                .isCloseTo(iops("randread", 65536, 1) * 65536 / (1 << 20), within(1e-9));
+        assertThat(browser.findElement(By.cssSelector("[data-chart=bandwidthVsBs] .pin-note")).getText()).isEqualTo("at iodepth = 1");
 
         assertThat(axis("latencyVsIops", "x")).containsEntry("type", "linear")
                 .containsEntry("title", "IOPS (I/Os per second; each point one matrix point)");
@@ -72,7 +76,7 @@ class NvmeofBrowserIntegrationTests extends BrowserTest {
         assertThat(latency).containsOnlyKeys("local randread · typical", "local randread · p99", "local randread · p99.9",
                 "local randwrite · typical", "local randwrite · p99", "local randwrite · p99.9");
         List<List<Double>> p99 = latency.get("local randwrite · p99");
-        assertThat(p99).as("one point per matrix point (iodepth x bs)").hasSize(4);
+        assertThat(p99).as("one point per configuration along iodepth, bs pinned at 4 KiB").hasSize(2);
         double x = iops("randwrite", 4096, 16);
         assertThat(p99).as("randwrite, iodepth 16, 4 KiB: [its IOPS, its p99 in µs]").anySatisfy(point -> {
             assertThat(point.get(0)).isCloseTo(x, within(1e-6));
