@@ -63,8 +63,9 @@ function experimentsTable(history) {
         h('a', { href: `#/runs/${run.runId}`, title: formatMetric(metric, run.value) }, `#${run.runId}`)])))))));
 }
 
-function metricSelect(current, onChange) {
-  const names = Object.keys(METRICS);
+/** The metrics the fingerprint's runs measured (the server says which), the one drawn selected. */
+function metricSelect(measured, current, onChange) {
+  const names = measured?.length ? [...measured] : Object.keys(METRICS);
   if (current && !names.includes(current)) names.unshift(current);
   const select = h('select', { id: 'history-metric', title: 'The run-level metric drawn', onchange: onChange },
     names.map((name) => h('option', { value: name }, metricTitle(name))));
@@ -100,7 +101,7 @@ export function mountFingerprintHistory(container, fingerprint, query) {
           paramList(orderParams(Object.keys(history.params ?? {})).map((name) => [name, history.params[name]]))),
         h('p', { class: 'fixed-params', id: 'fingerprint-host' }, 'Host: ',
           paramList(facts.map(([name, value]) => [name, typeof value === 'object' ? JSON.stringify(value) : value]))));
-      controls.replaceChildren('metric ', metricSelect(metric, (event) => {
+      controls.replaceChildren('metric ', metricSelect(history.metrics, metric, (event) => {
         metric = event.target.value;
         window.history.replaceState(null, '', fingerprintHash(fingerprint, metric));
         load();

@@ -71,8 +71,9 @@ public record Comparison(Side baseline, Side candidate, double alpha, double thr
 
     /**
      * One point: the configuration (the baseline's; with across, the parameters that differ are in differing),
-     * the verdict of its metric and what led to it, every metric judged, both sides' runs. Against baselines, the
-     * point is one fingerprint and names its baseline run.
+     * the verdict of its metric and what led to it, every metric judged, both sides' runs, and the fingerprint of
+     * the baseline side (most of its runs'; its history: GET /api/fingerprints/{fingerprint}/history). Against
+     * baselines, the point is one fingerprint and names its baseline run.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @Schema(name = "ComparisonPoint", description = "One point of a comparison: its configuration, the verdict over "

@@ -139,7 +139,7 @@ public class ComparisonService {
                 verdict.ciLowPercent(), verdict.ciHighPercent(), verdict.pValue(), verdict.method(), verdict.noiseRuns(),
                 judgments, stats(before, judgments, true), stats(after, judgments, false),
                 change(judgments, "bw_avg_bps"), change(judgments, "cycle_median_ns"),
-                baselineRun == null ? null : baselineRun.fingerprint(),
+                baselineRun == null ? majorityFingerprint(before) : baselineRun.fingerprint(),
                 baselineRun == null ? null : baselineRun.id(), baselineRun == null ? null : baselineRun.experimentId(),
                 counterChanges(before, after));
     }
@@ -157,11 +157,17 @@ public class ComparisonService {
      * side, their spread is the noise model. The fingerprint most of the baseline's runs have.
      */
     private List<FinishedRun> history(List<FinishedRun> before, List<FinishedRun> after) {
-        String fingerprint = before.stream().collect(Collectors.groupingBy(FinishedRun::fingerprint, Collectors.counting()))
-                .entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElseThrow();
+        String fingerprint = majorityFingerprint(before);
         OffsetDateTime latest = after.stream().map(FinishedRun::finishedAt).filter(Objects::nonNull)
                 .max(Comparator.naturalOrder()).orElse(OffsetDateTime.now());
         return repository.history(fingerprint, ids(after), latest, HISTORY_WINDOW);
+    }
+
+    /** The fingerprint most of these runs have (the earliest of the most common, for a tie). */
+    private static String majorityFingerprint(List<FinishedRun> runs) {
+        Map<String, Long> counts = runs.stream().collect(Collectors.groupingBy(FinishedRun::fingerprint,
+                LinkedHashMap::new, Collectors.counting()));
+        return counts.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElseThrow();
     }
 
     private static List<Double> values(List<FinishedRun> runs, String metric) {

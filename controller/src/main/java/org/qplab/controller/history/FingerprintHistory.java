@@ -11,6 +11,8 @@ import java.util.Map;
  */
 @Schema(description = "A fingerprint's runs over time by one metric, and each experiment's median and spread.")
 public record FingerprintHistory(String fingerprint, String metric, String unit, boolean higherIsBetter,
+                                 @Schema(description = "Every metric some run of the fingerprint measured: what "
+                                         + "metric= may ask for here.") List<String> metrics,
                                  Map<String, Object> params, Map<String, Object> host, List<RunValue> runs,
                                  List<ExperimentValue> experiments) {
 

@@ -68,8 +68,14 @@ class FingerprintHistoryController {
             Metric chosen = metric != null ? Metric.byName(metric).orElseThrow() : Metric.defaultFor(identity.params());
             List<FingerprintHistory.RunValue> runs = fingerprints.values(fingerprint, chosen);
             return new FingerprintHistory(fingerprint, chosen.name(), chosen.unit(), chosen.higherIsBetter(),
-                    identity.params(), Fingerprint.host(identity.hostFacts()), runs, byExperiment(runs));
+                    measured(fingerprint, identity.params()), identity.params(), Fingerprint.host(identity.hostFacts()), runs, byExperiment(runs));
         });
+    }
+
+    /** What the fingerprint's runs measured; an engine run's messages per second are no IOPS, fio's I/Os no messages. */
+    private List<String> measured(String fingerprint, Map<String, Object> params) {
+        String notThisKind = "nvmeof".equals(params.get("provider")) ? "msg_rate" : "iops";
+        return fingerprints.measured(fingerprint).stream().filter(name -> !name.equals(notThisKind)).toList();
     }
 
     private static List<FingerprintHistory.ExperimentValue> byExperiment(List<FingerprintHistory.RunValue> runs) {

@@ -1,6 +1,7 @@
 package org.qplab.controller.history;
 
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -72,6 +73,28 @@ public class Fingerprints {
                 .query((rs, i) -> new Identity(json.readValue(rs.getString(1), Map.class),
                         rs.getString(2) == null ? null : json.readValue(rs.getString(2), Map.class)))
                 .optional();
+    }
+
+    /** The metrics (names, in {@link Metric#ALL}'s order) that at least one finished run of the fingerprint measured. */
+    public List<String> measured(String fingerprint) {
+        fill();
+        String columns = String.join(", ", Metric.ALL.stream().map(m -> "bool_or(" + m.sql() + " IS NOT NULL)").toList());
+        List<Boolean> found = jdbc.sql("SELECT " + columns + """
+                         FROM run r JOIN run_summary s ON s.run_id = r.id WHERE r.fingerprint = ? AND r.status = 'FINISHED'""")
+                .param(fingerprint).query((rs, i) -> {
+                    List<Boolean> flags = new ArrayList<>();
+                    for (int k = 1; k <= Metric.ALL.size(); k++) {
+                        flags.add(rs.getBoolean(k));
+                    }
+                    return flags;
+                }).single();
+        List<String> names = new ArrayList<>();
+        for (int k = 0; k < Metric.ALL.size(); k++) {
+            if (found.get(k)) {
+                names.add(Metric.ALL.get(k).name());
+            }
+        }
+        return names;
     }
 
     /** The fingerprint's finished runs that measured the metric, oldest first, with their value. */

@@ -101,8 +101,8 @@ class DashboardBrowserIntegrationTests extends BrowserTest {
     @Test
     void theComparePageShowsOneRunPerSideAsInconclusiveTheHostDifferenceAndBothCurves() throws Exception {
         StoredExperiments stored = new StoredExperiments(http(), jdbc, ingest, outcomes);
-        long baseline = stored.create("[4096, 65536]", 31, 1.0, "6.18.0");
-        long candidate = stored.create("[4096, 65536]", 32, 1.05, "6.19.0");
+        long baseline = stored.create("[4096, 65536]", 31, 1.0, "6.18.0-compare-page");
+        long candidate = stored.create("[4096, 65536]", 32, 1.05, "6.19.0-compare-page");
 
         open("#/compare?baseline=" + baseline + "&candidate=" + candidate);
         List<String> verdicts = waiting(Duration.ofSeconds(20)).until(driver -> {
@@ -131,7 +131,7 @@ class DashboardBrowserIntegrationTests extends BrowserTest {
         browser.findElement(By.id("candidate-run")).sendKeys(String.valueOf(large));
         click(By.cssSelector("#compare-runs button"));
         waiting(Duration.ofSeconds(20)).until(driver -> driver.findElements(By.cssSelector("#compare-table tbody tr")).size() == 1);
-        assertThat(browser.findElement(By.id("host-mismatches")).getText()).contains("kernel: 6.18.0 → 6.19.0")
+        assertThat(browser.findElement(By.id("host-mismatches")).getText()).contains("kernel: 6.18.0-compare-page → 6.19.0-compare-page")
                 .contains("parameter msg_size: 4 KiB → 64 KiB");
         awaitCharts(Duration.ofSeconds(20), "compareDistribution");
         Map<String, List<Map<String, Double>>> distributions = points("compareDistribution");

@@ -202,7 +202,7 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
      */
     @Test
     void aRunPageShowsEachSidesCpuAndCountersAndWarnsOfRetransmissions() throws Exception {
-        long experiment = new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096]", 43, 1.0, "6.18.0");
+        long experiment = new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096]", 43, 1.0, "6.18.0-pages-43");
         long runId = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(experiment).query(Long.class).single();
         jdbc.sql("""
                 UPDATE run_summary SET summary = summary || '{"cpu": {"span_ns": 2500000000, "engine_user_ns": 1800000000,
@@ -251,7 +251,7 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
 
     @Test
     void aRunPageShowsWhatTheRunKeepsAndDeletingItsTraceKeepsEveryChart() throws Exception {
-        long experiment = new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096]", 41, 1.0, "6.18.0");
+        long experiment = new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096]", 41, 1.0, "6.18.0-pages-41");
         long runId = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(experiment).query(Long.class).single();
         long intervals = jdbc.sql("SELECT count(*) FROM run_interval WHERE run_id = ?").param(runId).query(Long.class).single();
         assertThat(intervals).as("5,000 cycles 1 ms apart, in intervals of 100 ms").isEqualTo(50);

@@ -102,6 +102,9 @@ class BaselineIntegrationTests extends ControllerIntegrationTest {
         assertThat(history).containsEntry("fingerprint", fingerprint).containsEntry("metric", "bw_avg_bps")
                 .containsEntry("unit", "B/s").containsEntry("higherIsBetter", true);
         assertThat((Map<String, Object>) history.get("host")).containsEntry("kernel", "history-6.20");
+        assertThat((List<Object>) history.get("metrics")).as("what its runs measured; an engine run's rate is no IOPS")
+                .containsExactly("bw_avg_bps", "bw_peak_bps", "bw_sum_bps", "msg_rate", "cycle_median_ns", "cycle_p99_ns",
+                        "cycle_p999_ns");
         List<Map<String, Object>> runs = list(history.get("runs"));
         List<Map<String, Object>> stored = jdbc.sql("""
                         SELECT r.id, r.experiment_id, s.bw_avg_bps FROM run r JOIN run_summary s ON s.run_id = r.id

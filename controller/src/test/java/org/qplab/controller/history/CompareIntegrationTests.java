@@ -160,8 +160,8 @@ class CompareIntegrationTests extends ControllerIntegrationTest {
     @Test
     @SuppressWarnings("unchecked")
     void listsTheCounterDeltasThatDifferWarningsFirst() throws Exception {
-        long baseline = experiment("[4096]", 31, 1.0, "6.18.0");
-        long flapped = experiment("[4096]", 32, 1.0, "6.18.0");
+        long baseline = experiment("[4096]", 31, 1.0, "6.18.0-counters");
+        long flapped = experiment("[4096]", 32, 1.0, "6.18.0-counters");
         counters(baseline, "{\"hw_counters/sent_pkts\": 20000, \"hw_counters/completer_retry_err\": 0, "
                 + "\"hw_counters/rcvd_pkts\": 5000}", "[]", "{\"hw_counters/duplicate_request\": 0}", "[]");
         counters(flapped, "{\"hw_counters/sent_pkts\": 20168, \"hw_counters/completer_retry_err\": 42, "
