@@ -14,8 +14,9 @@ import java.util.Map;
  *
  * @param controller WebSocket URL of the controller's agent gateway (--controller, QPLAB_CONTROLLER;
  *                   default ws://127.0.0.1:8080/agent)
- * @param token      the agent token the controller expects (--token-file, else QPLAB_AGENT_TOKEN; required). Never a
- *                   flag value: the process list shows argv to every local user
+ * @param token      the token to present (--token-file, else QPLAB_AGENT_TOKEN; required): the enrolment secret, with
+ *                   which a new agent id enrols and is issued a token of its own, or a token of its own from an
+ *                   admin or a deploy. Never a flag value: the process list shows argv to every local user
  * @param agentId    this agent's name (--id, QPLAB_AGENT_ID; default the hostname)
  * @param heartbeat  heartbeat period (--heartbeat-seconds; default 5 s)
  * @param dataAddress the IPv4 address the server side of a pair run listens on (tcp: its data
@@ -27,7 +28,11 @@ import java.util.Map;
  * @param healthAddress the address they are served on (--health-address; default 127.0.0.1)
  * @param spoolDir   where sample frames and run ends wait for the controller's acknowledgement once
  *                   memory is full, and across agent restarts (--spool-dir, QPLAB_AGENT_SPOOL; default
- *                   $XDG_DATA_HOME/qplab/agent/ID/spool, i.e. ~/.local/share/qplab/agent/ID/spool)
+ *                   STATE_DIR/spool, i.e. ~/.local/share/qplab/agent/ID/spool)
+ * @param stateDir   what the agent keeps across restarts: the token the controller issued it when it enrolled
+ *                   ({@link AgentCredentials}, a 0600 file) and, unless --spool-dir says otherwise, the spool
+ *                   (--state-dir, QPLAB_AGENT_STATE; default $XDG_DATA_HOME/qplab/agent/ID, i.e.
+ *                   ~/.local/share/qplab/agent/ID)
  * @param spoolMemoryBytes how many bytes of frames wait in memory before the spool takes them
  *                   (--spool-memory-mb; default 64 MiB)
  * @param caFile     a PEM file of certificates a wss:// controller may present, its own self-signed one or the CA
@@ -38,8 +43,8 @@ import java.util.Map;
  *                   colon-separated; default none: only null_blk)
  */
 public record AgentConfig(URI controller, String token, String agentId, Duration heartbeat, String dataAddress,
-                          int healthPort, String healthAddress, Path spoolDir, long spoolMemoryBytes, Path caFile,
-                          List<String> nvmeofBacking) {
+                          int healthPort, String healthAddress, Path spoolDir, Path stateDir, long spoolMemoryBytes,
+                          Path caFile, List<String> nvmeofBacking) {
 
     public AgentConfig {
         nvmeofBacking = List.copyOf(nvmeofBacking);
@@ -53,7 +58,9 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
                             wss://HOST:PORT/agent for a controller on HTTPS)
               --ca-file F   trust the PEM certificate(s) in F for wss:// besides the JDK's trust store: the
                             controller's self-signed certificate or its CA (env QPLAB_CA_FILE)
-              --token-file  read the agent token from this file (mode 0600; else env QPLAB_AGENT_TOKEN; required)
+              --token-file  read the token from this file (mode 0600; else env QPLAB_AGENT_TOKEN; required): the
+                            enrolment secret (a new agent id is issued its own token, kept in STATE_DIR), or
+                            a token of this agent's own
               --id          agent id                     (env QPLAB_AGENT_ID, default: hostname)
               --heartbeat-seconds N                      (default 5)
               --data-address A  where a pair run's tcp server listens (env QPLAB_DATA_ADDRESS,
@@ -61,8 +68,10 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
               --health-port P   serve /health, /health/readiness, /health/liveness and /metrics (Prometheus)
                                 on P (env QPLAB_AGENT_HEALTH_PORT; 0 = any free port; default: off)
               --health-address A  where to serve them (default 127.0.0.1)
+              --state-dir D     where the agent keeps the token the controller issued it at enrolment (a 0600
+                                file) and its spool (env QPLAB_AGENT_STATE, default ~/.local/share/qplab/agent/ID)
               --spool-dir D     where unacknowledged samples wait once memory is full and across restarts
-                                (env QPLAB_AGENT_SPOOL, default ~/.local/share/qplab/agent/ID/spool)
+                                (env QPLAB_AGENT_SPOOL, default STATE_DIR/spool)
               --spool-memory-mb N  MiB of samples kept in memory before the spool takes them (default 64)
               --nvmeof-backing PATH  a file or block device nvmeof runs may use as backing (backing_path);
                                 repeatable (env QPLAB_NVMEOF_BACKING, colon-separated; default: none, null_blk only)
@@ -77,6 +86,7 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
         int healthPort = env.containsKey("QPLAB_AGENT_HEALTH_PORT") ? port(env.get("QPLAB_AGENT_HEALTH_PORT")) : -1;
         String healthAddress = "127.0.0.1";
         String spoolDir = env.get("QPLAB_AGENT_SPOOL");
+        String stateDir = env.get("QPLAB_AGENT_STATE");
         long spoolMemory = DEFAULT_SPOOL_MEMORY;
         String caFile = env.get("QPLAB_CA_FILE");
         List<String> backing = new ArrayList<>();
@@ -103,6 +113,7 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
                 case "--health-port" -> healthPort = port(value);
                 case "--health-address" -> healthAddress = value;
                 case "--spool-dir" -> spoolDir = value;
+                case "--state-dir" -> stateDir = value;
                 case "--spool-memory-mb" -> spoolMemory = mebibytes(value);
                 case "--ca-file" -> caFile = value;
                 case "--nvmeof-backing" -> backing.add(value);
@@ -133,10 +144,11 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
                         + path);
             }
         }
-        Path spool = spoolDir != null ? Path.of(spoolDir) : dataHome(env).resolve("qplab").resolve("agent").resolve(id).resolve("spool");
+        Path state = stateDir != null ? Path.of(stateDir) : dataHome(env).resolve("qplab").resolve("agent").resolve(id);
+        Path spool = spoolDir != null ? Path.of(spoolDir) : state.resolve("spool");
         return new AgentConfig(uri, token, id, Duration.ofSeconds(heartbeat), dataAddress, healthPort, healthAddress,
-                spool.toAbsolutePath(), spoolMemory, caFile == null || caFile.isBlank() ? null : Path.of(caFile),
-                backing.stream().distinct().toList());
+                spool.toAbsolutePath(), state.toAbsolutePath(), spoolMemory,
+                caFile == null || caFile.isBlank() ? null : Path.of(caFile), backing.stream().distinct().toList());
     }
 
     private static Path dataHome(Map<String, String> env) {

@@ -22,9 +22,11 @@ public final class AgentMain {
     public static void main(String[] args) {
         AgentConfig config;
         SSLSocketFactory tls;
+        AgentCredentials credentials;
         try {
             config = AgentConfig.parse(args, System.getenv(), HostFacts.hostname());
             tls = ControllerTrust.socketFactory(config.caFile());
+            credentials = AgentCredentials.load(config.stateDir(), config.token());
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(args.length > 0 && (args[0].equals("--help") || args[0].equals("-h")) ? 0 : 2);
@@ -54,7 +56,7 @@ public final class AgentMain {
                     + " (move it aside, or pass another --spool-dir)");
             System.exit(2);
         }
-        ControllerLink link = new ControllerLink(config, tls, json, facts, outbox);
+        ControllerLink link = new ControllerLink(config, tls, json, facts, outbox, credentials);
         RunExecutor executor = new RunExecutor(link, json, () -> dataAddress, config.dataAddress(), nvmeof);
         link.onMessage(executor::handle, executor::currentRunId, executor::preparedRunId);
         if (config.healthPort() >= 0) {

@@ -12,8 +12,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLSocketFactory;
 import org.qplab.protocol.AgentMessage;
+import org.qplab.protocol.LinkClose;
 import org.qplab.protocol.SampleFrame;
 import tools.jackson.databind.ObjectMapper;
 
@@ -26,9 +29,13 @@ import tools.jackson.databind.ObjectMapper;
  */
 final class ControllerLink implements BlockingWebSocket.Listener {
 
-    /** Close code the controller uses for a refused token: retrying cannot help. */
-    static final int REFUSED = 4401;
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    private static final Pattern RETRY_IN = Pattern.compile("try again in (\\d+) s");
+
+    /** How a link ended: its close code and reason (-1: it broke, or never opened). */
+    private record Ended(int code, String reason) {
+        static final Ended BROKEN = new Ended(-1, "");
+    }
 
     private final AgentConfig config;
     /** For wss://: the JDK's trust plus --ca-file; null: the JDK's default. */
@@ -36,6 +43,7 @@ final class ControllerLink implements BlockingWebSocket.Listener {
     private final ObjectMapper json;
     private final Map<String, Object> facts;
     private final Outbox outbox;
+    private final AgentCredentials credentials;
     /** The controller installation that assigned each run still in the outbox or on the engine. */
     private final Map<Long, String> runOwners = new ConcurrentHashMap<>();
     private volatile String installation = Outbox.UNKNOWN;
@@ -53,13 +61,15 @@ final class ControllerLink implements BlockingWebSocket.Listener {
     private volatile BlockingWebSocket socket;
     private volatile boolean registered;
     private final java.util.concurrent.atomic.AtomicLong runsEnded = new java.util.concurrent.atomic.AtomicLong();
-    private volatile CompletableFuture<Integer> closed = new CompletableFuture<>();
+    private volatile CompletableFuture<Ended> closed = new CompletableFuture<>();
     /** Guarded by outboxSignal: the last outbox entry sent on this connection, and which connection. */
     private Long lastSent;
     private long connection;
 
-    ControllerLink(AgentConfig config, SSLSocketFactory tls, ObjectMapper json, Map<String, Object> facts, Outbox outbox) {
+    ControllerLink(AgentConfig config, SSLSocketFactory tls, ObjectMapper json, Map<String, Object> facts, Outbox outbox,
+                   AgentCredentials credentials) {
         this.config = config;
+        this.credentials = credentials;
         this.tls = tls;
         this.json = json;
         this.facts = facts;
@@ -72,7 +82,10 @@ final class ControllerLink implements BlockingWebSocket.Listener {
         this.preparedRun = preparedRun;
     }
 
-    /** Connects, and reconnects with backoff whenever the link drops. Returns only when refused. */
+    /**
+     * Connects, and reconnects with backoff whenever the link drops. Returns only when refused for good: every token
+     * refused, or a refusal no retry can help (what it holds stays in the spool for the next start).
+     */
     int runForever() {
         long heartbeatMs = config.heartbeat().toMillis();
         heartbeats.scheduleAtFixedRate(this::heartbeat, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
@@ -87,9 +100,16 @@ final class ControllerLink implements BlockingWebSocket.Listener {
                 if (onOpen(ws)) {
                     ws.startReading("qplab-link-reader");
                 }
-                int code = closed.join();
-                if (code == REFUSED) {
-                    return 2;
+                Ended ended = closed.join();
+                LinkClose refusal = LinkClose.of(ended.code());
+                if (refusal != null) {
+                    long waitMs = afterRefusal(refusal, ended.reason(), backoffMs);
+                    if (waitMs < 0) {
+                        return giveUp();
+                    }
+                    sleep(waitMs);
+                    backoffMs = refusal == LinkClose.ID_LIVE ? Math.min(backoffMs * 2, 10_000) : 500;
+                    continue;
                 }
                 backoffMs = 500;
             } catch (IOException | RuntimeException e) {
@@ -100,6 +120,33 @@ final class ControllerLink implements BlockingWebSocket.Listener {
             sleep(backoffMs);
             backoffMs = Math.min(backoffMs * 2, 10_000);
         }
+    }
+
+    /**
+     * What to do after the controller refused this agent: how long to wait before the next hello (0: at once, with
+     * the next token), or -1 to give up.
+     */
+    private long afterRefusal(LinkClose refusal, String reason, long backoffMs) {
+        return switch (refusal) {
+            case TOKEN_REFUSED, ENROLMENT_CLOSED, TOKEN_REVOKED -> credentials.refused() ? 0 : -1;
+            case ID_LIVE -> backoffMs; // the other link may be this agent's own, dead one that the controller still holds
+            case THROTTLED -> {
+                Matcher retry = RETRY_IN.matcher(reason == null ? "" : reason);
+                yield (retry.find() ? Long.parseLong(retry.group(1)) : 30) * 1000 + 250;
+            }
+            case BAD_HELLO, NOT_ITS_RUN, FRAME_LAYOUT -> -1;
+        };
+    }
+
+    /** Stops for good: what the outbox holds goes to the spool, which stays for the next start. */
+    private int giveUp() {
+        int kept = outbox.persist();
+        Log.info("stopping: the controller refused this agent" + (credentials.current() == null
+                ? " every token it has (the token file " + credentials.file() + " and --token-file or QPLAB_AGENT_TOKEN); "
+                + "an admin issues it a token of its own with POST /api/agents/" + config.agentId() + "/token" : "")
+                + (kept == 0 ? "" : "; " + kept + " unacknowledged frames and run ends stay in the spool "
+                + config.spoolDir() + " for the next start"));
+        return 2;
     }
 
     /** Queues a frame; never blocks on the network. */
@@ -194,7 +241,7 @@ final class ControllerLink implements BlockingWebSocket.Listener {
                     Log.info("link to controller broke while sending (" + rootMessage(e) + "); will replay after reconnect");
                     socket = null;
                     registered = false;
-                    closed.complete(-1);
+                    closed.complete(Ended.BROKEN);
                 }
                 return false;
             }
@@ -215,7 +262,7 @@ final class ControllerLink implements BlockingWebSocket.Listener {
             socket = null;
             registered = false;
             ws.abort();
-            closed.complete(-1);
+            closed.complete(Ended.BROKEN);
         }
     }
 
@@ -239,7 +286,7 @@ final class ControllerLink implements BlockingWebSocket.Listener {
         if (prepared >= 0) {
             known.add(prepared);
         }
-        var hello = new AgentMessage.Hello(config.agentId(), config.token(), facts, current < 0 ? null : current,
+        var hello = new AgentMessage.Hello(config.agentId(), credentials.current(), facts, current < 0 ? null : current,
                 List.copyOf(known), prepared < 0 ? null : prepared);
         return trySend(hello);
     }
@@ -249,6 +296,10 @@ final class ControllerLink implements BlockingWebSocket.Listener {
         lastHeard = System.nanoTime();
         AgentMessage message = json.readValue(text, AgentMessage.class);
         if (message instanceof AgentMessage.Welcome w) {
+            credentials.accepted();
+            if (w.token() != null) {
+                keepIssued(w.token());
+            }
             if (w.installation() != null) {
                 installation = w.installation();
                 int aside = outbox.keepOnly(w.installation());
@@ -281,6 +332,19 @@ final class ControllerLink implements BlockingWebSocket.Listener {
         }
     }
 
+    /** The controller enrolled this agent and issued it a token of its own: kept, and presented from now on. */
+    private void keepIssued(String token) {
+        try {
+            credentials.issued(token);
+            Log.info("enrolled: the controller issued this agent a token of its own, kept in " + credentials.file()
+                    + " (mode 0600); the enrolment secret no longer registers " + config.agentId());
+        } catch (IOException e) {
+            Log.info("enrolled, but cannot keep this agent's own token in " + credentials.file() + " (" + e
+                    + "): it registers with it until it stops; after that an admin must issue it a new one "
+                    + "(POST /api/agents/" + config.agentId() + "/token)");
+        }
+    }
+
     @Override
     public void onPing(BlockingWebSocket webSocket) {
         lastHeard = System.nanoTime();
@@ -295,15 +359,15 @@ final class ControllerLink implements BlockingWebSocket.Listener {
         socket = null;
         if (error != null) {
             Log.info("link to controller failed: " + rootMessage(error) + "; reconnecting");
-            closed.complete(-1);
+            closed.complete(Ended.BROKEN);
             return;
         }
-        if (statusCode == REFUSED) {
-            Log.info("the controller refused this agent: " + reason);
+        if (LinkClose.of(statusCode) != null) {
+            Log.info("the controller refused this agent: " + reason + " (" + statusCode + " " + LinkClose.of(statusCode) + ")");
         } else {
             Log.info("controller closed the link (" + statusCode + " " + reason + "); reconnecting");
         }
-        closed.complete(statusCode);
+        closed.complete(new Ended(statusCode, reason));
     }
 
     private static Thread daemon(Runnable body, String name) {

@@ -13,6 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -240,6 +241,23 @@ final class Outbox {
             moveAside(e);
         }
         return moved;
+    }
+
+    /**
+     * Writes every frame kept only in memory to the spool (before the agent stops: a refused agent's next start, with
+     * a token the controller takes, delivers them). Returns how many entries the spool holds now.
+     */
+    int persist() {
+        for (Map.Entry<Long, Entry> held : entries.entrySet()) {
+            Entry e = held.getValue();
+            if (e.file() == null && e.item() instanceof SampleFrame frame) {
+                Path file = spill(e.installation(), "r" + e.key().runId() + "-s" + e.key().seq() + ".qpbs", frame.encode());
+                if (file != null && entries.replace(held.getKey(), e, new Entry(e.key(), e.installation(), null, file, e.bytes()))) {
+                    memoryBytes.addAndGet(-e.bytes());
+                }
+            }
+        }
+        return (int) entries.values().stream().filter(e -> e.file() != null).count();
     }
 
     /** The position of the first entry to deliver, or null. */

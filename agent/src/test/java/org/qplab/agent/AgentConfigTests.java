@@ -20,20 +20,25 @@ class AgentConfigTests {
                 "QPLAB_CONTROLLER", "ws://10.0.0.1:9000/agent", "HOME", "/home/lab"), "host-a");
         assertThat(fromEnv).isEqualTo(new AgentConfig(URI.create("ws://10.0.0.1:9000/agent"), "env-token", "host-a",
                 Duration.ofSeconds(5), null, -1, "127.0.0.1", Path.of("/home/lab/.local/share/qplab/agent/host-a/spool"),
-                64L << 20, null, List.of()));
+                Path.of("/home/lab/.local/share/qplab/agent/host-a"), 64L << 20, null, List.of()));
 
         Path tokenFile = java.nio.file.Files.writeString(dir.resolve("agent.token"), "file-token\n");
         AgentConfig fromFlags = AgentConfig.parse(new String[] {"--token-file", tokenFile.toString(), "--id", "b",
-                "--heartbeat-seconds", "2", "--spool-dir", "/var/spool/qplab", "--spool-memory-mb", "1"},
-                Map.of("QPLAB_AGENT_TOKEN", "env-token", "QPLAB_AGENT_SPOOL", "/elsewhere"), "host-a");
+                "--heartbeat-seconds", "2", "--spool-dir", "/var/spool/qplab", "--spool-memory-mb", "1",
+                "--state-dir", "/var/lib/qplab-agent"},
+                Map.of("QPLAB_AGENT_TOKEN", "env-token", "QPLAB_AGENT_SPOOL", "/elsewhere", "QPLAB_AGENT_STATE", "/other"),
+                "host-a");
         assertThat(fromFlags).isEqualTo(new AgentConfig(URI.create("ws://127.0.0.1:8080/agent"), "file-token", "b",
-                Duration.ofSeconds(2), null, -1, "127.0.0.1", Path.of("/var/spool/qplab"), 1L << 20, null, List.of()));
+                Duration.ofSeconds(2), null, -1, "127.0.0.1", Path.of("/var/spool/qplab"), Path.of("/var/lib/qplab-agent"),
+                1L << 20, null, List.of()));
     }
 
     @Test
     void theSpoolFollowsXdgDataHomeAndRefusesANonsenseMemoryLimit() {
         assertThat(AgentConfig.parse(new String[0], Map.of("QPLAB_AGENT_TOKEN", "t", "XDG_DATA_HOME", "/data"), "h").spoolDir())
                 .isEqualTo(Path.of("/data/qplab/agent/h/spool"));
+        assertThat(AgentConfig.parse(new String[0], Map.of("QPLAB_AGENT_TOKEN", "t", "QPLAB_AGENT_STATE", "/state"), "h")
+                .spoolDir()).as("the spool goes with the state unless told otherwise").isEqualTo(Path.of("/state/spool"));
         assertThatThrownBy(() -> AgentConfig.parse(new String[] {"--spool-memory-mb", "lots"}, TOKEN, "h"))
                 .hasMessage("--spool-memory-mb must be a number of MiB (0 = everything to disk), got lots");
         assertThatThrownBy(() -> AgentConfig.parse(new String[] {"--id", "../etc"}, TOKEN, "h"))
@@ -72,11 +77,11 @@ class AgentConfigTests {
 
     @Test
     void refusesATokenInArgvNamingTheWaysThatKeepItOutOfTheProcessList() {
-        for (String[] args : new String[][] {{"--token", "secret"}, {"--token=secret"}}) {
+        for (String[] args : new String[][] {{"--token", "hunter2"}, {"--token=hunter2"}}) {
             assertThatThrownBy(() -> AgentConfig.parse(args, Map.of(), "h"))
                     .hasMessageStartingWith("--token is not taken: a token in argv is shown to every local user by ps; "
                             + "pass --token-file FILE (mode 0600) or set QPLAB_AGENT_TOKEN")
-                    .hasMessageNotContaining("secret");
+                    .hasMessageNotContaining("hunter2");
         }
     }
 

@@ -50,6 +50,25 @@ class OutboxTests {
     }
 
     @Test
+    void whatAStoppingAgentHoldsInMemoryGoesToTheSpoolAndANewProcessLoadsItAll() throws IOException {
+        Outbox outbox = new Outbox(spool, 1 << 20, JSON);
+        outbox.put("inst-a", frame(7, 0));
+        outbox.put("inst-a", frame(7, 1));
+        outbox.putEnd("inst-a", 7, new AgentMessage.RunFinished(7, Map.of("cycles", 500), 2));
+        assertThat(files("inst-a")).as("only the run end is on disk yet").containsExactly("r7-end.json");
+
+        assertThat(outbox.persist()).isEqualTo(3);
+        assertThat(outbox.memoryBytes()).isZero();
+        assertThat(files("inst-a")).containsExactlyInAnyOrder("r7-s0.qpbs", "r7-s1.qpbs", "r7-end.json");
+
+        Outbox next = new Outbox(spool, 1 << 20, JSON);
+        assertThat(next.load()).isEqualTo(3);
+        List<Object> delivered = drainInOrder(next);
+        assertThat(((SampleFrame) delivered.get(1)).intervals()).isEqualTo(frame(7, 1).intervals());
+        assertThat(delivered.get(2)).isEqualTo(new AgentMessage.RunFinished(7, Map.of("cycles", 500), 2));
+    }
+
+    @Test
     void aRunThatEndsLaterIsDeliveredLaterWhateverItsId() {
         Outbox outbox = new Outbox(spool, 1 << 20, JSON);
         outbox.put("inst", frame(2, 0));

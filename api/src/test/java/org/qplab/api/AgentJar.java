@@ -17,7 +17,10 @@ final class AgentJar implements AutoCloseable {
         this.log = log;
     }
 
-    /** An agent on this machine registered with the controller's shared token (through the environment, not argv). */
+    /**
+     * An agent on this machine, enrolled with the controller's shared enrolment secret (through the environment, not
+     * argv); the token it is issued stays in workDir.
+     */
     static AgentJar start(Path jar, ControllerJar controller, Path workDir) throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IOException("no agent jar at " + jar + ": build the agent module first (./mvnw package)");
@@ -28,7 +31,8 @@ final class AgentJar implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Djava.io.tmpdir=" + tmp,
                 "-jar", jar.toString(), "--controller", "ws://127.0.0.1:" + controller.port() + "/agent",
-                "--id", "api-client-agent", "--heartbeat-seconds", "1", "--spool-dir", spool.toString()))
+                "--id", "api-client-agent", "--heartbeat-seconds", "1", "--spool-dir", spool.toString(),
+                "--state-dir", workDir.resolve("agent-state").toString()))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().put("QPLAB_AGENT_TOKEN", controller.agentToken());
         return new AgentJar(builder.start(), log);

@@ -29,6 +29,16 @@ public final class AgentProcess implements AutoCloseable {
         return Path.of("target", "agent-spool", id).toAbsolutePath();
     }
 
+    /**
+     * Where an agent with this id keeps what it was issued by the controller at url (the token it enrolled with), in
+     * tests: one directory per controller (by its port) and id, kept across starts, so that an agent started again
+     * under the same id, by the same test or another of the same controller, registers with its own token, as a real
+     * one does. A controller with a fresh database does not know the token: the agent enrols again.
+     */
+    public static Path stateOf(String url, String id) {
+        return Path.of("target", "agent-state", java.net.URI.create(url).getPort() + "-" + id).toAbsolutePath();
+    }
+
     /** The agent's own java.io.tmpdir in tests (emptied when such an agent is first started). */
     public static Path tmpOf(String id) {
         return Path.of("target", "agent-tmp", id).toAbsolutePath();
@@ -64,7 +74,7 @@ public final class AgentProcess implements AutoCloseable {
         command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Djava.io.tmpdir=" + tmpOf(id), "-jar", jar,
                 "--controller", url, "--id", id, "--heartbeat-seconds", "1",
-                "--spool-dir", spoolOf(id).toString()));
+                "--spool-dir", spoolOf(id).toString(), "--state-dir", stateOf(url, id).toString()));
         command.addAll(flags);
         return new AgentProcess(launch(command, token, log), log, command, token);
     }

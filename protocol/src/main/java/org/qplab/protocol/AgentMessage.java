@@ -63,8 +63,15 @@ public sealed interface AgentMessage {
     /**
      * Controller → agent: registration accepted. installation identifies the controller's database: run
      * ids belong to it, so an agent delivers what it kept of a run only to the installation that assigned it.
+     * token: the agent's own token when it enrolled with the shared enrolment secret just now (null otherwise);
+     * the agent keeps it (a 0600 file in its state directory) and presents it from then on, since the
+     * secret no longer registers this id.
      */
-    record Welcome(String agentId, String installation) implements AgentMessage {}
+    record Welcome(String agentId, String installation, String token) implements AgentMessage {
+        public Welcome(String agentId, String installation) {
+            this(agentId, installation, null);
+        }
+    }
 
     /**
      * Agent → controller, periodically: runId is the run in progress or null; spooled and spoolBytes what it

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.qplab.protocol.AgentMessage;
+import org.springframework.web.reactive.socket.CloseStatus;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -30,6 +31,7 @@ public final class AgentConnection {
     };
     private final Sinks.Many<AgentMessage> outbound = Sinks.many().unicast().onBackpressureBuffer();
     private final Sinks.Empty<Void> closed = Sinks.empty();
+    private final Sinks.One<CloseStatus> closing = Sinks.one();
     private volatile String agentId;
     /** What the agent reported about its host in its hello (kernel, devices, nvmeof capabilities). */
     private volatile Map<String, Object> facts = Map.of();
@@ -83,6 +85,17 @@ public final class AgentConnection {
         refused = true;
     }
 
+    /** Refuses the link from outside its own messages (its token was revoked): the gateway closes it with status. */
+    void refuse(CloseStatus status) {
+        refused = true;
+        closing.tryEmitValue(status);
+    }
+
+    /** The status to close the link with when it is refused from outside ({@link #refuse(CloseStatus)}). */
+    Mono<CloseStatus> closing() {
+        return closing.asMono();
+    }
+
     boolean refused() {
         return refused;
     }
@@ -116,7 +129,7 @@ public final class AgentConnection {
     }
 
     public boolean idle() {
-        return open && agentId != null && busyWith == null;
+        return open && !refused && agentId != null && busyWith == null;
     }
 
     public Long busyWith() {
@@ -127,9 +140,9 @@ public final class AgentConnection {
         this.busyWith = runId;
     }
 
-    /** Queues a message for the agent; false when the connection is gone. */
+    /** Queues a message for the agent; false when the connection is gone or refused. */
     public synchronized boolean send(AgentMessage message) {
-        return open && outbound.tryEmitNext(message).isSuccess();
+        return open && !refused && outbound.tryEmitNext(message).isSuccess();
     }
 
     Flux<AgentMessage> outbound() {

@@ -4,6 +4,7 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import java.security.Principal;
 import java.util.List;
 import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.api.BadRequest;
@@ -23,7 +24,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * GET /api/agents: every agent that ever registered, and whether it is connected. POST and DELETE
- * /api/agents/{id}/token: an agent's own token, for agents started by hand (admin only).
+ * /api/agents/{id}/token: an agent's own token, issued anew or revoked (admin only); either ends the link that
+ * registered with the earlier one.
  */
 @RestController
 @RequestMapping("/api/agents")
@@ -38,11 +40,13 @@ class AgentController {
     private final Jdbc jdbc;
     private final AgentRepository agents;
     private final AgentToken tokens;
+    private final LinkRevocation revocation;
 
-    AgentController(Jdbc jdbc, AgentRepository agents, AgentToken tokens) {
+    AgentController(Jdbc jdbc, AgentRepository agents, AgentToken tokens, LinkRevocation revocation) {
         this.jdbc = jdbc;
         this.agents = agents;
         this.tokens = tokens;
+        this.revocation = revocation;
     }
 
     @GetMapping
@@ -57,31 +61,46 @@ class AgentController {
 
     /**
      * Admin only. Issues agent id its own token, replacing any earlier one: from then on the agent registers under
-     * that id only with it (the shared enrolment token no longer does). The agent takes it through --token-file or
-     * QPLAB_AGENT_TOKEN. A link already registered stays until it reconnects.
+     * that id only with it (the enrolment secret never does again). The agent takes it through --token-file or
+     * QPLAB_AGENT_TOKEN. A link registered with the earlier token is closed at once.
      */
     @PostMapping("/{id}/token")
     @ResponseStatus(HttpStatus.CREATED)
     @Operation(operationId = "issueAgentToken", summary = "Issue an agent its own token",
-            description = "For agents started by hand: issues agent id a token of its own, replacing any earlier one. "
-                    + "From then on the agent registers under that id only with it (the shared enrolment token no "
-                    + "longer does); it takes it through --token-file or QPLAB_AGENT_TOKEN. A link already registered "
-                    + "stays until it reconnects. Needs an admin.")
+            description = "Issues agent id a token of its own, replacing any earlier one (the one it enrolled with "
+                    + "included): from then on the agent registers under that id only with it (the enrolment secret "
+                    + "never does again); it takes it through --token-file or QPLAB_AGENT_TOKEN. A link registered "
+                    + "with the earlier token is closed at once (close code 4410). Needs an admin.")
     @ApiResponse(responseCode = "201", description = "The token, shown this once: only its SHA-256 is kept.")
-    Mono<IssuedToken> issue(@PathVariable String id) {
-        return valid(id).then(jdbc.call(() -> new IssuedToken(id, tokens.issue(id))));
+    Mono<IssuedToken> issue(@PathVariable String id, Principal admin) {
+        return valid(id).then(jdbc.call(() -> new IssuedToken(id, tokens.issue(id))))
+                .doOnNext(issued -> revocation.tokenWithdrawn(id, "replaced", name(admin)));
     }
 
-    /** Admin only. Revokes the token issued to agent id; 404 when it has none. */
+    /**
+     * Admin only. Revokes the token issued to agent id (404 when it has none) and closes its link; the enrolment
+     * secret does not register the id again.
+     */
     @DeleteMapping("/{id}/token")
     @ResponseStatus(HttpStatus.NO_CONTENT)
     @Operation(operationId = "revokeAgentToken", summary = "Revoke an agent's own token",
-            description = "Revokes the token issued to agent id; 404 when it has none. Needs an admin.")
+            description = "Revokes the token issued to agent id (404 when it has none) and closes the link it "
+                    + "registered with at once (close code 4410); nothing that link sends afterwards is stored. The "
+                    + "enrolment secret does not register the id again: only a token issued anew does. Needs an admin.")
     @ApiResponse(responseCode = "204", description = "Revoked.")
     @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
-    Mono<Void> revoke(@PathVariable String id) {
-        return valid(id).then(jdbc.call(() -> tokens.revoke(id))).flatMap(revoked -> revoked ? Mono.<Void>empty()
-                : Mono.error(new NotFound("agent '" + id + "' has no token of its own")));
+    Mono<Void> revoke(@PathVariable String id, Principal admin) {
+        return valid(id).then(jdbc.call(() -> tokens.revoke(id))).flatMap(revoked -> {
+            if (!revoked) {
+                return Mono.error(new NotFound("agent '" + id + "' has no token of its own"));
+            }
+            revocation.tokenWithdrawn(id, "revoked", name(admin));
+            return Mono.<Void>empty();
+        });
+    }
+
+    private static String name(Principal principal) {
+        return principal == null ? null : principal.getName();
     }
 
     private static Mono<Void> valid(String id) {

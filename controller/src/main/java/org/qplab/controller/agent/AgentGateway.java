@@ -15,6 +15,7 @@ import org.qplab.controller.schedule.RunQueue;
 import org.qplab.controller.schedule.RunRecovery;
 import org.qplab.controller.schedule.Scheduler;
 import org.qplab.protocol.AgentMessage;
+import org.qplab.protocol.LinkClose;
 import org.qplab.protocol.SampleFrame;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,17 +33,15 @@ import tools.jackson.databind.ObjectMapper;
  * runs and sends back sample frames and run ends. One agent's messages are handled strictly in
  * order, so a run's end is stored only after all of its frames.
  *
- * <p>What an agent may do: register under an id its token is good for ({@link AgentToken}), and not under
- * one whose live link registered with another token; say hello within qplab.agents.hello-timeout (failed
- * hellos are throttled per address by {@link HelloThrottle}); and send frames, run ends and pair steps only
- * for runs assigned to it: the loopback agent, or the client or server of a pair. Anything else is refused
- * with {@link #REFUSED}, logged, and stored nowhere.
+ * <p>What an agent may do: register under an id its token is good for, or enrol a new id with the enrolment secret
+ * ({@link AgentAdmission}); say hello within qplab.agents.hello-timeout; and send frames, run ends, pair steps and
+ * heartbeats only about runs assigned to it: the loopback agent, or the client or server of a pair. Anything else is
+ * refused with a close code that says why ({@link LinkClose}), logged, and stored nowhere; so is everything a link
+ * sends once its token was revoked ({@link LinkRevocation}).
  */
 @Component
 public class AgentGateway implements WebSocketHandler {
 
-    /** Close code for a refused agent (the agent does not retry). */
-    public static final int REFUSED = 4401;
     /** Frames of one agent being stored at once. */
     static final int INGEST_WINDOW = 4;
     /** How often every agent is pinged (agents take 3 heartbeats of silence for a dead link). */
@@ -57,19 +56,18 @@ public class AgentGateway implements WebSocketHandler {
     private final RunOutcomes outcomes;
     private final Scheduler scheduler;
     private final LiveRuns live;
-    private final AgentToken token;
     private final PairRuns pairs;
     private final Installation installation;
     private final RunRecovery recovery;
     private final RunQueue queue;
-    private final HelloThrottle throttle;
+    private final AgentAdmission admission;
     private final Duration helloTimeout;
 
     public AgentGateway(ObjectMapper json, Jdbc jdbc, AgentRepository agents, AgentRegistry registry,
-                        SampleIngest ingest, RunOutcomes outcomes, Scheduler scheduler, LiveRuns live, AgentToken token,
+                        SampleIngest ingest, RunOutcomes outcomes, Scheduler scheduler, LiveRuns live,
                         PairRuns pairs, Installation installation, RunRecovery recovery, RunQueue queue,
-                        HelloThrottle throttle, AgentProperties properties) {
-        this.throttle = throttle;
+                        AgentAdmission admission, AgentProperties properties) {
+        this.admission = admission;
         this.helloTimeout = properties.helloTimeout();
         this.pairs = pairs;
         this.installation = installation;
@@ -83,7 +81,6 @@ public class AgentGateway implements WebSocketHandler {
         this.ingest = ingest;
         this.outcomes = outcomes;
         this.scheduler = scheduler;
-        this.token = token;
     }
 
     @Override
@@ -109,9 +106,15 @@ public class AgentGateway implements WebSocketHandler {
         // a link that never says hello is not kept open (a thousand of them held a thousand descriptors)
         Mono.delay(helloTimeout).takeUntilOther(connection.closed())
                 .filter(t -> connection.agentId() == null)
-                .flatMap(t -> refuseHello(session, connection, CloseStatus.POLICY_VIOLATION,
-                        "no hello within " + helloTimeout.toMillis() + " ms"))
+                .flatMap(t -> {
+                    admission.failed(session.getHandshakeInfo().getRemoteAddress());
+                    return refuse(session, connection, CloseStatus.POLICY_VIOLATION,
+                            "no hello within " + helloTimeout.toMillis() + " ms");
+                })
                 .subscribe(v -> { }, e -> log.debug("closing a silent link failed: {}", e.toString()));
+        // a link refused from outside (its token revoked) is closed at once, whatever it is doing
+        connection.closing().takeUntilOther(connection.closed()).flatMap(session::close)
+                .subscribe(v -> { }, e -> log.debug("closing a revoked link failed: {}", e.toString()));
         return Mono.when(inbound.doFinally(signal -> connection.close()), outbound)
                 .doFinally(signal -> disconnected(connection));
     }
@@ -137,13 +140,17 @@ public class AgentGateway implements WebSocketHandler {
             return Mono.empty(); // what was still on its way is not read
         }
         if (message instanceof Unreadable unreadable) {
-            return refuse(session, connection, unreadable.reason());
+            return refuse(session, connection, LinkClose.FRAME_LAYOUT, unreadable.reason());
         }
         if (connection.agentId() == null) {
             if (message instanceof AgentMessage.Hello hello) {
-                return hello(connection, session, hello);
+                return admission.admit(hello, session.getHandshakeInfo().getRemoteAddress()).flatMap(verdict ->
+                        verdict instanceof AgentAdmission.Refused refused
+                                ? refuse(session, connection, refused.close(), refused.reason())
+                                : welcome(connection, session, hello, (AgentAdmission.Admitted) verdict));
             }
-            return refuseHello(session, connection, new CloseStatus(REFUSED), "the first message must be hello");
+            admission.failed(session.getHandshakeInfo().getRemoteAddress());
+            return refuse(session, connection, LinkClose.BAD_HELLO, "the first message must be hello");
         }
         if (message instanceof SampleFrame frame) {
             if (connection.owns(frame.runId())) { // the common case: no query
@@ -159,12 +166,21 @@ public class AgentGateway implements WebSocketHandler {
                 case OTHERS -> refuseRun(session, connection, "sample frame " + frame.seq(), frame.runId());
             });
         }
-        // a heartbeat stores nothing about its run: it keeps the agent itself alive and says what it has spooled
-        if (message instanceof AgentMessage.Heartbeat beat) { // no order to keep with frames: not behind them
-            return Mono.fromRunnable(() -> heartbeat(connection, beat));
+        // a heartbeat stores nothing about its run: it keeps the agent itself alive and says what it has spooled;
+        // no order to keep with frames (not behind them), but one naming a run not the agent's is refused like a frame
+        if (message instanceof AgentMessage.Heartbeat beat) {
+            if (beat.runId() == null || connection.owns(beat.runId())) {
+                return Mono.fromRunnable(() -> heartbeat(connection, beat));
+            }
+            return owned(connection, beat.runId()).flatMap(owned -> owned == AgentRepository.Assignment.OTHERS
+                    ? refuseRun(session, connection, "heartbeat", beat.runId())
+                    : Mono.fromRunnable(() -> heartbeat(connection, beat)));
         }
         // anything else (a run's end above all) only after every frame the agent sent before it is stored
         return Mono.fromFuture(connection.drained(), true).then(Mono.defer(() -> {
+            if (connection.refused()) { // revoked while its frames were being stored
+                return Mono.empty();
+            }
             long runId = message instanceof AgentMessage.RunMessage m ? m.runId() : -1;
             if (runId < 0 || connection.owns(runId)) {
                 return handleOther(connection, message);
@@ -193,6 +209,9 @@ public class AgentGateway implements WebSocketHandler {
     }
 
     private Mono<Void> ingest(AgentConnection connection, WebSocketSession session, SampleFrame frame) {
+        if (connection.refused()) { // revoked while its run's owner was looked up
+            return Mono.empty();
+        }
         CompletableFuture<Boolean> stored = ingest.submit(frame);
         // the link waits for this (drained(), before a run's end) only once the frame is acked and announced:
         // a run's end handled between the store and the announcement reached a live watcher before it
@@ -243,32 +262,10 @@ public class AgentGateway implements WebSocketHandler {
         agents.heartbeat(connection.agentId()); // in memory: stored with the others every few seconds
     }
 
-    private Mono<Void> hello(AgentConnection connection, WebSocketSession session, AgentMessage.Hello hello) {
-        if (hello.agentId() == null || !hello.agentId().matches(AgentToken.AGENT_ID)) {
-            return refuseHello(session, connection, new CloseStatus(REFUSED),
-                    "agent id must be 1-128 characters of A-Z a-z 0-9 . _ : -");
-        }
-        if (hello.frameLayout() == null || hello.frameLayout() != SampleFrame.VERSION) {
-            return refuse(session, connection, new SampleFrame.UnsupportedLayoutException(
-                    hello.frameLayout() == null ? 1 : hello.frameLayout()).getMessage());
-        }
-        String agentId = hello.agentId();
-        byte[] presented = AgentToken.sha256(hello.token() == null ? "" : hello.token());
-        return jdbc.call(() -> token.accepts(agentId, hello.token())).flatMap(accepted -> {
-            if (!accepted) {
-                return refuseHello(session, connection, new CloseStatus(REFUSED), "agent token refused for agent '" + agentId + "'");
-            }
-            if (registry.heldByAnother(agentId, presented)) { // before anything of the live agent's runs is touched
-                return refuseTaken(session, connection, agentId);
-            }
-            return welcome(connection, session, hello, presented);
-        });
-    }
-
     private Mono<Void> welcome(AgentConnection connection, WebSocketSession session, AgentMessage.Hello hello,
-                               byte[] presented) {
+                               AgentAdmission.Admitted admitted) {
         String agentId = hello.agentId();
-        connection.presented(presented);
+        connection.presented(admitted.tokenSha256());
         connection.registeredAs(agentId);
         connection.facts(hello.facts());
         List<Long> known = hello.knownRuns() == null ? List.of() : hello.knownRuns();
@@ -277,13 +274,18 @@ public class AgentGateway implements WebSocketHandler {
             agents.registered(agentId, hello.facts() == null ? Map.of() : hello.facts());
             return recovery.agentReturned(agentId, hello.currentRun(), hello.preparedRun(), known);
         }).flatMap(returned -> {
-            AgentRegistry.Registration registration = registry.register(connection, presented);
-            if (registration.refused()) { // a link with another token registered meanwhile
-                return refuseTaken(session, connection, agentId);
+            AgentRegistry.Registration registration = registry.register(connection, admitted.tokenSha256(),
+                    admitted.checkedAt());
+            if (registration.refused() == LinkClose.TOKEN_REVOKED) {
+                return refuse(session, connection, LinkClose.TOKEN_REVOKED, "agent token revoked by an admin");
+            }
+            if (registration.refused() != null) { // a link with another token registered meanwhile
+                return refuse(session, connection, LinkClose.ID_LIVE,
+                        "agent '" + agentId + "' is connected already, with another token");
             }
             connection.busyWith(returned.busyWith());
             registration.replaced().ifPresent(AgentConnection::close);
-            connection.send(new AgentMessage.Welcome(agentId, installation.id()));
+            connection.send(new AgentMessage.Welcome(agentId, installation.id(), admitted.issuedToken()));
             returned.cancel().forEach(runId -> connection.send(new AgentMessage.CancelRun(runId)));
             log.info("agent {} registered from {}{}", agentId, connection.remote(),
                     hello.currentRun() == null ? "" : ", still running run " + hello.currentRun());
@@ -292,8 +294,8 @@ public class AgentGateway implements WebSocketHandler {
         });
     }
 
-    private Mono<Void> refuse(WebSocketSession session, AgentConnection connection, String reason) {
-        return refuse(session, connection, new CloseStatus(REFUSED), reason);
+    private Mono<Void> refuse(WebSocketSession session, AgentConnection connection, LinkClose close, String reason) {
+        return refuse(session, connection, new CloseStatus(close.code()), reason);
     }
 
     private Mono<Void> refuse(WebSocketSession session, AgentConnection connection, CloseStatus status, String reason) {
@@ -302,26 +304,13 @@ public class AgentGateway implements WebSocketHandler {
         return session.close(status.withReason(truncate(reason)));
     }
 
-    /** A hello that failed (or never came): counts against the address ({@link HelloThrottle}). */
-    private Mono<Void> refuseHello(WebSocketSession session, AgentConnection connection, CloseStatus status, String reason) {
-        throttle.failed(session.getHandshakeInfo().getRemoteAddress());
-        return refuse(session, connection, status, reason);
-    }
-
-    private Mono<Void> refuseTaken(WebSocketSession session, AgentConnection connection, String agentId) {
-        registry.get(agentId).ifPresent(live -> log.warn("agent {} is connected from {}; a hello under its id from {} "
-                + "presented another token", agentId, live.remote(), connection.remote()));
-        return refuseHello(session, connection, new CloseStatus(REFUSED),
-                "agent '" + agentId + "' is connected already, with another token");
-    }
-
     /** A message about a run not assigned to this agent: nothing of it is stored, and the link is closed. */
     private Mono<Void> refuseRun(WebSocketSession session, AgentConnection connection, String what, long runId) {
         log.warn("agent {} from {} sent {} for run {}, which is not assigned to it: refused, nothing of it stored",
                 connection.agentId(), connection.remote(), what, runId);
         connection.refuse();
-        return session.close(new CloseStatus(REFUSED, truncate("run " + runId + " is not assigned to agent '"
-                + connection.agentId() + "'")));
+        return session.close(new CloseStatus(LinkClose.NOT_ITS_RUN.code(), truncate("run " + runId
+                + " is not assigned to agent '" + connection.agentId() + "'")));
     }
 
     private void runEnded(AgentConnection connection, long runId) {

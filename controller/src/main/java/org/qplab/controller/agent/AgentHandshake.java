@@ -1,10 +1,8 @@
 package org.qplab.controller.agent;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -15,18 +13,16 @@ import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
- * The WebSocket upgrade of /agent, refused before any agent message is read: 403 to a request with an Origin
- * header (browsers always send one, agents never do, so a web page cannot open an agent link), and 429 to an
- * address whose hellos failed too often lately ({@link HelloThrottle}).
+ * The WebSocket upgrade of /agent, refused before any agent message is read with 403 to a request with an Origin
+ * header (browsers always send one, agents never do, so a web page cannot open an agent link). An address whose
+ * hellos failed too often lately is not refused here: an agent with a token of its own still gets in from it
+ * ({@link AgentAdmission}).
  */
 class AgentHandshake extends HandshakeWebSocketService {
 
     private static final Logger log = LoggerFactory.getLogger(AgentHandshake.class);
-    private final HelloThrottle throttle;
-
-    AgentHandshake(RequestUpgradeStrategy upgrade, HelloThrottle throttle) {
+    AgentHandshake(RequestUpgradeStrategy upgrade) {
         super(upgrade);
-        this.throttle = throttle;
     }
 
     @Override
@@ -37,13 +33,6 @@ class AgentHandshake extends HandshakeWebSocketService {
                     exchange.getRequest().getPath(), exchange.getRequest().getRemoteAddress(), origin);
             return refuse(exchange.getResponse(), HttpStatus.FORBIDDEN,
                     "agent links are not opened from web pages (the request has an Origin header)");
-        }
-        Duration blocked = throttle.blocked(exchange.getRequest().getRemoteAddress());
-        if (!blocked.isZero()) {
-            long seconds = Math.max(1, (blocked.toMillis() + 999) / 1000);
-            exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, String.valueOf(seconds));
-            return refuse(exchange.getResponse(), HttpStatus.TOO_MANY_REQUESTS,
-                    "too many failed agent hellos from this address; try again in " + seconds + " s");
         }
         return super.handleRequest(exchange, handler);
     }

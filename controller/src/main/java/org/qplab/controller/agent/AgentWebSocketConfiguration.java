@@ -20,11 +20,11 @@ class AgentWebSocketConfiguration {
 
     /**
      * Sample frames are up to 1 MiB; Reactor Netty's default limit is 64 KiB. /agent is the only WebSocket: its
-     * upgrade is refused to browsers and to addresses throttled for failed hellos ({@link AgentHandshake}).
+     * upgrade is refused to browsers ({@link AgentHandshake}).
      */
     @Bean
-    WebSocketHandlerAdapter webSocketHandlerAdapter(HelloThrottle throttle) {
+    WebSocketHandlerAdapter webSocketHandlerAdapter() {
         var spec = WebsocketServerSpec.builder().maxFramePayloadLength(SampleFrame.MAX_BYTES);
-        return new WebSocketHandlerAdapter(new AgentHandshake(new ReactorNettyRequestUpgradeStrategy(spec), throttle));
+        return new WebSocketHandlerAdapter(new AgentHandshake(new ReactorNettyRequestUpgradeStrategy(spec)));
     }
 }

@@ -8,8 +8,9 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
- * Failed hellos per remote address: after qplab.agents.failed-hello-limit of them within a minute, the address is
- * refused at once for qplab.agents.failed-hello-block (a token guessed 300 times in 3 s met nothing before).
+ * Failed hellos per remote address: after qplab.agents.failed-hello-limit of them within a minute, hellos from the
+ * address are refused for qplab.agents.failed-hello-block (a token guessed 300 times in 3 s met nothing before), but
+ * for those with a token of their own ({@link AgentAdmission}): others' failures never lock a valid agent out.
  */
 @Component
 class HelloThrottle {

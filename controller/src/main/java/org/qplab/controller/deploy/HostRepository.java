@@ -54,9 +54,13 @@ public class HostRepository {
         jdbc.sql("UPDATE host SET state = ?, detail = ? WHERE name = ?").params(state, detail, name).update();
     }
 
+    /** The host's agent has a token of its own now: its name is closed to the enrolment secret for good. */
     public void deployed(String name, String token, String agentSha256) {
-        jdbc.sql("UPDATE host SET token_sha256 = ?, agent_sha256 = ?, deployed_at = now() WHERE name = ?")
-                .params(AgentToken.sha256(token), agentSha256, name).update();
+        jdbc.sql("""
+                WITH bound AS (INSERT INTO agent_identity (agent_id, bound_by) VALUES (?, 'deploy')
+                               ON CONFLICT (agent_id) DO NOTHING)
+                UPDATE host SET token_sha256 = ?, agent_sha256 = ?, deployed_at = now() WHERE name = ?""")
+                .params(name, AgentToken.sha256(token), agentSha256, name).update();
     }
 
     private static Host row(java.sql.ResultSet rs, int i) throws java.sql.SQLException {

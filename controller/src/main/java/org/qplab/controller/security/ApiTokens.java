@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import org.qplab.controller.agent.AgentToken;
 import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
@@ -53,7 +52,7 @@ public class ApiTokens {
         random.nextBytes(bytes);
         String token = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
         long id = jdbc.sql("INSERT INTO api_token (account, name, token_sha256) VALUES (?, ?, ?) RETURNING id")
-                .params(account, name, AgentToken.sha256(token)).query(Long.class).single();
+                .params(account, name, Sha256.of(token)).query(Long.class).single();
         return new Issued(id, name, token);
     }
 
@@ -83,7 +82,7 @@ public class ApiTokens {
         if (token == null || !token.startsWith(PREFIX) || token.length() > 128) {
             return Optional.empty();
         }
-        Remembered remembered = valid.get(HexFormat.of().formatHex(AgentToken.sha256(token)));
+        Remembered remembered = valid.get(HexFormat.of().formatHex(Sha256.of(token)));
         return remembered != null && System.nanoTime() - remembered.until() < 0 ? Optional.of(remembered.holder())
                 : Optional.empty();
     }
@@ -94,7 +93,7 @@ public class ApiTokens {
         if (known.isPresent() || token == null || !token.startsWith(PREFIX) || token.length() > 128) {
             return known;
         }
-        byte[] hash = AgentToken.sha256(token);
+        byte[] hash = Sha256.of(token);
         String key = HexFormat.of().formatHex(hash);
         long now = System.nanoTime();
         Optional<Holder> holder = jdbc.sql("""

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.protocol.AgentMessage;
+import org.qplab.protocol.LinkClose;
 import org.qplab.protocol.SampleFrame;
 import org.springframework.web.reactive.socket.CloseStatus;
 import tools.jackson.databind.json.JsonMapper;
@@ -25,7 +26,7 @@ class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
 
         CloseStatus closed = talk(hello, null);
 
-        assertThat(closed.getCode()).isEqualTo(AgentGateway.REFUSED);
+        assertThat(closed.getCode()).isEqualTo(LinkClose.FRAME_LAYOUT.code());
         assertThat(closed.getReason()).isEqualTo("sample frame layout v1 is not supported here (reads v2): run the "
                 + "agent of the controller's release");
         assertThat(jdbc.sql("SELECT count(*) FROM agent WHERE id = 'old-release'").query(Long.class).single()).isZero();
@@ -42,7 +43,7 @@ class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
 
         CloseStatus closed = talk(hello, v1);
 
-        assertThat(closed.getCode()).isEqualTo(AgentGateway.REFUSED);
+        assertThat(closed.getCode()).isEqualTo(LinkClose.FRAME_LAYOUT.code());
         assertThat(closed.getReason()).startsWith("sample frame layout v1 is not supported here (reads v2)");
         assertThat(jdbc.sql("SELECT count(*) FROM sample_batch").query(Long.class).single()).isEqualTo(batches);
     }

@@ -10,53 +10,97 @@ import org.qplab.controller.AgentProcess;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.TestIntervals;
 import org.qplab.protocol.AgentMessage;
+import org.qplab.protocol.LinkClose;
 import org.qplab.protocol.SampleFrame;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.web.reactive.socket.CloseStatus;
 
 /**
- * A fake agent against the real controller, replaying what issue 18 found: it took another agent's id, ended
- * another agent's run (the real summary was lost), stored a frame of a run not its own, and neither silence, a
- * browser's Origin nor a guessed token met any limit. Each is now refused, and nothing of it is stored.
+ * A fake agent against the real controller, replaying what issues 18 and 31 found: it took another agent's id (with
+ * another token, and with the enrolment secret), ended another agent's run (the real summary was lost), stored a
+ * frame of a run not its own, kept sending after its token was revoked, named others' runs in heartbeats, and neither
+ * silence, a browser's Origin nor a guessed token met any limit, while the limit on guesses locked valid agents out.
+ * Each is now refused with a close code that says why, and nothing of it is stored.
  */
-@TestPropertySource(properties = {"qplab.agents.hello-timeout=1s", "qplab.agents.failed-hello-limit=5",
+// failed-hello-limit well above the few hellos the other tests here fail: only the throttle test reaches it
+@TestPropertySource(properties = {"qplab.agents.hello-timeout=1s", "qplab.agents.failed-hello-limit=20",
         "qplab.agents.failed-hello-block=3s"})
 class HostileAgentIntegrationTests extends ControllerIntegrationTest {
 
     private static final Duration WAIT = Duration.ofSeconds(15);
 
     @Test
-    void aHelloUnderAConnectedIdWithAnotherTokenIsRefusedAndTheConnectedAgentStaysRegistered() throws Exception {
-        // enrolled with the shared token; then the admin gives the id a token of its own
-        try (RawAgent first = RawAgent.connect(port).hello("hostile-victim", TOKEN)) {
-            first.await(AgentMessage.Welcome.class, WAIT);
-            String own = issueToken("hostile-victim");
+    void aRevokedAgentsLinkIsClosedAtOnceNothingItSendsIsStoredAndTheSecretDoesNotTakeItsIdAgain() throws Exception {
+        String id = "hostile-revoked";
+        long own = storedRun("RUNNING", id);
+        try (RawAgent agent = RawAgent.connect(port).hello(id, TOKEN)) {
+            String token = agent.await(AgentMessage.Welcome.class, WAIT).token();
+            assertThat(token).as("its own token, issued at enrolment").matches("[0-9a-f]{64}");
 
-            try (RawAgent second = RawAgent.connect(port).hello("hostile-victim", own);
-                 RawAgent shared = RawAgent.connect(port)) {
-                CloseStatus refused = second.awaitClose(WAIT);
-                assertThat(refused.getCode()).isEqualTo(AgentGateway.REFUSED);
-                assertThat(refused.getReason()).isEqualTo("agent 'hostile-victim' is connected already, with another token");
+            http().delete().uri("/api/agents/{id}/token", id).exchange().expectStatus().isNoContent();
+            // whatever it still sends (if the close has not reached it yet) is neither read nor stored
+            agent.send(frame(own, 0));
+            agent.send(new AgentMessage.RunFinished(own, Map.of("cycles", 1, "bw_avg_bps", 1.23e15), 1));
+            CloseStatus closed = agent.awaitClose(WAIT);
+            assertThat(closed.getCode()).isEqualTo(LinkClose.TOKEN_REVOKED.code());
+            assertThat(closed.getReason()).isEqualTo("agent token revoked by an admin");
 
-                // the shared token no longer lets anyone in under this id at all
-                CloseStatus sharedRefused = shared.hello("hostile-victim", TOKEN).awaitClose(WAIT);
-                assertThat(sharedRefused.getCode()).isEqualTo(AgentGateway.REFUSED);
-                assertThat(sharedRefused.getReason()).isEqualTo("agent token refused for agent 'hostile-victim'");
+            try (RawAgent secret = RawAgent.connect(port).hello(id, TOKEN);
+                 RawAgent revoked = RawAgent.connect(port).hello(id, token)) {
+                CloseStatus refused = secret.awaitClose(WAIT);
+                assertThat(refused.getCode()).isEqualTo(LinkClose.ENROLMENT_CLOSED.code());
+                assertThat(refused.getReason()).isEqualTo("agent '" + id + "' has, or had, a token of its own: the "
+                        + "enrolment secret does not register it");
+                CloseStatus wrong = revoked.awaitClose(WAIT);
+                assertThat(wrong.getCode()).isEqualTo(LinkClose.TOKEN_REFUSED.code());
+                assertThat(wrong.getReason()).isEqualTo("agent token refused for agent '" + id + "'");
             }
-
-            // the first link is still the agent's: it gets a run assigned to it
-            long runId = queuedRun("hostile-victim");
-            assertThat(first.await(AgentMessage.AssignRun.class, WAIT).runId()).isEqualTo(runId);
-            assertThat(first.isOpen()).isTrue();
-            assertThat(connected("hostile-victim")).isTrue();
         }
+        assertThat(rowsOf("sample_batch", own) + rowsOf("run_interval", own) + rowsOf("run_summary", own))
+                .as("nothing of what it sent after its revocation").isZero();
+        assertThat(jdbc.sql("SELECT count(*) FROM agent_token WHERE agent_id = ?").param(id).query(Long.class).single()).isZero();
+        assertThat(connected(id)).isFalse();
+        long deadline = System.nanoTime() + WAIT.toNanos(); // the audit row is written after the fact
+        while (audit(id).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(audit(id)).containsExactly(Map.of("actor", "admin", "action",
+                "agent link closed: agent token revoked by an admin", "status", LinkClose.TOKEN_REVOKED.code()));
     }
 
     @Test
-    void aRunFinishedForAnotherAgentsRunIsRefusedAndTheRealSummaryIsStored() throws Exception {
+    void aHeartbeatNamingAnotherAgentsRunIsRefusedAndOneNamingItsOwnIsTaken() throws Exception {
+        long others = storedRun("RUNNING", "hostile-busy");
+        long own = storedRun("RUNNING", "hostile-beater");
+        try (RawAgent fake = RawAgent.connect(port)) {
+            fake.hello("hostile-beater", TOKEN).await(AgentMessage.Welcome.class, WAIT);
+            fake.send(new AgentMessage.Heartbeat(own, 0, 0L));
+            fake.send(frame(own, 0)); // handled after the heartbeat: its ack says the link is still up
+            assertThat(fake.await(AgentMessage.BatchAck.class, WAIT).runId()).isEqualTo(own);
+
+            fake.send(new AgentMessage.Heartbeat(others, 0, 0L));
+            CloseStatus refused = fake.awaitClose(WAIT);
+            assertThat(refused.getCode()).isEqualTo(LinkClose.NOT_ITS_RUN.code());
+            assertThat(refused.getReason()).isEqualTo("run " + others + " is not assigned to agent 'hostile-beater'");
+        }
+        assertThat(rowsOf("sample_batch", others) + rowsOf("run_interval", others)).isZero();
+        assertThat(jdbc.sql("SELECT agent_id FROM run WHERE id = ?").param(others).query(String.class).single())
+                .isEqualTo("hostile-busy");
+    }
+
+    @Test
+    void theSecretUnderALiveAgentsIdAndARunEndForAnotherAgentsRunAreRefusedAndTheRealSummaryIsStored() throws Exception {
         try (AgentProcess real = AgentProcess.start(port, "hostile-real", TOKEN)) {
             awaitConnected("hostile-real", real);
+            // issue 31: the enrolment secret under the live agent's id took over its link, and its next run
+            try (RawAgent impostor = RawAgent.connect(port).hello("hostile-real", TOKEN)) {
+                CloseStatus refused = impostor.awaitClose(WAIT);
+                assertThat(refused.getCode()).isEqualTo(LinkClose.ENROLMENT_CLOSED.code());
+                assertThat(refused.getReason()).isEqualTo("agent 'hostile-real' has, or had, a token of its own: the "
+                        + "enrolment secret does not register it");
+            }
+            assertThat(connected("hostile-real")).isTrue();
             long experimentId = ((Number) http().post().uri("/api/experiments").contentType(MediaType.parseMediaType("application/yaml"))
                     .bodyValue("""
                             name: hostile-run-end
@@ -73,7 +117,7 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
                 fake.send(new AgentMessage.RunFinished(runId, Map.of("cycles", 1, "bw_avg_bps", 9.99e15), 0));
                 refused = fake.awaitClose(WAIT);
             }
-            assertThat(refused.getCode()).isEqualTo(AgentGateway.REFUSED);
+            assertThat(refused.getCode()).isEqualTo(LinkClose.NOT_ITS_RUN.code());
             assertThat(refused.getReason()).isEqualTo("run " + runId + " is not assigned to agent 'hostile-fake'");
             assertThat(jdbc.sql("SELECT status FROM run WHERE id = ?").param(runId).query(String.class).single())
                     .as("the run goes on").isEqualTo("RUNNING");
@@ -89,6 +133,7 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
                             FROM run_summary s JOIN run r ON r.id = s.run_id WHERE s.run_id = ?""")
                     .param(runId).query().singleRow();
             assertThat(summary.get("agent_id")).isEqualTo("hostile-real");
+            assertThat(real.log()).as("the real agent was never displaced").doesNotContain("refused");
             assertThat((Long) summary.get("cycles")).as("the real agent's summary").isGreaterThan(1);
             assertThat((Double) summary.get("bw_avg_bps")).as("a loopback tcp rate, not the fake's 9.99e15 B/s")
                     .isLessThan(1e12);
@@ -119,7 +164,7 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
 
             fake.send(frame(others, 7));
             CloseStatus refused = fake.awaitClose(WAIT);
-            assertThat(refused.getCode()).isEqualTo(AgentGateway.REFUSED);
+            assertThat(refused.getCode()).isEqualTo(LinkClose.NOT_ITS_RUN.code());
             assertThat(refused.getReason()).isEqualTo("run " + others + " is not assigned to agent 'hostile-framer'");
         }
         assertThat(rowsOf("sample_batch", own)).isEqualTo(1);
@@ -157,16 +202,20 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
     }
 
     @Test
-    void repeatedWrongTokensAreThrottledEvenWithTheRightTokenUntilTheBlockIsOver() throws Exception {
-        // failed-hello-limit is 5 a minute: the 6th upgrade at the latest (fewer when other tests' refusals count)
+    void wrongHellosFromAnAddressThrottleGuessesThereButNeverAnAgentWithItsOwnToken() throws Exception {
+        String own;
+        try (RawAgent valid = RawAgent.connect(port).hello("hostile-throttled", TOKEN)) {
+            own = valid.await(AgentMessage.Welcome.class, WAIT).token();
+        }
+        // failed-hello-limit is 20 a minute: the 21st guess at the latest (fewer when other tests' refusals count)
+        CloseStatus throttled = null;
         int refusedHellos = 0;
-        int throttledAt = 0;
-        for (int i = 1; i <= 6 && throttledAt == 0; i++) {
-            try (RawAgent guess = RawAgent.connect(port)) {
-                if (guess.refusedWithStatus() == 429) {
-                    throttledAt = i;
+        for (int i = 1; i <= 21 && throttled == null; i++) {
+            try (RawAgent guess = RawAgent.connect(port).hello("hostile-guesser", "guess-" + i)) {
+                CloseStatus refused = guess.awaitClose(WAIT);
+                if (refused.getCode() == LinkClose.THROTTLED.code()) {
+                    throttled = refused;
                 } else {
-                    CloseStatus refused = guess.hello("hostile-guesser", "guess-" + i).awaitClose(WAIT);
                     assertThat(refused.getReason()).isEqualTo("agent token refused for agent 'hostile-guesser'");
                     refusedHellos++;
                 }
@@ -174,24 +223,32 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
         }
         long blockedAt = System.nanoTime();
         try {
-            // at least one refused here: the hellos other tests of this class failed (3 at most) count too
-            assertThat(throttledAt).as("throttled after %d refused hellos", refusedHellos).isBetween(2, 6);
-            try (RawAgent right = RawAgent.connect(port)) {
-                assertThat(right.refusedWithStatus()).as("while blocked even the right token is not read").isEqualTo(429);
+            assertThat(throttled).as("throttled after %d refused hellos", refusedHellos).isNotNull();
+            assertThat(throttled.getReason()).matches("too many failed agent hellos from this address; try again in [1-3] s");
+
+            try (RawAgent valid = RawAgent.connect(port).hello("hostile-throttled", own)) {
+                assertThat(valid.await(AgentMessage.Welcome.class, WAIT).agentId())
+                        .as("an agent with its own token gets in from a throttled address").isEqualTo("hostile-throttled");
             }
+            try (RawAgent enrolling = RawAgent.connect(port).hello("hostile-newcomer", TOKEN)) {
+                CloseStatus refused = enrolling.awaitClose(WAIT);
+                assertThat(refused.getCode()).as("the enrolment secret, which can be guessed, waits the block out")
+                        .isEqualTo(LinkClose.THROTTLED.code());
+            }
+            assertThat(jdbc.sql("SELECT count(*) FROM agent_identity WHERE agent_id = 'hostile-newcomer'")
+                    .query(Long.class).single()).isZero();
         } finally { // failed-hello-block=3s: the tests after this one are not refused
             Thread.sleep(Math.max(0, 3_100 - (System.nanoTime() - blockedAt) / 1_000_000));
         }
-        try (RawAgent after = RawAgent.connect(port).hello("hostile-guesser", TOKEN)) {
-            assertThat(after.await(AgentMessage.Welcome.class, WAIT).agentId()).as("the block is over")
-                    .isEqualTo("hostile-guesser");
+        try (RawAgent after = RawAgent.connect(port).hello("hostile-newcomer", TOKEN)) {
+            assertThat(after.await(AgentMessage.Welcome.class, WAIT).token()).as("the block is over: it enrols")
+                    .matches("[0-9a-f]{64}");
         }
     }
 
-    private String issueToken(String agentId) {
-        Map<String, Object> issued = http().post().uri("/api/agents/{id}/token", agentId).exchange()
-                .expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
-        return (String) issued.get("token");
+    private List<Map<String, Object>> audit(String target) {
+        return jdbc.sql("SELECT actor, action, status FROM audit_event WHERE target = ? AND action LIKE 'agent link%'")
+                .param(target).query().listOfRows();
     }
 
     private boolean connected(String agentId) {
@@ -229,15 +286,6 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
                         INSERT INTO run (experiment_id, idx, params, status, agent_id, attempt, started_at)
                         VALUES (?, 0, '{"provider": "tcp", "msg_size": 64}', ?, ?, 1, now()) RETURNING id""")
                 .params(experimentId, status, agentId).query(Long.class).single();
-    }
-
-    /** A queued run that only agentId may take (its matrix named that host). */
-    private long queuedRun(String agentId) {
-        long experimentId = jdbc.sql("INSERT INTO experiment (name, matrix) VALUES ('hostile', '{}') RETURNING id")
-                .query(Long.class).single();
-        return jdbc.sql("""
-                        INSERT INTO run (experiment_id, idx, params, want_client) VALUES (?, 0, '{"provider": "tcp"}', ?)
-                        RETURNING id""").params(experimentId, agentId).query(Long.class).single();
     }
 
     private static SampleFrame frame(long runId, long seq) {

@@ -66,9 +66,14 @@ final class RawAgent implements AutoCloseable {
         return send(new AgentMessage.Hello(agentId, token, Map.of("hostname", agentId), null, List.of()));
     }
 
+    /** Sends the message unless the link is closed (also when the controller's close crosses it: then it is lost). */
     synchronized RawAgent send(AgentMessage message) {
         if (socket != null && !closed.isDone()) {
-            socket.sendText(JSON.writeValueAsString(message), true).join();
+            try {
+                socket.sendText(JSON.writeValueAsString(message), true).join();
+            } catch (java.util.concurrent.CompletionException e) {
+                // the controller closed the link meanwhile
+            }
         }
         return this;
     }
@@ -87,7 +92,11 @@ final class RawAgent implements AutoCloseable {
             // a copy in a big-endian buffer: the JDK client's masking reorders the bytes of a little-endian one
             byte[] bytes = new byte[frame.remaining()];
             frame.duplicate().get(bytes);
-            socket.sendBinary(ByteBuffer.wrap(bytes), true).join();
+            try {
+                socket.sendBinary(ByteBuffer.wrap(bytes), true).join();
+            } catch (java.util.concurrent.CompletionException e) {
+                // the controller closed the link meanwhile
+            }
         }
         return this;
     }
