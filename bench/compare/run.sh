@@ -79,7 +79,7 @@ fi
 log "starting the controller on $BASE and one agent..."
 start_controller "$WORK" "$PORT" 0
 QPLAB_AGENT_TOKEN=$BENCH_AGENT_TOKEN java -jar "$ROOT/agent/target/qplab-agent.jar" --controller "ws://127.0.0.1:$PORT/agent" \
-    --id bench-agent --spool-dir "$WORK/spool" >"$WORK/agent.log" 2>&1 &
+    --id bench-agent --spool-dir "$WORK/spool" --state-dir "$WORK/agent-state" >"$WORK/agent.log" 2>&1 &
 AGENT_PID=$!
 STARTED=$SECONDS
 

@@ -52,7 +52,7 @@ ids=()
 for i in $(seq -w 1 "$AGENTS"); do
     ids+=("ingest-$i")
     QPLAB_AGENT_TOKEN=$BENCH_AGENT_TOKEN nice -n "$AGENT_NICE" java -Xmx256m -jar "$AJAR" --controller "ws://127.0.0.1:$CPORT/agent" \
-        --id "ingest-$i" --spool-dir "$TMP/spool/$i" --spool-memory-mb 64 \
+        --id "ingest-$i" --spool-dir "$TMP/spool/$i" --state-dir "$TMP/agent-state/$i" --spool-memory-mb 64 \
         >"$TMP/agent-$i.log" 2>&1 &
     PIDS+=($!)
 done

@@ -89,7 +89,6 @@ if [ "$FIO_ONLY" != 1 ]; then
     start_controller "$TMP" "$PORT" 0
 fi
 BASE="http://127.0.0.1:$PORT"
-printf '%s' "$BENCH_AGENT_TOKEN" >"$TMP/agent.token"
 
 # Agents vm1 and vm2 connected to the controller; (re)started when not (first call, or after the lab restarted).
 ensure_agents() {
@@ -103,7 +102,10 @@ ensure_agents() {
         echo "starting the agent in VM $i..." >&2
         # the agent probes fio and nvme-cli once at start (30 s each): warm, the probe is the agent's, not 9p's
         "$LAB" ssh "$i" "fio --version && nvme version" >/dev/null || return 1
-        "$LAB" ssh "$i" "umask 077; cat >/run/qplab-bench-agent.token" <"$TMP/agent.token" || return 1
+        # a token of its own, issued anew at each (re)start: a VM's state does not survive the lab's restart, so the
+        # token it enrolled with would be gone, and the enrolment secret never registers its id again
+        api -sf -X POST "$BASE/api/agents/vm$i/token" | jq -r .token \
+            | "$LAB" ssh "$i" "umask 077; cat >/run/qplab-bench-agent.token" || return 1
         "$LAB" ssh "$i" "pkill -f '[q]plab-agent.jar --controller ws://$where' ; cd /tmp && (JAVA_TOOL_OPTIONS='$AGENT_JAVA_TOOL_OPTIONS' setsid nohup java $AGENT_JAVA_OPTS -jar $AGENT_JAR \
             --controller ws://$where/agent --id vm$i --data-address $("$LAB" addr "$i") --token-file /run/qplab-bench-agent.token \
             >/tmp/qplab-bench-agent.log 2>&1 </dev/null &)" || return 1

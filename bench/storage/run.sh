@@ -47,7 +47,7 @@ PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U postgres -d
 echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
 start_controller "$TMP" "$CPORT" "$PGPORT"
 QPLAB_AGENT_TOKEN=$BENCH_AGENT_TOKEN java -jar "$AJAR" --controller "ws://127.0.0.1:$CPORT/agent" --id storage-agent \
-    --spool-dir "$TMP/spool" >"$TMP/agent.log" 2>&1 &
+    --spool-dir "$TMP/spool" --state-dir "$TMP/agent-state" >"$TMP/agent.log" 2>&1 &
 AGENT_PID=$!
 for _ in $(seq 120); do
     [ "$("${PSQL[@]}" -c "SELECT count(*) FROM agent WHERE connected")" = 1 ] && break
