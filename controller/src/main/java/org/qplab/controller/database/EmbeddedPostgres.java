@@ -132,6 +132,7 @@ public final class EmbeddedPostgres implements AutoCloseable {
         // nobody may log in until EmbeddedPostgresAuth has written pg_hba.conf and set qplab's password
         run(List.of(binaries.bin("initdb"), "-D", dataDir.toString(), "-U", "postgres", "-A", "reject",
                 "-E", "UTF8", "--locale=C", "--no-instructions"), 120);
+        Files.delete(dataDir.resolve("pg_hba.conf")); // initdb's, refusing everyone: ours replaces it, no backup needed
     }
 
     /** A controller that was killed leaves its server running; we hold the lock, so it is an orphan. */

@@ -101,8 +101,8 @@ final class EmbeddedPostgresAuth {
             if (!Files.exists(backup, LinkOption.NOFOLLOW_LINKS)) {
                 write(backup, current, false);
             }
-            log.info("Replacing {}{} (the old one is kept as {})", hba,
-                    trusting ? ", which trusted local connections," : "", backup.getFileName());
+            log.info("Replacing {} ({}the old one is kept as {})", hba,
+                    trusting ? "it trusted local connections; " : "", backup.getFileName());
         }
         write(hba, wanted, true);
     }

@@ -84,6 +84,10 @@ class EmbeddedPostgresIntegrationTests {
             }
             assertThat(Files.readAllLines(dataDir.resolve("pg_hba.conf")).stream().filter(l -> !l.startsWith("#")))
                     .containsExactly("host    qplab    qplab    127.0.0.1/32    scram-sha-256");
+            try (var files = Files.list(dataDir)) {
+                assertThat(files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("pg_hba")))
+                        .as("a new data directory: nothing to keep").containsExactly("pg_hba.conf");
+            }
         }
     }
 
