@@ -78,7 +78,7 @@ postgres_cpu() {
     pids=$(postgres_pids)
     [ -n "$pids" ] || return 0
     ps -o pid=,args= -p "$(echo $pids | tr ' ' ',')" | awk -v hz="$HZ" '{
-        kind = ($2 != "postgres:") ? "postmaster" : ($3 == "postgres") ? "backends" : $3; f = "/proc/" $1 "/stat"
+        kind = ($2 != "postgres:") ? "postmaster" : ($3 == "qplab") ? "backends" : $3; f = "/proc/" $1 "/stat"
         if ((getline line < f) > 0) { sub(/^.*\) /, "", line); split(line, x, " "); t[kind] += x[12] + x[13] + x[14] + x[15] }
         close(f) }
         END { for (k in t) printf "%s %.1f\n", k, t[k] / hz }'
@@ -117,7 +117,7 @@ trap cleanup EXIT
 CPORT=$(free_port)
 PGPORT=$(free_port)
 URL=http://127.0.0.1:$CPORT
-PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U postgres -d qplab)
+PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U qplab -d qplab) # PGPASSFILE: start_controller
 
 echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
 BENCH_JAVA_OPTS=-Xmx2g start_controller "$TMP" "$CPORT" "$PGPORT" ${WRITERS:+--qplab.ingest.writers=$WRITERS}

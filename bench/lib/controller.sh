@@ -19,7 +19,9 @@ free_port() {
 # start_controller DIR PORT PGPORT [controller args...]: a controller on PORT with its embedded PostgreSQL in
 # DIR/postgres on PGPORT (0: any), its log in DIR/controller.log and its generated secrets in DIR (not in
 # ~/.local/share/qplab); returns once it is ready (the database included), with CONTROLLER_PID and API_TOKEN
-# (an admin's) set. BENCH_JAVA_OPTS: JVM options (e.g. -Xmx2g).
+# (an admin's) set, and PGPASSFILE exported: psql -h 127.0.0.1 -p PGPORT -U qplab -d qplab logs in as the controller
+# does (the embedded server lets in no other role; its password is in DIR/postgres-password, 0600).
+# BENCH_JAVA_OPTS: JVM options (e.g. -Xmx2g).
 start_controller() {
     local dir=$1 port=$2 pgport=$3
     shift 3
@@ -37,6 +39,8 @@ start_controller() {
     curl -sf -o /dev/null "http://127.0.0.1:$port/actuator/health/readiness" \
         || die "the controller did not get ready in 120 s: $(tail -20 "$dir/controller.log")"
     API_TOKEN=$(tr -d ' \r\n' <"$dir/cli-token")
+    (umask 077 && printf '127.0.0.1:*:qplab:qplab:%s\n' "$(tr -d ' \r\n' <"$dir/postgres-password")" >"$dir/pgpass")
+    export PGPASSFILE=$dir/pgpass
 }
 
 # SIGTERM (it stops its PostgreSQL too), waiting up to 60 s.

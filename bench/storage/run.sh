@@ -42,7 +42,7 @@ trap cleanup EXIT
 CPORT=$(free_port)
 PGPORT=$(free_port)
 URL=http://127.0.0.1:$CPORT
-PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U postgres -d qplab)
+PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U qplab -d qplab) # PGPASSFILE: start_controller
 
 echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
 start_controller "$TMP" "$CPORT" "$PGPORT"

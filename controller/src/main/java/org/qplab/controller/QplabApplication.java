@@ -12,6 +12,8 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 public class QplabApplication {
 
     public static void main(String[] args) {
-        SpringApplication.run(QplabApplication.class, args);
+        SpringApplication application = new SpringApplication(QplabApplication.class);
+        application.addListeners(new QuietFailedRefresh());
+        application.run(args);
     }
 }

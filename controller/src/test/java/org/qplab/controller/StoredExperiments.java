@@ -15,13 +15,26 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * Experiments whose runs an imitation agent ran: submitted over the API, their cycles stored as the
- * engine's intervals (and, to check them against, as a trace of every cycle) through the real ingest and
- * run-end paths, with cycle times drawn from a known distribution
- * (log-normal around 100 µs × scale), so tests know what a comparison must find.
+ * engine's intervals through the real ingest and run-end paths, so tests know every value a chart or a comparison
+ * must show. Two kinds: message sizes with cycle times drawn from a known distribution (log-normal around
+ * 100 µs × scale; every cycle traced too, to check against), or any matrix whose runs each have the bandwidth a
+ * function of their configuration gives (every cycle equally long).
  */
 public final class StoredExperiments {
 
     public static final int CYCLES = 5000;
+
+    /** Cycles of each run of {@link #create(String, String, Bandwidth)}. */
+    public static final int PACED_CYCLES = 200;
+
+    /** A run's configuration as the tests vary it. */
+    public record Point(long msgSize, int qpsPerThread, int threads, int repeat) {}
+
+    /** The bandwidth a run of a configuration has, in bytes per second. */
+    @FunctionalInterface
+    public interface Bandwidth {
+        double of(Point point);
+    }
 
     private final WebTestClient http;
     private final JdbcClient jdbc;
@@ -45,17 +58,9 @@ public final class StoredExperiments {
      * exp(runScatter x a standard normal draw) besides scale: the run-to-run variation a real machine has.
      */
     public long create(String sizes, long seed, double scale, String kernel, int repeats, double runScatter) throws Exception {
-        Map<String, Object> created = http.post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"name\":\"compare\",\"base\":{\"iterations\":" + CYCLES + "},\"dimensions\":{\"msg_size\":" + sizes
-                        + "},\"repeats\":" + repeats + "}")
-                .exchange().expectStatus().isCreated().expectBody(ControllerIntegrationTest.JSON_OBJECT).returnResult()
-                .getResponseBody();
-        long experimentId = ((Number) created.get("id")).longValue();
-        List<Long> runs = jdbc.sql("""
-                        UPDATE run SET status = 'RUNNING', agent_id = 'imitation', started_at = now(),
-                            host_facts = jsonb_build_object('kernel', ?::text, 'cpus', 2)
-                        WHERE experiment_id = ? RETURNING id""")
-                .params(kernel, experimentId).query(Long.class).list();
+        long experimentId = submit(MediaType.APPLICATION_JSON, "{\"name\":\"compare\",\"base\":{\"iterations\":" + CYCLES
+                + "},\"dimensions\":{\"msg_size\":" + sizes + "},\"repeats\":" + repeats + "}");
+        List<Long> runs = start(experimentId, kernel);
         SplittableRandom random = new SplittableRandom(seed);
         for (long runId : runs) {
             long msgSize = jdbc.sql("SELECT (params->>'msg_size')::bigint FROM run WHERE id = ?").param(runId)
@@ -81,6 +86,56 @@ public final class StoredExperiments {
                             "p999", sorted[CYCLES * 999 / 1000])), 1);
         }
         return experimentId;
+    }
+
+    /**
+     * Submits the matrix (YAML) and finishes every run of it on a host running `kernel` (part of its fingerprint),
+     * each at the bandwidth `bandwidth` gives its configuration and repeat. Returns the experiment id.
+     */
+    public long create(String matrixYaml, String kernel, Bandwidth bandwidth) throws Exception {
+        long experimentId = submit(MediaType.parseMediaType("application/yaml"), matrixYaml);
+        for (long runId : start(experimentId, kernel).stream().sorted().toList()) {
+            Point point = jdbc.sql("""
+                            SELECT (params->>'msg_size')::bigint, coalesce((params->>'qps_per_thread')::int, 1),
+                                   coalesce((params->>'threads')::int, 1), repeat
+                            FROM run WHERE id = ?""")
+                    .param(runId).query((rs, i) -> new Point(rs.getLong(1), rs.getInt(2), rs.getInt(3), rs.getInt(4))).single();
+            finishAt(runId, point, bandwidth.of(point));
+        }
+        return experimentId;
+    }
+
+    /** One cycle = one message per QP per thread; every cycle takes the time the bandwidth gives it. */
+    private void finishAt(long runId, Point point, double bytesPerSecond) throws Exception {
+        long bytesPerCycle = point.msgSize() * point.qpsPerThread();
+        long cycleNs = Math.max(1, Math.round(bytesPerCycle * 1e9 / bytesPerSecond));
+        List<TestIntervals.Cycle> cycles = new ArrayList<>();
+        for (int i = 0; i < PACED_CYCLES; i++) {
+            cycles.add(new TestIntervals.Cycle(0, i * cycleNs, (i + 1) * cycleNs));
+        }
+        ingest.store(SampleFrame.of(runId, 0, List.of(), TestIntervals.of(cycles, 100_000_000L, bytesPerCycle,
+                point.qpsPerThread())));
+        outcomes.finished(runId, "imitation", Map.of("cycles", PACED_CYCLES, "bytes", PACED_CYCLES * bytesPerCycle,
+                "messages", (long) PACED_CYCLES * point.qpsPerThread(), "errors", 0, "dropped", 0,
+                "duration_ns", PACED_CYCLES * cycleNs, "bw_avg_bps", bytesPerSecond, "bw_peak_bps", bytesPerSecond,
+                "msg_rate", bytesPerSecond / point.msgSize(),
+                "cycle_ns", Map.of("median", cycleNs, "p99", cycleNs, "p999", cycleNs)), 1);
+    }
+
+    private long submit(MediaType type, String matrix) {
+        Map<String, Object> created = http.post().uri("/api/experiments").contentType(type).bodyValue(matrix)
+                .exchange().expectStatus().isCreated().expectBody(ControllerIntegrationTest.JSON_OBJECT).returnResult()
+                .getResponseBody();
+        return ((Number) created.get("id")).longValue();
+    }
+
+    /** Every run of the experiment RUNNING on the imitation agent, on a host running `kernel`; their ids. */
+    private List<Long> start(long experimentId, String kernel) {
+        return jdbc.sql("""
+                        UPDATE run SET status = 'RUNNING', agent_id = 'imitation', started_at = now(),
+                            host_facts = jsonb_build_object('kernel', ?::text, 'cpus', 2)
+                        WHERE experiment_id = ? RETURNING id""")
+                .params(kernel, experimentId).query(Long.class).list();
     }
 
     private static double gaussian(SplittableRandom random) {

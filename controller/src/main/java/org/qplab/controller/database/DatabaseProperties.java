@@ -16,7 +16,11 @@ public record DatabaseProperties(@DefaultValue Embedded embedded) {
      * @param port     TCP port on 127.0.0.1; 0 picks a free one (default 54329)
      * @param database database name, created on first start (default qplab)
      * @param fsync    keep PostgreSQL's durability settings (default true; tests turn it off for speed)
+     * @param passwordFile the password of the role qplab, the only one the server lets in: one line, mode 0600,
+     *                 owned by the controller's user; default: next to the data directory, named after it
+     *                 (~/.local/share/qplab/postgres-password); generated when missing, and set on the server at
+     *                 each start (so writing a new one there and restarting changes it)
      */
     public record Embedded(String dataDir, @DefaultValue("54329") int port, @DefaultValue("qplab") String database,
-                           @DefaultValue("true") boolean fsync) {}
+                           @DefaultValue("true") boolean fsync, String passwordFile) {}
 }

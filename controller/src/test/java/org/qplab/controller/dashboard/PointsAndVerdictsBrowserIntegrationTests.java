@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.Select;
+import org.qplab.controller.StoredExperiments;
 import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.controller.ingest.SampleIngest;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -20,7 +21,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Issue 30 in the dashboard, on runs whose agent the test plays (StoredRuns: every value known): a curve point is
+ * Issue 30 in the dashboard, on runs whose agent the test plays (StoredExperiments: every value known): a curve point is
  * one configuration, picked with the pin bar, its band the spread over that configuration's repeats (none at n = 1);
  * a configuration's history over time; verdicts judged over runs, "inconclusive" with one run per side, and two
  * experiments paired across the one knob they differ in.
@@ -41,7 +42,7 @@ class PointsAndVerdictsBrowserIntegrationTests extends BrowserTest {
     private RunOutcomes outcomes;
 
     /** Bytes per second: each configuration apart from the others, and each repeat 2 % above the one before. */
-    private static double bandwidth(StoredRuns.Point p) {
+    private static double bandwidth(StoredExperiments.Point p) {
         return 1e8 * (1 + p.msgSize() / 4096.0) * (p.qpsPerThread() == 8 ? 3 : 1) * p.threads() * (1 + 0.02 * p.repeat());
     }
 
@@ -148,8 +149,8 @@ class PointsAndVerdictsBrowserIntegrationTests extends BrowserTest {
         return note.isDisplayed() ? note.getText() : "";
     }
 
-    private StoredRuns stored() {
-        return new StoredRuns(http(), jdbc, ingest, outcomes);
+    private StoredExperiments stored() {
+        return new StoredExperiments(http(), jdbc, ingest, outcomes);
     }
 
     @Test

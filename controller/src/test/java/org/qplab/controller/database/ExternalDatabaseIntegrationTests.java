@@ -15,7 +15,11 @@ import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** spring.datasource.url set: the controller uses that server, migrates it, and starts no embedded one. */
+/**
+ * spring.datasource.url set: the controller uses that server, migrates it, and starts no embedded one. The
+ * server is what README asks of an external PostgreSQL: a role with a password (scram-sha-256) that owns the
+ * database and is not a superuser.
+ */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE, properties = "qplab.agents.token=external-db-test")
 @DirtiesContext
 class ExternalDatabaseIntegrationTests {
@@ -25,13 +29,13 @@ class ExternalDatabaseIntegrationTests {
     @DynamicPropertySource
     static void externalServer(DynamicPropertyRegistry registry) {
         try {
-            external = EmbeddedPostgres.start(new DatabaseProperties.Embedded(
-                    TestDatabase.freshDataDir().toString(), 0, "qplab", false));
+            external = EmbeddedPostgres.start(TestDatabase.config(TestDatabase.freshDataDir()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        registry.add("spring.datasource.url", () -> external.jdbcUrl("postgres"));
-        registry.add("spring.datasource.username", () -> "postgres");
+        registry.add("spring.datasource.url", () -> external.jdbcUrl(external.database()));
+        registry.add("spring.datasource.username", external::username);
+        registry.add("spring.datasource.password", external::password);
     }
 
     @AfterAll
@@ -55,5 +59,7 @@ class ExternalDatabaseIntegrationTests {
         assertThat(jdbc.sql("SELECT count(*) FROM flyway_schema_history WHERE success").query(Integer.class).single())
                 .as("every migration in db/migration applied").isEqualTo(migrations);
         assertThat(jdbc.sql("SELECT count(*) FROM experiment").query(Long.class).single()).isZero();
+        assertThat(jdbc.sql("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").query(Boolean.class).single())
+                .as("migrated by a role that is not a superuser").isFalse();
     }
 }

@@ -7,6 +7,9 @@ import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -46,6 +49,21 @@ public final class TestDatabase {
                 CREATED.add(parent);
             }
             return parent.resolve("postgres");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** An embedded server in dataDir on a free port, with the default database and password file, fsync off. */
+    public static DatabaseProperties.Embedded config(Path dataDir) {
+        return new DatabaseProperties.Embedded(dataDir.toString(), 0, "qplab", false, null);
+    }
+
+    /** A connection to the qplab database as the controller makes one: the role qplab, the password from its file. */
+    public static Connection connect(Path dataDir, int port) throws SQLException {
+        try {
+            String password = Files.readString(EmbeddedPostgresAuth.passwordFileFor(dataDir.toAbsolutePath())).strip();
+            return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/qplab", EmbeddedPostgresAuth.ROLE, password);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

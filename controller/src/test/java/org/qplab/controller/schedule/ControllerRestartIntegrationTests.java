@@ -8,7 +8,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -91,7 +90,7 @@ class ControllerRestartIntegrationTests {
 
         List<Long> inFlight;
         List<Long> measuring;
-        try (Connection db = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + pgPort + "/qplab", "postgres", "")) {
+        try (Connection db = TestDatabase.connect(dataDir, pgPort)) {
             await("3 runs finished and one in flight with intervals stored", Duration.ofSeconds(120), () ->
                     count(db, "SELECT count(*) FROM run WHERE status = 'FINISHED'") >= 3
                             && !longs(db, MEASURING).isEmpty());
@@ -103,7 +102,7 @@ class ControllerRestartIntegrationTests {
         assertThat(inFlight).as("runs in flight when the controller died").isNotEmpty();
         controller.restart();
 
-        try (Connection db = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + pgPort + "/qplab", "postgres", "")) {
+        try (Connection db = TestDatabase.connect(dataDir, pgPort)) {
             await("both experiments end", Duration.ofMinutes(4), () ->
                     count(db, "SELECT count(*) FROM experiment WHERE status IN ('QUEUED', 'RUNNING')") == 0);
             assertThat(controller.log()).as("the restart found the killed controller's PostgreSQL still running")
