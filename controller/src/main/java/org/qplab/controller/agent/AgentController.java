@@ -78,15 +78,16 @@ class AgentController {
     }
 
     /**
-     * Admin only. Revokes the token issued to agent id (404 when it has none) and closes its link; the enrolment
-     * secret does not register the id again.
+     * Admin only. Revokes agent id's own token, issued or deployed (404 when it has none), and closes its link; the
+     * enrolment secret does not register the id again.
      */
     @DeleteMapping("/{id}/token")
     @ResponseStatus(HttpStatus.NO_CONTENT)
     @Operation(operationId = "revokeAgentToken", summary = "Revoke an agent's own token",
-            description = "Revokes the token issued to agent id (404 when it has none) and closes the link it "
-                    + "registered with at once (close code 4410); nothing that link sends afterwards is stored. The "
-                    + "enrolment secret does not register the id again: only a token issued anew does. Needs an admin.")
+            description = "Revokes agent id's own token, issued (at enrolment or by an admin) or deployed with its "
+                    + "host (404 when it has none), and closes the link it registered with at once (close code 4410); "
+                    + "nothing that link sends afterwards is stored. The enrolment secret does not register the id "
+                    + "again: only a token issued anew (or a new deploy) does. Needs an admin.")
     @ApiResponse(responseCode = "204", description = "Revoked.")
     @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Mono<Void> revoke(@PathVariable String id, Principal admin) {

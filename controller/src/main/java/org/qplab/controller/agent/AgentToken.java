@@ -117,9 +117,17 @@ public class AgentToken {
         return token;
     }
 
-    /** Forgets agentId's issued token; false when it had none. The id stays closed to the enrolment secret. Blocking. */
+    /**
+     * Forgets agentId's own tokens, the one issued to it (agent_token) and the one its host was deployed with; false
+     * when it had none. The id stays closed to the enrolment secret. Blocking.
+     */
     public boolean revoke(String agentId) {
-        return jdbc.sql("DELETE FROM agent_token WHERE agent_id = ?").param(agentId).update() > 0;
+        return jdbc.sql("""
+                        WITH issued AS (DELETE FROM agent_token WHERE agent_id = ? RETURNING agent_id),
+                             deployed AS (UPDATE host SET token_sha256 = NULL WHERE name = ? AND token_sha256 IS NOT NULL
+                                          RETURNING name)
+                        SELECT (SELECT count(*) FROM issued) + (SELECT count(*) FROM deployed)""")
+                .params(agentId, agentId).query(Long.class).single() > 0;
     }
 
     public static byte[] sha256(String text) {

@@ -131,6 +131,31 @@ class AgentEnrolmentIntegrationTests extends ControllerIntegrationTest {
         assertThat(audited("agent link closed: agent token replaced by an admin", id)).isEqualTo(1);
     }
 
+    @Test
+    void revokingADeployedAgentsTokenClosesItsLinkAndLeavesItsIdClosedToTheSecret() throws Exception {
+        String id = "enrol-deployed";
+        String token = "deployed-" + System.nanoTime();
+        // what a deploy leaves (HostRepository.deployed): the host's token, and its name bound for good
+        jdbc.sql("INSERT INTO host (name, address, state) VALUES (?, '127.0.0.1', 'RUNNING')").param(id).update();
+        try {
+            new org.qplab.controller.deploy.HostRepository(jdbc).deployed(id, token, "sha");
+            try (RawAgent agent = RawAgent.connect(port).hello(id, token)) {
+                assertThat(agent.await(AgentMessage.Welcome.class, WAIT).token()).as("it has its token").isNull();
+                http().delete().uri("/api/agents/{id}/token", id).exchange().expectStatus().isNoContent();
+                CloseStatus closed = agent.awaitClose(WAIT);
+                assertThat(closed.getCode()).isEqualTo(LinkClose.TOKEN_REVOKED.code());
+            }
+            assertThat(jdbc.sql("SELECT token_sha256 IS NULL FROM host WHERE name = ?").param(id).query(Boolean.class)
+                    .single()).as("the deployed token is revoked").isTrue();
+            try (RawAgent secret = RawAgent.connect(port).hello(id, TOKEN)) {
+                assertThat(secret.awaitClose(WAIT).getCode()).isEqualTo(LinkClose.ENROLMENT_CLOSED.code());
+            }
+            http().delete().uri("/api/agents/{id}/token", id).exchange().expectStatus().isNotFound();
+        } finally {
+            jdbc.sql("DELETE FROM host WHERE name = ?").param(id).update();
+        }
+    }
+
     private String url() {
         return "ws://127.0.0.1:" + port + "/agent";
     }
