@@ -1,6 +1,6 @@
 // #/account: my API tokens (made and shown once, revoked) and my password; for admins also the accounts and the
 // audit log (who did what, and when).
-import { changePassword, createToken, createUser, deleteUser, listAudit, listTokens, listUsers, revokeToken } from './api.js';
+import { changePassword, createToken, createUser, deleteUser, listAudit, listTokens, listUsers, revokeToken, setUserRole } from './api.js';
 import { h } from './dom.js';
 import { formatTime } from './format.js';
 
@@ -41,17 +41,19 @@ function tokensCard() {
 
 function passwordCard() {
   const outcome = h('p', { class: 'validation', role: 'status' });
+  const current = h('input', { type: 'password', id: 'current-password', autocomplete: 'current-password', required: true });
   const password = h('input', { type: 'password', id: 'new-password', autocomplete: 'new-password', minlength: 8, required: true });
-  const form = h('form', { class: 'inline-form', onsubmit: async (event) => {
+  const form = h('form', { id: 'change-password', class: 'inline-form', onsubmit: async (event) => {
     event.preventDefault();
     try {
-      await changePassword(password.value);
-      outcome.textContent = 'Password changed.';
+      await changePassword(current.value, password.value);
+      outcome.textContent = 'Password changed. Your other sessions are logged out.';
       form.reset();
     } catch (error) {
       outcome.textContent = message(error);
     }
-  } }, h('label', { for: 'new-password' }, 'New password'), password, h('button', { type: 'submit' }, 'Change'));
+  } }, h('label', { for: 'current-password' }, 'Current password'), current,
+  h('label', { for: 'new-password' }, 'New password'), password, h('button', { type: 'submit' }, 'Change'));
   return h('section', { class: 'card' }, h('h2', {}, 'Password'), form, outcome);
 }
 
@@ -61,12 +63,19 @@ function usersCard() {
   async function render() {
     const users = await listUsers();
     box.replaceChildren(h('table', { id: 'users' }, h('thead', {}, h('tr', {}, h('th', {}, 'Account'), h('th', {}, 'Role'), h('th', {}, 'Made'), h('th', {}))),
-      h('tbody', {}, users.map((u) => h('tr', { id: `user-${u.name}` }, h('td', {}, u.name), h('td', {}, u.role),
+      h('tbody', {}, users.map((u) => h('tr', { id: `user-${u.name}` }, h('td', {}, u.name), h('td', {}, roleSelect(u)),
         h('td', { class: 'time' }, formatTime(u.createdAt)),
         h('td', {}, h('button', { type: 'button', class: 'secondary', onclick: async () => {
           if (!window.confirm(`Delete the account ${u.name} and its tokens?`)) return;
           try { await deleteUser(u.name); render(); } catch (error) { outcome.textContent = message(error); }
         } }, 'Delete')))))));
+  }
+  // the account's sessions and tokens act with the new role from their next request
+  function roleSelect(u) {
+    return h('select', { class: 'user-role', 'aria-label': `role of ${u.name}`, onchange: async (event) => {
+      try { await setUserRole(u.name, event.target.value); outcome.textContent = ''; } catch (error) { outcome.textContent = message(error); }
+      render();
+    } }, ['viewer', 'operator', 'admin'].map((r) => h('option', { value: r, selected: r === u.role }, r)));
   }
   const name = h('input', { name: 'name', placeholder: 'account', required: true });
   const password = h('input', { name: 'password', type: 'password', placeholder: 'password (8+)', required: true, autocomplete: 'new-password' });
@@ -89,10 +98,11 @@ function usersCard() {
 function auditCard() {
   const box = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   listAudit().then((events) => box.replaceChildren(h('table', { id: 'audit' },
-    h('thead', {}, h('tr', {}, ['When', 'Who', 'What', 'Target', 'Status', 'From'].map((t) => h('th', {}, t)))),
+    h('thead', {}, h('tr', {}, ['When', 'Who', 'What', 'Target', 'Status', 'From', 'Times'].map((t) => h('th', {}, t)))),
     h('tbody', {}, events.map((e) => h('tr', {}, h('td', { class: 'time' }, formatTime(e.at)), h('td', {}, e.actor ?? '—'),
       h('td', {}, e.action), h('td', {}, h('code', {}, e.target ?? '')), h('td', { class: 'num' }, e.status ?? ''),
-      h('td', {}, e.remote ?? '')))))));
+      h('td', {}, e.remote ?? ''), h('td', { class: 'num', title: 'failed logins are counted per address and minute' },
+        e.times ?? 1)))))));
   return h('section', { class: 'card', 'data-needs': 'admin' }, h('h2', {}, 'Audit log (newest first)'), box);
 }
 

@@ -299,8 +299,10 @@ export function revokeToken(tokenId) {
   return request('DELETE', `api/tokens/${id(tokenId)}`);
 }
 
-export function changePassword(password) {
-  return request('PUT', 'api/me/password', { body: JSON.stringify({ password }), contentType: 'application/json' });
+/** My password, given the current one; my other sessions end (and my tokens, with revokeTokens). */
+export function changePassword(currentPassword, password, revokeTokens = false) {
+  return request('PUT', 'api/me/password', { body: JSON.stringify({ currentPassword, password, revokeTokens }),
+    contentType: 'application/json' });
 }
 
 /** Admins: the accounts [{name, role, createdAt}]. */
@@ -310,6 +312,11 @@ export function listUsers() {
 
 export function createUser(user) {
   return request('POST', 'api/users', { body: JSON.stringify(user), contentType: 'application/json' });
+}
+
+/** Admins: another role for an account (409 for the last admin). */
+export function setUserRole(name, role) {
+  return request('PUT', `api/users/${id(name)}/role`, { body: JSON.stringify({ role }), contentType: 'application/json' });
 }
 
 export function deleteUser(name) {

@@ -3,7 +3,8 @@ import { formatDuration } from './format.js';
 
 /**
  * h('td', {class: 'num'}, '4 KiB') → <td class="num">4 KiB</td>.
- * Attributes starting with "on" become listeners; null/false children are skipped.
+ * Attributes starting with "on" become listeners; `style` is an object set through element.style (the page's
+ * Content-Security-Policy refuses style="" attributes, not CSSOM); null/false children are skipped.
  */
 export function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
@@ -13,6 +14,8 @@ export function h(tag, attributes = {}, ...children) {
       element.addEventListener(name.slice(2), value);
     } else if (name === 'dataset') {
       Object.assign(element.dataset, value);
+    } else if (name === 'style') {
+      Object.assign(element.style, value);
     } else {
       element.setAttribute(name, value === true ? '' : String(value));
     }
@@ -48,8 +51,8 @@ export function progressBar({ runsDone = 0, runsTotal = 0, runsFailed = 0 }) {
       'aria-valuemax': runsTotal,
       'aria-valuenow': runsDone,
     },
-    h('span', { class: 'progress-done', style: `width: ${percent(done)}%` }),
-    h('span', { class: 'progress-failed', style: `width: ${percent(failed)}%` })),
+    h('span', { class: 'progress-done', style: { width: `${percent(done)}%` } }),
+    h('span', { class: 'progress-failed', style: { width: `${percent(failed)}%` } })),
     h('span', { class: 'progress-text' }, `${runsDone} / ${runsTotal} runs · ${Math.floor(percent(runsDone))} %`));
 }
 

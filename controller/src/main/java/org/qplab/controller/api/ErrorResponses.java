@@ -45,7 +45,8 @@ public class ErrorResponses implements OpenApiCustomizer {
                 + "header or body field (each named in violations), or text PostgreSQL cannot store (a NUL, another "
                 + "control character, half a surrogate pair). Nothing was changed.");
         add(components, UNAUTHORIZED, "Error", "Not logged in: neither a session nor an API token, or an API token "
-                + "that is unknown or revoked.");
+                + "that is unknown or revoked, or a session whose account was deleted or whose password changed since. "
+                + "An address that sent too many unknown tokens hears 429 with Retry-After instead, until it waits.");
         add(components, FORBIDDEN, "Error", "The caller's role may not do this (the error names the role needed), "
                 + "or a change sent with the session cookie lacks its CSRF token (X-XSRF-TOKEN).");
         add(components, NOT_FOUND, "Error", "There is no such resource; the error names what is missing.");

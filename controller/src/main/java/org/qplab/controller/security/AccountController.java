@@ -10,9 +10,16 @@ import java.util.List;
 import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.database.Jdbc;
+import org.qplab.controller.api.BadRequest;
+import org.qplab.controller.api.ErrorBody;
+import org.qplab.controller.api.Forbidden;
+import org.qplab.controller.api.Violation;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -21,6 +28,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
@@ -44,21 +52,38 @@ class AccountController {
                               + "baselines) or admin (everything).", requiredMode = Schema.RequiredMode.REQUIRED)
                       String role) {}
 
-    record NewPassword(@Schema(description = "At least 8 characters.", requiredMode = Schema.RequiredMode.REQUIRED)
-                       String password) {}
+    record NewPassword(@Schema(description = "At least 8 characters, at most 72 bytes.",
+                               requiredMode = Schema.RequiredMode.REQUIRED) String password,
+                       @Schema(description = "Also revoke every API token of the account (default false). Its "
+                               + "other sessions end either way.") Boolean revokeTokens) {}
+
+    record OwnPassword(@Schema(description = "The password now: changing it needs it.",
+                               requiredMode = Schema.RequiredMode.REQUIRED) String currentPassword,
+                       @Schema(description = "At least 8 characters, at most 72 bytes.",
+                               requiredMode = Schema.RequiredMode.REQUIRED) String password,
+                       @Schema(description = "Also revoke every API token of mine (default false). My other "
+                               + "sessions end either way.") Boolean revokeTokens) {}
+
+    record NewRole(@Schema(description = "viewer, operator or admin.", requiredMode = Schema.RequiredMode.REQUIRED)
+                   String role) {}
 
     record NewToken(@Schema(description = "What the token is for: 1-64 characters.",
                             requiredMode = Schema.RequiredMode.REQUIRED) String name) {}
 
     private final Accounts accounts;
     private final ApiTokens tokens;
+    private final AccountSessions sessions;
+    private final PasswordLogin passwords;
     private final AuditLog audit;
     private final Jdbc jdbc;
     private final SecurityProperties properties;
 
-    AccountController(Accounts accounts, ApiTokens tokens, AuditLog audit, Jdbc jdbc, SecurityProperties properties) {
+    AccountController(Accounts accounts, ApiTokens tokens, AccountSessions sessions, PasswordLogin passwords,
+                      AuditLog audit, Jdbc jdbc, SecurityProperties properties) {
         this.accounts = accounts;
         this.tokens = tokens;
+        this.sessions = sessions;
+        this.passwords = passwords;
         this.audit = audit;
         this.jdbc = jdbc;
         this.properties = properties;
@@ -74,14 +99,37 @@ class AccountController {
         return new Me(who.getName(), Role.of(who.getAuthorities()).id(), properties.anonymousRead());
     }
 
-    /** Sets the caller's own password. */
+    /** Sets the caller's own password: the current one first (throttled like a login). */
     @PutMapping("/api/me/password")
     @ResponseStatus(HttpStatus.NO_CONTENT)
     @Operation(operationId = "setMyPassword", summary = "Set my password",
-            description = "Sets the caller's own password (at least 8 characters).")
+            description = "Sets the caller's own password (at least 8 characters) given the current one: a wrong one "
+                    + "is 403 and counts as a failed login (429 with Retry-After while the account or address waits). "
+                    + "Every other session of the account ends; the one that asked stays logged in. With revokeTokens "
+                    + "the account's API tokens are revoked too.")
     @ApiResponse(responseCode = "204", description = "Set.")
-    Mono<Void> password(Principal who, @RequestBody NewPassword body) {
-        return jdbc.run(() -> accounts.password(who.getName(), body.password()));
+    @ApiResponse(responseCode = "403", ref = ErrorResponses.FORBIDDEN)
+    @ApiResponse(responseCode = "429", description = "Too many wrong passwords for this account or from this address: "
+            + "Retry-After says when to try again.")
+    Mono<Void> password(Principal who, @RequestBody OwnPassword body, ServerWebExchange exchange) {
+        String name = who.getName();
+        if (body.currentPassword() == null) {
+            throw new BadRequest("invalid password change", List.of(new Violation("currentPassword",
+                    "the current password is needed to change it")));
+        }
+        Accounts.checkNewPassword(body.password());
+        return passwords.check(name, body.currentPassword(), ClientAddress.of(exchange))
+                .flatMap(right -> right ? jdbc.call(() -> accounts.password(name, body.password()))
+                        : Mono.error(new Forbidden("the current password is wrong")))
+                .flatMap(stamp -> changed(name, stamp, Boolean.TRUE.equals(body.revokeTokens()), exchange));
+    }
+
+    /** A wrong current password while the account or address waits (the login throttle). */
+    @ExceptionHandler(Throttled.class)
+    ResponseEntity<ErrorBody> throttled(Throttled e) {
+        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
+                .header(HttpHeaders.RETRY_AFTER, String.valueOf(e.retryAfterSeconds()))
+                .body(new ErrorBody(e.getMessage()));
     }
 
     @GetMapping("/api/tokens")
@@ -138,25 +186,46 @@ class AccountController {
     @PutMapping("/api/users/{name}/password")
     @ResponseStatus(HttpStatus.NO_CONTENT)
     @Operation(operationId = "setAccountPassword", summary = "Set an account's password",
-            description = "Sets another account's password (at least 8 characters). Needs an admin.")
+            description = "Sets another account's password (at least 8 characters): every session of that account ends "
+                    + "(but the admin's own, when it is the admin's account); with revokeTokens its API tokens are "
+                    + "revoked too. Needs an admin.")
     @ApiResponse(responseCode = "204", description = "Set.")
     @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
-    Mono<Void> setPassword(@PathVariable String name, @RequestBody NewPassword body) {
-        return jdbc.run(() -> accounts.password(name, body.password()));
+    Mono<Void> setPassword(@PathVariable String name, @RequestBody NewPassword body, ServerWebExchange exchange) {
+        return jdbc.call(() -> accounts.password(name, body.password()))
+                .flatMap(stamp -> changed(name, stamp, Boolean.TRUE.equals(body.revokeTokens()), exchange));
+    }
+
+    /** Gives an account another role (not the last admin): its sessions and tokens act with it at once. */
+    @PutMapping("/api/users/{name}/role")
+    @Operation(operationId = "setAccountRole", summary = "Set an account's role",
+            description = "Gives the account another role; its sessions and API tokens act with the new role from "
+                    + "their next request. 409 when it would leave no admin. Needs an admin.")
+    @ApiResponse(responseCode = "200", description = "The account, with its new role.")
+    @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
+    @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
+    Mono<Accounts.Account> setRole(@PathVariable String name, @RequestBody NewRole body) {
+        return jdbc.call(() -> {
+            Accounts.Account account = accounts.role(name, body.role());
+            sessions.forget(name);
+            tokens.forget();
+            return account;
+        });
     }
 
     /** Deletes an account and its tokens (not the last admin). */
     @DeleteMapping("/api/users/{name}")
     @ResponseStatus(HttpStatus.NO_CONTENT)
     @Operation(operationId = "deleteAccount", summary = "Delete an account",
-            description = "Deletes the account and its API tokens; 409 for the last admin (make another admin "
-                    + "first). Needs an admin.")
+            description = "Deletes the account and its API tokens; its sessions end at their next request. 409 for "
+                    + "the last admin (make another admin first). Needs an admin.")
     @ApiResponse(responseCode = "204", description = "Deleted.")
     @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
     Mono<Void> delete(@PathVariable String name) {
         return jdbc.run(() -> {
             accounts.delete(name);
+            sessions.forget(name);
             tokens.forget();
         });
     }
@@ -165,7 +234,9 @@ class AccountController {
     @GetMapping("/api/audit")
     @Operation(operationId = "listAuditEvents", summary = "The audit log",
             description = "The newest audit events, newest first: every change requested under /api/ (refused ones "
-                    + "included) and every login, with who, what, the status answered and from where. Needs an admin.")
+                    + "included) and every login, with who, what, the status answered and from where. Failed logins "
+                    + "are one event per address and minute ('failed logins', 'throttled logins'): times counts the "
+                    + "tries, target lists the account names tried. Needs an admin.")
     @ApiResponse(responseCode = "200", description = "The events, newest first.")
     @ApiResponse(responseCode = "403", ref = ErrorResponses.FORBIDDEN)
     Mono<List<AuditLog.Event>> audit(@Parameter(description = "How many events, 1 to 10000 (values outside are "
@@ -173,4 +244,13 @@ class AccountController {
         return jdbc.call(() -> audit.recent(Math.max(1, Math.min(limit, 10_000))));
     }
 
+    /**
+     * After a password change: every session of the account but the caller's own ends at its next request (their
+     * stamp is the old password's), and its tokens are revoked when asked.
+     */
+    private Mono<Void> changed(String name, String stamp, boolean revokeTokens, ServerWebExchange exchange) {
+        sessions.forget(name);
+        Mono<Void> revoke = revokeTokens ? jdbc.run(() -> tokens.revokeAll(name)) : Mono.empty();
+        return revoke.then(sessions.renew(exchange, name, stamp));
+    }
 }

@@ -21,6 +21,7 @@ public class Accounts {
 
     static final String NAME = "[A-Za-z0-9._@-]{1,64}";
     static final int MIN_PASSWORD = 8;
+    static final int MAX_PASSWORD_BYTES = 72;
 
     private final JdbcClient jdbc;
     private final PasswordEncoder encoder;
@@ -49,8 +50,9 @@ public class Accounts {
         if (name == null || !name.matches(NAME)) {
             violations.add(new Violation("name", "must be 1-64 characters of A-Z a-z 0-9 . _ @ -"));
         }
-        if (password == null || password.length() < MIN_PASSWORD) {
-            violations.add(new Violation("password", "must have at least " + MIN_PASSWORD + " characters"));
+        String weak = weakness(password);
+        if (weak != null) {
+            violations.add(new Violation("password", weak));
         }
         Role parsed = null;
         try {
@@ -69,24 +71,69 @@ public class Accounts {
         return jdbc.sql("SELECT name, role, created_at FROM account WHERE name = ?").param(name).query(Account.class).single();
     }
 
-    /** Deletes an account and its tokens; the last admin cannot be deleted. */
+    /**
+     * Deletes an account and its tokens; the last admin cannot be deleted. One statement that locks the admins'
+     * rows first, so that two admins deleting each other at once cannot both succeed.
+     */
     public void delete(String name) {
-        Stored account = find(name).orElseThrow(() -> new NotFound("no account named '" + name + "'"));
-        if (account.role() == Role.ADMIN
-                && jdbc.sql("SELECT count(*) FROM account WHERE role = 'admin'").query(Long.class).single() <= 1) {
+        int deleted = jdbc.sql("""
+                        WITH admins AS (SELECT name FROM account WHERE role = 'admin' FOR UPDATE)
+                        DELETE FROM account
+                        WHERE name = ? AND (role <> 'admin' OR (SELECT count(*) FROM admins) > 1)""")
+                .param(name).update();
+        if (deleted == 0) {
+            find(name).orElseThrow(() -> new NotFound("no account named '" + name + "'"));
             throw new Conflict("'" + name + "' is the last admin: make another admin first");
         }
-        jdbc.sql("DELETE FROM account WHERE name = ?").param(name).update();
     }
 
-    /** Sets a new password (the account's own, or by an admin). */
-    public void password(String name, String password) {
-        if (password == null || password.length() < MIN_PASSWORD) {
-            throw new BadRequest("invalid password", List.of(new Violation("password",
-                    "must have at least " + MIN_PASSWORD + " characters")));
+    /** Gives the account another role; the last admin cannot be made anything else (locked as in delete). */
+    public Account role(String name, String role) {
+        Role parsed;
+        try {
+            parsed = Role.of(role);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest("invalid role", List.of(new Violation("role", e.getMessage())));
         }
-        if (jdbc.sql("UPDATE account SET password_hash = ? WHERE name = ?").params(encoder.encode(password), name).update() == 0) {
+        int changed = jdbc.sql("""
+                        WITH admins AS (SELECT name FROM account WHERE role = 'admin' FOR UPDATE)
+                        UPDATE account SET role = ? WHERE name = ?
+                          AND (role <> 'admin' OR ? = 'admin' OR (SELECT count(*) FROM admins) > 1)""")
+                .params(parsed.id(), name, parsed.id()).update();
+        if (changed == 0) {
+            find(name).orElseThrow(() -> new NotFound("no account named '" + name + "'"));
+            throw new Conflict("'" + name + "' is the last admin: make another admin first");
+        }
+        return jdbc.sql("SELECT name, role, created_at FROM account WHERE name = ?").param(name).query(Account.class)
+                .single();
+    }
+
+    /** Sets a new password (the account's own, or by an admin); answers the stamp sessions of it now carry. */
+    public String password(String name, String password) {
+        checkNewPassword(password);
+        String hash = encoder.encode(password);
+        if (jdbc.sql("UPDATE account SET password_hash = ? WHERE name = ?").params(hash, name).update() == 0) {
             throw new NotFound("no account named '" + name + "'");
         }
+        return Passwords.stamp(hash);
+    }
+
+    /** Refuses a new password that breaks a rule (400), before anything else is checked. */
+    static void checkNewPassword(String password) {
+        String weak = weakness(password);
+        if (weak != null) {
+            throw new BadRequest("invalid password", List.of(new Violation("password", weak)));
+        }
+    }
+
+    /** What is wrong with a new password (null: nothing). bcrypt reads at most 72 bytes of it. */
+    private static String weakness(String password) {
+        if (password == null || password.length() < MIN_PASSWORD) {
+            return "must have at least " + MIN_PASSWORD + " characters";
+        }
+        if (password.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PASSWORD_BYTES) {
+            return "must have at most " + MAX_PASSWORD_BYTES + " bytes (bcrypt's limit)";
+        }
+        return null;
     }
 }

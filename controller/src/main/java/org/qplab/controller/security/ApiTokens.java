@@ -39,6 +39,8 @@ public class ApiTokens {
     private final JdbcClient jdbc;
     private final SecureRandom random = new SecureRandom();
     private final Map<String, Remembered> valid = new ConcurrentHashMap<>();
+    /** Counts revocations and forget calls: a lookup that raced with one is not remembered. */
+    private final java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
 
     public ApiTokens(JdbcClient jdbc) {
         this.jdbc = jdbc;
@@ -67,14 +69,22 @@ public class ApiTokens {
                 .params(id, account).update() == 0) {
             throw new NotFound("you have no token " + id);
         }
-        valid.clear();
+        forget();
     }
 
     /** Revokes every token of the account with this name (e.g. the CLI's token of an earlier start). */
     public void revokeNamed(String account, String name) {
         jdbc.sql("UPDATE api_token SET revoked_at = now() WHERE account = ? AND name = ? AND revoked_at IS NULL")
                 .params(account, name).update();
-        valid.clear();
+        forget();
+    }
+
+    /** Revokes every token of the account (an admin set its password and asked for this); answers how many. */
+    public int revokeAll(String account) {
+        int revoked = jdbc.sql("UPDATE api_token SET revoked_at = now() WHERE account = ? AND revoked_at IS NULL")
+                .param(account).update();
+        forget();
+        return revoked;
     }
 
     /** Whose the token is, when it was found valid a moment ago: no query, so no need to leave the event loop. */
@@ -96,16 +106,22 @@ public class ApiTokens {
         byte[] hash = Sha256.of(token);
         String key = HexFormat.of().formatHex(hash);
         long now = System.nanoTime();
+        long before = changes.get();
         Optional<Holder> holder = jdbc.sql("""
                         SELECT a.name, a.role FROM api_token t JOIN account a ON a.name = t.account
                         WHERE t.token_sha256 = ? AND t.revoked_at IS NULL""").param(hash)
                 .query((rs, i) -> new Holder(rs.getString(1), Role.of(rs.getString(2)))).optional();
-        holder.ifPresentOrElse(h -> valid.put(key, new Remembered(h, now + REMEMBER_NANOS)), () -> valid.remove(key));
+        if (holder.isPresent() && changes.get() == before) {
+            valid.put(key, new Remembered(holder.get(), now + REMEMBER_NANOS));
+        } else {
+            valid.remove(key);
+        }
         return holder;
     }
 
     /** Forgets remembered tokens (an account's role changed or it was deleted). */
     void forget() {
+        changes.incrementAndGet();
         valid.clear();
     }
 }

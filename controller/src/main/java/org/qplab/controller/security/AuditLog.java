@@ -9,11 +9,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpMethod;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.security.web.server.WebFilterExchange;
-import org.springframework.security.web.server.authentication.RedirectServerAuthenticationFailureHandler;
-import org.springframework.security.web.server.authentication.RedirectServerAuthenticationSuccessHandler;
-import org.springframework.security.web.server.authentication.ServerAuthenticationFailureHandler;
-import org.springframework.security.web.server.authentication.ServerAuthenticationSuccessHandler;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -23,7 +18,7 @@ import reactor.core.publisher.Mono;
 /**
  * Who did what, and when (table audit_event): every request that may change state (any method but GET, HEAD and
  * OPTIONS) under /api/ with who made it and the status answered, those its role may not make included
- * ({@link #refused}), and every login. Written
+ * ({@link #refused}), and every login; failed logins as one row per address and minute ({@link #loginFailed}). Written
  * after the answer, off the event loop; a failed write is logged, never the caller's problem.
  */
 @Component
@@ -31,7 +26,7 @@ public class AuditLog implements WebFilter, Ordered {
 
     /** One event as listed for admins. */
     public record Event(long id, OffsetDateTime at, String actor, String action, String target, Integer status,
-                        String remote) {}
+                        String remote, int times) {}
 
     private static final Logger log = LoggerFactory.getLogger(AuditLog.class);
     private final JdbcClient jdbc;
@@ -68,25 +63,31 @@ public class AuditLog implements WebFilter, Ordered {
     }
 
     public List<Event> recent(int limit) {
-        return jdbc.sql("SELECT id, at, actor, action, target, status, remote FROM audit_event ORDER BY id DESC LIMIT ?")
+        return jdbc.sql("SELECT id, at, actor, action, target, status, remote, times FROM audit_event ORDER BY id DESC LIMIT ?")
                 .param(limit).query(Event.class).list();
     }
 
-    ServerAuthenticationSuccessHandler loginSucceeded() {
-        var redirect = new RedirectServerAuthenticationSuccessHandler("/");
-        return (exchange, authentication) -> {
-            record(authentication.getName(), "login", authentication.getName(), 200, remote(exchange.getExchange()));
-            return redirect.onAuthenticationSuccess(exchange, authentication);
-        };
-    }
-
-    ServerAuthenticationFailureHandler loginFailed() {
-        var redirect = new RedirectServerAuthenticationFailureHandler("/login?error");
-        return (WebFilterExchange exchange, org.springframework.security.core.AuthenticationException e) ->
-                exchange.getExchange().getFormData().flatMap(form -> {
-                    record(null, "login failed", form.getFirst("username"), 401, remote(exchange.getExchange()));
-                    return redirect.onAuthenticationFailure(exchange, e);
-                });
+    /**
+     * A failed (or throttled) login, counted into one row per address, minute and kind: anonymous callers cannot
+     * grow the table faster than that. The row's target lists the account names tried (those that could be one),
+     * up to about 200 characters; {@code times} counts the tries.
+     */
+    void loginFailed(String address, String name, boolean throttled) {
+        String tried = name == null ? "" : name.matches(Accounts.NAME) ? name : "(not an account name)";
+        String remote = address == null ? "unknown" : address;
+        blocking.run(() -> jdbc.sql("""
+                        INSERT INTO audit_event (at, actor, action, target, status, remote, times)
+                        VALUES (date_trunc('minute', now()), NULL, ?, ?, ?, ?, 1)
+                        ON CONFLICT (action, remote, at)
+                            WHERE actor IS NULL AND action IN ('failed logins', 'throttled logins')
+                        DO UPDATE SET times = audit_event.times + 1,
+                            target = CASE WHEN EXCLUDED.target = '' OR length(audit_event.target) > 200
+                                            OR position(',' || EXCLUDED.target || ',' IN ',' || audit_event.target || ',') > 0
+                                          THEN audit_event.target
+                                          WHEN audit_event.target = '' THEN EXCLUDED.target
+                                          ELSE audit_event.target || ',' || EXCLUDED.target END""")
+                        .params(throttled ? "throttled logins" : "failed logins", tried, throttled ? 429 : 401, remote).update())
+                .subscribe(v -> { }, e -> log.warn("could not record a failed login from {}: {}", remote, e.toString()));
     }
 
     /** A change refused for want of a role (403) or a CSRF token. */

@@ -3,39 +3,32 @@ package org.qplab.controller.security;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import org.qplab.controller.database.Jdbc;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
-import org.springframework.security.authentication.ReactiveAuthenticationManager;
-import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.config.annotation.web.reactive.EnableWebFluxSecurity;
 import org.springframework.security.config.web.server.SecurityWebFiltersOrder;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.core.Authentication;
-import org.springframework.security.core.userdetails.ReactiveUserDetailsService;
-import org.springframework.security.core.userdetails.User;
 import org.springframework.security.crypto.factory.PasswordEncoderFactories;
 import org.springframework.security.crypto.password.PasswordEncoder;
 import org.springframework.security.web.server.DelegatingServerAuthenticationEntryPoint;
 import org.springframework.security.web.server.SecurityWebFilterChain;
-import org.springframework.security.web.server.authentication.AuthenticationWebFilter;
 import org.springframework.security.web.server.authentication.RedirectServerAuthenticationEntryPoint;
-import org.springframework.security.web.server.authentication.ServerAuthenticationConverter;
-import org.springframework.security.web.server.authentication.ServerAuthenticationEntryPointFailureHandler;
+import org.springframework.security.web.server.authentication.logout.DelegatingServerLogoutHandler;
+import org.springframework.security.web.server.authentication.logout.SecurityContextServerLogoutHandler;
+import org.springframework.security.web.server.authentication.logout.WebSessionServerLogoutHandler;
 import org.springframework.security.web.server.authorization.ServerAccessDeniedHandler;
-import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
-import org.springframework.security.web.server.csrf.CookieServerCsrfTokenRepository;
 import org.springframework.security.web.server.csrf.CsrfToken;
 import org.springframework.security.web.server.csrf.CsrfWebFilter;
 import org.springframework.security.web.server.csrf.ServerCsrfTokenRequestAttributeHandler;
 import org.springframework.security.web.server.firewall.ServerExchangeRejectedHandler;
 import org.springframework.security.web.server.firewall.ServerWebExchangeFirewall;
 import org.springframework.security.web.server.firewall.StrictServerWebExchangeFirewall;
+import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
 import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatcher;
 import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatchers;
 import org.springframework.web.cors.CorsConfiguration;
@@ -53,6 +46,11 @@ import tools.jackson.databind.ObjectMapper;
  * imports and baselines an operator; everything else that changes state (hosts, deploy, agents, users, deletes)
  * an admin. Requests naming a Host this controller does not answer to are refused (DNS rebinding), and so are
  * cross-origin requests. Agents authenticate on /agent with their own tokens (AgentGateway).
+ *
+ * <p>The pieces: {@link TokenLogin} (bearer tokens), {@link PasswordLogin} (the login form), {@link AccountSessions}
+ * (a session follows its account), {@link SessionCsrfTokens} (CSRF tokens bound to the session),
+ * {@link LoginThrottle} (what guessing costs), {@link BodyLimit} (413 on every path) and the
+ * Content-Security-Policy below.
  */
 @Configuration
 @EnableWebFluxSecurity
@@ -66,15 +64,18 @@ public class SecurityConfiguration {
         return PasswordEncoderFactories.createDelegatingPasswordEncoder(); // bcrypt
     }
 
-    @Bean
-    ReactiveUserDetailsService accountDetails(Accounts accounts, Jdbc jdbc) {
-        return name -> jdbc.call(() -> accounts.find(name).map(a -> User.withUsername(a.name())
-                .password(a.passwordHash()).authorities(a.role().authorities()).build()).orElse(null));
-    }
+    /**
+     * What a page may load: only this controller's own scripts, styles, images (and data: ones, the favicon),
+     * fetches and forms; no inline script or style, no plugin, no frame around it (the dashboard builds its DOM
+     * without innerHTML and sets styles through element.style; Chart.js draws on a canvas).
+     */
+    static final String CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; "
+            + "img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+            + "form-action 'self'; frame-ancestors 'none'";
 
     @Bean
-    SecurityWebFilterChain security(ServerHttpSecurity http, SecurityProperties properties, ApiTokens tokens, Jdbc jdbc,
-                                    ObjectMapper json, AuditLog audit) {
+    SecurityWebFilterChain security(ServerHttpSecurity http, SecurityProperties properties, TokenLogin tokens,
+                                    PasswordLogin passwords, AccountSessions sessions, ObjectMapper json, AuditLog audit) {
         var unauthenticated = new DelegatingServerAuthenticationEntryPoint(
                 new DelegatingServerAuthenticationEntryPoint.DelegateEntry(API, (exchange, e) ->
                         write(json, exchange, HttpStatus.UNAUTHORIZED, "log in first: send an API token as "
@@ -89,31 +90,16 @@ public class SecurityConfiguration {
                         .doOnNext(actor -> audit.refused(exchange, actor.isEmpty() ? null : actor))
                         .then(write(json, exchange, HttpStatus.FORBIDDEN, message)));
 
-        // scripts: a bearer API token, checked per request (remembered a few seconds), nothing kept in a session
-        ReactiveAuthenticationManager byToken = authentication -> Mono.justOrEmpty(tokens.remembered(
-                        (String) authentication.getCredentials()))
-                .switchIfEmpty(jdbc.call(() -> tokens.holder((String) authentication.getCredentials()).orElse(null)))
-                .map(h -> (Authentication) UsernamePasswordAuthenticationToken.authenticated(h.account(), null,
-                        h.role().authorities()))
-                .switchIfEmpty(Mono.error(() -> new org.springframework.security.authentication.BadCredentialsException(
-                        "this API token is unknown or revoked")));
-        ServerAuthenticationConverter bearer = exchange -> Mono.justOrEmpty(bearerToken(exchange))
-                .map(token -> UsernamePasswordAuthenticationToken.unauthenticated("token", token));
-        AuthenticationWebFilter tokenFilter = new AuthenticationWebFilter(byToken);
-        tokenFilter.setServerAuthenticationConverter(bearer);
-        tokenFilter.setSecurityContextRepository(NoOpServerSecurityContextRepository.getInstance());
-        tokenFilter.setAuthenticationFailureHandler(new ServerAuthenticationEntryPointFailureHandler((exchange, e) ->
-                write(json, exchange, HttpStatus.UNAUTHORIZED, e.getMessage())));
-
-        // browsers: the CSRF token in a cookie the dashboard's script reads and sends back as X-XSRF-TOKEN
-        // (only where a session cookie could carry the request, and on the login form: a request with neither a
-        // session nor a token is simply not logged in, and hears 401)
+        // browsers: the CSRF token of the session (SessionCsrfTokens), mirrored in a cookie the dashboard's script
+        // reads and sends back as X-XSRF-TOKEN; only where a session cookie could carry the request, and on the
+        // login form: a request with neither a session nor a token is simply not logged in, and hears 401
         ServerWebExchangeMatcher csrfNeeded = exchange -> CsrfWebFilter.DEFAULT_CSRF_MATCHER.matches(exchange)
-                .flatMap(m -> m.isMatch() && bearerToken(exchange) == null
+                .flatMap(m -> m.isMatch() && TokenLogin.bearerToken(exchange) == null
                         && (exchange.getRequest().getCookies().containsKey("SESSION")
                             || exchange.getRequest().getPath().value().equals("/login")
                             || exchange.getRequest().getPath().value().equals("/logout"))
                         ? ServerWebExchangeMatcher.MatchResult.match() : ServerWebExchangeMatcher.MatchResult.notMatch());
+        SessionCsrfTokens csrfTokens = new SessionCsrfTokens();
 
         return http
                 .authorizeExchange(auth -> {
@@ -138,13 +124,18 @@ public class SecurityConfiguration {
                     }
                     auth.anyExchange().hasRole("ADMIN");
                 })
-                .addFilterAt(tokenFilter, SecurityWebFiltersOrder.AUTHENTICATION)
-                .formLogin(login -> login.loginPage("/login") // the dashboard's own page (web-ui login.html)
-                        .authenticationSuccessHandler(audit.loginSucceeded())
-                        .authenticationFailureHandler(audit.loginFailed()))
+                // scripts: a bearer token per request; browsers: the login form, then a session that follows its account
+                .addFilterAt(tokens.filter(json), SecurityWebFiltersOrder.AUTHENTICATION)
+                .addFilterAt(passwords.filter(sessions, csrfTokens, audit, json), SecurityWebFiltersOrder.FORM_LOGIN)
+                .securityContextRepository(sessions)
+                // no session for someone who is not logged in: after a login the dashboard starts at its home page
+                .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
+                .logout(logout -> logout.logoutHandler(new DelegatingServerLogoutHandler(
+                        new SecurityContextServerLogoutHandler(), new WebSessionServerLogoutHandler())))
                 .httpBasic(ServerHttpSecurity.HttpBasicSpec::disable)
+                .formLogin(ServerHttpSecurity.FormLoginSpec::disable)
                 .exceptionHandling(e -> e.authenticationEntryPoint(unauthenticated).accessDeniedHandler(denied))
-                .csrf(csrf -> csrf.csrfTokenRepository(CookieServerCsrfTokenRepository.withHttpOnlyFalse())
+                .csrf(csrf -> csrf.csrfTokenRepository(csrfTokens)
                         .csrfTokenRequestHandler(new ServerCsrfTokenRequestAttributeHandler())
                         .requireCsrfProtectionMatcher(csrfNeeded)
                         .accessDeniedHandler((exchange, e) -> write(json, exchange, HttpStatus.FORBIDDEN,
@@ -152,7 +143,9 @@ public class SecurityConfiguration {
                 .cors(cors -> cors.configurationSource(noCrossOrigin()))
                 // same-origin, not no-referrer: under no-referrer browsers send "Origin: null" on their own form posts
                 // and fetches, which the origin check above would refuse
-                .headers(headers -> headers.referrerPolicy(referrer -> referrer.policy(
+                .headers(headers -> headers
+                        .contentSecurityPolicy(csp -> csp.policyDirectives(CONTENT_SECURITY_POLICY))
+                        .referrerPolicy(referrer -> referrer.policy(
                         org.springframework.security.web.server.header.ReferrerPolicyServerHttpHeadersWriter.ReferrerPolicy.SAME_ORIGIN)))
                 .build();
     }
@@ -210,11 +203,6 @@ public class SecurityConfiguration {
             return "needs an operator";
         }
         return "needs an admin";
-    }
-
-    static String bearerToken(ServerWebExchange exchange) {
-        String header = exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
-        return header != null && header.regionMatches(true, 0, "Bearer ", 0, 7) ? header.substring(7).trim() : null;
     }
 
     static Mono<Void> write(ObjectMapper json, ServerWebExchange exchange, HttpStatus status, String error) {

@@ -19,8 +19,8 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
             "getRunTimeline", "importPerftest", "issueAgentToken", "issueToken", "listAccounts", "listAgents",
             "listAuditEvents", "listBaselines", "listExperimentRuns", "listExperiments", "listHosts", "listMyTokens",
             "listRunIntervals", "listRunSamples", "markBaseline", "removeHost", "revokeAgentToken", "revokeToken",
-            "setAccountPassword", "setMyPassword", "stopAgent", "submitExperiment", "unmarkBaseline", "upgradeAgent",
-            "validateMatrix");
+            "setAccountPassword", "setAccountRole", "setMyPassword", "stopAgent", "submitExperiment", "unmarkBaseline",
+            "upgradeAgent", "validateMatrix");
 
     @Test
     void servesAnOpenApiDocumentOfTheRestApi() {

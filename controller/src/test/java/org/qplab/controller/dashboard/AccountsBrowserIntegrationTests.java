@@ -10,7 +10,9 @@ import org.springframework.http.MediaType;
 
 /**
  * Accounts in the dashboard: the login page, who is logged in, logging out; a viewer sees no Cancel button and a
- * change it forces anyway (its own request from the page, with its CSRF token) is refused.
+ * change it forces anyway (its own request from the page, with its CSRF token) is refused. The pages run under the
+ * controller's Content-Security-Policy, and what it refuses shows in the browser's log (BrowserTest checks that
+ * log after every test).
  */
 class AccountsBrowserIntegrationTests extends BrowserTest {
 
@@ -83,6 +85,30 @@ class AccountsBrowserIntegrationTests extends BrowserTest {
         waiting(Duration.ofSeconds(20)).until(driver -> driver.findElements(
                 By.xpath("//table[@id='tokens']//tr[td[1]='from the browser']//button")).isEmpty());
         script.get().uri("/api/me").exchange().expectStatus().isUnauthorized();
+    }
+
+    @Test
+    void theDashboardRunsUnderItsContentSecurityPolicyWhichRefusesAnInjectedInlineScriptAndStyle() {
+        open("");
+        waitFor(By.id("who"));
+        assertThat(refusedByThePolicy()).as("the dashboard needs nothing its policy refuses").isEmpty();
+        // what an injection would add: an inline script and a style attribute
+        browser.executeScript("""
+                const script = document.createElement('script');
+                script.textContent = 'window.injected = true';
+                document.head.append(script);
+                const styled = document.createElement('p');
+                styled.id = 'styled';
+                styled.setAttribute('style', 'color: rgb(255, 0, 0)');
+                styled.textContent = 'styled';
+                document.body.append(styled);""");
+        assertThat(browser.executeScript("return window.injected === true")).as("the inline script did not run")
+                .isEqualTo(false);
+        assertThat(browser.findElement(By.id("styled")).getCssValue("color")).as("nor did the inline style apply")
+                .isNotEqualTo("rgba(255, 0, 0, 1)");
+        assertThat(refusedByThePolicy()).as("the browser logged the refusals")
+                .anySatisfy(m -> assertThat(m).contains("script-src"))
+                .anySatisfy(m -> assertThat(m).contains("style-src"));
     }
 
     private String waitForText(By locator) {

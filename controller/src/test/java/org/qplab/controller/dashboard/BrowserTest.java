@@ -23,6 +23,8 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.qplab.controller.ControllerIntegrationTest;
@@ -31,7 +33,9 @@ import org.qplab.controller.TestDirs;
 /**
  * The dashboard in headless Chromium against a real controller: a browser per test, waits that
  * look again while the page re-renders, what the charts draw (read from their Chart.js instances),
- * downloads into a directory of the test's own, and screenshots into target/screenshots/.
+ * downloads into a directory of the test's own, and screenshots into target/screenshots/. Every page runs under
+ * the controller's Content-Security-Policy: a test fails when the browser logged that the policy refused anything
+ * (an inline script or style, a resource from elsewhere).
  */
 abstract class BrowserTest extends ControllerIntegrationTest {
 
@@ -55,6 +59,7 @@ abstract class BrowserTest extends ControllerIntegrationTest {
                 "--window-size=1400,1600", "--user-data-dir=" + profile);
         options.setExperimentalOption("prefs", Map.of("download.default_directory", downloads.toString(),
                 "download.prompt_for_download", false));
+        options.setCapability("goog:loggingPrefs", Map.of(LogType.BROWSER, "ALL")); // what the policy refused
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).build();
         browser = new ChromeDriver(service, options);
         Files.createDirectories(SCREENSHOTS);
@@ -72,11 +77,24 @@ abstract class BrowserTest extends ControllerIntegrationTest {
 
     @AfterEach
     void closeBrowser() throws IOException {
-        if (browser != null) {
-            browser.quit();
+        try {
+            if (browser != null) {
+                assertThat(refusedByThePolicy()).as("what the page's Content-Security-Policy refused (browser log)")
+                        .isEmpty();
+            }
+        } finally {
+            if (browser != null) {
+                browser.quit();
+            }
+            TestDirs.delete(profile);
+            TestDirs.delete(downloads);
         }
-        TestDirs.delete(profile);
-        TestDirs.delete(downloads);
+    }
+
+    /** The browser log's Content-Security-Policy refusals since the last call (reading the log empties it). */
+    protected List<String> refusedByThePolicy() {
+        return browser.manage().logs().get(LogType.BROWSER).getAll().stream().map(LogEntry::getMessage)
+                .filter(m -> m.contains("Content Security Policy") || m.contains("Content-Security-Policy")).toList();
     }
 
     protected void open(String hash) {

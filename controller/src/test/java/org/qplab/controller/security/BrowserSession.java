@@ -61,4 +61,9 @@ record BrowserSession(Map<String, String> cookies, Set<String> secure) {
     String csrf() {
         return cookies.get("XSRF-TOKEN");
     }
+
+    /** A client that sends this session's cookies and its CSRF token, as the dashboard's script does. */
+    WebTestClient on(WebTestClient client) {
+        return client.mutate().defaultCookies(c -> cookies.forEach(c::add)).defaultHeader("X-XSRF-TOKEN", csrf()).build();
+    }
 }

@@ -8,19 +8,26 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.agent.AgentToken;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import reactor.core.publisher.Flux;
 
 /**
  * The hostile clients of issue 18, replayed against a real controller: nobody without an account changes
  * anything, a web page on another site cannot drive a logged-in browser (CSRF, CORS) or reach the controller
  * under a rebound name (Host), each role does only what it may, tokens are kept as hashes and work until
- * revoked, and every change is in the audit log. Whatever is refused stores nothing.
+ * revoked, and every change is in the audit log. Issue 31 adds: every page under a strict Content-Security-Policy,
+ * 413 for a body over the limit on every path, and CSRF tokens bound to their session. Whatever is refused stores
+ * nothing. (Sessions that follow their account: HostileClientSessionsIntegrationTests; what guessing costs:
+ * HostileClientGuessingIntegrationTests.)
  */
 class HostileClientIntegrationTests extends ControllerIntegrationTest {
 
@@ -201,6 +208,70 @@ class HostileClientIntegrationTests extends ControllerIntegrationTest {
                 .containsEntry("action", "POST /api/experiments/" + target + "/cancel").containsEntry("status", 403));
         assertThat(events).anySatisfy(e -> assertThat(e).containsEntry("actor", "admin")
                 .containsEntry("action", "POST /api/experiments").containsEntry("status", 201));
+    }
+
+    @Test
+    void everyPageCarriesAStrictContentSecurityPolicyAndHasNoInlineScriptOrStyle() {
+        for (String path : List.of("/login", "/", "/js/app.js", "/api/me", "/css/app.css")) {
+            var headers = http().get().uri(path).exchange().expectStatus().isOk().returnResult(String.class)
+                    .getResponseHeaders();
+            assertThat(headers.getFirst("Content-Security-Policy")).as(path).contains("default-src 'self'",
+                    "script-src 'self'", "style-src 'self'", "object-src 'none'", "frame-ancestors 'none'")
+                    .doesNotContain("unsafe-inline", "unsafe-eval");
+            assertThat(headers.getFirst("X-Frame-Options")).as(path).isEqualTo("DENY");
+            assertThat(headers.getFirst("X-Content-Type-Options")).as(path).isEqualTo("nosniff");
+        }
+        for (String page : List.of("/login", "/")) {
+            String html = http().get().uri(page).exchange().expectBody(String.class).returnResult().getResponseBody();
+            assertThat(Pattern.compile("<script(?![^>]*\\bsrc=)").matcher(html).find()).as("%s: an inline script", page)
+                    .isFalse();
+            assertThat(html).as(page).doesNotContain("<style", "style=\"", "javascript:")
+                    .doesNotContainPattern("\\son[a-z]+=");
+        }
+    }
+
+    @Test
+    void aBodyOverTheLimitIs413OnEveryPathTheLoginFormIncluded() {
+        byte[] big = new byte[5 * 1024 * 1024];
+        java.util.Arrays.fill(big, (byte) 'a');
+        // the login form, which Spring Security reads before any controller (it answered 500)
+        anonymous().post().uri("/login").contentType(MediaType.APPLICATION_FORM_URLENCODED).bodyValue(big).exchange()
+                .expectStatus().isEqualTo(413).expectBody().jsonPath("$.error")
+                .value(e -> assertThat((String) e).contains("larger than 4194304 bytes"));
+        // without a Content-Length (chunked), with the login page's CSRF cookie (so that the form is read for its
+        // token): refused where it crosses the limit
+        String csrf = anonymous().get().uri("/login").exchange().expectBody().returnResult().getResponseCookies()
+                .getFirst("XSRF-TOKEN").getValue();
+        Flux<DataBuffer> chunks = Flux.range(0, 80).map(i -> DefaultDataBufferFactory.sharedInstance.wrap(new byte[64 * 1024]));
+        anonymous().post().uri("/login").cookie("XSRF-TOKEN", csrf).contentType(MediaType.APPLICATION_FORM_URLENCODED)
+                .body(chunks, DataBuffer.class).exchange().expectStatus().isEqualTo(413);
+        // an API change with a valid token, and a path nothing answers
+        http().post().uri("/api/experiments/{id}/cancel", target).contentType(MediaType.APPLICATION_JSON).bodyValue(big)
+                .exchange().expectStatus().isEqualTo(413);
+        anonymous().post().uri("/no/such/path").contentType(MediaType.TEXT_PLAIN).bodyValue(big).exchange()
+                .expectStatus().isEqualTo(413);
+        assertThat(status(target)).isEqualTo("QUEUED");
+    }
+
+    @Test
+    void aCsrfTokenOfAnotherSessionIsRefused() {
+        BrowserSession mine = BrowserSession.logIn(anonymous(), "admin", ADMIN_PASSWORD);
+        BrowserSession other = BrowserSession.logIn(anonymous(), "admin", ADMIN_PASSWORD); // the same account, even
+        assertThat(other.csrf()).isNotEqualTo(mine.csrf());
+        // another session's token, in the header and (set by another site, say) in the cookie: refused
+        Map<String, String> tossed = new java.util.HashMap<>(mine.cookies());
+        tossed.put("XSRF-TOKEN", other.csrf());
+        anonymous().post().uri("/api/experiments/{id}/cancel", target).cookies(c -> tossed.forEach(c::add))
+                .header("X-XSRF-TOKEN", other.csrf()).exchange().expectStatus().isForbidden().expectBody()
+                .jsonPath("$.error").value(e -> assertThat((String) e).contains("CSRF"));
+        // a token made up by the attacker, in both places (the double submit a cookie-only token would accept)
+        tossed.put("XSRF-TOKEN", "made-up");
+        anonymous().post().uri("/api/experiments/{id}/cancel", target).cookies(c -> tossed.forEach(c::add))
+                .header("X-XSRF-TOKEN", "made-up").exchange().expectStatus().isForbidden();
+        assertThat(status(target)).as("still queued after every refused cancel").isEqualTo("QUEUED");
+        // the session's own token
+        mine.on(anonymous()).post().uri("/api/experiments/{id}/cancel", target).exchange().expectStatus().isOk();
+        assertThat(status(target)).isEqualTo("CANCELLED");
     }
 
     private WebTestClient as(String token) {
