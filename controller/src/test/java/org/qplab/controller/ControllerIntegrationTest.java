@@ -23,6 +23,9 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "qplab.agents.token=" + ControllerIntegrationTest.TOKEN,
+        // every test's agents and fakes come from 127.0.0.1: the hellos some tests fail on purpose must not throttle
+        // another test's enrolment (HostileAgentIntegrationTests sets a limit of its own and reaches it)
+        "qplab.agents.failed-hello-limit=1000",
         "qplab.security.admin-password=" + ControllerIntegrationTest.ADMIN_PASSWORD,
         "qplab.database.embedded.port=0",
         "qplab.database.embedded.fsync=false",
