@@ -70,6 +70,11 @@ public final class AgentConnection {
         this.tokenSha256 = tokenSha256;
     }
 
+    /** The SHA-256 of the token this link registered with (null before its hello). */
+    byte[] tokenSha256() {
+        return tokenSha256;
+    }
+
     /** Whether this link registered with the token whose SHA-256 is given (constant time). */
     boolean presentedSame(byte[] tokenSha256) {
         byte[] mine = this.tokenSha256;

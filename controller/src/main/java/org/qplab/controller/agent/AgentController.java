@@ -70,11 +70,15 @@ class AgentController {
             description = "Issues agent id a token of its own, replacing any earlier one (the one it enrolled with "
                     + "included): from then on the agent registers under that id only with it (the enrolment secret "
                     + "never does again); it takes it through --token-file or QPLAB_AGENT_TOKEN. A link registered "
-                    + "with the earlier token is closed at once (close code 4410). Needs an admin.")
+                    + "with the earlier token is closed at once (close code 4410); one with a deployed host's token "
+                    + "stays. Needs an admin.")
     @ApiResponse(responseCode = "201", description = "The token, shown this once: only its SHA-256 is kept.")
     Mono<IssuedToken> issue(@PathVariable String id, Principal admin) {
-        return valid(id).then(jdbc.call(() -> new IssuedToken(id, tokens.issue(id))))
-                .doOnNext(issued -> revocation.tokenWithdrawn(id, "replaced", name(admin)));
+        return valid(id).then(jdbc.call(() -> {
+            IssuedToken issued = new IssuedToken(id, tokens.issue(id));
+            revocation.tokenWithdrawn(id, "replaced", name(admin));
+            return issued;
+        }));
     }
 
     /**
@@ -91,13 +95,14 @@ class AgentController {
     @ApiResponse(responseCode = "204", description = "Revoked.")
     @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Mono<Void> revoke(@PathVariable String id, Principal admin) {
-        return valid(id).then(jdbc.call(() -> tokens.revoke(id))).flatMap(revoked -> {
-            if (!revoked) {
-                return Mono.error(new NotFound("agent '" + id + "' has no token of its own"));
+        return valid(id).then(jdbc.call(() -> {
+            boolean revoked = tokens.revoke(id);
+            if (revoked) {
+                revocation.tokenWithdrawn(id, "revoked", name(admin));
             }
-            revocation.tokenWithdrawn(id, "revoked", name(admin));
-            return Mono.<Void>empty();
-        });
+            return revoked;
+        })).flatMap(revoked -> revoked ? Mono.<Void>empty()
+                : Mono.error(new NotFound("agent '" + id + "' has no token of its own")));
     }
 
     private static String name(Principal principal) {

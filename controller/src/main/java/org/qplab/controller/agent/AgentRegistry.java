@@ -44,8 +44,8 @@ public class AgentRegistry {
     }
 
     /**
-     * agentId's token was revoked or replaced: a hello checked before now does not register, and the live link
-     * (returned, if any) is to be closed.
+     * A token of agentId was revoked or replaced: a hello checked before now does not register. Returns the live
+     * link, if any (closed by the caller unless its token is still good).
      */
     Optional<AgentConnection> revoked(String agentId) {
         long now = System.nanoTime();

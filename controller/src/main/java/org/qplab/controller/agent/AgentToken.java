@@ -87,6 +87,14 @@ public class AgentToken {
         return bound ? Presented.ENROLMENT_CLOSED : Presented.ENROLMENT;
     }
 
+    /** Whether the token of this SHA-256 is still one of agentId's own. Blocking. */
+    boolean holds(String agentId, byte[] tokenSha256) {
+        return jdbc.sql("""
+                        SELECT EXISTS (SELECT 1 FROM agent_token WHERE agent_id = ? AND token_sha256 = ?)
+                            OR EXISTS (SELECT 1 FROM host WHERE name = ? AND token_sha256 = ?)""")
+                .params(agentId, tokenSha256, agentId, tokenSha256).query(Boolean.class).single();
+    }
+
     /**
      * Binds agentId, never bound before, to a new token of its own and returns it; null when the id was bound
      * meanwhile (another enrolment, an admin, a deploy). One statement: of two enrolments at once, one wins. Blocking.

@@ -139,8 +139,19 @@ class AgentEnrolmentIntegrationTests extends ControllerIntegrationTest {
         jdbc.sql("INSERT INTO host (name, address, state) VALUES (?, '127.0.0.1', 'RUNNING')").param(id).update();
         try {
             new org.qplab.controller.deploy.HostRepository(jdbc).deployed(id, token, "sha");
+            long run = jdbc.sql("INSERT INTO experiment (name, matrix, status) VALUES ('enrol', '{}', 'FINISHED') RETURNING id")
+                    .query(Long.class).single();
+            run = jdbc.sql("""
+                            INSERT INTO run (experiment_id, idx, params, status, agent_id, attempt, started_at)
+                            VALUES (?, 0, '{"provider": "tcp"}', 'FINISHED', ?, 1, now()) RETURNING id""")
+                    .params(run, id).query(Long.class).single();
             try (RawAgent agent = RawAgent.connect(port).hello(id, token)) {
                 assertThat(agent.await(AgentMessage.Welcome.class, WAIT).token()).as("it has its token").isNull();
+                // a token issued by hand besides the deployed one leaves the link of the deployed one alone
+                http().post().uri("/api/agents/{id}/token", id).exchange().expectStatus().isCreated();
+                agent.send(new AgentMessage.Heartbeat(run, 0, 0L)).send(new AgentMessage.RunFailed(run, "late", 0));
+                assertThat(agent.await(AgentMessage.RunRecorded.class, WAIT).runId()).as("still read").isEqualTo(run);
+
                 http().delete().uri("/api/agents/{id}/token", id).exchange().expectStatus().isNoContent();
                 CloseStatus closed = agent.awaitClose(WAIT);
                 assertThat(closed.getCode()).isEqualTo(LinkClose.TOKEN_REVOKED.code());
