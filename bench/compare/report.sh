@@ -62,54 +62,81 @@ aa_section() {
     echo
     echo "Every point of every pair (change: geometric mean B / A − 1 of the verdict's metric; CI at $(conf) %):"
     echo
-    echo "| point | pair | metric | verdict | change [%] | CI [%] | p | CV A [%] | CV B [%] |"
-    echo "|---|---:|---|---|---:|---|---:|---:|---:|"
+    echo "| point | pair | metric | verdict | change [%] | CI [%] | p | method | CV A [%] | CV B [%] |"
+    echo "|---|---:|---|---|---:|---|---:|---|---:|---:|"
     sort -t$'\t' -k2,2n -k3,3n -k4,4n -k1,1n "$WORK/aa.tsv" | awk -F'\t' "$REPORT_AWK"'{
         v = flagged($6) ? "**" $6 "**" : $6
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", point($2, $3, $4), $1, $5, v, num($7, "%+.1f"),
-            ci($8, $9), p($10), num($11, "%.1f"), num($12, "%.1f") }'
+        m = $15 == "welch-log+drift" ? "+drift of " $16 " exp." : $15
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", point($2, $3, $4), $1, $5, v, num($7, "%+.1f"),
+            ci($8, $9), p($10), m, num($11, "%.1f"), num($12, "%.1f") }'
+    echo
+    awk -F'\t' "$REPORT_AWK"'{ d = $15 == "welch-log+drift"; n[d]++; f[d] += flagged($6) }
+        END { printf "By method: runs alone (welch-log, a fingerprint without 3 earlier experiments: the first pairs) %d of %d points flagged; with the drift of earlier experiments (welch-log+drift) %d of %d.\n",
+                  f[0], n[0], f[1], n[1] }' "$WORK/aa.tsv"
 }
 
-mde_section() {
-    local nu=$((2 * (REPEATS - 1)))
-    echo "## The smallest change flagged at 80 % power with $REPEATS repeats"
-    echo
-    echo "Per point, s = the pooled standard deviation of the log run values within each A experiment"
-    echo "(${PAIRS} pairs × 2 experiments of $REPEATS runs). Welch's t, two-sided α = $ALPHA, n = $REPEATS a side, df ≈ $nu:"
-    echo "δ = (t(1 − α/2, $nu) + t(0.8, $nu)) · s · √(2/$REPEATS) on the log scale, shown as the drop 1 − e^−δ and the"
-    echo "rise e^δ − 1 in %. The verdict also needs |change| > $THRESHOLD %, so nothing smaller than that is flagged."
-    echo
-    echo "| point | runs | s (log) | CV A/B sides, median (min–max) [%] | smallest drop flagged [%] | smallest rise flagged [%] |"
-    echo "|---|---:|---:|---|---:|---:|"
-    sort -t$'\t' -k2,2n -k3,3n -k4,4n "$WORK/aa.tsv" | awk -F'\t' -v n="$REPEATS" -v nu="$nu" -v alpha="$ALPHA" "$REPORT_AWK"'
-        function side(list,   v, k, m, s, x) {
+# Per point, from every A experiment: the pooled sd of the log run values within each (s), and how far the
+# experiments' mean logs drift apart beyond that (tau, method of moments, as compare estimates it):
+# size threads qps s df runs tau experiments
+pooled_s() {
+    awk -F'\t' '
+        function side(key, list,   v, k, m, s, x) {
             k = split(list, v, ","); if (k < 2) return
             for (x = 1; x <= k; x++) m += v[x]; m /= k
             for (x = 1; x <= k; x++) s += (v[x] - m) ^ 2
             ss[key] += s; df[key] += k - 1; runs[key] += k
+            e = ++ne[key]; mean[key, e] = m; expl[key] += s / (k - 1) / k
         }
+        { key = $2 "\t" $3 "\t" $4; side(key, $13); side(key, $14) }
+        END { for (key in df) if (df[key]) {
+                  k = ne[key]; mm = 0; vm = 0
+                  for (e = 1; e <= k; e++) mm += mean[key, e]; mm /= k
+                  for (e = 1; e <= k; e++) vm += (mean[key, e] - mm) ^ 2
+                  tau2 = k > 1 ? vm / (k - 1) - expl[key] / k : 0; if (tau2 < 0) tau2 = 0
+                  printf "%s\t%.6f\t%d\t%d\t%.6f\t%d\n", key, sqrt(ss[key] / df[key]), df[key], runs[key], sqrt(tau2), k } }' "$WORK/aa.tsv"
+}
+
+mde_section() {
+    local nu=$((2 * (REPEATS - 1))) k=$((2 * PAIRS - 1))
+    echo "## The smallest change flagged at 80 % power with $REPEATS repeats"
+    echo
+    echo "Per point, s = the pooled standard deviation of the log run values within each A experiment"
+    echo "($PAIRS pairs × 2 experiments of $REPEATS runs), and τ = how far those experiments' mean logs drift apart beyond"
+    echo "what s explains (the variance of the means less s²/n, as compare estimates it). Two-sided α = $ALPHA, n = $REPEATS"
+    echo "a side. Within one pair's runs alone (Welch, df ≈ $nu): δ = (t(1 − α/2, $nu) + t(0.8, $nu)) · s · √(2/$REPEATS). With the"
+    echo "drift of $k earlier experiments added (compare's welch-log+drift once a fingerprint has 3 or more): se² = 2s²/$REPEATS + 2τ²,"
+    echo "Satterthwaite's df. Shown as the drop 1 − e^−δ in % (the rise e^δ − 1 is larger). The verdict also needs"
+    echo "|change| > $THRESHOLD %, so nothing smaller than that is flagged."
+    echo
+    echo "| point | runs | s (log) | τ (log) | CV A/B sides, median (min–max) [%] | smallest drop flagged, runs alone [%] | smallest drop flagged, with drift [%] |"
+    echo "|---|---:|---:|---:|---|---:|---:|"
+    pooled_s >"$WORK/s.tsv"
+    sort -t$'\t' -k2,2n -k3,3n -k4,4n "$WORK/aa.tsv" | awk -F'\t' -v n="$REPEATS" -v nu="$nu" -v kd="$k" -v alpha="$ALPHA" "$REPORT_AWK"'
+        FILENAME == sfile { key = $1 SUBSEP $2 SUBSEP $3; sd[key] = $4; runs[key] = $6; tau[key] = $7; next }
         { key = $2 SUBSEP $3 SUBSEP $4
           if (!(key in seen)) { seen[key] = 1; keys[++nk] = key; label[key] = point($2, $3, $4) }
-          side($13); side($14)
           if ($11 != "") cv[key, ++ncv[key]] = $11; if ($12 != "") cv[key, ++ncv[key]] = $12 }
         END {
             f = tq(1 - alpha / 2, nu) + tq(0.8, nu)
             for (i = 1; i <= nk; i++) {
                 key = keys[i]; lo = ""; hi = ""; k = 0
                 for (x = 1; x <= ncv[key]; x++) { c[++k] = cv[key, x]; if (lo == "" || c[k] < lo) lo = c[k]; if (hi == "" || c[k] > hi) hi = c[k] }
-                if (!df[key]) { printf "| %s | %d | – | – | – | – |\n", label[key], runs[key]; continue }
-                s = sqrt(ss[key] / df[key]); d = f * s * sqrt(2 / n)
-                drop[++nd] = 100 * (1 - exp(-d)); rise[nd] = 100 * (exp(d) - 1)
-                printf "| %s | %d | %.3f | %s (%s–%s) | %.1f | %.1f |\n", label[key], runs[key], s, num(median(c, k), "%.1f"),
-                    num(lo, "%.1f"), num(hi, "%.1f"), drop[nd], rise[nd]
+                if (!(key in sd)) { printf "| %s | – | – | – | – | – | – |\n", label[key]; continue }
+                s = sd[key]; d = f * s * sqrt(2 / n)
+                cw = s * s / n; cd = 2 * tau[key] ^ 2; se2 = 2 * cw + cd
+                dfd = se2 ^ 2 / (2 * cw ^ 2 / (n - 1) + (cd > 0 ? cd ^ 2 / (kd - 1) : 0)); dfi = int(dfd); if (dfi < 1) dfi = 1
+                dd = (tq(1 - alpha / 2, dfi) + tq(0.8, dfi)) * sqrt(se2)
+                drop[++nd] = 100 * (1 - exp(-d)); dropd[nd] = 100 * (1 - exp(-dd))
+                printf "| %s | %d | %.3f | %.3f | %s (%s–%s) | %.1f | %.1f |\n", label[key], runs[key], s, tau[key],
+                    num(median(c, k), "%.1f"), num(lo, "%.1f"), num(hi, "%.1f"), drop[nd], dropd[nd]
             }
             for (i = 1; i <= nd; i++) { if (i == 1 || drop[i] < dl) dl = drop[i]; if (i == 1 || drop[i] > dh) dh = drop[i]
-                                        if (i == 1 || rise[i] < rl) rl = rise[i]; if (i == 1 || rise[i] > rh) rh = rise[i] }
+                                        if (i == 1 || dropd[i] < ddl) ddl = dropd[i]; if (i == 1 || dropd[i] > ddh) ddh = dropd[i] }
             printf "\nt(1 − α/2, %d) = %.3f, t(0.8, %d) = %.3f. ", nu, tq(1 - alpha / 2, nu), nu, tq(0.8, nu)
-            if (nd) printf "**Over the %d points: a drop of %.1f %% (median; %.1f–%.1f %%) or a rise of %.1f %% (%.1f–%.1f %%) is flagged 80 %% of the time.**\n",
-                nd, median(drop, nd), dl, dh, median(rise, nd), rl, rh
+            if (nd) printf "**Over the %d points, 80 %% of the time: a drop of %.1f %% (median; %.1f–%.1f %%) from one pair'"'"'s runs alone; %.1f %% (%.1f–%.1f %%) once the drift between experiments is counted.**\n",
+                nd, median(drop, nd), dl, dh, median(dropd, nd), ddl, ddh
             else print "No point had two runs or more a side: nothing to estimate."
-        }'
+        }' sfile="$WORK/s.tsv" "$WORK/s.tsv" -
 }
 
 ab_section() {
@@ -119,28 +146,41 @@ ab_section() {
     echo
     echo "B is the same matrix with \`rate_limit\` per point (cycles per second per thread; its points listed"
     echo "through one \`zips\` entry) = $RATE_SHARE × the point's free-running rate: summary.cycles / threads /"
-    echo "(duration_ns / 1e9), median over the repeats of the first A experiment. Compared against the last A"
-    echo "experiment (run just before B) with \`&across=rate_limit\`. Expected change: $expected %. \"B at limit\":"
-    echo "B's median cycles per thread per second ÷ its limit (100 %: the pacing held). Paced well below what"
-    echo "the machine can do, B's runs scatter little, so Welch's df falls toward $((REPEATS - 1)) (A's runs alone) and the"
-    echo "power rests on A's spread: with t(1 − α/2, $((REPEATS - 1))), A's CV must be small for −50 % to reach p < $ALPHA."
+    echo "(duration_ns / 1e9), the geometric mean over the repeats of the last A experiment, which B is compared with"
+    echo "(\`&across=rate_limit\`) and which ran just before it. Injected change: $expected % of A's geometric mean (up to"
+    echo "the machine's drift between the two experiments). \"B at limit\": B's cycles per thread per second ÷ its limit"
+    echo "(100 %: the pacing held). Paced well below what the machine can do, B's runs scatter little, so Welch's df"
+    echo "falls toward $((REPEATS - 1)) (A's runs alone) and the power rests on A's spread, and on how far A's experiments drift"
+    echo "apart (τ, the table above: compare adds it, A's fingerprint having $((2 * PAIRS - 1)) earlier experiments): se² = s²/$REPEATS + 2τ²."
+    echo "\"in reach\": (t(1 − α/2, df) + t(0.8, df)) · se < ln 2 with the point's s and τ (Satterthwaite's df): −50 % is"
+    echo "within this machine's resolution there, found at 80 % power."
     echo
-    echo "| point | free rate [cycles/s/thread] | rate_limit | B at limit [%] | metric | verdict | change [%] | CI [%] | p | CV A [%] | CV B [%] | CI ∋ $expected % |"
-    echo "|---|---:|---:|---:|---|---|---:|---|---:|---:|---:|---|"
-    sort -t$'\t' -k2,2n -k3,3n -k4,4n "$WORK/ab.tsv" | awk -F'\t' -v exp_="$expected" "$REPORT_AWK"'
+    echo "| point | free rate [cycles/s/thread] | rate_limit | B at limit [%] | metric | verdict | change [%] | CI [%] | p | method | CV A [%] | CV B [%] | s A/A (log) | in reach | CI ∋ $expected % |"
+    echo "|---|---:|---:|---:|---|---|---:|---|---:|---|---:|---:|---:|---|---|"
+    sort -t$'\t' -k2,2n -k3,3n -k4,4n "$WORK/ab.tsv" | awk -F'\t' -v exp_="$expected" -v n_="$REPEATS" -v alpha="$ALPHA" -v kd="$((2 * PAIRS - 1))" "$REPORT_AWK"'
+        function reachable(s, t,   cw, cd, se2, df) {
+            cw = s * s / n_; cd = 2 * t * t; se2 = cw + cd
+            df = int(se2 ^ 2 / (cw ^ 2 / (n_ - 1) + (cd > 0 ? cd ^ 2 / (kd - 1) : 0))); if (df < 1) df = 1
+            return (tq(1 - alpha / 2, df) + tq(0.8, df)) * sqrt(se2) < log(2)
+        }
         FILENAME == lim { k = $1 SUBSEP $2 SUBSEP $3; free[k] = $4; limit[k] = $5; next }
         FILENAME == got { got_[$1 SUBSEP $2 SUBSEP $3] = $4; next }
+        FILENAME == sfile { sd[$1 SUBSEP $2 SUBSEP $3] = $4; tau[$1 SUBSEP $2 SUBSEP $3] = $7; next }
         { k = $2 SUBSEP $3 SUBSEP $4; n++
           has = $8 != "" && $9 != "" && $8 <= exp_ && exp_ <= $9; reg = $6 == "regression"
           R += reg; H += has; B += reg && has
+          inr = (k in sd) && reachable(sd[k], tau[k]); NR_ += inr; RR += inr && reg; BR += inr && reg && has
           at = (k in got_) && limit[k] ? sprintf("%.0f", 100 * got_[k] / limit[k]) : "–"
-          printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", point($2, $3, $4), num(free[k], "%.0f"),
-              limit[k] == "" ? "–" : limit[k], at, $5, reg ? "**regression**" : $6, num($7, "%+.1f"), ci($8, $9), p($10),
-              num($11, "%.1f"), num($12, "%.1f"), has ? "yes" : "**no**" }
+          m = $15 == "welch-log+drift" ? "+drift of " $16 " exp." : $15
+          printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", point($2, $3, $4), num(free[k], "%.0f"),
+              limit[k] == "" ? "–" : limit[k], at, $5, reg ? "**regression**" : $6, num($7, "%+.1f"), ci($8, $9), p($10), m,
+              num($11, "%.1f"), num($12, "%.1f"), (k in sd) ? sprintf("%.3f", sd[k]) : "–", inr ? "yes" : "no", has ? "yes" : "**no**" }
         END {
             printf "\n**Regression: %d of %d points (%.0f %%); CI containing %s %%: %d; both: %d (%.0f %%)**; goal ≥ 95 %%: %s.\n",
                 R, n, n ? 100 * R / n : 0, exp_, H, B, n ? 100 * B / n : 0, (n && B >= 0.95 * n ? "met" : "NOT met")
-        }' lim="$WORK/limits.tsv" got="$WORK/achieved.tsv" "$WORK/limits.tsv" "$WORK/achieved.tsv" -
+            printf "Where %s %% is within reach: %d points, %d flagged (%.0f %%), %d flagged with the CI containing it (%.0f %%).\n",
+                exp_, NR_, RR, NR_ ? 100 * RR / NR_ : 0, BR, NR_ ? 100 * BR / NR_ : 0
+        }' lim="$WORK/limits.tsv" got="$WORK/achieved.tsv" sfile="$WORK/s.tsv" "$WORK/limits.tsv" "$WORK/achieved.tsv" "$WORK/s.tsv" -
 }
 
 latency_section() {

@@ -7,7 +7,7 @@
 #     alpha ALPHA and threshold THRESHOLD %. Every point's verdict, change, CI, p and both sides' run-to-run CV.
 #     Goal: at most 1 % of the points compared called a regression or an improvement.
 #  2. A/B power: the same points with rate_limit = RATE_SHARE x the point's free-running cycles per thread per
-#     second (median over the first A experiment's repeats), compared with the last A experiment
+#     second (geometric mean over the repeats of the last A experiment), compared with that experiment
 #     (across=rate_limit). Goal: >= 95 % called a regression with the CI containing the injected change (-50 %).
 #  3. Resolution: the smallest change flagged at 80 % power with REPEATS runs a side, from each point's pooled
 #     sd of log run values over the A experiments (Welch's t at df 2 (REPEATS - 1), two-sided ALPHA).
@@ -125,24 +125,27 @@ compare() { # BASELINE CANDIDATE [extra query] -> the compare answer
 }
 
 # One compare answer's points as TSV: tag size threads qps metric verdict change ciLow ciHigh p cvBaseline
-# cvCandidate logsBaseline logsCandidate (the verdict metric's per-run values, as natural logs, comma-separated).
+# cvCandidate logsBaseline logsCandidate (the verdict metric's per-run values, as natural logs, comma-separated)
+# method noiseExperiments.
 points_tsv() {
     jq -r --arg tag "$1" '.points[] | . as $p
         | ([$p.judgments // [] | .[] | select(.metric == $p.metric)] | first) as $j
         | [$tag, $p.params.msg_size, $p.params.threads, $p.params.qps_per_thread, $p.metric, $p.verdict,
            $p.changePercent, $p.ciLowPercent, $p.ciHighPercent, $p.pValue, $j.baseline.cvPercent, $j.candidate.cvPercent,
-           ($j.baseline.values // [] | map(log) | join(",")), ($j.candidate.values // [] | map(log) | join(","))]
+           ($j.baseline.values // [] | map(log) | join(",")), ($j.candidate.values // [] | map(log) | join(",")),
+           $p.method, $p.noiseExperiments]
         | map(. // "") | @tsv'
 }
 
-# An experiment's free-running rate per point: size threads qps median(cycles per thread per second) n
+# An experiment's rate per point: size threads qps geomean(cycles per thread per second) n. The geometric mean, as
+# compare's change is the ratio of the geometric means: a limit at RATE_SHARE of it injects exactly that change.
 rates_tsv() {
     get "/api/experiments/$1/runs" | jq -r '
-        def median: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+        def geomean: (map(log) | add / length | exp);
         [.[] | select(.status == "FINISHED" and .summary != null)]
         | group_by([.params.msg_size, .params.threads, .params.qps_per_thread])[]
         | [.[0].params.msg_size, .[0].params.threads, .[0].params.qps_per_thread,
-           (map(.summary.cycles / .summary.threads / (.summary.duration_ns / 1e9)) | median), length] | @tsv'
+           (map(.summary.cycles / .summary.threads / (.summary.duration_ns / 1e9)) | geomean), length] | @tsv'
 }
 
 # ---- 1. A/A: PAIRS fresh pairs of the same matrix --------------------------------------------------------------
@@ -164,16 +167,17 @@ for pair in $(seq 1 "$PAIRS"); do
     log "A/A pair $pair: $(cut -f6 "$WORK/aa.tsv" | sort | uniq -c | awk '{ n = $1; $1 = ""; printf "%s%s x%s", s, $0, n; s = "," }')"
 done
 
-# ---- 2. A/B: the same points, rate-limited to RATE_SHARE of the first A experiment's rate -----------------------
-rates_tsv "${A_IDS[0]}" | awk -F'\t' -v share="$RATE_SHARE" -v OFS='\t' '{ l = int($4 * share); if (l < 1) l = 1; print $1, $2, $3, $4, l }' \
+# ---- 2. A/B: the same points, rate-limited to RATE_SHARE of the rate of the A experiment compared with ----------
+# (the last one, run just before B: the machine drifts between experiments, by up to a third here)
+last_a=${A_IDS[${#A_IDS[@]} - 1]}
+rates_tsv "$last_a" | awk -F'\t' -v share="$RATE_SHARE" -v OFS='\t' '{ l = int($4 * share + 0.5); if (l < 1) l = 1; print $1, $2, $3, $4, l }' \
     >"$WORK/limits.tsv"
-[ -s "$WORK/limits.tsv" ] || die "no finished run of experiment ${A_IDS[0]} to take the rates from"
+[ -s "$WORK/limits.tsv" ] || die "no finished run of experiment $last_a to take the rates from"
 MATRIX_B=$(jq -cRn --argjson d "$DURATION_MS" --argjson w "$WARMUP_CYCLES" --argjson r "$REPEATS" '
     [inputs | split("\t") | map(tonumber)] as $rows | {name: "compare-bench B (rate-limited)",
     base: {provider: "tcp", duration_ms: $d, warmup_cycles: $w},
     zips: {point: {msg_size: ($rows | map(.[0])), threads: ($rows | map(.[1])), qps_per_thread: ($rows | map(.[2])),
                    rate_limit: ($rows | map(.[4]))}}, repeats: $r, order: {random: true}}' <"$WORK/limits.tsv")
-last_a=${A_IDS[${#A_IDS[@]} - 1]}
 limited=$(submit "$MATRIX_B")
 await "$limited" "A/B rate-limited candidate"
 compare "$last_a" "$limited" "&across=rate_limit" >"$WORK/ab.json"

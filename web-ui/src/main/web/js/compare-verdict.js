@@ -59,6 +59,11 @@ export function sideCell(metric, stats) {
 /** How the p-value was reached: a test over the runs of both sides, or the fingerprint's history as the noise. */
 function methodText(judgment) {
   if (judgment?.method === 'welch-log') return ['Welch over runs', "Welch's t-test on the log of each run's value"];
+  if (judgment?.method === 'welch-log+drift') {
+    return [`Welch + drift of ${judgment.noiseExperiments ?? '?'} experiments`,
+      `Welch's t-test on the log of each run's value, with how far the fingerprint's earlier experiments drift apart `
+      + `(${judgment.driftPercent === undefined ? '?' : judgment.driftPercent.toFixed(1)} %) added to each side`];
+  }
   if (judgment?.method === 'history') {
     return [`history of ${judgment.noiseRuns ?? '?'} runs`, "the spread of the baseline fingerprint's earlier runs as the noise model"];
   }

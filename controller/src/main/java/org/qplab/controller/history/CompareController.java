@@ -29,8 +29,10 @@ class CompareController {
     private static final String VERDICT = "Each point is judged over its runs, the unit of replication (cycles of "
             + "one run are not independent evidence): on its metric's per-run values (bw_avg_bps, or "
             + "latency_typical_us for latency runs, iops for nvmeof runs, unless metric says), with at least "
-            + RunLevelTest.MIN_RUNS + " runs a side by Welch's t-test on their logs; with fewer, against the spread "
-            + "of the baseline fingerprint's earlier runs when it has at least " + RunLevelTest.MIN_HISTORY
+            + RunLevelTest.MIN_RUNS + " runs a side by Welch's t-test on their logs, with how far the baseline "
+            + "fingerprint's earlier experiments drift apart added when it has at least "
+            + RunLevelTest.MIN_DRIFT_EXPERIMENTS + " (method welch-log+drift); with fewer runs, against the spread "
+            + "of the fingerprint's earlier runs when it has at least " + RunLevelTest.MIN_HISTORY
             + " (method history), else the verdict is 'inconclusive: N runs per side'. The change is the ratio of "
             + "the geometric means in %, with its confidence interval at 1 - alpha. The verdict is regression or "
             + "improvement only when p < alpha and |change| > threshold, else no change. Every metric both sides "

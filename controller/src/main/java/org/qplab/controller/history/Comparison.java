@@ -58,8 +58,9 @@ public record Comparison(Side baseline, Side candidate, double alpha, double thr
 
     /**
      * One metric judged over runs: the change of the geometric mean in % with its confidence interval, the
-     * p-value of the test, the method (welch-log: Welch's t on the runs' log values; history: the spread of the
-     * fingerprint's earlier runs, noiseRuns of them), and the verdict: regression or improvement only when p &lt;
+     * p-value of the test, the method (welch-log: Welch's t on the runs' log values; welch-log+drift: with how far
+     * the fingerprint's noiseExperiments earlier experiments drifted apart added, driftPercent; history: the spread
+     * of the fingerprint's noiseRuns earlier runs), and the verdict: regression or improvement only when p &lt;
      * alpha and the change passes the threshold, "no change", "inconclusive: …" with too few runs, "untested: …"
      * when a side did not measure it.
      */
@@ -67,7 +68,13 @@ public record Comparison(Side baseline, Side candidate, double alpha, double thr
     @Schema(name = "ComparisonJudgment")
     public record Judgment(String metric, String unit, boolean higherIsBetter, Sample baseline, Sample candidate,
                            Double changePercent, Double ciLowPercent, Double ciHighPercent, Double pValue,
-                           String method, Integer noiseRuns, String verdict) {}
+                           String method, Integer noiseRuns,
+                           @Schema(description = "With method welch-log+drift: the earlier experiments of the "
+                                   + "baseline fingerprint whose spread between them was added.") Integer noiseExperiments,
+                           @Schema(description = "With method welch-log+drift: how far experiments of the fingerprint "
+                                   + "drift apart beyond their runs' scatter (sd of their mean logs, x 100: ~%).")
+                           Double driftPercent,
+                           String verdict) {}
 
     /**
      * One point: the configuration (the baseline's; with across, the parameters that differ are in differing),
@@ -81,7 +88,7 @@ public record Comparison(Side baseline, Side candidate, double alpha, double thr
             + "metric judged, both sides' runs, and the NIC counters whose deltas differ between the two.")
     public record Point(Map<String, Object> params, List<ParamMismatch> differing, String metric, String verdict,
                         Double changePercent, Double ciLowPercent, Double ciHighPercent, Double pValue, String method,
-                        Integer noiseRuns, List<Judgment> judgments, Stats baseline, Stats candidate,
+                        Integer noiseRuns, Integer noiseExperiments, Double driftPercent, List<Judgment> judgments, Stats baseline, Stats candidate,
                         Double bwChangePercent, Double cycleMedianChangePercent, String fingerprint,
                         Long baselineRunId, Long baselineExperimentId, List<CounterChange> counterChanges) {}
 

@@ -32,8 +32,8 @@ public class ComparisonService {
         }
     }
 
-    /** The newest earlier runs of a fingerprint that make its noise model (Otava's window). */
-    static final int HISTORY_WINDOW = 50;
+    /** The newest earlier runs of a fingerprint that make its noise model (tens of experiments: Otava looks at 50). */
+    static final int HISTORY_WINDOW = 200;
 
     private final ComparisonRepository repository;
 
@@ -123,21 +123,20 @@ public class ComparisonService {
                                    FinishedRun baselineRun) {
         Metric primary = options.metric() != null ? Metric.byName(options.metric()).orElseThrow()
                 : Metric.defaultFor(params);
-        List<FinishedRun> history = before.size() < RunLevelTest.MIN_RUNS || after.size() < RunLevelTest.MIN_RUNS
-                ? history(before, after) : List.of();
+        List<FinishedRun> history = history(before, after);
         List<Comparison.Judgment> judgments = new ArrayList<>();
         for (String name : judged(primary, params)) {
             List<Double> a = values(before, name);
             List<Double> b = values(after, name);
             if (name.equals(primary.name()) || !a.isEmpty() || !b.isEmpty()) {
-                judgments.add(RunLevelTest.judge(Metric.byName(name).orElseThrow(), a, b, values(history, name),
+                judgments.add(RunLevelTest.judge(Metric.byName(name).orElseThrow(), a, b, byExperiment(history, name),
                         options.alpha(), options.thresholdPercent()));
             }
         }
         Comparison.Judgment verdict = judgments.get(0);
         return new Comparison.Point(params, differing, verdict.metric(), verdict.verdict(), verdict.changePercent(),
                 verdict.ciLowPercent(), verdict.ciHighPercent(), verdict.pValue(), verdict.method(), verdict.noiseRuns(),
-                judgments, stats(before, judgments, true), stats(after, judgments, false),
+                verdict.noiseExperiments(), verdict.driftPercent(), judgments, stats(before, judgments, true), stats(after, judgments, false),
                 change(judgments, "bw_avg_bps"), change(judgments, "cycle_median_ns"),
                 baselineRun == null ? majorityFingerprint(before) : baselineRun.fingerprint(),
                 baselineRun == null ? null : baselineRun.id(), baselineRun == null ? null : baselineRun.experimentId(),
@@ -153,8 +152,9 @@ public class ComparisonService {
     }
 
     /**
-     * The baseline fingerprint's earlier finished runs, not the candidate's, newest first: with too few runs a
-     * side, their spread is the noise model. The fingerprint most of the baseline's runs have.
+     * The baseline fingerprint's earlier finished runs, not the candidate's, newest first: how far its experiments
+     * drift apart, and with too few runs a side the noise model itself. The fingerprint most of the baseline's
+     * runs have.
      */
     private List<FinishedRun> history(List<FinishedRun> before, List<FinishedRun> after) {
         String fingerprint = majorityFingerprint(before);
@@ -168,6 +168,17 @@ public class ComparisonService {
         Map<String, Long> counts = runs.stream().collect(Collectors.groupingBy(FinishedRun::fingerprint,
                 LinkedHashMap::new, Collectors.counting()));
         return counts.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElseThrow();
+    }
+
+    /** The runs' values of the metric, one list per experiment (in the order the runs come). */
+    private static List<List<Double>> byExperiment(List<FinishedRun> runs, String metric) {
+        Map<Long, List<Double>> experiments = new LinkedHashMap<>();
+        runs.forEach(r -> {
+            if (r.metric(metric) != null) {
+                experiments.computeIfAbsent(r.experimentId(), k -> new ArrayList<>()).add(r.metric(metric));
+            }
+        });
+        return List.copyOf(experiments.values());
     }
 
     private static List<Double> values(List<FinishedRun> runs, String metric) {

@@ -105,6 +105,35 @@ class CompareIntegrationTests extends ControllerIntegrationTest {
         assertThat(number(judged, "ciHighPercent")).isGreaterThan(-50 - 15).isLessThan(0);
     }
 
+    /**
+     * A machine whose experiments of one configuration drift apart (their means 0.8-1.3x, each one's runs within
+     * 2 %): a 20 % shift between the next two is what its experiments do, not a regression. Without the earlier
+     * experiments the runs alone would call it one.
+     */
+    @Test
+    void aShiftWithinHowFarTheFingerprintsExperimentsDriftIsNoRegression() throws Exception {
+        long alone = experiment("[4096]", 91, 1.0, "6.18.0-drift-alone", 5, 0.02);
+        long aloneShifted = experiment("[4096]", 92, 1.25, "6.18.0-drift-alone", 5, 0.02);
+        assertThat(single(compare("baseline=" + alone + "&candidate=" + aloneShifted).get("points")))
+                .as("no earlier experiments: the runs alone").containsEntry("method", "welch-log")
+                .containsEntry("verdict", "regression");
+
+        double[] drift = {1.0, 1.3, 0.8, 1.15};
+        for (int i = 0; i < drift.length; i++) {
+            experiment("[4096]", 93 + i, drift[i], "6.18.0-drift", 5, 0.02);
+        }
+        long baseline = experiment("[4096]", 97, 1.0, "6.18.0-drift", 5, 0.02);
+        long shifted = experiment("[4096]", 98, 1.25, "6.18.0-drift", 5, 0.02);
+        Map<String, Object> point = single(compare("baseline=" + baseline + "&candidate=" + shifted).get("points"));
+        assertThat(point).containsEntry("method", "welch-log+drift").containsEntry("noiseExperiments", 5)
+                .containsEntry("verdict", "no change");
+        assertThat(number(point, "driftPercent")).as("sd of the experiments' mean logs, less their runs' share")
+                .isBetween(10.0, 30.0);
+        assertThat(number(point, "changePercent")).isCloseTo(-20, within(3.0));
+        assertThat(number(point, "ciLowPercent")).isLessThan(-20);
+        assertThat(number(point, "ciHighPercent")).isGreaterThan(0);
+    }
+
     /** Experiments that differ in one parameter pair only when it is named in across; the response suggests it. */
     @Test
     @SuppressWarnings("unchecked")

@@ -50,7 +50,7 @@ class RunLevelTestTests {
 
     @Test
     void oneRunASideWithoutHistoryIsInconclusiveAndHasNoPValue() {
-        Comparison.Judgment j = RunLevelTest.judge(BANDWIDTH, List.of(100.0), List.of(50.0), List.of(90.0, 110.0), 0.01, 5);
+        Comparison.Judgment j = RunLevelTest.judge(BANDWIDTH, List.of(100.0), List.of(50.0), List.of(List.of(90.0, 110.0)), 0.01, 5);
         assertThat(j.verdict()).isEqualTo("inconclusive: 1 run per side");
         assertThat(j.pValue()).isNull();
         assertThat(j.ciLowPercent()).isNull();
@@ -62,7 +62,7 @@ class RunLevelTestTests {
     @Test
     void theFingerprintsHistoryIsTheNoiseModelOfOneRunASide() {
         // the spread of six earlier runs: sd of their logs 0.0258; a 10 % drop is t -2.90 on 5 df, p 0.0337
-        List<Double> history = List.of(100.0, 104.0, 97.0, 101.0, 99.0, 103.0);
+        List<List<Double>> history = List.of(List.of(100.0, 104.0, 97.0), List.of(101.0, 99.0, 103.0));
         Comparison.Judgment j = RunLevelTest.judge(BANDWIDTH, List.of(100.0), List.of(90.0), history, 0.05, 5);
         assertThat(j.method()).isEqualTo("history");
         assertThat(j.noiseRuns()).isEqualTo(6);
@@ -70,7 +70,7 @@ class RunLevelTestTests {
         assertThat(j.verdict()).isEqualTo("regression");
         assertThat(RunLevelTest.judge(BANDWIDTH, List.of(100.0), List.of(90.0), history, 0.01, 5).verdict())
                 .as("not at alpha 0.01").isEqualTo("no change");
-        assertThat(RunLevelTest.judge(BANDWIDTH, List.of(100.0), List.of(90.0), history.subList(0, 4), 0.05, 5).verdict())
+        assertThat(RunLevelTest.judge(BANDWIDTH, List.of(100.0), List.of(90.0), List.of(List.of(100.0, 104.0), List.of(97.0, 101.0)), 0.05, 5).verdict())
                 .as("four earlier runs are too few").startsWith("inconclusive");
     }
 
@@ -120,12 +120,54 @@ class RunLevelTestTests {
         assertThat(covered / (double) trials).as("a 99 %% interval").isBetween(0.975, 1.0);
     }
 
+    @Test
+    void theBetweenExperimentVarianceIsWhatTheRunsScatterDoesNotExplain() {
+        // means 0, 0.3, -0.2 (variance 0.19 / 3), each from runs 0.02 apart (variance 0.0002, over 2 runs 0.0001)
+        List<double[]> experiments = List.of(new double[] {-0.01, 0.01}, new double[] {0.29, 0.31},
+                new double[] {-0.21, -0.19});
+        assertThat(RunLevelTest.betweenExperiments(experiments)).isCloseTo(0.19 / 3 - 0.0001, within(1e-12));
+        assertThat(RunLevelTest.betweenExperiments(List.of(new double[] {0, 0.2}, new double[] {0.2, 0}, new double[] {0.1, 0.1})))
+                .as("means alike: no drift").isZero();
+    }
+
+    /**
+     * A machine whose experiments drift apart (each experiment's runs shifted together by a draw of sd 0.15; runs
+     * scatter 0.1 within one): two experiments' runs alone raise alarms in about a third of A/A pairs; with six
+     * earlier experiments of the fingerprint the drift is estimated and added, and alarms fall to about twice alpha
+     * (the drift is itself estimated from six experiments: with twelve, ~1.4 %; with three, ~5 %).
+     */
+    @Test
+    void aaPairsOfADriftingMachineRaiseAlarmsAtAboutAlphaOnceItsEarlierExperimentsAreKnown() {
+        SplittableRandom random = new SplittableRandom(32);
+        int withoutHistory = 0;
+        int withHistory = 0;
+        int trials = 2000;
+        for (int i = 0; i < trials; i++) {
+            List<List<Double>> history = new ArrayList<>();
+            for (int e = 0; e < 6; e++) {
+                history.add(draw(random, 5, Math.exp(0.15 * gaussian(random)), 0.1));
+            }
+            List<Double> a = draw(random, 5, Math.exp(0.15 * gaussian(random)), 0.1);
+            List<Double> b = draw(random, 5, Math.exp(0.15 * gaussian(random)), 0.1);
+            withoutHistory += RunLevelTest.judge(BANDWIDTH, a, b, List.of(), 0.01, 5).verdict().equals("no change") ? 0 : 1;
+            Comparison.Judgment j = RunLevelTest.judge(BANDWIDTH, a, b, history, 0.01, 5);
+            assertThat(j.method()).isEqualTo("welch-log+drift");
+            assertThat(j.noiseExperiments()).isEqualTo(6);
+            withHistory += j.verdict().equals("no change") ? 0 : 1;
+        }
+        assertThat(withoutHistory / (double) trials).as("alarms from the runs alone").isGreaterThan(0.2);
+        assertThat(withHistory / (double) trials).as("alarms with the drift added").isLessThan(0.035);
+    }
+
+    private static double gaussian(SplittableRandom random) {
+        return Math.sqrt(-2 * Math.log(1 - random.nextDouble())) * Math.cos(2 * Math.PI * random.nextDouble());
+    }
+
     /** n log-normal values around scale x 1e9, sd of their logs sigma (about their coefficient of variation). */
     private static List<Double> draw(SplittableRandom random, int n, double scale, double sigma) {
         List<Double> values = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            double gaussian = Math.sqrt(-2 * Math.log(1 - random.nextDouble())) * Math.cos(2 * Math.PI * random.nextDouble());
-            values.add(scale * 1e9 * Math.exp(sigma * gaussian));
+            values.add(scale * 1e9 * Math.exp(sigma * gaussian(random)));
         }
         return values;
     }
