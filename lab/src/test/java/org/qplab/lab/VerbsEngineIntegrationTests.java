@@ -140,6 +140,7 @@ class VerbsEngineIntegrationTests {
             assertThat(run.clientLong("duration_ns")).as("first post to last completion%s", polling)
                     .isGreaterThanOrEqualTo((writes - 1) * 1_000_000_000L / target);
             double rate = msgRate(run);
+            System.out.printf("rate limit %d/s%s: %.0f messages/s paced, %.0f unpaced%n", target, polling, rate, unpacedRate);
             assertThat(rate).as("messages/s%s at a target of %d", polling, target)
                     .isLessThanOrEqualTo((double) target * writes / (writes - 1));
             // and pacing does not hold it far below the target: it needs a fifth of what the same writes reached
