@@ -53,6 +53,19 @@ class LabScriptIntegrationTests {
         assertThat(lab.output(TIMEOUT, "status")).startsWith("lab: down");
     }
 
+    @Test
+    void refusesAStateDirectoryTooLongForItsUnixSocketsBeforeStartingAnything() throws Exception {
+        SoftRoceLab.assumeAvailable();
+        Path stateDir = stateDir("long-" + "x".repeat(90));
+        CommandResult up = new LabScript(LabScript.locate().orElseThrow(), stateDir).run(TIMEOUT, "up", "1");
+
+        assertThat(up.exitCode()).as(up.describe()).isEqualTo(1);
+        assertThat(up.stderr()).contains("the unix socket " + stateDir.resolve("run/vm8.monitor") + " would be "
+                + stateDir.resolve("run/vm8.monitor").toString().length() + " bytes, more than a unix socket's 107");
+        assertThat(processesNaming(stateDir)).as("processes left running").isEmpty();
+        assertThat(stateDir.resolve("run")).doesNotExist();
+    }
+
     private static List<String> processesNaming(Path stateDir) {
         return ProcessHandle.allProcesses()
                 .filter(p -> p.pid() != ProcessHandle.current().pid())

@@ -103,9 +103,10 @@ public class AgentGateway implements WebSocketHandler {
                     return session.close(CloseStatus.SERVER_ERROR.withReason(truncate(e.getMessage())));
                 })
                 .then();
-        // a link that never says hello is not kept open (a thousand of them held a thousand descriptors)
+        // a link that never says hello is not kept open (a thousand of them held a thousand descriptors); a refused
+        // hello was counted as a failure already, even when its link is still closing when the timeout comes
         Mono.delay(helloTimeout).takeUntilOther(connection.closed())
-                .filter(t -> connection.agentId() == null)
+                .filter(t -> connection.agentId() == null && !connection.refused())
                 .flatMap(t -> {
                     admission.failed(session.getHandshakeInfo().getRemoteAddress());
                     return refuse(session, connection, CloseStatus.POLICY_VIOLATION,

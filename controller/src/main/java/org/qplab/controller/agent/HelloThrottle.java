@@ -52,6 +52,11 @@ class HelloThrottle {
         }
     }
 
+    /** Forgets every address's failures and block: tests start from none, whatever the tests before them failed. */
+    void forgetAll() {
+        failures.clear();
+    }
+
     /** A hello from the address was refused (or never came). */
     void failed(InetSocketAddress remote) {
         if (remote == null || remote.getAddress() == null) {

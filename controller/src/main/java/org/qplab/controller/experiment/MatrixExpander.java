@@ -57,9 +57,18 @@ public final class MatrixExpander {
     }
 
     private MatrixExpander(ObjectMapper json, long maxRuns, HostCapabilities capabilities) {
+        this(json, maxRuns, capabilities, new SpecCheck(json));
+    }
+
+    /** Tests: the points' verdicts through specs. */
+    MatrixExpander(ObjectMapper json, long maxRuns, SpecCheck specs) {
+        this(json, maxRuns, HostCapabilities.NONE, specs);
+    }
+
+    private MatrixExpander(ObjectMapper json, long maxRuns, HostCapabilities capabilities, SpecCheck specs) {
         this.json = json;
         this.maxRuns = maxRuns;
-        this.specs = new SpecCheck(json);
+        this.specs = specs;
         this.capabilities = capabilities;
     }
 

@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.qplab.agent.engine.Engine;
 import org.qplab.agent.engine.SpecViolation;
@@ -21,10 +22,21 @@ import tools.jackson.databind.ObjectMapper;
  */
 final class SpecCheck {
 
-    private final ObjectMapper json;
+    /** A point's verdict: the engine's, or NvmeofSpec's for an nvmeof point ({@link #verdict}). */
+    private final Function<Map<String, Object>, List<SpecViolation>> verdict;
 
     SpecCheck(ObjectMapper json) {
-        this.json = json;
+        this(point -> verdict(json, point));
+    }
+
+    /** Tests: the verdicts through another function (one that counts the points it is asked about, say). */
+    SpecCheck(Function<Map<String, Object>, List<SpecViolation>> verdict) {
+        this.verdict = verdict;
+    }
+
+    /** What the engine (NvmeofSpec for an nvmeof point) says of the point, as the spec an agent would be given. */
+    static List<SpecViolation> verdict(ObjectMapper json, Map<String, Object> point) {
+        return Parameter.nvmeof(point) ? nvmeofCheck(point) : Engine.checkSpec(json.writeValueAsString(point));
     }
 
     /**
@@ -42,8 +54,7 @@ final class SpecCheck {
         Map<Map<String, Object>, List<SpecViolation>> verdicts = new HashMap<>();
         Set<Violation> found = new LinkedHashSet<>();
         for (Map<String, Object> point : points) {
-            List<SpecViolation> refused = verdicts.computeIfAbsent(point, p -> Parameter.nvmeof(p) ? nvmeofCheck(p)
-                    : Engine.checkSpec(json.writeValueAsString(p)));
+            List<SpecViolation> refused = verdicts.computeIfAbsent(point, verdict);
             for (SpecViolation v : refused) {
                 if (!point.containsKey(v.field()) && alreadyRefused.test(v.field())) {
                     continue;

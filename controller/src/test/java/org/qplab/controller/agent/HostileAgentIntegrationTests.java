@@ -2,9 +2,12 @@ package org.qplab.controller.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.AgentProcess;
 import org.qplab.controller.ControllerIntegrationTest;
@@ -12,6 +15,7 @@ import org.qplab.controller.TestIntervals;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.LinkClose;
 import org.qplab.protocol.SampleFrame;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.web.reactive.socket.CloseStatus;
@@ -23,12 +27,22 @@ import org.springframework.web.reactive.socket.CloseStatus;
  * silence, a browser's Origin nor a guessed token met any limit, while the limit on guesses locked valid agents out.
  * Each is now refused with a close code that says why, and nothing of it is stored.
  */
-// failed-hello-limit well above the few hellos the other tests here fail: only the throttle test reaches it
+// every test starts with no failed hellos counted (noAddressIsThrottled), whatever ran before it
 @TestPropertySource(properties = {"qplab.agents.hello-timeout=1s", "qplab.agents.failed-hello-limit=20",
         "qplab.agents.failed-hello-block=3s"})
 class HostileAgentIntegrationTests extends ControllerIntegrationTest {
 
     private static final Duration WAIT = Duration.ofSeconds(15);
+    /** Where RawAgent's links come from, as the controller sees them. */
+    private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    @Autowired
+    private HelloThrottle throttle;
+
+    @BeforeEach
+    void noAddressIsThrottled() {
+        throttle.forgetAll();
+    }
 
     @Test
     void aRevokedAgentsLinkIsClosedAtOnceNothingItSendsIsStoredAndTheSecretDoesNotTakeItsIdAgain() throws Exception {
@@ -207,7 +221,7 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
         try (RawAgent valid = RawAgent.connect(port).hello("hostile-throttled", TOKEN)) {
             own = valid.await(AgentMessage.Welcome.class, WAIT).token();
         }
-        // failed-hello-limit is 20 a minute: the 21st guess at the latest (fewer when other tests' refusals count)
+        // failed-hello-limit is 20 a minute: 20 guesses are refused, the 20th starts the block, the 21st meets it
         CloseStatus throttled = null;
         int refusedHellos = 0;
         for (int i = 1; i <= 21 && throttled == null; i++) {
@@ -221,25 +235,28 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
                 }
             }
         }
-        long blockedAt = System.nanoTime();
-        try {
-            assertThat(throttled).as("throttled after %d refused hellos", refusedHellos).isNotNull();
-            assertThat(throttled.getReason()).matches("too many failed agent hellos from this address; try again in [1-3] s");
+        assertThat(throttled).as("throttled after %d refused hellos", refusedHellos).isNotNull();
+        assertThat(refusedHellos).as("refused hellos before the block (each counted once)").isEqualTo(20);
+        assertThat(throttled.getReason()).matches("too many failed agent hellos from this address; try again in [1-3] s");
 
-            try (RawAgent valid = RawAgent.connect(port).hello("hostile-throttled", own)) {
-                assertThat(valid.await(AgentMessage.Welcome.class, WAIT).agentId())
-                        .as("an agent with its own token gets in from a throttled address").isEqualTo("hostile-throttled");
-            }
-            try (RawAgent enrolling = RawAgent.connect(port).hello("hostile-newcomer", TOKEN)) {
-                CloseStatus refused = enrolling.awaitClose(WAIT);
-                assertThat(refused.getCode()).as("the enrolment secret, which can be guessed, waits the block out")
-                        .isEqualTo(LinkClose.THROTTLED.code());
-            }
-            assertThat(jdbc.sql("SELECT count(*) FROM agent_identity WHERE agent_id = 'hostile-newcomer'")
-                    .query(Long.class).single()).isZero();
-        } finally { // failed-hello-block=3s: the tests after this one are not refused
-            Thread.sleep(Math.max(0, 3_100 - (System.nanoTime() - blockedAt) / 1_000_000));
+        try (RawAgent valid = RawAgent.connect(port).hello("hostile-throttled", own)) {
+            assertThat(valid.await(AgentMessage.Welcome.class, WAIT).agentId())
+                    .as("an agent with its own token gets in from a throttled address").isEqualTo("hostile-throttled");
         }
+        try (RawAgent enrolling = RawAgent.connect(port).hello("hostile-newcomer", TOKEN)) {
+            CloseStatus refused = enrolling.awaitClose(WAIT);
+            assertThat(refused.getCode()).as("the enrolment secret, which can be guessed, waits the block out")
+                    .isEqualTo(LinkClose.THROTTLED.code());
+        }
+        assertThat(jdbc.sql("SELECT count(*) FROM agent_identity WHERE agent_id = 'hostile-newcomer'")
+                .query(Long.class).single()).isZero();
+
+        // failed-hello-block=3s: once the throttle says the block is over (polled, bounded), the secret enrols again
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!throttle.blocked(LOOPBACK).isZero() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(throttle.blocked(LOOPBACK)).as("the block of failed-hello-block (3 s) is over").isZero();
         try (RawAgent after = RawAgent.connect(port).hello("hostile-newcomer", TOKEN)) {
             assertThat(after.await(AgentMessage.Welcome.class, WAIT).token()).as("the block is over: it enrols")
                     .matches("[0-9a-f]{64}");
