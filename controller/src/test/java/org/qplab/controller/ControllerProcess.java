@@ -33,15 +33,20 @@ public final class ControllerProcess implements AutoCloseable {
         this.dataDir = dataDir;
     }
 
-    /** A controller on port with its embedded PostgreSQL in dataDir on pgPort, plus more properties (key=value). */
+    /**
+     * A controller on port with its embedded PostgreSQL in dataDir on pgPort (0: not set, the default: a free port),
+     * plus more properties (key=value).
+     */
     public static ControllerProcess start(String name, int port, Path dataDir, int pgPort, List<String> properties)
             throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx512m", "-cp", System.getProperty("java.class.path"), "org.qplab.controller.QplabApplication",
-                "--server.port=" + port, "--qplab.database.embedded.data-dir=" + dataDir,
-                "--qplab.database.embedded.port=" + pgPort, "--qplab.database.embedded.fsync=false",
+                "--server.port=" + port, "--qplab.database.embedded.data-dir=" + dataDir, "--qplab.database.embedded.fsync=false",
                 "--qplab.security.admin-password=" + ControllerIntegrationTest.ADMIN_PASSWORD,
                 "--qplab.security.cli-token-file=" + Path.of("target", "controller-" + name + ".token").toAbsolutePath()));
+        if (pgPort != 0) {
+            command.add("--qplab.database.embedded.port=" + pgPort);
+        }
         properties.forEach(p -> command.add("--" + p));
         Path log = Path.of("target", "controller-" + name + ".log");
         Files.deleteIfExists(log);

@@ -1,7 +1,11 @@
 package org.qplab.controller.database;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -22,10 +26,13 @@ import org.slf4j.LoggerFactory;
 public final class EmbeddedPostgres implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgres.class);
+    /** Free ports tried when another process takes the one picked before PostgreSQL listens on it. */
+    private static final int FREE_PORT_ATTEMPTS = 3;
 
     private final PostgresBinaries binaries;
     private final Path dataDir;
-    private final int port;
+    private final int configuredPort;
+    private int port;
     private final String database;
     private final Path passwordFile;
     private final boolean fsync;
@@ -33,11 +40,11 @@ public final class EmbeddedPostgres implements AutoCloseable {
     private FileChannel lockFile;
     private FileLock lock;
 
-    private EmbeddedPostgres(PostgresBinaries binaries, Path dataDir, int port, String database, Path passwordFile,
-                             boolean fsync) {
+    private EmbeddedPostgres(PostgresBinaries binaries, Path dataDir, int configuredPort, String database,
+                             Path passwordFile, boolean fsync) {
         this.binaries = binaries;
         this.dataDir = dataDir;
-        this.port = port;
+        this.configuredPort = configuredPort;
         this.database = database;
         this.passwordFile = passwordFile;
         this.fsync = fsync;
@@ -45,8 +52,9 @@ public final class EmbeddedPostgres implements AutoCloseable {
 
     /**
      * Unpacks the binaries if needed, initialises the data directory if new, lets only qplab in (with the
-     * password from its file, made if missing) and starts the server. A password file others may read, or a
-     * data directory another controller holds, is a {@link DatabaseRefusal}.
+     * password from its file, made if missing) and starts the server, on the configured port or else on a free
+     * one. A password file others may read, a data directory another controller holds, or a configured port
+     * another process listens on, is a {@link DatabaseRefusal}.
      */
     public static EmbeddedPostgres start(DatabaseProperties.Embedded config) throws IOException {
         if (!config.database().matches("[a-z_][a-z0-9_]*")) {
@@ -57,8 +65,8 @@ public final class EmbeddedPostgres implements AutoCloseable {
         Path dataDir = (config.dataDir() != null ? Path.of(config.dataDir()) : base.resolve("postgres")).toAbsolutePath();
         Path passwordFile = config.passwordFile() != null ? Path.of(config.passwordFile()).toAbsolutePath()
                 : EmbeddedPostgresAuth.passwordFileFor(dataDir);
-        int port = config.port() != 0 ? config.port() : freePort();
-        EmbeddedPostgres pg = new EmbeddedPostgres(binaries, dataDir, port, config.database(), passwordFile, config.fsync());
+        EmbeddedPostgres pg = new EmbeddedPostgres(binaries, dataDir, config.port(), config.database(), passwordFile,
+                config.fsync());
         pg.lockDataDir();
         try {
             pg.password = PasswordFile.readOrCreate(passwordFile);
@@ -144,15 +152,69 @@ public final class EmbeddedPostgres implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts the server on qplab.database.embedded.port, or on a free loopback port when it is 0 (then on another
+     * one if a process takes the port first). The port is only ever on the command line: a port an older data
+     * directory's postgresql.conf names is overridden.
+     */
     private void startServer() throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            port = configuredPort != 0 ? configuredPort : freePort();
+            if (configuredPort != 0 && !isFree(port)) {
+                throw portInUse();
+            }
+            long logBefore = logSize();
+            try {
+                pgCtlStart();
+                break;
+            } catch (IOException e) {
+                if (!logSince(logBefore).contains("Address already in use")) {
+                    throw e;
+                }
+                if (configuredPort != 0) {
+                    throw portInUse();
+                }
+                if (attempt == FREE_PORT_ATTEMPTS) {
+                    throw e;
+                }
+                log.info("Port {} was taken before PostgreSQL listened on it; trying another free port", port);
+            }
+        }
+        log.info("Embedded PostgreSQL listening on 127.0.0.1:{} (data {}; role {}, password in {})", port, dataDir,
+                EmbeddedPostgresAuth.ROLE, passwordFile);
+    }
+
+    private void pgCtlStart() throws IOException {
         // no unix socket: TCP on loopback, where pg_hba.conf asks for qplab's password, is the only way in
         String options = "-c listen_addresses=127.0.0.1 -p " + port + " -c unix_socket_directories=''"
                 + " -c password_encryption=scram-sha-256"
                 + (fsync ? "" : " -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
         run(List.of(binaries.bin("pg_ctl"), "-D", dataDir.toString(), "-o", options,
                 "-l", dataDir.resolve("postgres.log").toString(), "-w", "-t", "60", "start"), 90);
-        log.info("Embedded PostgreSQL listening on 127.0.0.1:{} (data {}; role {}, password in {})", port, dataDir,
-                EmbeddedPostgresAuth.ROLE, passwordFile);
+    }
+
+    private DatabaseRefusal portInUse() {
+        return new DatabaseRefusal("port " + port + " on 127.0.0.1 (qplab.database.embedded.port) is in use by another "
+                + "process: stop it, or set qplab.database.embedded.port to another port, or to 0 (the default) for a "
+                + "free one at each start");
+    }
+
+    private long logSize() {
+        try {
+            return Files.size(dataDir.resolve("postgres.log"));
+        } catch (IOException e) {
+            return 0; // none yet: pg_ctl makes it
+        }
+    }
+
+    /** What the server logged after offset (pg_ctl appends to postgres.log at each start). */
+    private String logSince(long offset) {
+        try (InputStream in = Files.newInputStream(dataDir.resolve("postgres.log"))) {
+            in.skipNBytes(offset);
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
+        }
     }
 
     @Override
@@ -191,8 +253,19 @@ public final class EmbeddedPostgres implements AutoCloseable {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             return socket.getLocalPort();
+        }
+    }
+
+    /** Whether PostgreSQL could listen on 127.0.0.1:port (it sets SO_REUSEADDR as well: TIME_WAIT is no obstacle). */
+    private static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress("127.0.0.1", port));
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 }

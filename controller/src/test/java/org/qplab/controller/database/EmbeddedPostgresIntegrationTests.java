@@ -3,7 +3,10 @@ package org.qplab.controller.database;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
@@ -45,6 +48,29 @@ class EmbeddedPostgresIntegrationTests {
                     .hasMessageContaining("another qplab controller is using the embedded PostgreSQL in " + config.dataDir());
             try (Connection c = connect(first); ResultSet rs = c.createStatement().executeQuery("SELECT 1")) {
                 assertThat(rs.next()).as("first server still answers").isTrue();
+            }
+        }
+    }
+
+    @Test
+    void refusesAConfiguredPortAnotherProcessListensOnNamingTheSettingAndStartsOnAFreePortWithoutOne() throws Exception {
+        Path dataDir = TestDatabase.freshDataDir();
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            int port = taken.getLocalPort();
+            var configured = new DatabaseProperties.Embedded(dataDir.toString(), port, "qplab", false, null);
+
+            assertThatThrownBy(() -> EmbeddedPostgres.start(configured))
+                    .isInstanceOf(DatabaseRefusal.class)
+                    .hasMessage("port " + port + " on 127.0.0.1 (qplab.database.embedded.port) is in use by another process: "
+                            + "stop it, or set qplab.database.embedded.port to another port, or to 0 (the default) for a "
+                            + "free one at each start");
+
+            // an older data directory may name a port of its own; the one on the command line wins
+            Files.writeString(dataDir.resolve("postgresql.conf"), "\nport = " + port + "\n", StandardOpenOption.APPEND);
+            try (EmbeddedPostgres pg = EmbeddedPostgres.start(TestDatabase.config(dataDir)); Connection c = connect(pg);
+                 ResultSet rs = c.createStatement().executeQuery("SELECT current_setting('port')::int")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).as("the port the server listens on").isEqualTo(pg.port()).isNotEqualTo(port);
             }
         }
     }
