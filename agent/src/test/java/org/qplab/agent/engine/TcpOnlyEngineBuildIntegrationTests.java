@@ -23,7 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The engine built on a machine without rdma-core's headers: the compiler's include path is rebuilt from
  * symlinks to its own default directories minus infiniband/ and rdma/ ({@code -nostdinc -isystem ...}, no
- * privileges needed), and the real Makefile builds the library and the CLI with it. The build warns and
+ * privileges needed: src/test/c/hide-rdma-headers.sh), and the real Makefile builds the library and the CLI with it. The build warns and
  * succeeds; tcp runs; the verbs provider, device listing and engine info (what the agent's host facts carry)
  * refuse verbs naming the packages to install.
  */
@@ -113,37 +113,12 @@ class TcpOnlyEngineBuildIntegrationTests {
         assertThat(info).containsEntry("providers", List.of("tcp")).containsEntry("verbs_unavailable", REASON);
     }
 
-    /**
-     * -nostdinc plus one -isystem per default include directory of the compiler, in its order, each a directory of
-     * symlinks to that directory's entries without infiniband/ and rdma/ (#include_next keeps working).
-     */
+    /** The flags of an include path without rdma-core's headers (src/test/c/hide-rdma-headers.sh, a farm in farm). */
     static List<String> hidingFlags(Path farm) throws Exception {
-        Ran verbose = run(List.of(CC, "-x", "c", "-E", "-v", "-"), "");
-        List<String> flags = new ArrayList<>(List.of("-nostdinc"));
-        boolean inList = false;
-        int n = 0;
-        for (String line : verbose.output.lines().toList()) {
-            if (line.startsWith("#include <...> search starts here:")) {
-                inList = true;
-            } else if (line.startsWith("End of search list.")) {
-                break;
-            } else if (inList) {
-                Path real = Path.of(line.strip());
-                Path copy = Files.createDirectories(farm.resolve(String.valueOf(n++)));
-                try (Stream<Path> entries = Files.list(real)) {
-                    for (Path entry : entries.toList()) {
-                        String name = entry.getFileName().toString();
-                        if (!name.equals("infiniband") && !name.equals("rdma")) {
-                            Files.createSymbolicLink(copy.resolve(name), entry);
-                        }
-                    }
-                }
-                flags.add("-isystem");
-                flags.add(copy.toString());
-            }
-        }
-        assertThat(n).as("%s -v listed no include directories:\n%s", CC, verbose.output).isPositive();
-        return flags;
+        Ran hide = run(List.of("sh", Path.of("src/test/c/hide-rdma-headers.sh").toAbsolutePath().toString(),
+                farm.toString(), CC), "");
+        assertThat(hide.exit).as(hide.output).isZero();
+        return List.of(hide.output.strip().split(" "));
     }
 
     private record Ran(int exit, String output) {
