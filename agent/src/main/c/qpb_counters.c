@@ -17,7 +17,6 @@
 #include "qpb_counters.h"
 #include "qpb_internal.h"
 #include "qpb_json.h"
-#include "qpb_verbs.h"
 
 /*
  * Counters whose movement the summary warns about, by file name (either
@@ -281,8 +280,9 @@ void qpb_counters_put(qpb_jw *w, const qpb_counters *before, const qpb_counters 
 
 qpb_counters *qpb_counters_take(qpb_session *s)
 {
-    if (s->spec.provider_kind == QPB_PROVIDER_VERBS)
-        return s->verbs != NULL ? qpb_counters_read_sysfs(s->sysfs_ib_root, s->verbs->caps.name, s->spec.ib_port)
-                                : NULL;
+    if (s->spec.provider_kind == QPB_PROVIDER_VERBS) {
+        const char *device = qpb_verbs_device_name(s);
+        return device != NULL ? qpb_counters_read_sysfs(s->sysfs_ib_root, device, s->spec.ib_port) : NULL;
+    }
     return qpb_counters_read_snmp(s->proc_snmp_path);
 }

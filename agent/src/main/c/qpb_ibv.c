@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "qpb_ibv.h"
+#include "qpb_internal.h"
 
 #define LIBIBVERBS "libibverbs.so.1"
 
@@ -80,6 +81,11 @@ const qpb_ibv *qpb_ibv_get(char *err, uint32_t err_len)
     if (!loaded && err != NULL && err_len > 0)
         snprintf(err, err_len, "%s", load_error);
     return loaded ? &table : NULL;
+}
+
+bool qpb_verbs_loadable(char *why, uint32_t why_len)
+{
+    return qpb_ibv_get(why, why_len) != NULL;
 }
 
 int qpb_ibv_query_port(const qpb_ibv *v, struct ibv_context *context, uint8_t port, struct ibv_port_attr *attr)

@@ -152,6 +152,17 @@ typedef struct qpb_provider {
 extern const qpb_provider qpb_tcp_provider;
 extern const qpb_provider qpb_verbs_provider;
 
+/* The verbs side as the rest of the engine sees it, so that no other file needs rdma-core's
+ * headers: qpb_verbs.c and qpb_ibv.c, or qpb_noverbs.c in an engine built without those headers
+ * (the Makefile picks one; there the provider refuses with QPB_NO_VERBS_REASON). */
+#define QPB_NO_VERBS_REASON                                                                                 \
+    "this engine was built without rdma-core's headers: the verbs provider needs libibverbs-dev and "   \
+    "librdmacm-dev (dnf: rdma-core-devel) at build time; install them and rebuild"
+/* Whether the verbs provider can run here; if not, why (libibverbs not loadable, or not built in). */
+bool qpb_verbs_loadable(char *why, uint32_t why_len);
+/* The RDMA device a verbs session opened, NULL before that (or for tcp). */
+const char *qpb_verbs_device_name(const qpb_session *s);
+
 enum qpb_state { QPB_ST_CREATED, QPB_ST_CONNECTED, QPB_ST_RUNNING, QPB_ST_ENDED };
 
 /*

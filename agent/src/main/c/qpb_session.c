@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "qpb_counters.h"
-#include "qpb_ibv.h"
 #include "qpb_json.h"
 #include "qpb_record.h"
 
@@ -456,7 +455,7 @@ QPB_EXPORT int32_t qpb_engine_info(char *buf, uint32_t buf_len)
     if (buf == NULL)
         return QPB_EINVAL;
     char why[384] = "";
-    bool verbs = qpb_ibv_get(why, sizeof why) != NULL;
+    bool verbs = qpb_verbs_loadable(why, sizeof why);
     qpb_jw w;
     qpb_jw_init(&w, buf, buf_len);
     qpb_jw_obj_begin(&w);

@@ -110,6 +110,11 @@ static void verbs_destroy(qpb_session *s)
     s->verbs = NULL;
 }
 
+const char *qpb_verbs_device_name(const qpb_session *s)
+{
+    return s->verbs != NULL ? s->verbs->caps.name : NULL;
+}
+
 const qpb_provider qpb_verbs_provider = {
     .create = verbs_create,
     .local_endpoint = qpb_verbs_endpoint,

@@ -7,6 +7,8 @@
  *   qpb_verbs_lat.c   the data path in mode latency: ping-pongs (perftest's *_lat)
  *   qpb_verbs_oob.c   out of band: the endpoint blob and the control socket (hello, FIN, result)
  *   qpb_verbs_res.c   resources: GID, PD, XRC domain, thread domains, MRs, CQs, SRQs, QPs
+ * The rest of the engine sees only qpb_verbs_provider, qpb_verbs_loadable and qpb_verbs_device_name
+ * (qpb_internal.h); an engine built without rdma-core's headers has qpb_noverbs.c instead of these files.
  *
  * Who calls whom (a file calls only files below it; no cycles; verbs-callgraph.sh lists it):
  *   qpb_verbs.c      -> conn, cm, run, oob, res

@@ -42,6 +42,7 @@ extern const qpb_test_case qpb_spec_tests[];
 extern const qpb_test_case qpb_tcp_tests[];
 extern const qpb_test_case qpb_check_tests[];
 extern const qpb_test_case qpb_verbs_run_tests[];
+extern const qpb_test_case qpb_noverbs_tests[];
 extern const qpb_test_case qpb_qpbench_tests[];
 extern const qpb_test_case qpb_counters_tests[];
 extern const qpb_test_case qpb_latency_tests[];

@@ -444,41 +444,79 @@ static void calls_out_of_order_are_refused(void)
     qpb_session_destroy(NULL);
 }
 
-/* rate_limit 1000 cycles/s: cycle k starts no earlier than k ms after the first (2 threads, 200 each). */
-static void rate_limit_paces_each_thread(void)
+#define PACE_N 400 /* cycles per thread of each run of the pacing test */
+
+/* The start times of every cycle of a 2-thread run (trace_first covers them all); the number of samples drained. */
+static int cycle_starts(uint32_t rate, uint64_t starts[2][PACE_N])
 {
-    char err[512];
-    qpb_session *s = qpb_session_create(
-        "{\"provider\":\"tcp\",\"threads\":2,\"msg_size\":256,\"iterations\":200,\"rate_limit\":1000,"
-        "\"trace_first\":200}",
-        err,
-        sizeof err);
+    char spec[256], err[512];
+    snprintf(spec, sizeof spec,
+             "{\"provider\":\"tcp\",\"threads\":2,\"msg_size\":256,\"iterations\":%d,\"rate_limit\":%u,"
+             "\"trace_first\":%d}",
+             PACE_N, rate, PACE_N);
+    qpb_session *s = qpb_session_create(spec, err, sizeof err);
     CHECKF(s != NULL, "%s", err);
     if (s == NULL)
-        return;
+        return 0;
     qpb_sample buf[512];
-    uint64_t first[2] = {0, 0}, got = 0;
-    int early = 0, too_slow = 0;
+    int got = 0;
     CHECK(qpb_start(s) == QPB_OK);
-    for (int i = 0; i < 10000 && got < 400; i++) {
+    for (int i = 0; i < 20000 && got < 2 * PACE_N; i++) {
         int n = qpb_drain(s, buf, 512);
         for (int k = 0; k < n; k++) {
-            const qpb_sample *x = &buf[k];
-            if (x->cycle == 0)
-                first[x->thread] = x->start_ns;
-            uint64_t due = first[x->thread] + x->cycle * 1000000ull;
-            early += x->start_ns + 200000 < due; /* 0.2 ms of clock jitter allowed */
-            too_slow += x->start_ns > due + 50000000ull; /* never 50 ms behind its schedule */
+            if (buf[k].thread < 2 && buf[k].cycle < PACE_N)
+                starts[buf[k].thread][buf[k].cycle] = buf[k].start_ns;
             got++;
         }
         if (n == 0)
             qpb_wait(s, 1);
     }
-    CHECKF(qpb_wait(s, 5000) == QPB_OK, "%s", qpb_last_error(s));
-    CHECK(got == 400);
-    CHECKF(early == 0, "%d cycles started before they were due", early);
-    CHECKF(too_slow == 0, "%d cycles started more than 50 ms after they were due", too_slow);
+    CHECKF(qpb_wait(s, 10000) == QPB_OK, "%s", qpb_last_error(s));
     qpb_session_destroy(s);
+    return got;
+}
+
+/*
+ * rate_limit paces each thread from its first cycle, and a late thread catches up (qpb.h). What the code
+ * controls is checked, not how fast this machine is at the moment:
+ *  - no cycle k starts before k periods after cycle 0 (0.2 ms allowed between the engine's reading of the
+ *    first start and the trace's);
+ *  - lateness does not accumulate: some cycle of the second half starts less than one period after it was
+ *    due (a thread that paced each cycle from the one before, without catching up, would carry every
+ *    oversleep of the first half: tens of ms; a stall of the machine makes cycles late but the thread
+ *    catches up after it);
+ *  - the paced rate is the asked one where the machine can do more: at least half of the lower of the rate
+ *    asked and this machine's own unpaced rate for the same shape, measured just before.
+ */
+static void rate_limit_paces_each_thread(void)
+{
+    const uint32_t rate = 1000;
+    const int64_t period = 1000000000 / rate;
+    static uint64_t unpaced[2][PACE_N], paced[2][PACE_N];
+    CHECK(cycle_starts(0, unpaced) == 2 * PACE_N);
+    CHECK(cycle_starts(rate, paced) == 2 * PACE_N);
+    for (int t = 0; t < 2; t++) {
+        int early = 0;
+        int64_t least_late = INT64_MAX; /* in the second half */
+        for (int k = 0; k < PACE_N; k++) {
+            int64_t late = (int64_t)(paced[t][k] - paced[t][0]) - (int64_t)k * period;
+            early += late < -200000;
+            if (k >= PACE_N / 2 && late < least_late)
+                least_late = late;
+        }
+        CHECKF(early == 0, "thread %d: %d cycles started before they were due", t, early);
+        double paced_rate = (PACE_N - 1) * 1e9 / (double)(paced[t][PACE_N - 1] - paced[t][0]);
+        double own_rate = (PACE_N - 1) * 1e9 / (double)(unpaced[t][PACE_N - 1] - unpaced[t][0] + 1);
+        double expect = own_rate < rate ? own_rate : rate;
+        CHECKF(paced_rate <= rate * 1.01 && paced_rate >= expect / 2,
+               "thread %d: paced %.0f cycles/s with rate_limit %u, this machine's unpaced rate %.0f cycles/s", t,
+               paced_rate, rate, own_rate);
+        if (own_rate >= 2.0 * rate) /* a machine that can catch up */
+            CHECKF(least_late < period,
+                   "thread %d: every cycle of the second half started %.2f ms or more after it was due: the "
+                   "thread does not catch up",
+                   t, (double)least_late / 1e6);
+    }
 }
 
 const qpb_test_case qpb_tcp_tests[] = {

@@ -169,7 +169,8 @@ class EngineSessionIntegrationTests {
             assertThatThrownBy(() -> EngineSession.create("{\"provider\":\"verbs\",\"msg_size\":64}"))
                     .isInstanceOf(EngineException.class)
                     .hasMessageContaining("qpb_session_create")
-                    .satisfies(e -> assertThat(e.getMessage()).containsAnyOf("no RDMA device", "libibverbs.so.1"));
+                    .satisfies(e -> assertThat(e.getMessage()).containsAnyOf("no RDMA device", "libibverbs.so.1",
+                            "built without rdma-core's headers")); // the last: a tcp-only engine (Makefile)
         } else {
             Map<?, ?> first = (Map<?, ?>) devices.get(0);
             assertThat(first.get("name")).isNotNull();

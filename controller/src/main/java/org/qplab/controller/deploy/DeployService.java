@@ -14,6 +14,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.HexFormat;
+import java.util.Optional;
 import org.qplab.controller.api.Conflict;
 import org.qplab.controller.api.NotFound;
 import org.slf4j.Logger;
@@ -73,13 +74,14 @@ public class DeployService {
                 throw new DeployException("no `" + properties.java() + "` on " + ssh.where() + ": install a Java 17+ "
                         + "runtime there (Debian: apt-get install openjdk-17-jre-headless) or set qplab.deploy.java");
             }
+            byte[] jar = agentJar();
+            String glibc = glibc(ssh, name, jar);
             String controllerUrl = controllerUrl(probe[0]);
             String dir = quote(host.remoteDir());
             ssh.run("mkdir -p " + dir + " && chmod 700 " + dir, COMMAND);
             stopAgent(ssh, host);
 
             progress(name, "uploading the agent");
-            byte[] jar = agentJar();
             ssh.upload(new ByteArrayInputStream(jar), host.remoteDir() + "/qplab-agent.jar", 0644);
             String token = HexFormat.of().formatHex(randomBytes());
             ssh.upload(new ByteArrayInputStream(token.getBytes(StandardCharsets.US_ASCII)), host.remoteDir() + "/agent.token", 0600);
@@ -93,7 +95,7 @@ public class DeployService {
 
             progress(name, "waiting for the agent to register at " + controllerUrl);
             awaitRegistration(ssh, host, started);
-            hosts.state(name, "RUNNING", "agent registered; " + probe[1].strip() + ", " + probe[2].strip());
+            hosts.state(name, "RUNNING", "agent registered; " + probe[1].strip() + ", " + probe[2].strip() + ", " + glibc);
             log.info("deployed the agent to {} ({})", name, ssh.where());
             return hosts.get(name).orElseThrow();
         } catch (RuntimeException e) {
@@ -101,6 +103,20 @@ public class DeployService {
             log.warn("deploy to {} failed: {}", name, e.getMessage());
             throw e;
         }
+    }
+
+    /**
+     * The host's glibc against the one the jar's engine needs (GlibcFloor), before anything is copied: an older one
+     * is refused with both versions. What to report when it passes.
+     */
+    private String glibc(SshConnection ssh, String name, byte[] jar) {
+        Optional<GlibcFloor> floor = GlibcFloor.of(jar);
+        if (floor.isEmpty()) {
+            log.warn("the agent jar has no {}: {}'s glibc is not checked", GlibcFloor.ENTRY, name);
+            return "glibc not checked (the agent jar does not record the glibc its engine needs)";
+        }
+        progress(name, "checking the host's glibc (the engine needs >= " + floor.get().needs() + ")");
+        return floor.get().check(name, command -> ssh.exec(command, COMMAND).stdout());
     }
 
     /** Stops the host's agent (SIGTERM, then SIGKILL after 10 s). */

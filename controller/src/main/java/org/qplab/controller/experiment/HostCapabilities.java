@@ -10,12 +10,16 @@ import org.qplab.agent.nvmeof.NvmeofSpec;
 import org.qplab.controller.api.Violation;
 
 /**
- * What the named hosts of an nvmeof point can do, as their connected agents said in their hello (facts key
- * {@code nvmeof}: {@code missing.target|initiator.rdma|tcp|local}, {@code backing_paths}). A point a connected
- * host cannot run is refused at submit, naming the host and the missing piece, before anything is queued;
- * a host whose agent is not connected is not checked here (its agent refuses the same at prepare).
+ * What the named hosts of a point can do, as their connected agents said in their hello: for nvmeof, facts key
+ * {@code nvmeof} ({@code missing.target|initiator.rdma|tcp|local}, {@code backing_paths}); for verbs, the engine's
+ * {@code engine.providers} and {@code engine.verbs_unavailable} (libibverbs not loadable, or an engine built without
+ * rdma-core's headers). A point a connected host cannot run is refused at submit, naming the host and the missing
+ * piece, before anything is queued; a host whose agent is not connected is not checked here (its agent refuses the
+ * same at prepare).
  */
 final class HostCapabilities {
+
+    private static final String VERBS = "verbs";
 
     /** Nobody connected: nothing to check (a matrix checked without a controller's agents). */
     static final HostCapabilities NONE = new HostCapabilities(host -> null);
@@ -36,6 +40,13 @@ final class HostCapabilities {
                Function<Map<String, Object>, String> backingPathField, List<Violation> violations) {
         Set<Violation> found = new LinkedHashSet<>();
         for (Map<String, Object> point : points) {
+            if (VERBS.equals(point.get(Parameter.PROVIDER.key()))) {
+                for (MatrixHosts.Pair pair : where.apply(point)) {
+                    verbs(pair.server() == null ? "host" : "client", pair.client(), found);
+                    verbs("server", pair.server(), found);
+                }
+                continue;
+            }
             if (!Parameter.nvmeof(point)) {
                 continue;
             }
@@ -54,6 +65,18 @@ final class HostCapabilities {
             }
         }
         violations.addAll(found);
+    }
+
+    /** A connected host whose engine does not offer the verbs provider, with the engine's reason. */
+    private void verbs(String role, String host, Set<Violation> found) {
+        Map<String, Object> facts = host == null ? null : connectedFacts.apply(host);
+        if (facts == null || !(facts.get("engine") instanceof Map<?, ?> engine)
+                || !(engine.get("providers") instanceof List<?> providers) || providers.contains(VERBS)) {
+            return;
+        }
+        Object why = engine.get("verbs_unavailable");
+        found.add(new Violation("hosts", role + " " + host + " cannot run provider verbs: "
+                + (why != null ? why : "its engine does not offer it (providers " + providers + ")")));
     }
 
     /**

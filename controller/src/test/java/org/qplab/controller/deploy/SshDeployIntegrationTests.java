@@ -90,6 +90,8 @@ class SshDeployIntegrationTests extends ControllerIntegrationTest {
         Map<String, Object> deployed = http().post().uri("/api/hosts/{name}/deploy?pinHostKey=true", HOST)
                 .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         assertThat(deployed).as("deploy answer").containsEntry("state", "RUNNING").containsEntry("agentConnected", true);
+        assertThat((String) deployed.get("detail")).as("the host's glibc, checked against the engine's before the upload")
+                .containsPattern("glibc \\d+\\.\\d+, the engine needs >= \\d+\\.\\d+");
         assertThat(Files.readString(SSH_DIR.resolve("known_hosts"))).as("the pinned key is the host's")
                 .isEqualTo(sshd.knownHostsLine());
         String token = Files.readString(remoteDir.resolve("agent.token"));
