@@ -16,6 +16,9 @@ import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
+import org.junit.platform.commons.annotation.Testable;
+import org.junit.platform.commons.support.AnnotationSupport;
+import org.junit.platform.commons.support.HierarchyTraversalMode;
 import org.opentest4j.TestAbortedException;
 
 /**
@@ -23,11 +26,11 @@ import org.opentest4j.TestAbortedException;
  * {@code @BeforeAll} method that asks for a {@link SoftRoceLab} parameter boots it; it goes down when the run ends). A
  * failed boot fails every test that asks, with the same report, without booting again.
  *
- * <p>Where the lab cannot run ({@link LabAvailability}) every test method is disabled with the reason, so each is
- * counted as skipped (a class skipped as a whole would report no tests at all), the class's own {@code @BeforeAll}
- * and {@code @AfterAll} methods do not run, and at the end of the run one line on the console says how many tests
- * skipped and why. Under {@code CI=true}, a lab that cannot run although no prerequisite is missing fails each
- * class instead, and so does a lab test that skips itself while the lab is up.
+ * <p>Where the lab cannot run ({@link LabAvailability}) the class is disabled with the reason: nothing of it runs (no
+ * instance, no {@code @BeforeAll}, no Spring context), surefire and failsafe report each of its tests as skipped with
+ * that reason (an assumption that aborts the class would report none), and at the end of the run one line on the
+ * console says how many tests skipped and why. Under {@code CI=true}, a lab that cannot run although no prerequisite
+ * is missing fails each class instead, and so does a lab test that skips itself while the lab is up.
  */
 public final class SoftRoceLabExtension implements ExecutionCondition, BeforeAllCallback, ParameterResolver,
         InvocationInterceptor {
@@ -61,10 +64,10 @@ public final class SoftRoceLabExtension implements ExecutionCondition, BeforeAll
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
         LabAvailability lab = skips(context).lab();
-        if (context.getTestMethod().isEmpty() || lab.available() || lab.failsUnder(environment)) {
-            return ConditionEvaluationResult.enabled("the lab is checked per test method, so that each skip counts");
+        if (context.getTestMethod().isPresent() || lab.available() || lab.failsUnder(environment)) {
+            return ConditionEvaluationResult.enabled("the Soft-RoCE lab can run (or must, under CI)");
         }
-        skips(context).count();
+        context.getTestClass().ifPresent(testClass -> skips(context).count(testClass));
         return ConditionEvaluationResult.disabled(lab.skipMessage());
     }
 
@@ -74,19 +77,6 @@ public final class SoftRoceLabExtension implements ExecutionCondition, BeforeAll
         if (lab.failsUnder(environment)) {
             throw new IllegalStateException(lab.ciFailureMessage());
         }
-    }
-
-    /** The class's own @BeforeAll methods need the lab: where it cannot run they do not run either. */
-    @Override
-    public void interceptBeforeAllMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
-            ExtensionContext context) throws Throwable {
-        proceedWhereTheLabRuns(invocation, context);
-    }
-
-    @Override
-    public void interceptAfterAllMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
-            ExtensionContext context) throws Throwable {
-        proceedWhereTheLabRuns(invocation, context);
     }
 
     @Override
@@ -108,23 +98,14 @@ public final class SoftRoceLabExtension implements ExecutionCondition, BeforeAll
         return parameter.getParameter().getType() == SoftRoceLab.class;
     }
 
-    /** The lab; null only for the @BeforeAll/@AfterAll methods of a class whose tests are skipped, which do not run. */
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-        return skips(context).lab().available() ? shared(context) : null;
+        return shared(context);
     }
 
     /** The run's lab, booted on first use; closed with the root context at the end of the run. */
     public static SoftRoceLab shared(ExtensionContext context) {
         return context.getRoot().getStore(NAMESPACE).computeIfAbsent(Boot.class, key -> Boot.attempt(), Boot.class).lab();
-    }
-
-    private void proceedWhereTheLabRuns(Invocation<Void> invocation, ExtensionContext context) throws Throwable {
-        if (skips(context).lab().available()) {
-            invocation.proceed();
-        } else {
-            invocation.skip();
-        }
     }
 
     private Skips skips(ExtensionContext context) {
@@ -148,8 +129,10 @@ public final class SoftRoceLabExtension implements ExecutionCondition, BeforeAll
             return lab;
         }
 
-        void count() {
-            skipped.incrementAndGet();
+        /** Counts the test methods of a skipped class (@Test, @ParameterizedTest, … are all @Testable). */
+        void count(Class<?> testClass) {
+            skipped.addAndGet(AnnotationSupport.findAnnotatedMethods(testClass, Testable.class,
+                    HierarchyTraversalMode.TOP_DOWN).size());
         }
 
         @Override
