@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * The Soft-RoCE lab (lab/lab) from Java: VMs booted with the host's kernel and rdma_rxe, each with
@@ -34,26 +33,16 @@ public final class SoftRoceLab implements AutoCloseable {
 
     /** Why the lab cannot run here (the lab script's `check`), or empty when it can. */
     public static Optional<String> unavailabilityReason() {
-        Optional<Path> script = LabScript.locate();
-        if (script.isEmpty()) {
-            return Optional.of("the lab script lab/lab was not found (set -Dqplab.lab.script)");
-        }
-        try {
-            CommandResult check = new LabScript(script.get(), defaultStateDir()).run(SCRIPT_TIMEOUT, "check");
-            return check.succeeded() ? Optional.empty()
-                    : Optional.of(String.join("; ", (check.stdout() + check.stderr()).strip().split("\n")));
-        } catch (IOException e) {
-            return Optional.of("cannot run " + script.get() + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.of("interrupted while checking the lab");
-        }
+        LabAvailability here = LabAvailability.here();
+        return here.available() ? Optional.empty() : Optional.of(here.reason());
     }
 
-    /** Skips the calling test, naming what is missing, where the lab cannot run. */
+    /**
+     * Skips the calling test, naming what is missing, where the lab cannot run; under CI=true fails it instead
+     * when no prerequisite is missing ({@link LabAvailability}).
+     */
     public static void assumeAvailable() {
-        Optional<String> reason = unavailabilityReason();
-        Assumptions.assumeTrue(reason.isEmpty(), () -> "Soft-RoCE lab unavailable: " + reason.orElseThrow());
+        LabAvailability.here().assume(System.getenv());
     }
 
     /** The state directory: {@code -Dqplab.lab.state-dir}, else target/softroce-lab of the running module. */
