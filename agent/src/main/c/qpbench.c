@@ -89,7 +89,11 @@ static void run_size(const options *o, uint64_t size, int ctl, char *sum, uint32
             qpbench_ctl_send(ctl, blob);
             peer = qpbench_ctl_recv(ctl);
         } else {
-            peer = qpbench_fix_host(qpbench_ctl_recv(ctl), o->host);
+            char *server = qpbench_ctl_recv(ctl);
+            peer = qpbench_peer_endpoint(server, o->host, err, sizeof err);
+            free(server);
+            if (peer == NULL)
+                qpbench_die("%s", err);
             qpbench_ctl_send(ctl, blob);
         }
         free(blob);

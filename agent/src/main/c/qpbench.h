@@ -61,12 +61,17 @@ void qpbench_print_footer(void);
 int qpbench_ctl_open(const options *o);
 void qpbench_ctl_send(int fd, const char *msg);
 char *qpbench_ctl_recv(int fd); /* malloc'd */
-char *qpbench_fix_host(char *blob, const char *host);
 
 /* qpbench_json.c */
 /* The engine's spec for one size in role ("loopback", "client" or "server"), however long the
  * options' strings, every one escaped: malloc'd, or NULL with the reason in why. */
 char *qpbench_spec(const options *o, uint64_t size, const char *role, char *why, size_t why_len);
+
+/* The server's endpoint blob as its client connects to it: a server listening on 0.0.0.0 advertises that, and
+ * the client means host, which is written in its place with the JSON writer; every other field as the server wrote
+ * it. A blob with another host, or one that is not an endpoint (qpb_connect says why), is copied unchanged.
+ * malloc'd, or NULL with the reason in why. */
+char *qpbench_peer_endpoint(const char *blob, const char *host, char *why, size_t why_len);
 
 /* A value of a summary by path ("msg_size", "cycle_ns.p99"); 0 and "" when the summary has none. */
 double qpbench_num(const char *summary, const char *path);

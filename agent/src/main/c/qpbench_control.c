@@ -6,7 +6,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -73,20 +72,4 @@ int qpbench_ctl_open(const options *o)
         nanosleep(&ts, NULL);
     }
     return fd;
-}
-
-/* A server listening on 0.0.0.0 advertises that; the client means HOST. */
-char *qpbench_fix_host(char *blob, const char *host)
-{
-    const char *any = "\"host\":\"0.0.0.0\"";
-    char *at = strstr(blob, any);
-    if (at == NULL)
-        return blob;
-    size_t head = (size_t)(at - blob), tail = strlen(at + strlen(any));
-    char *out = malloc(head + tail + strlen(host) + 16);
-    if (out == NULL)
-        qpbench_die("out of memory");
-    sprintf(out, "%.*s\"host\":\"%s\"%s", (int)head, blob, host, at + strlen(any));
-    free(blob);
-    return out;
 }
