@@ -20,8 +20,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param failedHelloLimit failed hellos from one address within a minute after which its hellos are refused for
  *                         failed-hello-block, but those with the agent id's own token
  * @param failedHelloBlock how long an address that reached failed-hello-limit is refused
+ * @param heartbeatWrite   how often the heartbeats noted since the last write are stored, together in one statement
+ *                         (also at once when the agent list is read or an agent disconnects)
  */
 @ConfigurationProperties("qplab.agents")
 public record AgentProperties(String token, String tokenFile, @DefaultValue("true") boolean enrolment,
                               @DefaultValue("60s") Duration lostAfter, @DefaultValue("10s") Duration helloTimeout,
-                              @DefaultValue("5") int failedHelloLimit, @DefaultValue("30s") Duration failedHelloBlock) {}
+                              @DefaultValue("5") int failedHelloLimit, @DefaultValue("30s") Duration failedHelloBlock,
+                              @DefaultValue("2s") Duration heartbeatWrite) {}
