@@ -23,8 +23,8 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 import org.qplab.controller.AgentProcess;
 import org.qplab.controller.StoredExperiments;
-import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.schedule.RunOutcomes;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 
