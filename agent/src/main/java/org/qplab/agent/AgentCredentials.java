@@ -10,6 +10,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.qplab.agent.log.Log;
 
 /**
  * The tokens this agent presents, in turn. First the token the controller issued it when it enrolled, kept in

@@ -8,6 +8,7 @@ import java.net.URI;
 import java.util.Map;
 import javax.net.ssl.SSLSocketFactory;
 import org.qplab.agent.engine.Engine;
+import org.qplab.agent.log.Log;
 import org.qplab.agent.nvmeof.Leftovers;
 import org.qplab.agent.nvmeof.NvmeofHost;
 import tools.jackson.databind.ObjectMapper;

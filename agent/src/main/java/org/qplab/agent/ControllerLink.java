@@ -15,6 +15,7 @@ import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLSocketFactory;
+import org.qplab.agent.log.Log;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.LinkClose;
 import org.qplab.protocol.SampleFrame;

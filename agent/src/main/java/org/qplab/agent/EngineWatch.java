@@ -2,6 +2,7 @@ package org.qplab.agent;
 
 import java.time.Duration;
 import java.util.function.LongSupplier;
+import org.qplab.agent.log.Log;
 
 /**
  * Whether the agent's engine thread is stuck: a run that was told to stop and has not ended, or a

@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.qplab.agent.log.Log;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.SampleFrame;
 import tools.jackson.databind.ObjectMapper;

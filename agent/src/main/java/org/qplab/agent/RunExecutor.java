@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 import org.qplab.agent.engine.EngineException;
 import org.qplab.agent.engine.EngineSession;
 import org.qplab.agent.engine.RunSession;
+import org.qplab.agent.log.Log;
 import org.qplab.agent.nvmeof.NvmeofHost;
 import org.qplab.agent.nvmeof.NvmeofSession;
 import org.qplab.protocol.AgentMessage;

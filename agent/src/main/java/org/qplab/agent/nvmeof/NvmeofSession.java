@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.qplab.agent.Log;
+import org.qplab.agent.log.Log;
 import org.qplab.agent.engine.RunSession;
 import org.qplab.agent.engine.SpecViolation;
 import org.qplab.protocol.Interval;

@@ -7,18 +7,12 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.qplab.controller.database.Installation;
 import org.qplab.controller.database.Jdbc;
-import org.qplab.controller.ingest.RunOutcomes;
-import org.qplab.controller.ingest.SampleIngest;
-import org.qplab.controller.live.LiveRuns;
-import org.qplab.controller.schedule.PairRuns;
-import org.qplab.controller.schedule.RunQueue;
-import org.qplab.controller.schedule.RunRecovery;
-import org.qplab.controller.schedule.Scheduler;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.LinkClose;
 import org.qplab.protocol.SampleFrame;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.socket.CloseStatus;
 import org.springframework.web.reactive.socket.WebSocketHandler;
@@ -38,6 +32,10 @@ import tools.jackson.databind.ObjectMapper;
  * heartbeats only about runs assigned to it: the loopback agent, or the client or server of a pair. Anything else is
  * refused with a close code that says why ({@link LinkClose}), logged, and stored nowhere; so is everything a link
  * sends once its token was revoked ({@link LinkRevocation}).
+ *
+ * <p>The gateway speaks the protocol and nothing else: what agents send about runs goes on through two ports, frames
+ * to a {@link FrameStore} and the rest to {@link AgentRuns}, and an agent free to work is announced as
+ * {@link AgentReady}.
  */
 @Component
 public class AgentGateway implements WebSocketHandler {
@@ -52,35 +50,26 @@ public class AgentGateway implements WebSocketHandler {
     private final Jdbc jdbc;
     private final AgentRepository agents;
     private final AgentRegistry registry;
-    private final SampleIngest ingest;
-    private final RunOutcomes outcomes;
-    private final Scheduler scheduler;
-    private final LiveRuns live;
-    private final PairRuns pairs;
+    private final FrameStore frames;
+    private final AgentRuns runs;
+    private final ApplicationEventPublisher events;
     private final Installation installation;
-    private final RunRecovery recovery;
-    private final RunQueue queue;
     private final AgentAdmission admission;
     private final Duration helloTimeout;
 
-    public AgentGateway(ObjectMapper json, Jdbc jdbc, AgentRepository agents, AgentRegistry registry,
-                        SampleIngest ingest, RunOutcomes outcomes, Scheduler scheduler, LiveRuns live,
-                        PairRuns pairs, Installation installation, RunRecovery recovery, RunQueue queue,
+    public AgentGateway(ObjectMapper json, Jdbc jdbc, AgentRepository agents, AgentRegistry registry, FrameStore frames,
+                        AgentRuns runs, ApplicationEventPublisher events, Installation installation,
                         AgentAdmission admission, AgentProperties properties) {
-        this.admission = admission;
-        this.helloTimeout = properties.helloTimeout();
-        this.pairs = pairs;
-        this.installation = installation;
-        this.recovery = recovery;
-        this.queue = queue;
-        this.live = live;
         this.json = json;
         this.jdbc = jdbc;
         this.agents = agents;
         this.registry = registry;
-        this.ingest = ingest;
-        this.outcomes = outcomes;
-        this.scheduler = scheduler;
+        this.frames = frames;
+        this.runs = runs;
+        this.events = events;
+        this.installation = installation;
+        this.admission = admission;
+        this.helloTimeout = properties.helloTimeout();
     }
 
     @Override
@@ -213,15 +202,12 @@ public class AgentGateway implements WebSocketHandler {
         if (connection.refused()) { // revoked while its run's owner was looked up
             return Mono.empty();
         }
-        CompletableFuture<Boolean> stored = ingest.submit(frame);
+        CompletableFuture<Boolean> stored = frames.store(frame); // completes once stored and shown to live watchers
         // the link waits for this (drained(), before a run's end) only once the frame is acked and announced:
         // a run's end handled between the store and the announcement reached a live watcher before it
         connection.ingesting(stored.whenComplete((fresh, error) -> {
             if (error == null) {
                 connection.send(new AgentMessage.BatchAck(frame.runId(), frame.seq()));
-                if (fresh) {
-                    live.stored(frame);
-                }
             } else { // the agent keeps the frame and replays it after reconnecting
                 log.warn("agent {}: frame {} of run {} could not be stored, closing the link: {}", connection.agentId(),
                         frame.seq(), frame.runId(), error.toString());
@@ -234,24 +220,10 @@ public class AgentGateway implements WebSocketHandler {
 
     private Mono<Void> handleOther(AgentConnection connection, Object message) {
         String agentId = connection.agentId();
-        if (message instanceof AgentMessage.RunMessage step && (pairs.owns(step.runId())
-                || message instanceof AgentMessage.Prepared || message instanceof AgentMessage.Connected)) {
-            return jdbc.run(() -> pairs.on(agentId, step));
-        }
-        if (message instanceof AgentMessage.RunFinished end) {
-            return jdbc.run(() -> {
-                outcomes.finished(end.runId(), agentId, end.summary(), end.batches());
-                queue.serverEnded(end.runId(), agentId, end.summary()); // the server side of a pair nobody drives now
-            }).then(Mono.fromRunnable(() -> runEnded(connection, end.runId())));
-        }
-        if (message instanceof AgentMessage.RunFailed end) {
-            return jdbc.run(() -> {
-                outcomes.failed(end.runId(), agentId, end.error(), Boolean.TRUE.equals(end.retryable()));
-                queue.serverEnded(end.runId(), agentId, Map.of("error", end.error()));
-            }).then(Mono.fromRunnable(() -> runEnded(connection, end.runId())));
-        }
-        if (message instanceof AgentMessage.RunStarted started) {
-            return Mono.fromRunnable(() -> log.info("run {} started on {}", started.runId(), agentId));
+        if (message instanceof AgentMessage.RunMessage report) {
+            return jdbc.call(() -> runs.report(agentId, report))
+                    .flatMap(recorded -> recorded ? Mono.fromRunnable(() -> runEnded(connection, report.runId()))
+                            : Mono.<Void>empty());
         }
         return Mono.fromRunnable(() -> log.warn("agent {} sent an unexpected {}", agentId, message.getClass().getSimpleName()));
     }
@@ -273,7 +245,7 @@ public class AgentGateway implements WebSocketHandler {
         return jdbc.call(() -> {
             installation.id(); // read here, off the event loop, before the welcome needs it
             agents.registered(agentId, hello.facts() == null ? Map.of() : hello.facts());
-            return recovery.agentReturned(agentId, hello.currentRun(), hello.preparedRun(), known);
+            return runs.returned(agentId, hello.currentRun(), hello.preparedRun(), known);
         }).flatMap(returned -> {
             AgentRegistry.Registration registration = registry.register(connection, admitted.tokenSha256(),
                     admitted.checkedAt());
@@ -290,7 +262,7 @@ public class AgentGateway implements WebSocketHandler {
             returned.cancel().forEach(runId -> connection.send(new AgentMessage.CancelRun(runId)));
             log.info("agent {} registered from {}{}", agentId, connection.remote(),
                     hello.currentRun() == null ? "" : ", still running run " + hello.currentRun());
-            scheduler.wake();
+            events.publishEvent(new AgentReady(agentId));
             return Mono.<Void>empty();
         });
     }
@@ -319,7 +291,7 @@ public class AgentGateway implements WebSocketHandler {
         if (Long.valueOf(runId).equals(connection.busyWith())) {
             connection.busyWith(null);
         }
-        scheduler.wake();
+        events.publishEvent(new AgentReady(connection.agentId()));
     }
 
     private void disconnected(AgentConnection connection) {

@@ -20,8 +20,8 @@ import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.quota.Quotas;
 import org.qplab.controller.run.Run;
 import org.qplab.controller.run.RunRepository;
-import org.qplab.controller.schedule.Scheduler;
 import org.qplab.protocol.AgentMessage;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.InvalidMediaTypeException;
@@ -50,7 +50,7 @@ class ExperimentController {
     private final Jdbc jdbc;
     private final ExperimentRepository experiments;
     private final RunRepository runs;
-    private final Scheduler scheduler;
+    private final ApplicationEventPublisher events;
     private final MatrixReader reader;
     private final MatrixExpander expander;
     /** Expanding a matrix asks the native engine about each point: off the event loop, a few at a time. */
@@ -60,16 +60,16 @@ class ExperimentController {
     private final Quotas quotas;
     private final TransactionTemplate tx;
 
-    ExperimentController(Jdbc jdbc, ExperimentRepository experiments, RunRepository runs, Scheduler scheduler,
-                         ObjectMapper json, ExperimentProperties properties, AgentRegistry agents, Quotas quotas,
-                         TransactionTemplate tx) {
+    ExperimentController(Jdbc jdbc, ExperimentRepository experiments, RunRepository runs,
+                         ApplicationEventPublisher events, ObjectMapper json, ExperimentProperties properties,
+                         AgentRegistry agents, Quotas quotas, TransactionTemplate tx) {
         this.agents = agents;
         this.quotas = quotas;
         this.tx = tx;
         this.jdbc = jdbc;
         this.experiments = experiments;
         this.runs = runs;
-        this.scheduler = scheduler;
+        this.events = events;
         this.reader = new MatrixReader(json);
         this.expander = new MatrixExpander(json, properties.maxRuns(), agents::connectedFacts);
     }
@@ -99,7 +99,7 @@ class ExperimentController {
                     quotas.admit(who.getName(), matrix.runs().size());
                     return experiments.find(experiments.create(matrix, who.getName())).orElseThrow();
                 })))
-                .doOnNext(created -> scheduler.wake())
+                .doOnNext(created -> events.publishEvent(new ExperimentQueued(created.id())))
                 .map(created -> ResponseEntity.created(URI.create("/api/experiments/" + created.id())).body(created));
     }
 

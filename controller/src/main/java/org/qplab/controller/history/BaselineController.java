@@ -10,6 +10,7 @@ import org.qplab.controller.api.Conflict;
 import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.database.Jdbc;
+import org.qplab.controller.run.Fingerprint;
 import org.springframework.http.HttpStatus;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.DeleteMapping;

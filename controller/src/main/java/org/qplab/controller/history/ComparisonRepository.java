@@ -15,6 +15,7 @@ import java.util.TreeSet;
 import org.qplab.controller.analysis.CurveRepository;
 import org.qplab.controller.analysis.Metric;
 import org.qplab.controller.analysis.RunHistograms;
+import org.qplab.controller.run.Fingerprint;
 import org.qplab.protocol.CycleBuckets;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;

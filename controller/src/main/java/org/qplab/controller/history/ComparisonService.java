@@ -16,6 +16,7 @@ import org.qplab.controller.analysis.Metric;
 import org.qplab.controller.api.Conflict;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.history.ComparisonRepository.FinishedRun;
+import org.qplab.controller.run.Fingerprint;
 import org.springframework.stereotype.Service;
 
 /**

@@ -16,6 +16,7 @@ import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
+import org.qplab.controller.run.Fingerprint;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;

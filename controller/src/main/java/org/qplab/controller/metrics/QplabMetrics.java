@@ -9,7 +9,6 @@ import org.qplab.controller.agent.AgentRegistry;
 import org.qplab.controller.database.Jdbc;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.annotation.Lazy;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
 import org.springframework.scheduling.config.FixedDelayTask;
@@ -46,7 +45,7 @@ public class QplabMetrics implements SchedulingConfigurer {
     private final Counter frames;
     private final Counter replayed;
 
-    public QplabMetrics(MeterRegistry registry, Jdbc jdbc, JdbcClient sql, @Lazy AgentRegistry agents,
+    public QplabMetrics(MeterRegistry registry, Jdbc jdbc, JdbcClient sql, AgentRegistry agents,
                         MetricsProperties properties) {
         this.jdbc = jdbc;
         this.sql = sql;

@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * A run as the API shows it: its engine parameters, where and when it ran, its summary once finished,
  * (a pair run's: the client's; the server's, what the receiving side reported, is serverSummary; both carry
- * "cpu", "counters" and "warnings", qpb.h), its fingerprint once it has started on a host (parameters + host, see history/Fingerprint) and
+ * "cpu", "counters" and "warnings", qpb.h), its fingerprint once it has started on a host (parameters + host, see Fingerprint) and
  * whether it is the baseline of that fingerprint. attempt is the try of its point of the matrix (1, 2, ...):
  * a failed try that was tried again names the run that replaced it (supersededBy), the new try the one it
  * replaces (retryOf). cyclesStored: the cycles its stored intervals count (every cycle that reached the

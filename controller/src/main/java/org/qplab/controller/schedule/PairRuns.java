@@ -10,13 +10,13 @@ import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.qplab.controller.agent.AgentConnection;
+import org.qplab.controller.agent.AgentReady;
 import org.qplab.controller.agent.AgentRegistry;
-import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.protocol.AgentMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.context.annotation.Lazy;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Component;
 
 /**
@@ -132,7 +132,8 @@ public class PairRuns {
     private final AgentRegistry registry;
     private final RunOutcomes outcomes;
     private final RunQueue queue;
-    private final Scheduler scheduler;
+    /** Where freed agents are announced ({@link AgentReady}): the scheduler hands them queued runs. */
+    private final ApplicationEventPublisher events;
 
     /** How long a run by iterations may run before it is stopped and failed (a duration run: its duration + collect). */
     private final Duration runTimeout;
@@ -140,23 +141,24 @@ public class PairRuns {
     private final LongSupplier nanoTime;
 
     @Autowired
-    public PairRuns(@Lazy AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, @Lazy Scheduler scheduler,
+    public PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, ApplicationEventPublisher events,
                     ScheduleProperties properties) {
-        this(registry, outcomes, queue, scheduler, properties.runTimeout());
+        this(registry, outcomes, queue, events, properties.runTimeout());
     }
 
-    PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, Scheduler scheduler, Duration runTimeout) {
-        this(registry, outcomes, queue, scheduler, runTimeout, System::nanoTime);
+    PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, ApplicationEventPublisher events,
+             Duration runTimeout) {
+        this(registry, outcomes, queue, events, runTimeout, System::nanoTime);
     }
 
-    PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, Scheduler scheduler, Duration runTimeout,
-             LongSupplier nanoTime) {
+    PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, ApplicationEventPublisher events,
+             Duration runTimeout, LongSupplier nanoTime) {
         this.runTimeout = runTimeout;
         this.nanoTime = nanoTime;
         this.registry = registry;
         this.outcomes = outcomes;
         this.queue = queue;
-        this.scheduler = scheduler;
+        this.events = events;
     }
 
     /** True when messages about runId belong here (a pair run, running or recently ended). */
@@ -378,7 +380,9 @@ public class PairRuns {
         }
         pairs.remove(pair.runId);
         finished.put(pair.runId, Boolean.TRUE);
-        scheduler.wake();
+        for (Side side : pair.sides()) {
+            events.publishEvent(new AgentReady(side.agentId));
+        }
     }
 
     private void acknowledgeLate(String agentId, long runId, AgentMessage message) {
@@ -396,7 +400,7 @@ public class PairRuns {
                 c.busyWith(null);
             }
         });
-        scheduler.wake();
+        events.publishEvent(new AgentReady(agentId));
     }
 
     private void send(String agentId, AgentMessage message) {

@@ -29,7 +29,7 @@ public class RunQueue {
         this.json = json;
     }
 
-    /** A queued run and where it must go (see {@link org.qplab.controller.experiment.Matrix.RunPoint}). */
+    /** A queued run and where it must go (the want_client and want_server of its matrix point). */
     public record Queued(long runId, String client, String server) {}
 
     /** The oldest queued runs, in queue order. */

@@ -6,11 +6,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.qplab.controller.agent.AgentRegistry;
-import org.qplab.controller.ingest.RunOutcomes;
+import org.qplab.controller.agent.AgentRuns.Returned;
 import org.qplab.protocol.AgentMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.annotation.Lazy;
 import org.springframework.stereotype.Component;
 
 /**
@@ -30,15 +29,12 @@ public class RunRecovery {
     private final PairRuns pairs;
     private final AgentRegistry registry;
 
-    public RunRecovery(RunQueue queue, RunOutcomes outcomes, PairRuns pairs, @Lazy AgentRegistry registry) {
+    public RunRecovery(RunQueue queue, RunOutcomes outcomes, PairRuns pairs, AgentRegistry registry) {
         this.queue = queue;
         this.outcomes = outcomes;
         this.pairs = pairs;
         this.registry = registry;
     }
-
-    /** What an agent's return decided: the runs it must cancel, and the run it is busy with (or null). */
-    public record Returned(List<Long> cancel, Long busyWith) {}
 
     /**
      * agentId registers, running currentRun, with preparedRun set up but not started, holding knownRuns (its

@@ -8,13 +8,14 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.qplab.controller.agent.AgentConnection;
 import org.qplab.controller.agent.AgentProperties;
+import org.qplab.controller.agent.AgentReady;
 import org.qplab.controller.agent.AgentRegistry;
 import org.qplab.controller.database.Jdbc;
-import org.qplab.controller.ingest.RunOutcomes;
+import org.qplab.controller.experiment.ExperimentQueued;
 import org.qplab.protocol.AgentMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.annotation.Lazy;
+import org.springframework.context.event.EventListener;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
 import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
@@ -44,7 +45,7 @@ public class Scheduler implements SchedulingConfigurer {
     /** When this controller started: agents get lost-after from here to come back before their runs are failed. */
     private final long startedAt = System.nanoTime();
 
-    public Scheduler(Jdbc jdbc, RunQueue queue, RunOutcomes outcomes, @Lazy AgentRegistry registry,
+    public Scheduler(Jdbc jdbc, RunQueue queue, RunOutcomes outcomes, AgentRegistry registry,
                      AgentProperties properties, ScheduleProperties schedule, PairRuns pairs) {
         this.pairs = pairs;
         this.schedule = schedule;
@@ -61,6 +62,18 @@ public class Scheduler implements SchedulingConfigurer {
         if (dispatching.compareAndSet(false, true)) {
             jdbc.run(this::dispatchWhileRequested).subscribe(v -> { }, e -> log.warn("dispatch failed: {}", e.toString()));
         }
+    }
+
+    /** An agent registered, or its run ended: it may take a queued run. */
+    @EventListener
+    public void ready(AgentReady ready) {
+        wake();
+    }
+
+    /** A submission queued runs. */
+    @EventListener
+    public void queued(ExperimentQueued queued) {
+        wake();
     }
 
     @Override

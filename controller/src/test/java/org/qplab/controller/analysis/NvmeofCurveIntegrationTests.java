@@ -8,8 +8,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.StoredNvmeofRuns;
-import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.schedule.RunOutcomes;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.qplab.controller.StoredNvmeofRuns;
-import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.schedule.RunOutcomes;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**

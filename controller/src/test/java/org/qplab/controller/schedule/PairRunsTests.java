@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.agent.AgentConnection;
 import org.qplab.controller.agent.AgentRegistry;
-import org.qplab.controller.ingest.RunOutcomes;
 import org.qplab.protocol.AgentMessage;
+import org.springframework.context.ApplicationEventPublisher;
 
 /**
  * Every step of a pair run is bounded: a step that does not complete in time fails the run with the step, the
@@ -38,7 +38,7 @@ class PairRunsTests {
     private final AgentRegistry registry = mock(AgentRegistry.class);
     private final RunOutcomes outcomes = mock(RunOutcomes.class);
     private final RunQueue queue = mock(RunQueue.class);
-    private final Scheduler scheduler = mock(Scheduler.class);
+    private final ApplicationEventPublisher events = mock(ApplicationEventPublisher.class);
     private final List<String> sent = new ArrayList<>();
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
 
@@ -47,7 +47,7 @@ class PairRunsTests {
     }
 
     private PairRuns pairRuns(Duration runTimeout) {
-        return new PairRuns(registry, outcomes, queue, scheduler, runTimeout, clock::get);
+        return new PairRuns(registry, outcomes, queue, events, runTimeout, clock::get);
     }
 
     private AgentConnection agent(String id) {

@@ -1,4 +1,4 @@
-package org.qplab.controller.ingest;
+package org.qplab.controller.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

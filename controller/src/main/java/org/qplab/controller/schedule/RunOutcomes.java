@@ -1,10 +1,9 @@
-package org.qplab.controller.ingest;
+package org.qplab.controller.schedule;
 
 import java.util.List;
 import java.util.Map;
 import org.qplab.controller.analysis.RunHistograms;
 import org.qplab.controller.live.LiveRuns;
-import org.qplab.controller.schedule.ScheduleProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;

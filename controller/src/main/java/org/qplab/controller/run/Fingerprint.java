@@ -1,4 +1,4 @@
-package org.qplab.controller.history;
+package org.qplab.controller.run;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
