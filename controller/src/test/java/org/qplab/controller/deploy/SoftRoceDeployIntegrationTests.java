@@ -274,6 +274,9 @@ class SoftRoceDeployIntegrationTests {
                     }
                     continue;
                 }
+                if (name.equals("8-nvmeof")) {
+                    nvmeofExperiment = id;
+                }
                 if (picture.isPresent()) {
                     Path png = pictures.resolve(name).resolve("softroce.png");
                     if (DASHBOARD_PICTURES.containsKey(name)) {
@@ -301,6 +304,13 @@ class SoftRoceDeployIntegrationTests {
 
     private static final int NVMEOF_BS = 4096;
 
+    /** The reference experiment 8-nvmeof's lab variant, once it ran to its end here (else null). */
+    private static Long nvmeofExperiment;
+
+    /**
+     * NVMe-oF's runs add up: those of 8-nvmeof's lab variant (rdma, tcp and local, reads and writes) where it ran just
+     * before, else (-Dqplab.experiments.only without it) a run over rdma and one over tcp of its own.
+     */
     @Test
     @Order(3)
     void runsNvmeofAcrossTheVmsOverRdmaAndTcpAndLeavesNothingBehind() throws Exception {
@@ -314,14 +324,15 @@ class SoftRoceDeployIntegrationTests {
                         transport, facts.get("nvmeof")).isEmpty();
             }
         }
-        long id = submit(nvmeofMatrix("softroce nvmeof", 2000, List.of("rdma", "tcp")));
+        long id = nvmeofExperiment != null ? nvmeofExperiment : submit(nvmeofMatrix("softroce nvmeof", 2000, List.of("rdma", "tcp")));
         Map<String, Object> experiment = awaitEnd(id, Duration.ofMinutes(4));
         List<Map<String, Object>> runs = runsOf(id);
         if (!"FINISHED".equals(experiment.get("status"))) {
             assertThat(experiment.get("status")).as("experiment %s, runs %s%s", experiment, runs, whatTheLabSays()).isEqualTo("FINISHED");
         }
-        assertThat(runs).hasSize(2).allSatisfy(r -> assertThat(r.get("status")).as("run %s", r).isEqualTo("FINISHED"));
-        assertThat(runs).extracting(r -> (Object) ((Map<?, ?>) r.get("params")).get("transport")).containsExactlyInAnyOrder("rdma", "tcp");
+        assertThat(runs).hasSizeGreaterThanOrEqualTo(2)
+                .allSatisfy(r -> assertThat(r.get("status")).as("run %s", r).isEqualTo("FINISHED"));
+        assertThat(runs).extracting(r -> (Object) ((Map<?, ?>) r.get("params")).get("transport")).contains("rdma", "tcp");
         for (Map<String, Object> run : runs) {
             assertTheNvmeofRunAddsUp(((Number) run.get("id")).longValue(), (String) ((Map<?, ?>) run.get("params")).get("transport"));
         }
