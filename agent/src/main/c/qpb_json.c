@@ -154,6 +154,8 @@ static bool read_number(reader *r, qpb_json_field *f)
             q++;
     }
     f->type = QPB_JSON_NUMBER;
+    f->raw = s;
+    f->raw_len = (size_t)(q - s);
     f->num = strtod(s, NULL);
     f->is_int = false;
     if (integral) {
@@ -495,6 +497,22 @@ void qpb_jw_null(qpb_jw *w)
 {
     value_prefix(w);
     put(w, "null", 4);
+}
+
+void qpb_jw_field(qpb_jw *w, const qpb_json_field *f)
+{
+    qpb_jw_key(w, f->key);
+    if (f->type == QPB_JSON_BOOL) {
+        qpb_jw_bool(w, f->b);
+        return;
+    }
+    value_prefix(w);
+    bool quoted = f->type == QPB_JSON_STRING;
+    if (quoted)
+        put(w, "\"", 1);
+    put(w, f->raw, f->raw_len);
+    if (quoted)
+        put(w, "\"", 1);
 }
 
 bool qpb_jw_ok(const qpb_jw *w)

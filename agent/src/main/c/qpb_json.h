@@ -22,8 +22,9 @@ typedef struct qpb_json_field {
     qpb_json_type type;
     char str[QPB_JSON_MAX_STR]; /* QPB_JSON_STRING, decoded; cut short when long_str */
     bool long_str;              /* the string did not fit in str: read it from raw */
-    const char *raw;            /* QPB_JSON_STRING: its text as written (escapes not */
-    size_t raw_len;             /* decoded), pointing into the parsed text */
+    const char *raw;            /* QPB_JSON_STRING and QPB_JSON_NUMBER: its text as written */
+    size_t raw_len;             /* (a string's escapes not decoded, without its quotes), */
+                                /* pointing into the parsed text */
     double num;                 /* QPB_JSON_NUMBER */
     bool is_int;                /* the number had no fraction/exponent and fits int64 */
     int64_t i64;
@@ -74,6 +75,9 @@ void qpb_jw_i64(qpb_jw *w, int64_t value);
 void qpb_jw_dbl(qpb_jw *w, double value); /* non-finite becomes null */
 void qpb_jw_bool(qpb_jw *w, bool value);
 void qpb_jw_null(qpb_jw *w);
+/* A field read by qpb_json_parse_flat (or qpb_json_find), while the text it was read from lives: its key,
+ * and its value as that text wrote it (a long string whole, a number's digits unrounded). */
+void qpb_jw_field(qpb_jw *w, const qpb_json_field *f);
 /* true when everything fitted (buf is NUL-terminated then). */
 bool qpb_jw_ok(const qpb_jw *w);
 

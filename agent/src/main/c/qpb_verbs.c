@@ -2,8 +2,8 @@
  * qpb_verbs.c — the verbs provider's operations (qpb_provider), the top of its
  * files: create opens the device (or rdma_cm's) and plans the run against its
  * limits, then qpb_verbs_res.c makes the resources; the other operations hand
- * over to qpb_verbs_conn.c and qpb_verbs_run.c. The call graph of the files
- * is in qpb_verbs.h.
+ * over to qpb_verbs_conn.c, qpb_verbs_sender.c and qpb_verbs_receiver.c. The call
+ * graph of the files is in qpb_verbs.h.
  */
 #include <stdlib.h>
 #include <unistd.h>

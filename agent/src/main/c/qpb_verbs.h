@@ -1,23 +1,27 @@
 /*
  * qpb_verbs.h — state shared by the verbs provider's files, top to bottom:
- *   qpb_verbs.c       the provider's operations (qpb_provider): create, connect, summary, destroy
- *   qpb_verbs_conn.c  connecting: a server's listeners, QPs to RTR and RTS, loopback pairing
- *   qpb_verbs_cm.c    connecting through rdma_cm instead (RC)
- *   qpb_verbs_run.c   the data path: senders and receivers
- *   qpb_verbs_lat.c   the data path in mode latency: ping-pongs (perftest's *_lat)
- *   qpb_verbs_oob.c   out of band: the endpoint blob and the control socket (hello, FIN, result)
- *   qpb_verbs_res.c   resources: GID, PD, XRC domain, thread domains, MRs, CQs, SRQs, QPs
+ *   qpb_verbs.c           the provider's operations (qpb_provider): create, connect, summary, destroy
+ *   qpb_verbs_conn.c      connecting: a server's listeners, QPs to RTR and RTS, loopback pairing
+ *   qpb_verbs_cm.c        connecting through rdma_cm instead (RC)
+ *   qpb_verbs_sender.c    the data path's sending side: posting cycles, counting down their completions
+ *   qpb_verbs_receiver.c  the data path's receiving side: reaping and reposting receives, the end of run
+ *   qpb_verbs_poll.c      the data path's CQs: polling a thread's, or sleeping on its completion channel
+ *   qpb_verbs_lat.c       the data path in mode latency: ping-pongs (perftest's *_lat)
+ *   qpb_verbs_oob.c       out of band: the endpoint blob and the control socket (hello, FIN, result)
+ *   qpb_verbs_res.c       resources: GID, PD, XRC domain, thread domains, MRs, CQs, SRQs, QPs
  * The rest of the engine sees only qpb_verbs_provider, qpb_verbs_loadable and qpb_verbs_device_name
  * (qpb_internal.h); an engine built without rdma-core's headers has qpb_noverbs.c instead of these files.
  *
  * Who calls whom (a file calls only files below it; no cycles; verbs-callgraph.sh lists it):
- *   qpb_verbs.c      -> conn, cm, run, oob, res
- *   qpb_verbs_conn.c -> cm, oob
- *   qpb_verbs_cm.c   -> res
- *   qpb_verbs_run.c  -> lat, oob, res
- *   qpb_verbs_lat.c  -> oob, res
- *   qpb_verbs_oob.c  -> res
- *   qpb_verbs_res.c  -> (none)
+ *   qpb_verbs.c          -> conn, cm, sender, receiver, oob, res
+ *   qpb_verbs_conn.c     -> cm, oob
+ *   qpb_verbs_cm.c       -> res
+ *   qpb_verbs_sender.c   -> lat, oob, poll, res
+ *   qpb_verbs_receiver.c -> lat, oob, poll, res
+ *   qpb_verbs_lat.c      -> oob, res
+ *   qpb_verbs_oob.c      -> res
+ *   qpb_verbs_poll.c     -> (none)
+ *   qpb_verbs_res.c      -> (none)
  *
  * A run has a sending side (client, or the first half of a loopback run) and
  * a receiving side (server, or the second half). Connection i of thread t on
@@ -240,7 +244,16 @@ qpb_status qpb_verbs_connect_loopback(qpb_session *s);
 bool qpb_verbs_lat_initiate(qpb_session *s, uint32_t thread);
 void qpb_verbs_lat_respond(qpb_session *s, uint32_t thread);
 
-/* qpb_verbs_run.c */
+/* qpb_verbs_poll.c */
+/* Polls every CQ a thread reads from (a shared CQ only when no other thread is polling it), handing each
+ * completion to on; returns how many, or -1 when ibv_poll_cq failed (the run failed). */
+int qpb_verbs_poll_thread(qpb_session *s, qpb_vside *side, qpb_vthread *th, struct ibv_wc *wc,
+                          void (*on)(qpb_session *, qpb_vside *, const struct ibv_wc *, uint64_t));
+/* Polling event: sleeps until one of the thread's CQs has a completion or timeout_ns passed (false: the run
+ * failed). */
+bool qpb_verbs_wait_event(qpb_session *s, qpb_vside *side, qpb_vthread *th, uint64_t timeout_ns);
+
+/* qpb_verbs_sender.c and qpb_verbs_receiver.c: a thread of the sending and of the receiving side, to its end */
 void qpb_verbs_run_sender(qpb_session *s, uint32_t thread);
 void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread);
 

@@ -16,7 +16,7 @@
  * half a round trip earlier), the whole of it for read.
  * Responder (a receiving thread: the server, or the second half), for send
  * and write: waits for ping k and answers it the same way; op read has no
- * responder (qpb_verbs_run.c waits passively). It ends when the initiating
+ * responder (qpb_verbs_receiver.c waits passively). It ends when the initiating
  * side's end of run arrives: by then every ping was answered, since the
  * initiator's last cycle ended with the last reply.
  * Sends and writes go inline up to inline_size (qpb_verbs.c picks the

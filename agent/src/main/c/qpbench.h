@@ -1,8 +1,14 @@
 /*
- * qpbench.h — what the qpbench CLI's files share: its options, and the JSON
- * it exchanges with the engine (qpbench_json.c): the spec it hands over,
- * written with the engine's JSON writer, and the summary it reads back, with
- * the engine's parser. The CLI is not part of libqpbench.so.
+ * qpbench.h — what the qpbench CLI's files share: its options, and
+ *   qpbench.c          main: each size's session, from its spec to its summary
+ *   qpbench_args.c     the command line into options, and --help
+ *   qpbench_output.c   what it prints: perftest's header and tables, intervals
+ *   qpbench_control.c  the control socket between a client and a server
+ *   qpbench_json.c     the JSON it exchanges with the engine: the spec it hands
+ *                      over, written with the engine's JSON writer, and the
+ *                      summary it reads back, with the engine's parser
+ * The CLI is not part of libqpbench.so. Its errors end the process
+ * (qpbench_die); the C tests link qpbench_json.c only, which never does.
  */
 #ifndef QPBENCH_H
 #define QPBENCH_H
@@ -35,9 +41,37 @@ typedef struct options {
     int inline_given; /* -I was given (else latency mode leaves inline_size to the engine: the device's most) */
 } options;
 
+/* qpbench.c: "qpbench: " and the message on stderr, then exit status 1. */
+void qpbench_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* qpbench_args.c: the options of argv, every default filled in; --help and --devices print and exit. */
+void qpbench_parse_args(int argc, char **argv, options *o);
+
+/* qpbench_output.c: perftest's header (once the first size's summary says what the run used), a row of its
+ * bandwidth or latency table per size, the intervals in buf (n bytes of qpb_drain_intervals), and the closing
+ * line. */
+void qpbench_print_header(const options *o, const char *role, const char *sum);
+void qpbench_print_result(const options *o, const char *sum);
+void qpbench_print_latency(const options *o, const char *sum);
+void qpbench_print_intervals(const options *o, const uint8_t *buf, int32_t n);
+void qpbench_print_footer(void);
+
+/* qpbench_control.c: the control socket to the peer (a server accepts one client; a client retries for 5 s
+ * while its server starts), and one length-prefixed message each way. */
+int qpbench_ctl_open(const options *o);
+void qpbench_ctl_send(int fd, const char *msg);
+char *qpbench_ctl_recv(int fd); /* malloc'd */
+
+/* qpbench_json.c */
 /* The engine's spec for one size in role ("loopback", "client" or "server"), however long the
  * options' strings, every one escaped: malloc'd, or NULL with the reason in why. */
 char *qpbench_spec(const options *o, uint64_t size, const char *role, char *why, size_t why_len);
+
+/* The server's endpoint blob as its client connects to it: a server listening on 0.0.0.0 advertises that, and
+ * the client means host, which is written in its place with the JSON writer; every other field as the server wrote
+ * it. A blob with another host, or one that is not an endpoint (qpb_connect says why), is copied unchanged.
+ * malloc'd, or NULL with the reason in why. */
+char *qpbench_peer_endpoint(const char *blob, const char *host, char *why, size_t why_len);
 
 /* A value of a summary by path ("msg_size", "cycle_ns.p99"); 0 and "" when the summary has none. */
 double qpbench_num(const char *summary, const char *path);

@@ -118,6 +118,48 @@ char *qpbench_spec(const options *o, uint64_t size, const char *role, char *why,
     return spec;
 }
 
+static void write_endpoint(qpb_jw *w, const qpb_json_object *o, const char *host)
+{
+    qpb_jw_obj_begin(w);
+    for (uint32_t i = 0; i < o->n; i++) {
+        if (strcmp(o->fields[i].key, "host") == 0) {
+            qpb_jw_key(w, "host");
+            qpb_jw_str(w, host);
+        } else {
+            qpb_jw_field(w, &o->fields[i]);
+        }
+    }
+    qpb_jw_obj_end(w);
+}
+
+char *qpbench_peer_endpoint(const char *blob, const char *host, char *why, size_t why_len)
+{
+    qpb_json_object *o = malloc(sizeof(*o));
+    if (o == NULL) {
+        snprintf(why, why_len, "out of memory for the server's endpoint");
+        return NULL;
+    }
+    char err[160];
+    const qpb_json_field *h = qpb_json_parse_flat(blob, o, err, sizeof err) ? qpb_json_get(o, "host") : NULL;
+    char *out;
+    if (h == NULL || h->type != QPB_JSON_STRING || strcmp(h->str, "0.0.0.0") != 0) {
+        out = strdup(blob); /* as the server wrote it: if it is not an endpoint, qpb_connect says why */
+    } else {
+        qpb_jw w;
+        qpb_jw_init(&w, NULL, 0); /* measures */
+        write_endpoint(&w, o, host);
+        size_t len = w.len + 1;
+        if ((out = malloc(len)) != NULL) {
+            qpb_jw_init(&w, out, len);
+            write_endpoint(&w, o, host);
+        }
+    }
+    free(o);
+    if (out == NULL)
+        snprintf(why, why_len, "out of memory for the server's %zu-byte endpoint", strlen(blob));
+    return out;
+}
+
 double qpbench_num(const char *summary, const char *path)
 {
     qpb_json_field f;

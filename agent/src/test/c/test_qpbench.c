@@ -199,7 +199,85 @@ static void latency_spec_leaves_inline_to_the_engine_unless_given(void)
     free(spec);
 }
 
+/* A client of a server on 0.0.0.0 connects to the HOST it was given, whatever its characters: the endpoint is
+ * written again by the JSON writer, the host escaped and every other field as the server wrote it. */
+static void a_host_with_quotes_and_backslashes_round_trips_in_the_peer_endpoint(void)
+{
+    char hex[601];
+    for (int i = 0; i < 600; i++)
+        hex[i] = "0123456789abcdef"[i % 16];
+    hex[600] = '\0';
+    char blob[1024];
+    snprintf(blob, sizeof blob,
+             "{\"provider\":\"tcp\",\"role\":\"server\",\"host\":\"0.0.0.0\",\"port\":4242,\"ratio\":-1.50e3,"
+             "\"bidirectional\":false,\"mr\":\"%s\",\"note\":\"a\\\"b\\\\c\\u0041\"}", hex);
+    const char *host = "10.0.0.1\" \"evil\\\"\\\n\t\x01";
+    char why[256] = "", err[256] = "";
+    char *peer = qpbench_peer_endpoint(blob, host, why, sizeof why);
+    CHECKF(peer != NULL, "%s", why);
+    qpb_json_object *sent = malloc(sizeof(*sent)), *got = malloc(sizeof(*got));
+    CHECK(qpb_json_parse_flat(blob, sent, err, sizeof err));
+    CHECKF(peer != NULL && qpb_json_parse_flat(peer, got, err, sizeof err), "not JSON (%s): %s", err, peer);
+    const qpb_json_field *h = qpb_json_get(got, "host");
+    CHECKF(h != NULL && h->type == QPB_JSON_STRING && strcmp(h->str, host) == 0, "host: %s", h ? h->str : "missing");
+    CHECK(got->n == sent->n);
+    for (uint32_t i = 0; i < sent->n && i < got->n; i++) { /* the same fields in the same order, the same text */
+        const qpb_json_field *a = &sent->fields[i], *b = &got->fields[i];
+        CHECKF(strcmp(a->key, b->key) == 0 && a->type == b->type, "field %u: %s, then %s", i, a->key, b->key);
+        if (strcmp(a->key, "host") != 0 && a->type != QPB_JSON_BOOL)
+            CHECKF(a->raw_len == b->raw_len && memcmp(a->raw, b->raw, a->raw_len) == 0, "%s: %.*s", a->key,
+                   (int)b->raw_len, b->raw);
+    }
+    const qpb_json_field *mr = qpb_json_get(got, "mr"), *bidi = qpb_json_get(got, "bidirectional");
+    CHECK(mr != NULL && mr->long_str && mr->raw_len == 600);
+    CHECK(bidi != NULL && bidi->type == QPB_JSON_BOOL && !bidi->b);
+    free(sent);
+    free(got);
+    free(peer);
+}
+
+/* A server that advertises an address of its own, or a blob that is no endpoint, is passed on as it came. */
+static void a_peer_endpoint_on_its_own_address_is_passed_on_unchanged(void)
+{
+    const char *blobs[] = {"{\"provider\":\"tcp\",\"host\":\"192.168.7.2\",\"port\":4242}",
+                           "{\"provider\":\"tcp\",\"host\":\"0.0.0.0\",", "not JSON", "{\"host\":0}", NULL};
+    char why[256] = "";
+    for (int i = 0; blobs[i] != NULL; i++) {
+        char *peer = qpbench_peer_endpoint(blobs[i], "10.0.0.1", why, sizeof why);
+        CHECKF(peer != NULL && strcmp(peer, blobs[i]) == 0, "%s became %s", blobs[i], peer ? peer : why);
+        free(peer);
+    }
+}
+
+/* A real tcp server's endpoint on 0.0.0.0 names the client's HOST instead, and the rest is as the server wrote it. */
+static void a_tcp_server_endpoint_names_the_host_the_client_was_given(void)
+{
+    char err[512] = "", blob[1024] = "";
+    qpb_session *srv = qpb_session_create("{\"provider\":\"tcp\",\"role\":\"server\",\"bind\":\"0.0.0.0\","
+                                          "\"msg_size\":64,\"iterations\":10}", err, sizeof err);
+    CHECKF(srv != NULL, "%s", err);
+    if (srv == NULL)
+        return;
+    CHECKF(qpb_local_endpoint(srv, blob, sizeof blob) == QPB_OK, "%s", qpb_last_error(srv));
+    qpb_json_field f;
+    CHECKF(qpb_json_find(blob, "host", &f, err, sizeof err) == 1 && strcmp(f.str, "0.0.0.0") == 0, "%s", blob);
+    char *peer = qpbench_peer_endpoint(blob, "127.0.0.1", err, sizeof err);
+    CHECKF(peer != NULL && qpb_json_find(peer, "host", &f, err, sizeof err) == 1 && strcmp(f.str, "127.0.0.1") == 0,
+           "%s", peer ? peer : err);
+    CHECK(peer != NULL && qpb_json_find(peer, "port", &f, err, sizeof err) == 1 &&
+          f.num == qpb_test_json_num(blob, "port"));
+    CHECKF(peer != NULL && strlen(peer) == strlen(blob) + strlen("127.0.0.1") - strlen("0.0.0.0"), "%s", peer);
+    free(peer);
+    qpb_session_destroy(srv);
+}
+
 const qpb_test_case qpb_qpbench_tests[] = {
+    {"qpbench escapes a host with quotes and backslashes in the server's endpoint",
+     a_host_with_quotes_and_backslashes_round_trips_in_the_peer_endpoint},
+    {"qpbench passes on a server's endpoint on its own address unchanged",
+     a_peer_endpoint_on_its_own_address_is_passed_on_unchanged},
+    {"qpbench names the client's HOST in a tcp server's endpoint on 0.0.0.0",
+     a_tcp_server_endpoint_names_the_host_the_client_was_given},
     {"qpbench reads the counters that moved and the warnings", counter_deltas_and_warnings_are_read},
     {"qpbench --lat leaves inline to the engine unless -I", latency_spec_leaves_inline_to_the_engine_unless_given},
     {"qpbench escapes a 5000-character --ib-dev and the engine refuses it", long_device_is_escaped_and_refused},

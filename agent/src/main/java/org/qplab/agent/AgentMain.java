@@ -29,7 +29,7 @@ public final class AgentMain {
             credentials = AgentCredentials.load(config.stateDir(), config.token());
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
-            System.exit(args.length > 0 && (args[0].equals("--help") || args[0].equals("-h")) ? 0 : 2);
+            System.exit(args.length > 0 && AgentOption.ofFlag(args[0]).orElse(null) == AgentOption.HELP ? 0 : 2);
             return;
         }
         if (!Engine.isAvailable()) {

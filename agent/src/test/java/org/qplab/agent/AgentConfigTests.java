@@ -102,4 +102,25 @@ class AgentConfigTests {
         assertThatThrownBy(() -> AgentConfig.parse(new String[] {"--token-file", dir.resolve("none").toString()}, Map.of(), "h"))
                 .hasMessageStartingWith("cannot read the token file");
     }
+
+    @Test
+    void takesEveryFlagOfTheTableAndPrintsEachWithItsVariableAndDefault() {
+        for (AgentOption option : AgentOption.values()) {
+            if (option.flag() == null || option.value() == null || option == AgentOption.TOKEN_FILE) {
+                continue;
+            }
+            String value = switch (option) {
+                case CONTROLLER -> "ws://c:8080/agent";
+                case DATA_ADDRESS, HEALTH_ADDRESS -> "10.0.0.2";
+                case ID -> "b";
+                case HEARTBEAT_SECONDS, HEALTH_PORT, SPOOL_MEMORY_MB -> "7";
+                default -> "/abs";
+            };
+            assertThat(AgentConfig.parse(new String[] {option.flag(), value}, TOKEN, "h")).as(option.flag()).isNotNull();
+        }
+        assertThat(AgentConfig.USAGE).contains("  --heartbeat-seconds N\n      seconds between heartbeats (default 5)\n")
+                .contains("  --controller URL\n").contains("QPLAB_CONTROLLER; default ws://127.0.0.1:8080/agent")
+                .contains("env QPLAB_ENGINE_LIBRARY").contains("--help");
+        assertThatThrownBy(() -> AgentConfig.parse(new String[] {"-h"}, Map.of(), "h")).hasMessage(AgentConfig.USAGE);
+    }
 }

@@ -33,6 +33,9 @@ import org.qplab.api.client.model.CurveDimension;
 import org.qplab.api.client.model.CurvePoint;
 import org.qplab.api.client.model.Run;
 import org.qplab.api.client.model.Violation;
+import org.qplab.testkit.AgentProcess;
+import org.qplab.testkit.ControllerProcess;
+import org.qplab.testkit.ControllerProcess.Launch;
 
 /**
  * The API driven with nothing but the client generated at build time from the document the packaged controller
@@ -46,19 +49,20 @@ class GeneratedClientIntegrationTests {
     private static final Path GENERATED_FROM = Path.of(System.getProperty("qplab.test.openapi-document", "target/openapi.json"));
     private static final Path CONTROLLER_JAR = Path.of(System.getProperty("qplab.test.controller-jar",
             "../controller/target/qplab-controller.jar"));
-    private static final Path AGENT_JAR = Path.of(System.getProperty("qplab.test.agent-jar", "../agent/target/qplab-agent.jar"));
     private static final Duration EXPERIMENT_ENDS_WITHIN = Duration.ofSeconds(120);
 
-    private static ControllerJar controller;
-    private static AgentJar agent;
+    private static ControllerProcess controller;
+    private static AgentProcess agent;
     private static ObjectMapper json;
     private static DocumentedResponses documented;
     private static QplabApi api;
 
     @BeforeAll
     static void startControllerAndAgent() throws Exception {
-        controller = ControllerJar.start(CONTROLLER_JAR, WORK_DIR);
-        agent = AgentJar.start(AGENT_JAR, controller, WORK_DIR);
+        Launch launch = Launch.jar(CONTROLLER_JAR);
+        controller = ControllerProcess.start(launch, WORK_DIR, "api-client", ControllerProcess.freePort(),
+                WORK_DIR.resolve("controller-db"), ControllerProcess.freePort(), List.of());
+        agent = AgentProcess.start(controller.port(), "api-client-agent", launch.agentToken());
         json = ApiClient.createDefaultObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         documented = new DocumentedResponses(json.readTree(GENERATED_FROM.toFile()));
         ApiClient client = new ApiClient(ApiClient.createDefaultHttpClientBuilder(), json, controller.url());

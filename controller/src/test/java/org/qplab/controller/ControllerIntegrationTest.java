@@ -1,12 +1,15 @@
 package org.qplab.controller;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.assertj.core.api.Assertions;
 import org.qplab.controller.database.TestDatabase;
+import org.qplab.testkit.ControllerProcess;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -45,6 +48,18 @@ public abstract class ControllerIntegrationTest {
     private static final Map<String, String> TOKENS = new java.util.concurrent.ConcurrentHashMap<>();
     /** Where deploy tests put the controller's SSH key and known_hosts file. */
     public static final Path SSH_DIR = Path.of("target", "ssh-test").toAbsolutePath();
+
+    /**
+     * This module's controller as a process of its own (its classes, the test class path; log and token under target/),
+     * for tests that kill it or watch it refuse to start: see {@link ControllerProcess#start}.
+     */
+    public static ControllerProcess startProcess(String name, int port, Path dataDir, int pgPort, List<String> properties)
+            throws IOException, InterruptedException {
+        List<String> all = new ArrayList<>(List.of("qplab.security.admin-password=" + ADMIN_PASSWORD));
+        all.addAll(properties);
+        return ControllerProcess.start(ControllerProcess.Launch.classes(System.getProperty("java.class.path"),
+                QplabApplication.class.getName()), Path.of("target"), name, port, dataDir, pgPort, all);
+    }
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.qplab.testkit.AgentProcess;
 import org.springframework.http.MediaType;
 
 /**

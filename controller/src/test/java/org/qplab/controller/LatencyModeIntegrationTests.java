@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.qplab.testkit.AgentProcess;
 import org.springframework.http.MediaType;
 
 /**

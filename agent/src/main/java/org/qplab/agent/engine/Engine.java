@@ -22,6 +22,8 @@ import tools.jackson.databind.json.JsonMapper;
 public final class Engine {
 
     public static final String LIBRARY_PROPERTY = "qplab.engine.library";
+    /** The environment variable that does the same when the system property is not set. */
+    public static final String LIBRARY_ENV = "QPLAB_ENGINE_LIBRARY";
     private static final String EXTRACT_PREFIX = "qplab-engine-";
     private static final String RESOURCE = "/native/linux-x86_64/libqpbench.so";
     private static final ObjectMapper JSON = JsonMapper.builder().build();
@@ -182,7 +184,7 @@ public final class Engine {
 
     /** The library the user pointed at, or null for the one in the jar. */
     private static Path override() throws IOException {
-        String override = System.getProperty(LIBRARY_PROPERTY, System.getenv("QPLAB_ENGINE_LIBRARY"));
+        String override = System.getProperty(LIBRARY_PROPERTY, System.getenv(LIBRARY_ENV));
         if (override == null || override.isBlank()) {
             return null;
         }

@@ -6,13 +6,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Repository;
 import tools.jackson.databind.ObjectMapper;
 
 /** Agents as registered in PostgreSQL. Blocking: call through {@link org.qplab.controller.database.Jdbc}. */
 @Repository
-public class AgentRepository {
+public class AgentRepository implements SchedulingConfigurer {
 
     /** An agent as the API shows it. */
     public record AgentRow(String id, String hostname, Map<String, Object> facts, boolean connected,
@@ -20,12 +21,19 @@ public class AgentRepository {
 
     private final JdbcClient jdbc;
     private final ObjectMapper json;
+    private final AgentProperties properties;
     /** Heartbeats not stored yet: agent id to System.nanoTime() of the latest. */
     private final ConcurrentHashMap<String, Long> heard = new ConcurrentHashMap<>();
 
-    public AgentRepository(JdbcClient jdbc, ObjectMapper json) {
+    public AgentRepository(JdbcClient jdbc, ObjectMapper json, AgentProperties properties) {
         this.jdbc = jdbc;
         this.json = json;
+        this.properties = properties;
+    }
+
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar tasks) {
+        tasks.addFixedDelayTask(this::writeHeartbeats, properties.heartbeatWrite());
     }
 
     public void registered(String id, Map<String, Object> facts) {
@@ -49,7 +57,6 @@ public class AgentRepository {
     }
 
     /** Stores the heartbeats noted since the last call, each at the time it arrived, in one statement. */
-    @Scheduled(fixedDelayString = "${qplab.agents.heartbeat-write:2s}")
     public void writeHeartbeats() {
         List<String> ids = new ArrayList<>();
         List<Double> ages = new ArrayList<>();

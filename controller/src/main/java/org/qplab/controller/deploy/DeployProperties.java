@@ -8,8 +8,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * qplab.deploy.* — how the controller reaches hosts over SSH to deploy its agent.
  *
- * @param privateKey      the SSH private key (key authentication only); default ~/.ssh/id_ed25519
- * @param knownHosts      the known_hosts file host keys are checked against; default ~/.ssh/known_hosts
+ * @param privateKey      the SSH private key (key authentication only); unset: ~/.ssh/id_ed25519
+ * @param knownHosts      the known_hosts file host keys are checked against; unset: ~/.ssh/known_hosts
  * @param controllerUrl   the agent gateway URL deployed agents connect to (ws://HOST:PORT/agent); when unset,
  *                        the address the host sees the controller's SSH connection come from, and this
  *                        controller's port

@@ -6,7 +6,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * qplab.experiments.*
  *
- * @param maxRuns the most runs one matrix may expand to (default 10,000)
+ * @param maxRuns the most runs one matrix may expand to
  */
 @ConfigurationProperties("qplab.experiments")
 public record ExperimentProperties(@DefaultValue("10000") long maxRuns) {}

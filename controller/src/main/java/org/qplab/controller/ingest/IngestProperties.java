@@ -7,8 +7,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * qplab.ingest.*
  *
  * @param writers      threads (and database connections) writing sample frames, each a group at a time
- *                     (default 2)
- * @param maxGroupRows the most rows one group transaction takes (default 262,144: about 20 MiB of COPY data)
+ * @param maxGroupRows the most rows one group transaction takes (262,144 rows are about 20 MiB of COPY data)
  */
 @ConfigurationProperties("qplab.ingest")
 public record IngestProperties(@DefaultValue("2") int writers, @DefaultValue("262144") long maxGroupRows) {

@@ -3,6 +3,7 @@ package org.qplab.controller.metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.qplab.controller.agent.AgentRegistry;
 import org.qplab.controller.database.Jdbc;
@@ -10,7 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.FixedDelayTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
@@ -25,15 +28,16 @@ import org.springframework.stereotype.Component;
  *       intervals count them), interval records, per-cycle trace records and sample frames stored (a replayed
  *       frame is counted in {@code qplab_ingest_replayed_frames_total} instead): their rate is the ingest rate.</li>
  * </ul>
- * The run counts are read from PostgreSQL every few seconds, off the scrape's thread.
+ * The run counts are read from PostgreSQL every qplab.metrics.refresh, off the scrape's thread.
  */
 @Component
-public class QplabMetrics {
+public class QplabMetrics implements SchedulingConfigurer {
 
     private static final Logger log = LoggerFactory.getLogger(QplabMetrics.class);
 
     private final Jdbc jdbc;
     private final JdbcClient sql;
+    private final MetricsProperties properties;
     private final AtomicLong queued = new AtomicLong();
     private final AtomicLong running = new AtomicLong();
     private final Counter samples;
@@ -42,9 +46,11 @@ public class QplabMetrics {
     private final Counter frames;
     private final Counter replayed;
 
-    public QplabMetrics(MeterRegistry registry, Jdbc jdbc, JdbcClient sql, @Lazy AgentRegistry agents) {
+    public QplabMetrics(MeterRegistry registry, Jdbc jdbc, JdbcClient sql, @Lazy AgentRegistry agents,
+                        MetricsProperties properties) {
         this.jdbc = jdbc;
         this.sql = sql;
+        this.properties = properties;
         Gauge.builder("qplab.runs", queued::get).tag("status", "queued")
                 .description("runs waiting in the queue").register(registry);
         Gauge.builder("qplab.runs", running::get).tag("status", "running")
@@ -78,7 +84,11 @@ public class QplabMetrics {
         }
     }
 
-    @Scheduled(fixedDelayString = "${qplab.metrics.refresh:5s}", initialDelay = 0)
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar tasks) {
+        tasks.addFixedDelayTask(new FixedDelayTask(this::refresh, properties.refresh(), Duration.ZERO));
+    }
+
     void refresh() {
         jdbc.run(() -> sql.sql("SELECT count(*) FILTER (WHERE status = 'QUEUED'), count(*) FILTER (WHERE status = 'RUNNING') "
                         + "FROM run WHERE status IN ('QUEUED', 'RUNNING')")

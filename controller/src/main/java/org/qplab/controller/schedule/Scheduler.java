@@ -15,7 +15,8 @@ import org.qplab.protocol.AgentMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Lazy;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
@@ -25,7 +26,7 @@ import org.springframework.stereotype.Component;
  * one dispatch pass runs at a time.
  */
 @Component
-public class Scheduler {
+public class Scheduler implements SchedulingConfigurer {
 
     private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
@@ -34,6 +35,7 @@ public class Scheduler {
     private final RunOutcomes outcomes;
     private final AgentRegistry registry;
     private final AgentProperties properties;
+    private final ScheduleProperties schedule;
     private final PairRuns pairs;
     /** How many queued runs one dispatch pass looks at. */
     static final int QUEUE_WINDOW = 1000;
@@ -43,8 +45,9 @@ public class Scheduler {
     private final long startedAt = System.nanoTime();
 
     public Scheduler(Jdbc jdbc, RunQueue queue, RunOutcomes outcomes, @Lazy AgentRegistry registry,
-                     AgentProperties properties, PairRuns pairs) {
+                     AgentProperties properties, ScheduleProperties schedule, PairRuns pairs) {
         this.pairs = pairs;
+        this.schedule = schedule;
         this.jdbc = jdbc;
         this.queue = queue;
         this.outcomes = outcomes;
@@ -60,7 +63,11 @@ public class Scheduler {
         }
     }
 
-    @Scheduled(fixedDelayString = "${qplab.schedule.tick:2s}")
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar tasks) {
+        tasks.addFixedDelayTask(this::tick, schedule.tick());
+    }
+
     void tick() {
         jdbc.run(this::failOrphans).subscribe(v -> { }, e -> log.warn("orphan sweep failed: {}", e.toString()));
         jdbc.run(pairs::expire).subscribe(v -> { }, e -> log.warn("pair-run timeout sweep failed: {}", e.toString()));

@@ -5,12 +5,17 @@ import java.util.List;
 import org.qplab.controller.database.Jdbc;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.FixedDelayTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
-/** Deletes the trace rows of runs that ended longer than qplab.retention.trace ago, every hour (and at start). */
+/**
+ * Deletes the trace rows of runs that ended longer than qplab.retention.trace ago, every qplab.retention.check (the
+ * first time qplab.retention.first-check after start).
+ */
 @Component
-class TraceRetention {
+class TraceRetention implements SchedulingConfigurer {
 
     private static final Logger log = LoggerFactory.getLogger(TraceRetention.class);
 
@@ -24,7 +29,11 @@ class TraceRetention {
         this.properties = properties;
     }
 
-    @Scheduled(fixedDelayString = "${qplab.retention.check:1h}", initialDelayString = "${qplab.retention.first-check:1m}")
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar tasks) {
+        tasks.addFixedDelayTask(new FixedDelayTask(this::expire, properties.check(), properties.firstCheck()));
+    }
+
     void expire() {
         if (properties.trace() == null) {
             return;

@@ -10,11 +10,11 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.qplab.controller.AgentProcess;
 import org.qplab.controller.ControllerIntegrationTest;
-import org.qplab.controller.TestDirs;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.LinkClose;
+import org.qplab.testkit.AgentProcess;
+import org.qplab.testkit.TestDirs;
 import org.springframework.web.reactive.socket.CloseStatus;
 
 /**

@@ -12,8 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.qplab.controller.AgentProcess;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.testkit.AgentProcess;
 
 /** The scripting entry (./qplab submit|wait|import|list|export) against a running controller and a real agent. */
 class QplabCliIntegrationTests extends ControllerIntegrationTest {

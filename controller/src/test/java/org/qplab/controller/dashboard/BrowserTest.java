@@ -28,7 +28,7 @@ import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.qplab.controller.ControllerIntegrationTest;
-import org.qplab.controller.TestDirs;
+import org.qplab.testkit.TestDirs;
 
 /**
  * The dashboard in headless Chromium against a real controller: a browser per test, waits that

@@ -9,7 +9,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
-import org.qplab.controller.AgentProcess;
+import org.qplab.testkit.AgentProcess;
 import org.springframework.http.MediaType;
 
 /**

@@ -16,7 +16,8 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.qplab.controller.ControllerProcess;
+import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.testkit.ControllerProcess;
 
 /**
  * The controller as its own process, as an operator starts it, refused by its database: one line, no stack trace.
@@ -31,8 +32,8 @@ class DatabaseRefusalIntegrationTests {
         Files.writeString(file, "a-password-others-may-read\n");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r-----"));
 
-        assertThatThrownBy(() -> ControllerProcess.start("database-refusal", ControllerProcess.freePort(), dataDir,
-                ControllerProcess.freePort(), List.of()))
+        assertThatThrownBy(() -> ControllerIntegrationTest.startProcess("database-refusal", ControllerProcess.freePort(),
+                dataDir, ControllerProcess.freePort(), List.of()))
                 .hasMessageStartingWith("the controller exited (1) while starting");
         List<String> log = Files.readAllLines(Path.of("target", "controller-database-refusal.log"));
         assertThat(log.stream().filter(l -> l.contains(file.toString())))
@@ -51,8 +52,8 @@ class DatabaseRefusalIntegrationTests {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             int port = taken.getLocalPort();
 
-            assertThatThrownBy(() -> ControllerProcess.start("database-port-taken", ControllerProcess.freePort(), dataDir,
-                    port, List.of()))
+            assertThatThrownBy(() -> ControllerIntegrationTest.startProcess("database-port-taken",
+                    ControllerProcess.freePort(), dataDir, port, List.of()))
                     .hasMessageStartingWith("the controller exited (1) while starting");
             List<String> log = Files.readAllLines(Path.of("target", "controller-database-port-taken.log"));
             assertThat(log.stream().filter(l -> l.contains("qplab cannot start")))
@@ -67,10 +68,10 @@ class DatabaseRefusalIntegrationTests {
 
     @Test
     void twoControllersWithDataDirectoriesOfTheirOwnAndNoDatabasePortSetRunSideBySide() throws Exception {
-        try (ControllerProcess first = ControllerProcess.start("side-by-side-1", ControllerProcess.freePort(),
-                     TestDatabase.freshDataDir(), 0, List.of());
-             ControllerProcess second = ControllerProcess.start("side-by-side-2", ControllerProcess.freePort(),
-                     TestDatabase.freshDataDir(), 0, List.of())) {
+        try (ControllerProcess first = ControllerIntegrationTest.startProcess("side-by-side-1",
+                     ControllerProcess.freePort(), TestDatabase.freshDataDir(), 0, List.of());
+             ControllerProcess second = ControllerIntegrationTest.startProcess("side-by-side-2",
+                     ControllerProcess.freePort(), TestDatabase.freshDataDir(), 0, List.of())) {
             int firstPort = databasePort(first.log());
             int secondPort = databasePort(second.log());
             assertThat(firstPort).as("each picked a free port of its own").isNotEqualTo(secondPort);

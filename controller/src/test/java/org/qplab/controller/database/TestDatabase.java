@@ -16,7 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.qplab.controller.TestDirs;
+import org.qplab.testkit.TestDirs;
 
 /**
  * Where tests put their embedded PostgreSQL: a new directory the server's user can reach, removed again

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.qplab.controller.AgentProcess;
 import org.qplab.controller.ControllerIntegrationTest;
-import org.qplab.controller.TestDirs;
+import org.qplab.testkit.AgentProcess;
+import org.qplab.testkit.TestDirs;
 import org.springframework.http.MediaType;
 
 /**

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.qplab.controller.AgentProcess;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.testkit.AgentProcess;
 import org.springframework.http.MediaType;
 
 class CancelIntegrationTests extends ControllerIntegrationTest {

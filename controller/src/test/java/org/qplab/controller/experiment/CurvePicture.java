@@ -15,7 +15,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
-import org.qplab.controller.TestDirs;
+import org.qplab.testkit.TestDirs;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**

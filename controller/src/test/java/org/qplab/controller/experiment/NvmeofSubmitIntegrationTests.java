@@ -6,10 +6,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.qplab.controller.AgentProcess;
 import org.qplab.controller.Await;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.agent.AgentRegistry;
+import org.qplab.testkit.AgentProcess;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 

@@ -2,24 +2,20 @@ package org.qplab.controller.experiment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.qplab.controller.AgentProcess;
 import org.qplab.controller.Await;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.agent.AgentRegistry;
+import org.qplab.testkit.AgentProcess;
+import org.qplab.testkit.HiddenRdmaHeaders;
+import org.qplab.testkit.Ran;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 
@@ -38,31 +34,17 @@ class TcpOnlyAgentSubmitIntegrationTests extends ControllerIntegrationTest {
 
     @TempDir
     static Path out;
-    /** The symlink farm: not under @TempDir, whose cleanup warns about every link it deletes. */
-    private static Path farm;
 
     @Autowired
     private AgentRegistry registry;
 
     @BeforeAll
     static void buildATcpOnlyEngine() throws Exception {
-        farm = Files.createTempDirectory("qpb-include-");
-        String flags = run(List.of("sh", AGENT.resolve("src/test/c/hide-rdma-headers.sh").toString(), farm.toString()))
-                .strip();
-        run(List.of("make", "-j2", "-C", AGENT.resolve("src/main/c").toString(), "OUT=" + out, "CPPFLAGS=" + flags,
-                out.resolve("libqpbench.so").toString()));
-        assertThat(Files.readString(out.resolve("engine-flavor")).strip()).isEqualTo("tcp-only");
-    }
-
-    @AfterAll
-    static void deleteTheFarm() throws IOException {
-        if (farm != null) {
-            try (Stream<Path> paths = Files.walk(farm)) { // does not follow the links
-                for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
-                }
-            }
+        try (HiddenRdmaHeaders hidden = HiddenRdmaHeaders.of(AGENT, "cc")) {
+            Ran make = hidden.make(out, out.resolve("libqpbench.so").toString());
+            assertThat(make.exit()).as("make with the headers hidden:\n%s", make.output()).isZero();
         }
+        assertThat(Files.readString(out.resolve("engine-flavor")).strip()).isEqualTo("tcp-only");
     }
 
     @Test
@@ -99,22 +81,6 @@ class TcpOnlyAgentSubmitIntegrationTests extends ControllerIntegrationTest {
                     base: {provider: tcp, msg_size: 4096}
                     hosts: {loopback: [tcponly]}
                     """).exchange().expectStatus().isOk();
-        }
-    }
-
-    private static String run(List<String> command) throws Exception {
-        Path log = Files.createTempFile("run", ".log");
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new AssertionError(command + " did not finish within 2 minutes:\n" + Files.readString(log));
-            }
-            String output = Files.readString(log, StandardCharsets.UTF_8);
-            assertThat(p.exitValue()).as("%s:\n%s", command, output).isZero();
-            return output;
-        } finally {
-            Files.delete(log);
         }
     }
 }

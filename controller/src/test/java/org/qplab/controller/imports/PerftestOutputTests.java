@@ -104,8 +104,9 @@ class PerftestOutputTests {
     }
 
     /**
-     * qpbench's latency mode prints perftest's *_lat table (agent/src/main/c/qpbench.c): its output imports like
-     * ib_write_lat's. Captured in the lab: qpbench --perftest=ib_write_lat --sizes=2,64,4096 -n 200 between the VMs.
+     * qpbench's latency mode prints perftest's *_lat table (agent/src/main/c/qpbench_output.c): its output imports
+     * like ib_write_lat's. Captured in the lab: qpbench --perftest=ib_write_lat --sizes=2,64,4096 -n 200 between the
+     * VMs.
      */
     @Test
     void importsQpbenchsLatencyOutputAsPerftestWouldPrintIt() throws IOException {

@@ -9,9 +9,9 @@ import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.qplab.controller.AgentProcess;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.OwnDatabase;
+import org.qplab.testkit.AgentProcess;
 import org.springframework.http.MediaType;
 
 /**

@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.qplab.controller.AgentProcess;
 import org.qplab.controller.Await;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.testkit.AgentProcess;
 import org.springframework.http.MediaType;
 
 /**

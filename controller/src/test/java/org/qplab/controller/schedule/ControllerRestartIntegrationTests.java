@@ -22,11 +22,12 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.qplab.controller.AgentProcess;
 import org.qplab.controller.Await;
-import org.qplab.controller.ControllerProcess;
+import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.NetworkNamespaces;
 import org.qplab.controller.database.TestDatabase;
+import org.qplab.testkit.AgentProcess;
+import org.qplab.testkit.ControllerProcess;
 
 /**
  * The controller killed with SIGKILL in the middle of a matrix (three hosts in network namespaces, pair runs
@@ -70,8 +71,9 @@ class ControllerRestartIntegrationTests {
         int port = ControllerProcess.freePort();
         int pgPort = ControllerProcess.freePort();
         Path dataDir = TestDatabase.freshDataDir();
-        controller = ControllerProcess.start("restart", port, dataDir, pgPort, List.of("qplab.agents.token=" + TOKEN,
-                "server.address=0.0.0.0", "qplab.schedule.tick=500ms", "qplab.agents.lost-after=30s"));
+        controller = ControllerIntegrationTest.startProcess("restart", port, dataDir, pgPort, List.of(
+                "qplab.agents.token=" + TOKEN, "server.address=0.0.0.0", "qplab.schedule.tick=500ms",
+                "qplab.agents.lost-after=30s"));
         for (int i = 1; i <= 3; i++) {
             agents.add(AgentProcess.start(net.in(i, List.of()), "ws://" + net.hostAddress() + ":" + port + "/agent", "r" + i,
                     TOKEN));

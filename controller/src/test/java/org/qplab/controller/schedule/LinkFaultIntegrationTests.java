@@ -12,10 +12,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.qplab.controller.AgentProcess;
 import org.qplab.controller.Await;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.NetworkNamespaces;
+import org.qplab.testkit.AgentProcess;
 import org.springframework.http.MediaType;
 
 /**

@@ -141,9 +141,9 @@ class PairRunsTests {
 
     @Test
     void refusesANonPositiveRunTimeoutOrNoTryAtAll() {
-        assertThatThrownBy(() -> new ScheduleProperties(Duration.ZERO, 3))
+        assertThatThrownBy(() -> new ScheduleProperties(Duration.ZERO, 3, Duration.ofSeconds(2)))
                 .hasMessageContaining("qplab.schedule.run-timeout must be positive");
-        assertThatThrownBy(() -> new ScheduleProperties(Duration.ofMinutes(30), 0))
+        assertThatThrownBy(() -> new ScheduleProperties(Duration.ofMinutes(30), 0, Duration.ofSeconds(2)))
                 .hasMessage("qplab.schedule.max-attempts must be at least 1, got 0");
     }
 

@@ -84,7 +84,8 @@ class TraceStorageIntegrationTests extends ControllerIntegrationTest {
         assertThat(deleted).containsEntry("deleted", 2 * StoredExperiments.CYCLES);
         assertThat((List<?>) deleted.get("runs")).hasSize(2);
 
-        new TraceRetention(jdbcScheduler, storage, new RetentionProperties(Duration.ofDays(1))).expire();
+        new TraceRetention(jdbcScheduler, storage,
+                new RetentionProperties(Duration.ofDays(1), Duration.ofHours(1), Duration.ofMinutes(1))).expire();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (traceRows(old) > 0 && System.nanoTime() < deadline) {
             Thread.sleep(100);

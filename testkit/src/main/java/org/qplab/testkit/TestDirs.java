@@ -1,4 +1,4 @@
-package org.qplab.controller;
+package org.qplab.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,24 +1,16 @@
 /*
- * qpb_verbs_run.c — the verbs data path (the model is in qpb_verbs.h).
- *
- * Sender: admits up to post_list cycles at once while fewer than tx_depth are
- * in flight, posts them as one chain of requests per QP (one ibv_post_send
- * per QP, like perftest's post list), and polls its CQs; a completion of
- * message m on a QP covers every earlier message of that QP, so it counts
- * down the cycles up to m. Cycles are recorded in order as they complete.
- * Receiver (op send): reaps receive completions, checks the payload when
- * verify is on, and posts each receive again.
- * Mode latency runs its ping-pongs in qpb_verbs_lat.c; both modes end here
- * (finish_sending, finish_receiving).
+ * qpb_verbs_sender.c — the verbs data path's sending side (the model is in
+ * qpb_verbs.h): admits up to post_list cycles at once while fewer than
+ * tx_depth are in flight, posts them as one chain of requests per QP (one
+ * ibv_post_send per QP, like perftest's post list), and polls its CQs; a
+ * completion of message m on a QP covers every earlier message of that QP, so
+ * it counts down the cycles up to m. Cycles are recorded in order as they
+ * complete. Mode latency runs its ping-pongs in qpb_verbs_lat.c; both modes
+ * end here (finish_sending). The receiving side is qpb_verbs_receiver.c.
  */
-#include <errno.h>
-#include <poll.h>
-#include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "qpb_record.h"
 #include "qpb_verbs.h"
@@ -29,10 +21,6 @@
  * packets can leave it retransmitting without end and without an error (rxe across a stalled or
  * packet-dropping link: lab/README.md), and nothing else would end the run. */
 #define PROGRESS_TIMEOUT_NS (30ull * 1000000000ull)
-#define FIN_CHECK_NS 1000000ull           /* how often a receiver looks for the end of run */
-#define UNRELIABLE_GRACE_NS 1000000000ull /* UC/UD: end once nothing arrived for this long */
-#define RELIABLE_GRACE_NS 10000000000ull  /* RC/XRC: posted messages must all arrive within this */
-#define EVENT_WAIT_MS 10
 
 typedef struct vsender {
     qpb_session *s;
@@ -135,83 +123,6 @@ static void sender_completion(qpb_session *s, qpb_vside *side, const struct ibv_
     }
     c->completed = m + 1;
 }
-
-/* Polls one CQ; returns completions processed, -1 when ibv_poll_cq failed. */
-static int poll_one(qpb_session *s, qpb_vside *side, struct ibv_cq *cq, struct ibv_wc *wc,
-                    void (*on)(qpb_session *, qpb_vside *, const struct ibv_wc *, uint64_t))
-{
-    int n = ibv_poll_cq(cq, QPB_VERBS_POLL_BATCH, wc);
-    if (n < 0) {
-        qpb_run_fail(s, QPB_ESYS, "ibv_poll_cq on %s: failed (%d)", s->verbs->caps.name, n);
-        return -1;
-    }
-    if (n == 0)
-        return 0;
-    uint64_t now = qpb_now_ns(s);
-    for (int i = 0; i < n; i++)
-        on(s, side, &wc[i], now);
-    return n;
-}
-
-/* Polls every CQ a thread reads from. */
-static int poll_thread(qpb_session *s, qpb_vside *side, qpb_vthread *th, struct ibv_wc *wc,
-                       void (*on)(qpb_session *, qpb_vside *, const struct ibv_wc *, uint64_t))
-{
-    const qpb_spec *sp = &s->spec;
-    if (sp->cq_mode == QPB_CQ_PER_THREAD)
-        return poll_one(s, side, th->cq, wc, on);
-    if (sp->cq_mode == QPB_CQ_SHARED) {
-        if (pthread_mutex_trylock(&side->shared_cq_lock) != 0)
-            return 0;
-        int n = poll_one(s, side, side->shared_cq, wc, on);
-        pthread_mutex_unlock(&side->shared_cq_lock);
-        return n;
-    }
-    int total = 0;
-    for (uint32_t i = 0; i < sp->qps_per_thread; i++) {
-        int n = poll_one(s, side, th->conns[i].cq, wc, on);
-        if (n < 0)
-            return -1;
-        total += n;
-    }
-    return total;
-}
-
-/* Event polling: arm the thread's CQs and sleep until one has a completion
- * (or timeout_ns passed, at most EVENT_WAIT_MS). Completions that raced the
- * arming are found by the next poll. */
-static bool wait_event(qpb_session *s, qpb_vside *side, qpb_vthread *th, uint64_t timeout_ns)
-{
-    const qpb_spec *sp = &s->spec;
-    const qpb_ibv *v = s->verbs->v;
-    struct ibv_comp_channel *ch = sp->cq_mode == QPB_CQ_SHARED ? side->shared_channel : th->channel;
-    if (sp->cq_mode == QPB_CQ_SHARED && pthread_mutex_trylock(&side->shared_cq_lock) != 0) {
-        sched_yield();
-        return true;
-    }
-    struct pollfd p = {.fd = ch->fd, .events = POLLIN};
-    if (timeout_ns > EVENT_WAIT_MS * 1000000ull)
-        timeout_ns = EVENT_WAIT_MS * 1000000ull;
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)timeout_ns};
-    bool ok = true;
-    if (ppoll(&p, 1, &ts, NULL) > 0) {
-        struct ibv_cq *cq;
-        void *ctx;
-        while (v->get_cq_event(ch, &cq, &ctx) == 0) {
-            v->ack_cq_events(cq, 1);
-            if (ibv_req_notify_cq(cq, 0) != 0) {
-                qpb_run_fail(s, QPB_ESYS, "ibv_req_notify_cq on %s failed", s->verbs->caps.name);
-                ok = false;
-                break;
-            }
-        }
-    }
-    if (sp->cq_mode == QPB_CQ_SHARED)
-        pthread_mutex_unlock(&side->shared_cq_lock);
-    return ok;
-}
-
-/* ---- sender ---- */
 
 static bool signaled(const vsender *x, const qpb_vconn *c, uint64_t k, uint64_t msg, bool flush)
 {
@@ -382,7 +293,7 @@ static bool sender_loop(vsender *x)
                 return false;
             posted = true;
         }
-        int got = poll_thread(s, x->side, th, x->wc, sender_completion);
+        int got = qpb_verbs_poll_thread(s, x->side, th, x->wc, sender_completion);
         if (got < 0)
             return false;
         if (full && got == 0 && full_since == 0) {
@@ -410,7 +321,7 @@ static bool sender_loop(vsender *x)
         if (got == 0 && !posted && s->spec.polling == QPB_POLL_EVENT) {
             /* paced with room in the window: sleep no longer than until the next cycle is due */
             uint64_t timeout = more && room ? until_due(x, now) : UINT64_MAX;
-            if (timeout > 0 && !wait_event(s, x->side, th, timeout))
+            if (timeout > 0 && !qpb_verbs_wait_event(s, x->side, th, timeout))
                 return false;
         }
     }
@@ -476,219 +387,4 @@ void qpb_verbs_run_sender(qpb_session *s, uint32_t thread)
     free(x.wrs);
     free(x.sges);
     finish_sending(s, ok);
-}
-
-/* ---- receiver ---- */
-
-static void receiver_completion(qpb_session *s, qpb_vside *side, const struct ibv_wc *wc, uint64_t now)
-{
-    qpb_verbs *vb = s->verbs;
-    const qpb_spec *sp = &s->spec;
-    if (wc->status != IBV_WC_SUCCESS) {
-        if (wc->status != IBV_WC_WR_FLUSH_ERR || !atomic_load(&s->stop))
-            qpb_run_fail(s, QPB_ERUN, "receive completion error (QPN 0x%06x) on %s: %s (wc status %d, vendor_err 0x%x)",
-                         wc->qp_num, vb->caps.name, wc_status(vb, wc->status), wc->status, wc->vendor_err);
-        return;
-    }
-    qpb_vsrq *srq = NULL;
-    qpb_vconn *c;
-    uint8_t *buf;
-    if (side->srqs != NULL) {
-        int32_t index = qpb_verbs_conn_of_qpn(side, wc->qp_num);
-        if (index < 0) {
-            qpb_run_fail(s, QPB_ERUN, "receive completion for unknown QPN 0x%06x on %s", wc->qp_num, vb->caps.name);
-            return;
-        }
-        c = &side->conns[index];
-        srq = &side->srqs[sp->srq == QPB_SRQ_SHARED ? 0 : c->thread];
-        buf = srq->buf + wc->wr_id * vb->plan.slot;
-    } else {
-        c = &side->conns[wc->wr_id];
-        buf = c->buf;
-    }
-    uint32_t skip = sp->transport == QPB_TR_UD ? QPB_VERBS_UD_GRH : 0;
-    uint64_t bytes = wc->byte_len >= skip ? wc->byte_len - skip : 0;
-    bool bad = bytes != sp->msg_size;
-    for (uint64_t o = 0; sp->verify && !bad && o < sp->msg_size; o++)
-        bad = buf[skip + o] != qpb_verbs_pattern(c->index, o);
-    /* one poller per CQ at a time (a shared CQ is polled under its lock): the counters have one writer,
-     * other threads only read them; no locked instruction per message */
-    atomic_store_explicit(&c->received, atomic_load_explicit(&c->received, memory_order_relaxed) + 1, memory_order_relaxed);
-    atomic_store_explicit(&c->received_bytes, atomic_load_explicit(&c->received_bytes, memory_order_relaxed) + bytes,
-                          memory_order_relaxed);
-    if (bad)
-        atomic_store_explicit(&c->bad, atomic_load_explicit(&c->bad, memory_order_relaxed) + 1, memory_order_relaxed);
-    qpb_receiver_out *out = s->receivers != NULL ? &s->receivers[c->thread] : NULL;
-    if (out != NULL) { /* the owner's CQ, or a shared one under its lock: one writer */
-        if (out->bytes == 0)
-            out->first_ns = now;
-        out->last_ns = now;
-        out->bytes += bytes;
-        out->messages++;
-        out->errors += bad;
-    }
-    int rc = srq != NULL ? qpb_verbs_post_recv(s, c, wc->wr_id, buf, srq->mr->lkey, srq)
-                         : qpb_verbs_post_recv(s, c, c->index, c->buf, c->lkey, NULL);
-    /* A receive not posted again would lose a later message and surface only as "missing" after the
-     * grace period: the run fails now, naming the call. */
-    if (rc != 0)
-        qpb_run_fail(s, QPB_ESYS, "%s failed on QP %u of thread %u (reposting a receive%s on %s): %s (errno %d)",
-                     srq != NULL ? "ibv_post_srq_recv" : "ibv_post_recv", c->index % sp->qps_per_thread, c->thread,
-                     srq != NULL ? " to its SRQ" : "", vb->caps.name, strerror(rc), rc);
-}
-
-/* Whether the thread's connections got what was posted to them; *progress
- * is the number received so far (to see when UC/UD stop moving). */
-static bool all_arrived(qpb_session *s, qpb_vthread *th, uint64_t *progress)
-{
-    bool all = true;
-    *progress = 0;
-    for (uint32_t i = 0; i < s->spec.qps_per_thread; i++) {
-        uint64_t got = atomic_load_explicit(&th->conns[i].received, memory_order_relaxed);
-        *progress += got;
-        all = all && got >= s->verbs->expected[th->conns[i].index];
-    }
-    return all;
-}
-
-static void receive_loop(qpb_session *s, uint32_t thread)
-{
-    const qpb_spec *sp = &s->spec;
-    qpb_verbs *vb = s->verbs;
-    qpb_vthread *th = &vb->rx->threads[thread];
-    struct ibv_wc wc[QPB_VERBS_POLL_BATCH];
-    bool reliable = sp->transport == QPB_TR_RC || sp->transport == QPB_TR_XRC;
-    uint64_t next_check = 0, fin_at = 0, last_progress = 0, progress = 0, last_move = 0;
-    for (;;) {
-        if (atomic_load_explicit(&s->abort, memory_order_relaxed))
-            return;
-        if (sp->role == QPB_ROLE_SERVER && atomic_load_explicit(&s->stop, memory_order_relaxed))
-            return;
-        int got = poll_thread(s, vb->rx, th, wc, receiver_completion);
-        if (got < 0)
-            return;
-        if (got > 0)
-            continue;
-        uint64_t now = qpb_now_ns(s);
-        if (now < next_check) {
-            if (sp->polling == QPB_POLL_EVENT && !wait_event(s, vb->rx, th, UINT64_MAX))
-                return;
-            continue;
-        }
-        next_check = now + FIN_CHECK_NS;
-        if (!qpb_verbs_poll_fin(s, thread, 0))
-            return;
-        if (!atomic_load_explicit(&vb->fin, memory_order_acquire))
-            continue;
-        if (fin_at == 0)
-            fin_at = last_move = now;
-        if (all_arrived(s, th, &progress))
-            return;
-        if (progress != last_progress) {
-            last_progress = progress;
-            last_move = now;
-        }
-        if (now - (reliable ? fin_at : last_move) > (reliable ? RELIABLE_GRACE_NS : UNRELIABLE_GRACE_NS))
-            return; /* what is missing is counted in the result */
-    }
-}
-
-/* op write/read: the receiving side only waits for the end of the run. */
-static void passive_wait(qpb_session *s, uint32_t thread)
-{
-    qpb_verbs *vb = s->verbs;
-    bool reader = s->spec.role == QPB_ROLE_SERVER || s->spec.bidirectional;
-    if (reader && thread != 0)
-        return;
-    while (!atomic_load_explicit(&vb->fin, memory_order_acquire)) {
-        if (atomic_load(&s->abort) || (s->spec.role == QPB_ROLE_SERVER && atomic_load(&s->stop)))
-            return;
-        if (reader) {
-            if (!qpb_verbs_poll_fin(s, thread, 100))
-                return;
-        } else {
-            struct timespec ts = {0, 1000000};
-            nanosleep(&ts, NULL);
-        }
-    }
-}
-
-static void finish_receiving(qpb_session *s)
-{
-    qpb_verbs *vb = s->verbs;
-    const qpb_spec *sp = &s->spec;
-    if (atomic_fetch_sub(&vb->receivers_left, 1) != 1)
-        return;
-    qpb_vresult r = {0};
-    bool fin = atomic_load_explicit(&vb->fin, memory_order_acquire);
-    for (uint32_t i = 0; i < vb->plan.qps; i++) {
-        qpb_vconn *c = &vb->rx->conns[i];
-        uint64_t got = atomic_load(&c->received);
-        r.messages += got;
-        r.bytes += atomic_load(&c->received_bytes);
-        r.errors += atomic_load(&c->bad);
-        if (sp->op_kind == QPB_OP_SEND && fin && got < vb->expected[i]) {
-            r.short_conns++;
-            r.missing += vb->expected[i] - got;
-        }
-        /* A verified write leaves the sender's pattern in the target slot. */
-        bool written = sp->op_kind == QPB_OP_WRITE && fin && vb->expected[i] > 0;
-        for (uint64_t o = 0; sp->verify && written && o < sp->msg_size; o++) {
-            if (c->buf[o] != qpb_verbs_pattern(c->index, o)) {
-                r.errors++;
-                break;
-            }
-        }
-        /* Atomics target the slot's first word, which starts at 0: a fetch-and-add run leaves there the number
-         * of adds (of 1) the sender posted, a compare-and-swap run (compare 0, swap 0) leaves 0. */
-        if (qpb_op_atomic(sp->op_kind) && fin) {
-            uint64_t word;
-            memcpy(&word, c->buf, sizeof word);
-            uint64_t want = sp->op_kind == QPB_OP_ATOMIC_FADD ? vb->expected[i] : 0;
-            if (sp->verify && word != want)
-                r.errors++;
-        }
-    }
-    if (sp->bidirectional) { /* result is the peer's answer; ours goes to the peer */
-        vb->received = r;
-        if (fin && !atomic_load(&s->abort))
-            qpb_verbs_send_result(s, &vb->received);
-        return;
-    }
-    vb->result = r;
-    vb->have_result = fin;
-    if (sp->role == QPB_ROLE_SERVER && fin && !atomic_load(&s->abort))
-        qpb_verbs_send_result(s, &vb->result);
-}
-
-/* Bidirectional, receiving thread 0: the run ends once the peer answered our FIN with what it received. */
-static void await_peer_result(qpb_session *s)
-{
-    qpb_verbs *vb = s->verbs;
-    uint64_t until = qpb_now_ns(s) + RELIABLE_GRACE_NS + 30ull * 1000000000ull;
-    while (!atomic_load_explicit(&vb->peer_result, memory_order_acquire)) {
-        if (atomic_load(&s->abort) || (atomic_load(&s->stop) && !atomic_load(&vb->fin)))
-            return; /* aborted, or stopped before the peer's end of run */
-        if (qpb_now_ns(s) > until) {
-            qpb_run_fail(s, QPB_ERUN, "end of run: the %s did not say what it received (no RES over the control socket "
-                                      "within %llu s)", s->spec.role == QPB_ROLE_SERVER ? "client" : "server",
-                         (unsigned long long)((RELIABLE_GRACE_NS + 30ull * 1000000000ull) / 1000000000ull));
-            return;
-        }
-        if (!qpb_verbs_poll_fin(s, 0, 100))
-            return;
-    }
-}
-
-void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread)
-{
-    if (s->spec.mode == QPB_MODE_LATENCY && !qpb_op_fetches(s->spec.op_kind))
-        qpb_verbs_lat_respond(s, thread);
-    else if (s->spec.op_kind == QPB_OP_SEND)
-        receive_loop(s, thread);
-    else
-        passive_wait(s, thread);
-    finish_receiving(s);
-    if (s->spec.bidirectional && thread == 0)
-        await_peer_result(s);
 }

@@ -1,6 +1,4 @@
-package org.qplab.controller;
-
-import static org.assertj.core.api.Assertions.fail;
+package org.qplab.testkit;
 
 import java.io.File;
 import java.io.IOException;
@@ -9,7 +7,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** A real agent process (the packaged jar, the real engine), as tests start it. */
+/**
+ * A real agent process (the packaged jar named by the system property qplab.test.agent-jar, the real engine), as
+ * tests start it; its log, spool, state and tmp directory under the module's target/.
+ */
 public final class AgentProcess implements AutoCloseable {
 
     private final Process process;
@@ -63,7 +64,8 @@ public final class AgentProcess implements AutoCloseable {
             throws IOException {
         String jar = System.getProperty("qplab.test.agent-jar");
         if (jar == null || !new File(jar).isFile()) {
-            fail("the agent jar is missing (" + jar + "): run the tests with ./mvnw verify, which packages the agent first");
+            throw new AssertionError("the agent jar is missing (" + jar + "): run the tests with ./mvnw verify, which packages "
+                    + "the agent first");
         }
         Path log = Path.of("target", "agent-" + id + ".log");
         Files.deleteIfExists(log);
