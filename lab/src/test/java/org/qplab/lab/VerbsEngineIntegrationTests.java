@@ -42,9 +42,13 @@ class VerbsEngineIntegrationTests {
         }
     }
 
+    /**
+     * 4 cycles in flight per thread, not the default 128: rxe fails a multi-packet send that it retransmits after a
+     * lost packet (lab/README.md), and 2 x 128 cycles of 3 sends of 4 packets at once lost packets on a busy host.
+     */
     @Test
     void rcSendWithSeveralThreadsAndQpsAddsUpAndVerifies(SoftRoceLab lab) throws Exception {
-        Pair run = pair(lab, "--op=send -c RC --threads=2 -q 3 -s 4096 -n 200 --verify");
+        Pair run = pair(lab, "--op=send -c RC --threads=2 -q 3 -s 4096 -t 4 -n 200 --verify");
         assertReliableRun(run, 2, 3, 200, 4096);
         assertThat(run.clientOutput()).contains("Send BW Test").contains("Device          : rxe0")
                 .contains("Link type       : Ethernet").contains("Connection type : RC");
@@ -203,7 +207,7 @@ class VerbsEngineIntegrationTests {
 
     @Test
     void rdmaCmConnectsRcQpsForSendAndWrite(SoftRoceLab lab) throws Exception {
-        Pair send = pair(lab, "-R --op=send --threads=2 -q 2 -s 4096 -n 150 --verify");
+        Pair send = pair(lab, "-R --op=send --threads=2 -q 2 -s 4096 -t 4 -n 150 --verify"); // -t 4: see rcSendWithSeveral...
         assertReliableRun(send, 2, 2, 150, 4096);
         assertThat(send.client().get("rdma_cm")).isEqualTo(true);
         assertThat(send.clientOutput()).contains("rdma_cm QPs            : ON");
