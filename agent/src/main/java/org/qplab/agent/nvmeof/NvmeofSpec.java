@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.qplab.agent.engine.Engine;
 import org.qplab.agent.engine.SpecViolation;
 
 /**
@@ -108,46 +109,21 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
     private static final Set<String> CONTROLLER_KEYS = Set.of("provider", "role", "bind", "port");
 
     /**
-     * The engine's (tcp/verbs) keys with their defaults (agent/src/main/c/qpb.h, the controller's Parameter):
-     * present at the default they are harmless, at any other value refused. A null default (msg_size, which the
-     * engine requires) refuses every value.
+     * The engine's (tcp/verbs) keys with their defaults, as its schema has them (Engine.specDefaults): present at
+     * the default they are harmless, at any other value refused. A null default (msg_size, which the engine
+     * requires) refuses every value. Without the engine (its library did not load) each is an unknown key here.
      */
-    private static final Map<String, Object> ENGINE_DEFAULTS = engineDefaults();
+    private static final class EngineDefaults {
+        static final Map<String, Object> OF_KEY = read();
 
-    private static Map<String, Object> engineDefaults() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("op", "send");
-        m.put("mode", "bw");
-        m.put("threads", 1L);
-        m.put("qps_per_thread", 1L);
-        m.put("msg_size", null);
-        m.put("iterations", 1000L);
-        m.put("duration_ms", 0L);
-        m.put("warmup_cycles", 0L);
-        m.put("rate_limit", 0L);
-        m.put("tx_depth", 128L);
-        m.put("trace_first", 0L);
-        m.put("trace_every", 1L);
-        m.put("ring_capacity", 65536L);
-        m.put("interval_ring", 1L << 20);
-        m.put("verify", false);
-        m.put("bidirectional", false);
-        m.put("tcp_nodelay", true);
-        m.put("ib_port", 1L);
-        m.put("gid_index", -1L);
-        m.put("srq", "none");
-        m.put("inline_size", 0L);
-        m.put("signal_every", 1L);
-        m.put("post_list", 1L);
-        m.put("rx_depth", 512L);
-        m.put("cq_mode", "per_thread");
-        m.put("mr_mode", "per_thread");
-        m.put("polling", "busy");
-        m.put("lock_model", "shared");
-        m.put("mtu", 0L);
-        m.put("rdma_cm", false);
-        m.put("qp_sharing", "per_thread");
-        return m;
+        private static Map<String, Object> read() {
+            if (!Engine.isAvailable()) {
+                return Map.of();
+            }
+            Map<String, Object> defaults = new LinkedHashMap<>(Engine.specDefaults());
+            defaults.keySet().removeIf(key -> CONTROLLER_KEYS.contains(key) || BY_NAME.containsKey(key));
+            return defaults;
+        }
     }
 
     /** Every rule the spec breaks (empty when it is a valid nvmeof spec), each with its key as the field. */
@@ -232,8 +208,8 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
                 if (CONTROLLER_KEYS.contains(key) || isNvmeofKey(key)) {
                     continue;
                 }
-                if (ENGINE_DEFAULTS.containsKey(key)) {
-                    if (!isDefault(ENGINE_DEFAULTS.get(key), e.getValue())) {
+                if (EngineDefaults.OF_KEY.containsKey(key)) {
+                    if (!isDefault(EngineDefaults.OF_KEY.get(key), e.getValue())) {
                         violate(key, key + " is an engine (tcp/verbs) key; nvmeof runs take " + NVMEOF_KEYS
                                 + " (got " + key + " " + e.getValue() + ")");
                     }

@@ -35,12 +35,11 @@ public final class ProviderKeys {
     }
 
     private static final class Loaded {
-        static final ProviderKeys KEYS = read(Engine.specSchema());
+        static final ProviderKeys KEYS = read(Engine.specSchema(), Engine.specDefaults());
     }
 
-    static ProviderKeys read(String engineSchema) {
+    static ProviderKeys read(String engineSchema, Map<String, Object> engineDefaults) {
         Map<String, ProviderKey> keys = new LinkedHashMap<>();
-        Map<String, Object> defaults = new LinkedHashMap<>();
         for (JsonNode key : new ObjectMapper().readTree(engineSchema)) {
             String name = key.get("name").stringValue();
             if (NOT_MATRIX_KEYS.contains(name)) {
@@ -49,10 +48,6 @@ public final class ProviderKeys {
             List<String> choices = new ArrayList<>();
             if (key.has("enum")) {
                 key.get("enum").forEach(c -> choices.add(c.stringValue()));
-            }
-            if (key.has("default")) {
-                JsonNode d = key.get("default");
-                defaults.put(name, d.isString() ? d.stringValue() : d.isBoolean() ? d.booleanValue() : d.longValue());
             }
             keys.put(name, new ProviderKey(name, kind(key.get("type").stringValue(), key.has("format"), choices),
                     choices, key.get("verbs_only").asBoolean(), false));
@@ -64,7 +59,7 @@ public final class ProviderKeys {
                     : new ProviderKey(key.name(), kind(key.type(), key.bytes(), key.choices()), key.choices(), false,
                             true));
         }
-        return new ProviderKeys(Collections.unmodifiableMap(keys), Collections.unmodifiableMap(defaults));
+        return new ProviderKeys(Collections.unmodifiableMap(keys), engineDefaults);
     }
 
     private static ProviderKey.Kind kind(String type, boolean bytes, List<String> choices) {
