@@ -216,10 +216,12 @@ int32_t qpb_spec_check(const char *spec_json, char *out, uint32_t out_len);
 
 /*
  * The spec table itself, for documents that show the rules (the controller's
- * OpenAPI document): a JSON array, one object per key, in the table's order:
+ * OpenAPI document, its parameter names and defaults): a JSON array, one
+ * object per key, in the table's order, each with its default (none for a
+ * required key: msg_size) and "format":"bytes" for a byte count:
  *   [{"name":"threads","type":"integer","minimum":1,"maximum":1024,
- *     "verbs_only":false},{"name":"op","type":"string","enum":["send",...],
- *     "verbs_only":false},...]
+ *     "default":1,"verbs_only":false},{"name":"op","type":"string",
+ *     "enum":["send",...],"default":"send","verbs_only":false},...]
  * The rules between keys are not in it: qpb_spec_check applies them. Returns
  * QPB_OK, or QPB_ENOSPC when out is too small.
  */

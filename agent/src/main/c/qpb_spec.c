@@ -67,14 +67,15 @@ const char *qpb_role_name(qpb_role role)
     return ROLE_NAMES[role];
 }
 
-enum kind { K_STRING, K_UINT, K_INT, K_BOOL, K_CHOICE };
+/* K_BYTES: an unsigned count of bytes (a matrix may write it as "4K") */
+enum kind { K_STRING, K_UINT, K_BYTES, K_INT, K_BOOL, K_CHOICE };
 
 /* One spec key. Offsets place the parsed value in qpb_spec; verbs_only keys
  * belong to the verbs provider (tcp accepts them only at their default). */
 typedef struct key_def {
     const char *name;
     enum kind kind;
-    int64_t min, max;            /* K_UINT, K_INT */
+    int64_t min, max;            /* K_UINT, K_BYTES, K_INT */
     const char *const *choices;  /* K_CHOICE: the enum's names */
     size_t offset;               /* of the uint32/uint64/int32/bool/enum field */
     uint8_t width;               /* bytes of an integer field */
@@ -90,7 +91,7 @@ static const key_def KEYS[] = {
     {"mode", K_CHOICE, 0, 0, QPB_MODE_NAMES, AT(mode), false},
     {"threads", K_UINT, 1, QPB_MAX_THREADS, NULL, AT(threads), false},
     {"qps_per_thread", K_UINT, 1, QPB_MAX_QPS, NULL, AT(qps_per_thread), false},
-    {"msg_size", K_UINT, 1, (int64_t)QPB_MAX_MSG_SIZE, NULL, AT(msg_size), false},
+    {"msg_size", K_BYTES, 1, (int64_t)QPB_MAX_MSG_SIZE, NULL, AT(msg_size), false},
     {"iterations", K_UINT, 0, 1ll << 40, NULL, AT(iterations), false},
     {"duration_ms", K_UINT, 0, (int64_t)QPB_MAX_DURATION_MS, NULL, AT(duration_ms), false},
     {"warmup_cycles", K_UINT, 0, 1ll << 40, NULL, AT(warmup_cycles), false},
@@ -111,7 +112,7 @@ static const key_def KEYS[] = {
     {"gid_index", K_INT, -1, 255, NULL, AT(gid_index), true},
     {"transport", K_CHOICE, 0, 0, QPB_TRANSPORT_NAMES, AT(transport), true},
     {"srq", K_CHOICE, 0, 0, QPB_SRQ_NAMES, AT(srq), true},
-    {"inline_size", K_UINT, 0, 65536, NULL, AT(inline_size), true},
+    {"inline_size", K_BYTES, 0, 65536, NULL, AT(inline_size), true},
     {"signal_every", K_UINT, 1, QPB_MAX_DEPTH, NULL, AT(signal_every), true},
     {"post_list", K_UINT, 1, QPB_MAX_DEPTH, NULL, AT(post_list), true},
     {"rx_depth", K_UINT, 1, 16384, NULL, AT(rx_depth), true},
@@ -245,6 +246,7 @@ static void check_field(const qpb_json_field *f, qpb_spec *s, violations *v)
         return;
     }
     case K_UINT:
+    case K_BYTES:
     case K_INT:
         if (f->type != QPB_JSON_NUMBER || !f->is_int)
             add(v, k->name, false, "%s must be an integer in %lld..%lld", k->name, (long long)k->min, (long long)k->max);
@@ -492,12 +494,35 @@ QPB_EXPORT int32_t qpb_spec_check(const char *spec_json, char *out, uint32_t out
     return qpb_jw_ok(&w) ? st : QPB_ENOSPC;
 }
 
+/* A string key's default: check_string's two keys. */
+static const char *string_default(const key_def *k)
+{
+    return strcmp(k->name, "device") == 0 ? DEFAULTS.device : DEFAULTS.bind;
+}
+
+/* The key's default from DEFAULTS, as JSON; none for an integer whose default is
+ * outside its bounds (msg_size: required). */
+static void write_default(qpb_jw *w, const key_def *k)
+{
+    int64_t d = k->kind == K_STRING ? 0 : load(&DEFAULTS, k);
+    if ((k->kind == K_UINT || k->kind == K_BYTES || k->kind == K_INT) && (d < k->min || d > k->max))
+        return;
+    qpb_jw_key(w, "default");
+    switch (k->kind) {
+    case K_STRING: qpb_jw_str(w, string_default(k)); break;
+    case K_BOOL: qpb_jw_bool(w, d != 0); break;
+    case K_CHOICE: qpb_jw_str(w, k->choices[d]); break;
+    default: qpb_jw_i64(w, d); break;
+    }
+}
+
 QPB_EXPORT int32_t qpb_spec_schema(char *out, uint32_t out_len)
 {
     if (out == NULL || out_len == 0)
         return QPB_EINVAL;
     static const char *const TYPES[] = {
-        [K_STRING] = "string", [K_UINT] = "integer", [K_INT] = "integer", [K_BOOL] = "boolean", [K_CHOICE] = "string",
+        [K_STRING] = "string", [K_UINT] = "integer", [K_BYTES] = "integer", [K_INT] = "integer",
+        [K_BOOL] = "boolean", [K_CHOICE] = "string",
     };
     qpb_jw w;
     qpb_jw_init(&w, out, out_len);
@@ -509,7 +534,11 @@ QPB_EXPORT int32_t qpb_spec_schema(char *out, uint32_t out_len)
         qpb_jw_str(&w, k->name);
         qpb_jw_key(&w, "type");
         qpb_jw_str(&w, TYPES[k->kind]);
-        if (k->kind == K_UINT || k->kind == K_INT) {
+        if (k->kind == K_BYTES) {
+            qpb_jw_key(&w, "format");
+            qpb_jw_str(&w, "bytes");
+        }
+        if (k->kind == K_UINT || k->kind == K_BYTES || k->kind == K_INT) {
             qpb_jw_key(&w, "minimum");
             qpb_jw_i64(&w, k->min);
             qpb_jw_key(&w, "maximum");
@@ -522,6 +551,7 @@ QPB_EXPORT int32_t qpb_spec_schema(char *out, uint32_t out_len)
                 qpb_jw_str(&w, *c);
             qpb_jw_arr_end(&w);
         }
+        write_default(&w, k);
         qpb_jw_key(&w, "verbs_only");
         qpb_jw_bool(&w, k->verbs_only);
         qpb_jw_obj_end(&w);

@@ -407,10 +407,20 @@ static void schema_shows_the_table_the_check_enforces(void)
     char out[16384];
     CHECK(qpb_spec_schema(out, sizeof out) == QPB_OK);
     CHECKF(strstr(out, "{\"name\":\"threads\",\"type\":\"integer\",\"minimum\":1,\"maximum\":1024,"
-                       "\"verbs_only\":false}") != NULL, "%s", out);
+                       "\"default\":1,\"verbs_only\":false}") != NULL, "%s", out);
     CHECKF(strstr(out, "{\"name\":\"transport\",\"type\":\"string\",\"enum\":[\"rc\",\"uc\",\"ud\",\"xrc\"],"
-                       "\"verbs_only\":true}") != NULL, "%s", out);
-    CHECKF(strstr(out, "{\"name\":\"verify\",\"type\":\"boolean\",\"verbs_only\":false}") != NULL, "%s", out);
+                       "\"default\":\"rc\",\"verbs_only\":true}") != NULL, "%s", out);
+    CHECKF(strstr(out, "{\"name\":\"verify\",\"type\":\"boolean\",\"default\":false,\"verbs_only\":false}") !=
+           NULL, "%s", out);
+    /* every default is DEFAULTS' own; a required key has none; a byte count says so */
+    CHECKF(strstr(out, "{\"name\":\"msg_size\",\"type\":\"integer\",\"format\":\"bytes\",\"minimum\":1,"
+                       "\"maximum\":1073741824,\"verbs_only\":false}") != NULL, "%s", out);
+    CHECKF(strstr(out, "\"name\":\"gid_index\",\"type\":\"integer\",\"minimum\":-1,\"maximum\":255,"
+                       "\"default\":-1,") != NULL, "%s", out);
+    CHECKF(strstr(out, "\"name\":\"bind\",\"type\":\"string\",\"default\":\"127.0.0.1\",") != NULL, "%s", out);
+    CHECKF(strstr(out, "\"name\":\"device\",\"type\":\"string\",\"default\":\"\",") != NULL, "%s", out);
+    CHECKF(strstr(out, "\"name\":\"tx_depth\",\"type\":\"integer\",\"minimum\":1,\"maximum\":") != NULL &&
+           strstr(out, "\"default\":128,") != NULL, "%s", out);
     char check[4096];
     CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"threads\":1025}", check, sizeof check) ==
           QPB_EINVAL);
@@ -462,7 +472,7 @@ static void latency_mode_refuses_what_a_ping_pong_cannot_use(void)
     CHECKF(strstr(out, "mode must be \\\"bw\\\" or \\\"latency\\\" (got \\\"ping\\\")") != NULL, "%s", out);
     CHECK(qpb_spec_schema(out, sizeof out) == QPB_OK);
     CHECKF(strstr(out, "{\"name\":\"mode\",\"type\":\"string\",\"enum\":[\"bw\",\"latency\"],"
-                       "\"verbs_only\":false}") != NULL, "%s", out);
+                       "\"default\":\"bw\",\"verbs_only\":false}") != NULL, "%s", out);
 }
 
 const qpb_test_case qpb_spec_tests[] = {

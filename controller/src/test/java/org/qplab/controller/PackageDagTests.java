@@ -30,7 +30,8 @@ class PackageDagTests {
 
     /**
      * What the controller may use of the agent's classes (with their nested classes): the engine's spec check and its
-     * rules (experiment/SpecCheck, EngineRulesDocument, HostCapabilities) and the nvmeof provider's keys and check.
+     * rules (experiment/SpecCheck, EngineRulesDocument, HostCapabilities), its schema's keys and defaults
+     * (experiment/ProviderKeys, run/RunIntervals) and the nvmeof provider's keys, defaults and check.
      */
     static final Set<String> ENGINE_BINDING = Set.of("org.qplab.agent.engine.Engine",
             "org.qplab.agent.engine.SpecViolation", "org.qplab.agent.nvmeof.NvmeofSpec");

@@ -8,7 +8,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import jnr.ffi.LibraryLoader;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -122,11 +125,26 @@ public final class Engine {
     }
 
     /**
-     * The engine's spec table as JSON (qpb_spec_schema): every key a spec may hold, its type, its bounds or its
-     * choices, and whether only the verbs provider takes it. The rules between keys are checkSpec's.
+     * The engine's spec table as JSON (qpb_spec_schema): every key a spec may hold, its type (format bytes for a
+     * byte count), its bounds or its choices, its default, and whether only the verbs provider takes it. The rules
+     * between keys are checkSpec's.
      */
     public static String specSchema() {
         return readString((buf, len) -> library().qpb_spec_schema(buf, len), "qpb_spec_schema", null);
+    }
+
+    /**
+     * Every spec key's default as the engine's table has it (specSchema), in its order: a Long, Boolean or String;
+     * null for a key the engine requires (msg_size). Native: not on an event loop.
+     */
+    public static Map<String, Object> specDefaults() {
+        Map<String, Object> defaults = new LinkedHashMap<>();
+        for (JsonNode key : JSON.readTree(specSchema())) {
+            JsonNode d = key.get("default");
+            defaults.put(key.get("name").stringValue(), d == null ? null
+                    : d.isString() ? d.stringValue() : d.isBoolean() ? (Object) d.booleanValue() : d.longValue());
+        }
+        return Collections.unmodifiableMap(defaults);
     }
 
     private static String text(byte[] buf) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.qplab.agent.engine.Engine;
 import org.qplab.agent.engine.SpecViolation;
 
 /**
@@ -34,15 +35,71 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
     static final long MIB = 1L << 20;
     static final long MIN_BACKING_SIZE = MIB;
     static final long MAX_BACKING_SIZE = 64L << 30;
-    static final long DEFAULT_BACKING_SIZE = 1L << 30;
     static final long MIN_BS = 512;
     static final long MAX_BS = 16 * MIB;
     static final long MIN_RUNTIME_MS = 100;
     static final long MAX_RUNTIME_MS = 86_400_000;
-    static final long DEFAULT_RUNTIME_MS = 10_000;
     static final long MIN_INTERVAL_MS = 100;
     static final long MAX_INTERVAL_MS = 60_000;
-    public static final int DEFAULT_INTERVAL_MS = 1000;
+
+    /**
+     * One key nvmeof takes, typed as the engine's schema (qpb_spec_schema) types its own: integer, string or boolean,
+     * bytes for a byte count (a matrix may write "4K"), choices for a string that must be one of them.
+     *
+     * @param defaultValue what the run takes when the key is unset; null: none (runtime_ms's applies only when
+     *                     size is unset too)
+     */
+    public record Key(String name, String type, boolean bytes, List<String> choices, Object defaultValue) {
+        static Key integer(String name, Long dflt) {
+            return new Key(name, "integer", false, List.of(), dflt);
+        }
+
+        static Key byteCount(String name, Long dflt) {
+            return new Key(name, "integer", true, List.of(), dflt);
+        }
+
+        static Key oneOf(String name, List<String> choices, String dflt) {
+            return new Key(name, "string", false, choices, dflt);
+        }
+
+        static Key string(String name) {
+            return new Key(name, "string", false, List.of(), null);
+        }
+
+        static Key bool(String name, boolean dflt) {
+            return new Key(name, "boolean", false, List.of(), dflt);
+        }
+    }
+
+    /** Every key nvmeof takes, in the order its refusals list them; the one place their defaults are written. */
+    public static final List<Key> KEYS = List.of(
+            Key.oneOf("transport", TRANSPORTS, "rdma"),
+            Key.oneOf("backing", BACKINGS, "null_blk"),
+            Key.string("backing_path"),
+            Key.byteCount("backing_size", 1L << 30),
+            Key.oneOf("rw", RWS, "randread"),
+            Key.integer("rwmixread", 50L),
+            Key.byteCount("bs", 4096L),
+            Key.integer("iodepth", 1L),
+            Key.integer("numjobs", 1L),
+            Key.oneOf("ioengine", IOENGINES, "io_uring"),
+            Key.integer("runtime_ms", 10_000L),
+            Key.byteCount("size", null),
+            Key.bool("direct", true),
+            Key.integer("interval_ms", 1000L),
+            Key.string("device"));
+
+    private static final Map<String, Key> BY_NAME = KEYS.stream()
+            .collect(Collectors.toUnmodifiableMap(Key::name, k -> k));
+
+    /** The default of one of nvmeof's keys (null: none); IllegalArgumentException for a key it does not take. */
+    public static Object defaultOf(String key) {
+        Key k = BY_NAME.get(key);
+        if (k == null) {
+            throw new IllegalArgumentException("nvmeof takes no key " + key);
+        }
+        return k.defaultValue();
+    }
 
     /** The keys nvmeof takes, as a user reads them in a refusal. */
     private static final String NVMEOF_KEYS = "rw, bs, iodepth, numjobs, ioengine, runtime_ms or size, direct, "
@@ -52,46 +109,21 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
     private static final Set<String> CONTROLLER_KEYS = Set.of("provider", "role", "bind", "port");
 
     /**
-     * The engine's (tcp/verbs) keys with their defaults (agent/src/main/c/qpb.h, the controller's Parameter):
-     * present at the default they are harmless, at any other value refused. A null default (msg_size, which the
-     * engine requires) refuses every value.
+     * The engine's (tcp/verbs) keys with their defaults, as its schema has them (Engine.specDefaults): present at
+     * the default they are harmless, at any other value refused. A null default (msg_size, which the engine
+     * requires) refuses every value. Without the engine (its library did not load) each is an unknown key here.
      */
-    private static final Map<String, Object> ENGINE_DEFAULTS = engineDefaults();
+    private static final class EngineDefaults {
+        static final Map<String, Object> OF_KEY = read();
 
-    private static Map<String, Object> engineDefaults() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("op", "send");
-        m.put("mode", "bw");
-        m.put("threads", 1L);
-        m.put("qps_per_thread", 1L);
-        m.put("msg_size", null);
-        m.put("iterations", 1000L);
-        m.put("duration_ms", 0L);
-        m.put("warmup_cycles", 0L);
-        m.put("rate_limit", 0L);
-        m.put("tx_depth", 128L);
-        m.put("trace_first", 0L);
-        m.put("trace_every", 1L);
-        m.put("ring_capacity", 65536L);
-        m.put("interval_ring", 1L << 20);
-        m.put("verify", false);
-        m.put("bidirectional", false);
-        m.put("tcp_nodelay", true);
-        m.put("ib_port", 1L);
-        m.put("gid_index", -1L);
-        m.put("srq", "none");
-        m.put("inline_size", 0L);
-        m.put("signal_every", 1L);
-        m.put("post_list", 1L);
-        m.put("rx_depth", 512L);
-        m.put("cq_mode", "per_thread");
-        m.put("mr_mode", "per_thread");
-        m.put("polling", "busy");
-        m.put("lock_model", "shared");
-        m.put("mtu", 0L);
-        m.put("rdma_cm", false);
-        m.put("qp_sharing", "per_thread");
-        return m;
+        private static Map<String, Object> read() {
+            if (!Engine.isAvailable()) {
+                return Map.of();
+            }
+            Map<String, Object> defaults = new LinkedHashMap<>(Engine.specDefaults());
+            defaults.keySet().removeIf(key -> CONTROLLER_KEYS.contains(key) || BY_NAME.containsKey(key));
+            return defaults;
+        }
     }
 
     /** Every rule the spec breaks (empty when it is a valid nvmeof spec), each with its key as the field. */
@@ -176,8 +208,8 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
                 if (CONTROLLER_KEYS.contains(key) || isNvmeofKey(key)) {
                     continue;
                 }
-                if (ENGINE_DEFAULTS.containsKey(key)) {
-                    if (!isDefault(ENGINE_DEFAULTS.get(key), e.getValue())) {
+                if (EngineDefaults.OF_KEY.containsKey(key)) {
+                    if (!isDefault(EngineDefaults.OF_KEY.get(key), e.getValue())) {
                         violate(key, key + " is an engine (tcp/verbs) key; nvmeof runs take " + NVMEOF_KEYS
                                 + " (got " + key + " " + e.getValue() + ")");
                     }
@@ -185,8 +217,8 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
                     violate(key, "unknown key for provider nvmeof; it takes " + NVMEOF_KEYS);
                 }
             }
-            String transport = choice("transport", TRANSPORTS, "rdma");
-            String backing = choice("backing", BACKINGS, "null_blk");
+            String transport = choice("transport", TRANSPORTS);
+            String backing = choice("backing", BACKINGS);
             String backingPath = text("backing_path");
             if (backing != null) {
                 if (backing.equals("null_blk")) {
@@ -201,7 +233,7 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
                     violate("backing_path", "must be an absolute path without .. segments, got " + backingPath);
                 }
             }
-            Long backingSize = number("backing_size", MIN_BACKING_SIZE, MAX_BACKING_SIZE, DEFAULT_BACKING_SIZE,
+            Long backingSize = number("backing_size", MIN_BACKING_SIZE, MAX_BACKING_SIZE, defaultNumber("backing_size"),
                     "bytes (1 MiB .. 64 GiB)");
             if (spec.containsKey("backing_size") && backing != null && !backing.equals("null_blk")) {
                 violate("backing_size", "applies to backing null_blk only (the size of the null_blk device); "
@@ -209,21 +241,21 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
             } else if (backingSize != null && backingSize % MIB != 0) {
                 violate("backing_size", "must be a multiple of 1 MiB (1048576 bytes), got " + backingSize);
             }
-            String rw = choice("rw", RWS, "randread");
-            Long rwmixread = number("rwmixread", 0, 100, 50L, "percent of I/Os that are reads");
+            String rw = choice("rw", RWS);
+            Long rwmixread = number("rwmixread", 0, 100, defaultNumber("rwmixread"), "percent of I/Os that are reads");
             if (spec.containsKey("rwmixread") && rw != null && !rw.equals("randrw")) {
                 violate("rwmixread", "applies only with rw randrw (the read share of a mixed run), got rw " + rw);
             }
-            Long bs = number("bs", MIN_BS, MAX_BS, 4096L, "bytes (512 .. 16 MiB, a multiple of 512)");
+            Long bs = number("bs", MIN_BS, MAX_BS, defaultNumber("bs"), "bytes (512 .. 16 MiB, a multiple of 512)");
             if (bs != null && bs % MIN_BS != 0) {
                 violate("bs", "must be a multiple of 512 bytes (512 .. 16 MiB), got " + bs);
                 bs = null;
             }
-            Long iodepth = number("iodepth", 1, 65535, 1L, "I/Os in flight per job");
-            Long numjobs = number("numjobs", 1, 64, 1L, "fio jobs");
-            String ioengine = choice("ioengine", IOENGINES, "io_uring");
+            Long iodepth = number("iodepth", 1, 65535, defaultNumber("iodepth"), "I/Os in flight per job");
+            Long numjobs = number("numjobs", 1, 64, defaultNumber("numjobs"), "fio jobs");
+            String ioengine = choice("ioengine", IOENGINES);
             Long size = number("size", 1, Long.MAX_VALUE, null, "bytes per job");
-            Long runtime = number("runtime_ms", MIN_RUNTIME_MS, MAX_RUNTIME_MS, size == null ? DEFAULT_RUNTIME_MS : null,
+            Long runtime = number("runtime_ms", MIN_RUNTIME_MS, MAX_RUNTIME_MS, size == null ? defaultNumber("runtime_ms") : null,
                     "ms (fio --runtime, time based)");
             if (spec.containsKey("runtime_ms") && spec.containsKey("size")) {
                 violate("runtime_ms", "and size are exclusive: a run is time based (runtime_ms) or moves size bytes "
@@ -242,8 +274,8 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
                             + bs);
                 }
             }
-            Boolean direct = bool("direct", true);
-            Long interval = number("interval_ms", MIN_INTERVAL_MS, MAX_INTERVAL_MS, (long) DEFAULT_INTERVAL_MS,
+            Boolean direct = bool("direct");
+            Long interval = number("interval_ms", MIN_INTERVAL_MS, MAX_INTERVAL_MS, defaultNumber("interval_ms"),
                     "ms between fio status dumps (--status-interval)");
             String device = text("device");
             if (!violations.isEmpty()) {
@@ -255,11 +287,7 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
         }
 
         private static boolean isNvmeofKey(String key) {
-            return switch (key) {
-                case "transport", "backing", "backing_path", "backing_size", "rw", "rwmixread", "bs", "iodepth",
-                        "numjobs", "ioengine", "runtime_ms", "size", "direct", "interval_ms", "device" -> true;
-                default -> false;
-            };
+            return BY_NAME.containsKey(key);
         }
 
         private static boolean isDefault(Object def, Object value) {
@@ -277,10 +305,14 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
             violations.add(new SpecViolation(field, message));
         }
 
-        private String choice(String key, List<String> choices, String dflt) {
+        private static Long defaultNumber(String key) {
+            return (Long) defaultOf(key);
+        }
+
+        private String choice(String key, List<String> choices) {
             Object v = spec.get(key);
             if (v == null) {
-                return dflt;
+                return (String) defaultOf(key);
             }
             if (v instanceof String s && choices.contains(s)) {
                 return s;
@@ -301,10 +333,10 @@ public record NvmeofSpec(String transport, String backing, String backingPath, l
             return null;
         }
 
-        private Boolean bool(String key, boolean dflt) {
+        private Boolean bool(String key) {
             Object v = spec.get(key);
             if (v == null) {
-                return dflt;
+                return (Boolean) defaultOf(key);
             }
             if (v instanceof Boolean b) {
                 return b;

@@ -16,7 +16,8 @@ import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
-import org.qplab.controller.experiment.Parameter;
+import org.qplab.controller.experiment.ProviderKey;
+import org.qplab.controller.experiment.ProviderKeys;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -87,7 +88,7 @@ class CurveController {
         List<Violation> problems = new ArrayList<>();
         Metric yMetric = Metric.byName(y).orElse(null);
         Metric xMetric = Metric.byName(x).orElse(null);
-        if (xMetric == null && Parameter.byKey(x).filter(Parameter::numeric).isEmpty()) {
+        if (xMetric == null && ProviderKeys.byKey(x).filter(ProviderKey::numeric).isEmpty()) {
             problems.add(new Violation("x", "must be a numeric parameter (msg_size, threads, qps_per_thread, iodepth, "
                     + "bs, ...) or a metric (" + Metric.names() + "), got " + x));
         }
@@ -95,9 +96,9 @@ class CurveController {
             problems.add(new Violation("y", "must be one of " + Metric.names() + ", got " + y));
         }
         List<String> seriesKeys = List.of(series.split(",", -1));
-        if (seriesKeys.stream().anyMatch(key -> Parameter.byKey(key).isEmpty())) {
+        if (seriesKeys.stream().anyMatch(key -> ProviderKeys.byKey(key).isEmpty())) {
             problems.add(new Violation("series", "must be a parameter, or several separated by commas ("
-                    + Parameter.knownKeys() + "), got " + series));
+                    + ProviderKeys.knownKeys() + "), got " + series));
         }
         Map<String, String> pins = new LinkedHashMap<>();
         request.getQueryParams().forEach((name, values) -> {

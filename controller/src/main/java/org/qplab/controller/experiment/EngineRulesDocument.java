@@ -6,9 +6,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.qplab.agent.engine.Engine;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springframework.stereotype.Component;
@@ -25,8 +22,6 @@ import tools.jackson.databind.ObjectMapper;
 class EngineRulesDocument implements OpenApiCustomizer {
 
     static final String EXTENSION = "x-engine-parameters";
-    private static final Set<String> MATRIX_KEYS = Stream.of(Parameter.values()).map(Parameter::key)
-            .collect(Collectors.toUnmodifiableSet());
 
     private final ObjectMapper json;
 
@@ -45,10 +40,12 @@ class EngineRulesDocument implements OpenApiCustomizer {
         StringBuilder lines = new StringBuilder();
         for (JsonNode key : json.readTree(Engine.specSchema())) {
             String name = key.get("name").stringValue();
-            if (!MATRIX_KEYS.contains(name)) {
+            if (ProviderKeys.byKey(name).isEmpty()) {
                 continue; // set by the controller or the agent (role, bind, port), not by a matrix
             }
             Map<String, Object> parameter = json.convertValue(key, LinkedHashMap.class);
+            parameter.remove("default"); // the document shows what it showed before the schema had them
+            parameter.remove("format");
             parameters.add(parameter);
             lines.append("\n- `").append(name).append("`: ").append(key.get("type").stringValue());
             if (key.has("minimum")) {
@@ -78,7 +75,7 @@ class EngineRulesDocument implements OpenApiCustomizer {
 
     private static String nvmeofLines() {
         StringBuilder lines = new StringBuilder();
-        for (Parameter p : Parameter.values()) {
+        for (ProviderKey p : ProviderKeys.all()) {
             if (p.nvmeofOnly()) {
                 lines.append("\n- `").append(p.key()).append("`: ").append(switch (p.kind()) {
                     case INT -> "integer";

@@ -40,18 +40,18 @@ final class HostCapabilities {
                Function<Map<String, Object>, String> backingPathField, List<Violation> violations) {
         Set<Violation> found = new LinkedHashSet<>();
         for (Map<String, Object> point : points) {
-            if (VERBS.equals(point.get(Parameter.PROVIDER.key()))) {
+            if (VERBS.equals(point.get("provider"))) {
                 for (MatrixHosts.Pair pair : where.apply(point)) {
                     verbs(pair.server() == null ? "host" : "client", pair.client(), found);
                     verbs("server", pair.server(), found);
                 }
                 continue;
             }
-            if (!Parameter.nvmeof(point)) {
+            if (!ProviderKeys.nvmeof(point)) {
                 continue;
             }
-            String transport = String.valueOf(point.get(Parameter.TRANSPORT.key()));
-            String backing = String.valueOf(point.getOrDefault(Parameter.BACKING.key(), "null_blk"));
+            String transport = String.valueOf(point.get("transport"));
+            String backing = String.valueOf(point.getOrDefault("backing", ProviderKeys.nvmeofDefault("backing")));
             for (MatrixHosts.Pair pair : where.apply(point)) {
                 boolean loopback = pair.server() == null;
                 String target = loopback ? pair.client() : pair.server();
@@ -110,7 +110,7 @@ final class HostCapabilities {
     private void backingPath(Map<String, Object> point, String target,
                              Function<Map<String, Object>, String> field, Set<Violation> found) {
         Map<String, Object> nvmeof = nvmeofFacts(target);
-        if (point.get(Parameter.BACKING_PATH.key()) == null || nvmeof == null || !NvmeofSpec.check(point).isEmpty()) {
+        if (point.get("backing_path") == null || nvmeof == null || !NvmeofSpec.check(point).isEmpty()) {
             return;
         }
         List<String> listed = nvmeof.get("backing_paths") instanceof List<?> paths

@@ -86,7 +86,7 @@ final class MatrixExcludes {
             for (var condition : entry.properties()) {
                 String key = condition.getKey();
                 String field = at + "." + key;
-                var parameter = Parameter.byKey(key);
+                var parameter = ProviderKeys.byKey(key);
                 if (parameter.isEmpty()) {
                     violations.add(MatrixPoints.unknownParameter(field, key));
                     continue;
@@ -101,7 +101,7 @@ final class MatrixExcludes {
         return new MatrixExcludes(rules);
     }
 
-    private static Condition condition(Parameter parameter, JsonNode value, String field, List<Violation> violations) {
+    private static Condition condition(ProviderKey parameter, JsonNode value, String field, List<Violation> violations) {
         if (value.isArray()) {
             if (value.isEmpty()) {
                 violations.add(new Violation(field, "is an empty list: it would match nothing"));

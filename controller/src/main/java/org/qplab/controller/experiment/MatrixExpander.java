@@ -110,13 +110,13 @@ public final class MatrixExpander {
         }
         PointLimits.check(points, violations);
         if (hosts.stream().anyMatch(h -> h.server() == null)
-                && points.stream().anyMatch(p -> Boolean.TRUE.equals(p.get(Parameter.BIDIRECTIONAL.key())))) {
-            violations.add(new Violation(Parameter.BIDIRECTIONAL.key(), "bidirectional runs are client/server pairs "
+                && points.stream().anyMatch(p -> Boolean.TRUE.equals(p.get("bidirectional")))) {
+            violations.add(new Violation("bidirectional", "bidirectional runs are client/server pairs "
                     + "(hosts: {pairs: [[client, server], ...]} or {group: [...]}); a loopback run holds both ends in "
                     + "one process"));
         }
         if (hosts.stream().anyMatch(h -> h.server() == null) && points.stream().anyMatch(MatrixExpander::fabric)) {
-            violations.add(new Violation(Parameter.TRANSPORT.key(), "nvmeof over rdma or tcp is a pair run: the "
+            violations.add(new Violation("transport", "nvmeof over rdma or tcp is a pair run: the "
                     + "server host is the NVMe-oF target, the client the initiator (hosts: {pairs: [[client, server], "
                     + "...]} or {group: [...]}); on one host use transport local"));
         }
@@ -127,7 +127,7 @@ public final class MatrixExpander {
                     key -> hasViolationAt(matrixOwn, key), violations);
         }
         capabilities.check(points, point -> placements(point, hosts), point -> SpecCheck.where(
-                Parameter.BACKING_PATH.key(), point, matrix.base(), matrix.dimensions(), matrix.zips()), violations);
+                "backing_path", point, matrix.base(), matrix.dimensions(), matrix.zips()), violations);
         if (!violations.isEmpty()) {
             throw new InvalidMatrixException(violations);
         }
@@ -150,7 +150,7 @@ public final class MatrixExpander {
 
     /** An nvmeof point over a fabric (rdma, tcp): a pair run, target and initiator on two hosts. */
     private static boolean fabric(Map<String, Object> point) {
-        return Parameter.nvmeof(point) && !"local".equals(point.get(Parameter.TRANSPORT.key()));
+        return ProviderKeys.nvmeof(point) && !"local".equals(point.get("transport"));
     }
 
     /**
@@ -158,7 +158,7 @@ public final class MatrixExpander {
      * run on each pair's server host (the target), each such host once; a loopback host stays itself.
      */
     static List<MatrixHosts.Pair> placements(Map<String, Object> point, List<MatrixHosts.Pair> hosts) {
-        if (!Parameter.nvmeof(point) || !"local".equals(point.get(Parameter.TRANSPORT.key()))) {
+        if (!ProviderKeys.nvmeof(point) || !"local".equals(point.get("transport"))) {
             return hosts;
         }
         Set<MatrixHosts.Pair> targets = new LinkedHashSet<>();

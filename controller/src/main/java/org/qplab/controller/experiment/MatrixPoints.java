@@ -7,7 +7,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.qplab.agent.nvmeof.NvmeofSpec;
 import org.qplab.controller.api.Violation;
 import tools.jackson.databind.JsonNode;
 
@@ -24,24 +23,18 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
                     Map<String, List<Map<String, Object>>> zips) {
 
     /**
-     * The engine's defaults of the parameters curves and comparisons group by, written into every
-     * run so that a run's parameters say what it did even where the matrix was silent.
+     * The parameters curves and comparisons group by, written into every run at the engine's default so that a
+     * run's parameters say what it did even where the matrix was silent (a verbs run's transport too).
      */
-    static final Map<String, Object> EXPLICIT_DEFAULTS = Map.of(
-            Parameter.PROVIDER.key(), "tcp", Parameter.OP.key(), "send", Parameter.MODE.key(), "bw",
-            Parameter.THREADS.key(), 1L, Parameter.QPS_PER_THREAD.key(), 1L);
+    private static final List<String> EXPLICIT = List.of("provider", "op", "mode", "threads", "qps_per_thread");
 
     /**
-     * The same for an nvmeof point: fio's parameters the dashboard's curves group by (NvmeofSpec's defaults),
-     * instead of the engine's, which mean nothing to fio.
+     * The same for an nvmeof point, at NvmeofSpec's defaults instead of the engine's, which mean nothing to fio.
+     * interval_ms is fio's status interval: written so that the run's timeline, its interval CSV and the live
+     * view place interval k at k x nvmeof's interval, not at the engine's.
      */
-    static final Map<String, Object> NVMEOF_DEFAULTS = Map.of(
-            Parameter.PROVIDER.key(), Parameter.NVMEOF, Parameter.TRANSPORT.key(), "rdma",
-            Parameter.RW.key(), "randread", Parameter.BS.key(), 4096L, Parameter.IODEPTH.key(), 1L,
-            Parameter.NUMJOBS.key(), 1L, Parameter.IOENGINE.key(), "io_uring",
-            // fio's status interval (NvmeofSpec's default), written so that the run's timeline, its interval CSV
-            // and the live view place interval k at k x 1000 ms, not at the engine's 100 ms
-            Parameter.INTERVAL_MS.key(), (long) NvmeofSpec.DEFAULT_INTERVAL_MS);
+    private static final List<String> NVMEOF_EXPLICIT = List.of("transport", "rw", "bs", "iodepth", "numjobs",
+            "ioengine", "interval_ms");
 
     static MatrixPoints read(JsonNode root, List<Violation> violations) {
         Map<String, Object> base = base(root.get("base"), violations);
@@ -92,18 +85,29 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
         }
         List<Map<String, Object>> withDefaults = new ArrayList<>(points.size());
         for (Map<String, Object> point : points) {
-            Map<String, Object> p = new LinkedHashMap<>(Parameter.nvmeof(point) ? NVMEOF_DEFAULTS : EXPLICIT_DEFAULTS);
+            Map<String, Object> p = explicitDefaults(point);
             p.putAll(point);
-            if ("verbs".equals(p.get(Parameter.PROVIDER.key()))) {
-                p.putIfAbsent(Parameter.TRANSPORT.key(), Parameter.TRANSPORT.verbsDefault());
+            if ("verbs".equals(p.get("provider"))) {
+                p.putIfAbsent("transport", ProviderKeys.engineDefault("transport"));
             }
             withDefaults.add(p);
         }
         return withDefaults;
     }
 
+    private static Map<String, Object> explicitDefaults(Map<String, Object> point) {
+        Map<String, Object> defaults = new LinkedHashMap<>();
+        if (ProviderKeys.nvmeof(point)) {
+            defaults.put("provider", ProviderKeys.NVMEOF);
+            NVMEOF_EXPLICIT.forEach(key -> defaults.put(key, ProviderKeys.nvmeofDefault(key)));
+        } else {
+            EXPLICIT.forEach(key -> defaults.put(key, ProviderKeys.engineDefault(key)));
+        }
+        return defaults;
+    }
+
     static Violation unknownParameter(String field, String key) {
-        return new Violation(field, "unknown parameter '" + key + "'; known: " + Parameter.knownKeys());
+        return new Violation(field, "unknown parameter '" + key + "'; known: " + ProviderKeys.knownKeys());
     }
 
     private static Map<String, Object> base(JsonNode node, List<Violation> violations) {
@@ -117,7 +121,7 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
         }
         for (var entry : node.properties()) {
             String field = "base." + entry.getKey();
-            var parameter = Parameter.byKey(entry.getKey());
+            var parameter = ProviderKeys.byKey(entry.getKey());
             if (parameter.isEmpty()) {
                 violations.add(unknownParameter(field, entry.getKey()));
                 continue;
@@ -147,7 +151,7 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
         for (var entry : node.properties()) {
             String key = entry.getKey();
             String field = "dimensions." + key;
-            var parameter = Parameter.byKey(key);
+            var parameter = ProviderKeys.byKey(key);
             if (parameter.isEmpty()) {
                 violations.add(unknownParameter(field, key));
                 continue;
@@ -211,7 +215,7 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
         for (var entry : zip.properties()) {
             String key = entry.getKey();
             String field = zipField + "." + key;
-            var parameter = Parameter.byKey(key);
+            var parameter = ProviderKeys.byKey(key);
             if (parameter.isEmpty()) {
                 violations.add(unknownParameter(field, key));
                 ok = false;

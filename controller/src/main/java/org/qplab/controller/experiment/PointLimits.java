@@ -13,6 +13,12 @@ import org.qplab.controller.api.Violation;
  */
 final class PointLimits {
 
+    /**
+     * Connections a tcp run may open in all (each costs two descriptors in loopback): the controller's
+     * limit on what one run may ask of a host, which the engine does not know.
+     */
+    static final long MAX_CONNECTIONS_PER_RUN = 65_536;
+
     private PointLimits() {
     }
 
@@ -24,20 +30,21 @@ final class PointLimits {
     static void check(List<Map<String, Object>> points, List<Violation> violations) {
         Set<String> seen = new LinkedHashSet<>();
         for (Map<String, Object> point : points) {
-            if (point.get(Parameter.INTERVAL_MS.key()) instanceof Number ms && ms.longValue() == 0) {
+            if (point.get("interval_ms") instanceof Number ms && ms.longValue() == 0) {
                 String problem = "interval_ms 0 (the summary only) is for qpbench: an experiment's runs stream "
-                        + "intervals, every chart and check is made from them; use 10..60000 (default 100)";
+                        + "intervals, every chart and check is made from them; use 10..60000 (default "
+                        + ProviderKeys.engineDefault("interval_ms") + ")";
                 if (seen.add(problem)) {
                     violations.add(new Violation("interval_ms", problem));
                 }
             }
-            long threads = number(point, Parameter.THREADS, 1);
-            long qps = number(point, Parameter.QPS_PER_THREAD, 1);
+            long threads = number(point, "threads");
+            long qps = number(point, "qps_per_thread");
             BigInteger connections = BigInteger.valueOf(threads).multiply(BigInteger.valueOf(qps));
-            if ("tcp".equals(point.get(Parameter.PROVIDER.key())) && threads > 0 && qps > 0
-                    && connections.compareTo(BigInteger.valueOf(Parameter.MAX_CONNECTIONS_PER_RUN)) > 0) {
+            if ("tcp".equals(point.get("provider")) && threads > 0 && qps > 0
+                    && connections.compareTo(BigInteger.valueOf(MAX_CONNECTIONS_PER_RUN)) > 0) {
                 String problem = "threads " + threads + " x qps_per_thread " + qps + " = " + connections
-                        + " connections exceeds " + Parameter.MAX_CONNECTIONS_PER_RUN + " per tcp run";
+                        + " connections exceeds " + MAX_CONNECTIONS_PER_RUN + " per tcp run";
                 if (seen.add(problem)) {
                     violations.add(new Violation("dimensions", problem));
                 }
@@ -45,8 +52,8 @@ final class PointLimits {
         }
     }
 
-    private static long number(Map<String, Object> point, Parameter p, long otherwise) {
-        Object v = point.get(p.key());
-        return v instanceof Number n ? n.longValue() : otherwise;
+    private static long number(Map<String, Object> point, String key) {
+        Object v = point.get(key);
+        return v instanceof Number n ? n.longValue() : (Long) ProviderKeys.engineDefault(key);
     }
 }

@@ -36,7 +36,7 @@ final class SpecCheck {
 
     /** What the engine (NvmeofSpec for an nvmeof point) says of the point, as the spec an agent would be given. */
     static List<SpecViolation> verdict(ObjectMapper json, Map<String, Object> point) {
-        return Parameter.nvmeof(point) ? nvmeofCheck(point) : Engine.checkSpec(json.writeValueAsString(point));
+        return ProviderKeys.nvmeof(point) ? nvmeofCheck(point) : Engine.checkSpec(json.writeValueAsString(point));
     }
 
     /**
@@ -47,7 +47,7 @@ final class SpecCheck {
     void check(List<Map<String, Object>> points, Map<String, Object> base, Map<String, List<Object>> dimensions,
                Map<String, List<Map<String, Object>>> zips, Predicate<String> alreadyRefused,
                List<Violation> violations) {
-        if (!Engine.isAvailable() && !points.stream().allMatch(Parameter::nvmeof)) {
+        if (!Engine.isAvailable() && !points.stream().allMatch(ProviderKeys::nvmeof)) {
             throw new IllegalStateException("the native engine that checks run parameters is unavailable: "
                     + Engine.unavailabilityCause(), Engine.unavailabilityCause());
         }
@@ -73,7 +73,7 @@ final class SpecCheck {
     /** Where the matrix sets key for this point: the path a user edits to change it. */
     static String where(String key, Map<String, Object> point, Map<String, Object> base,
                         Map<String, List<Object>> dimensions, Map<String, List<Map<String, Object>>> zips) {
-        if (Parameter.byKey(key).isEmpty()) {
+        if (ProviderKeys.byKey(key).isEmpty()) {
             return key; // not a parameter a matrix sets ("spec": the text itself)
         }
         if (base.containsKey(key)) {

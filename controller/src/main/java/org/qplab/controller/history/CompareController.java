@@ -130,9 +130,9 @@ class CompareController {
         List<String> keys = new ArrayList<>();
         for (String key : across.split(",")) {
             String name = key.trim();
-            if (org.qplab.controller.experiment.Parameter.byKey(name).isEmpty() && !name.equals(CurveRepository.HOSTS)) {
+            if (org.qplab.controller.experiment.ProviderKeys.byKey(name).isEmpty() && !name.equals(CurveRepository.HOSTS)) {
                 problems.add(new Violation("across", "unknown parameter '" + name + "': across names run parameters ("
-                        + org.qplab.controller.experiment.Parameter.knownKeys() + ") or hosts"));
+                        + org.qplab.controller.experiment.ProviderKeys.knownKeys() + ") or hosts"));
             } else if (!keys.contains(name)) {
                 keys.add(name);
             }

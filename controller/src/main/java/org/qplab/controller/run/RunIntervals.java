@@ -5,6 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
+import org.qplab.agent.engine.Engine;
 import org.qplab.protocol.Interval;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -14,8 +15,10 @@ import tools.jackson.databind.ObjectMapper;
 @Repository
 public class RunIntervals {
 
-    /** The engine's default interval length, for runs whose parameters do not name one. */
-    public static final long DEFAULT_INTERVAL_MS = 100;
+    /** The engine's default interval length (its schema's), for runs whose parameters do not name one. */
+    private static final class EngineDefault {
+        static final long INTERVAL_MS = (Long) Engine.specDefaults().get("interval_ms");
+    }
 
     private static final String COLUMNS = "thread, idx, span, cycles, messages, bytes, errors, min_ns, max_ns, "
             + "first_start_ns, last_end_ns, buckets";
@@ -45,7 +48,7 @@ public class RunIntervals {
     public long intervalNs(long runId) {
         String params = jdbc.sql("SELECT params::text FROM run WHERE id = ?").param(runId).query(String.class).single();
         Object ms = json.readValue(params, Map.class).get("interval_ms");
-        return (ms instanceof Number n ? n.longValue() : DEFAULT_INTERVAL_MS) * 1_000_000L;
+        return (ms instanceof Number n ? n.longValue() : EngineDefault.INTERVAL_MS) * 1_000_000L;
     }
 
     static Interval read(ResultSet rs, int row) throws SQLException {

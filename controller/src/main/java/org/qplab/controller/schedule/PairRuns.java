@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import org.qplab.agent.nvmeof.NvmeofSpec;
 import org.qplab.controller.agent.AgentConnection;
 import org.qplab.controller.agent.AgentReady;
 import org.qplab.controller.agent.AgentRegistry;
@@ -114,8 +115,6 @@ public class PairRuns {
         }
     }
 
-    /** fio's runtime when an nvmeof run sets neither runtime_ms nor size (NvmeofSpec's default). */
-    static final long NVMEOF_RUNTIME_MS = 10_000;
     /** An nvmeof run step's set-up beyond fio's runtime: fio's start, nvme disconnect (its own timeout 30 s). */
     static final Duration NVMEOF_MARGIN = Duration.ofSeconds(30);
     /** An nvmeof run's prepare step (see prepareLimit). */
@@ -333,7 +332,7 @@ public class PairRuns {
      */
     Duration runLimit(Map<String, Object> params) {
         if ("nvmeof".equals(params.get("provider"))) {
-            Object runtime = params.containsKey("size") ? null : params.getOrDefault("runtime_ms", NVMEOF_RUNTIME_MS);
+            Object runtime = params.containsKey("size") ? null : params.getOrDefault("runtime_ms", NvmeofSpec.defaultOf("runtime_ms"));
             return runtime instanceof Number ms && ms.longValue() > 0
                     ? Duration.ofMillis(ms.longValue()).plus(NVMEOF_MARGIN).plus(Step.COLLECT.timeout()) : runTimeout;
         }

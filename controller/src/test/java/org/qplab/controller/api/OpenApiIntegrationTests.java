@@ -121,9 +121,9 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
         List<Map<String, Object>> parameters = (List<Map<String, Object>>) matrix.get("x-engine-parameters");
 
         assertThat(parameters).extracting(p -> p.get("name")).containsExactlyInAnyOrderElementsOf(
-                java.util.stream.Stream.of(org.qplab.controller.experiment.Parameter.values())
+                org.qplab.controller.experiment.ProviderKeys.all().stream()
                         .filter(p -> !p.nvmeofOnly()) // fio's, not the engine's: NvmeofSpec checks them
-                        .map(org.qplab.controller.experiment.Parameter::key).toList());
+                        .map(org.qplab.controller.experiment.ProviderKey::key).toList());
         assertThat(parameters).filteredOn(p -> p.get("name").equals("transport")).singleElement()
                 .satisfies(p -> assertThat(p.get("enum")).isEqualTo(List.of("rc", "uc", "ud", "xrc")));
         assertThat((String) map(map(matrix, "properties"), "base").get("description")).contains("- `post_list`: integer 1..")

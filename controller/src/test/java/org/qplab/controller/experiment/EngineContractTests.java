@@ -40,7 +40,7 @@ class EngineContractTests {
             matrix.runs().forEach(run -> points.add(run.params()));
             for (Map<String, Object> point : points) {
                 // an nvmeof point is fio's: the agent's NvmeofSpec is its check, as at submit
-                assertThat(Parameter.nvmeof(point) ? SpecCheck.nvmeofCheck(point)
+                assertThat(ProviderKeys.nvmeof(point) ? SpecCheck.nvmeofCheck(point)
                         : Engine.checkSpec(json.writeValueAsString(point))).as("%s: %s", file.getFileName(), point)
                         .isEmpty();
             }

@@ -248,7 +248,7 @@ class CompareIntegrationTests extends ControllerIntegrationTest {
                 .exchange().expectStatus().isBadRequest().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         assertThat(list(refused.get("violations"))).extracting(v -> v.get("field") + ": " + v.get("message"))
                 .containsExactly("across: unknown parameter 'nope': across names run parameters ("
-                                + org.qplab.controller.experiment.Parameter.knownKeys() + ") or hosts",
+                                + org.qplab.controller.experiment.ProviderKeys.knownKeys() + ") or hosts",
                         "alpha: must be in (0, 0.5] (0.01: a 1 % chance that a change is noise), got 0.6",
                         "threshold: must be a percentage >= 0, got -1.0",
                         "metric: must be one of bw_avg_bps, msg_rate, iops, latency_typical_us, latency_p99_us, "
