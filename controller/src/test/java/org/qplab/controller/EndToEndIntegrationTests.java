@@ -210,7 +210,7 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
             Map<String, Object> lost = jdbc.sql("SELECT status, error, superseded_by FROM run WHERE id = ?").param(lostRun)
                     .query().singleRow();
             assertThat(lost).containsEntry("status", "FAILED").containsEntry("error",
-                    "agent restarter came back without the run (it was restarted during it); the samples it had sent are kept");
+                    "agent restarter came back without the run (it was restarted during it); the frames it had sent are kept");
             assertThat(jdbc.sql("SELECT status, retry_of, attempt FROM run WHERE id = ?").param(lost.get("superseded_by"))
                     .query().singleRow()).as("the point tried again").containsEntry("status", "FINISHED")
                     .containsEntry("retry_of", lostRun).containsEntry("attempt", 2);

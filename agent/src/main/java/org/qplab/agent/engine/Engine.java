@@ -142,8 +142,8 @@ public final class Engine {
         return readString((buf, len) -> library().qpb_sample_layout(buf, len), "qpb_sample_layout", null);
     }
 
-    static NativeSample sampleLayoutOnJavaSide() {
-        return new NativeSample(jnr.ffi.Runtime.getRuntime(library()));
+    static NativeTraceRecord sampleLayoutOnJavaSide() {
+        return new NativeTraceRecord(jnr.ffi.Runtime.getRuntime(library()));
     }
 
     static NativeInterval intervalLayoutOnJavaSide() {

@@ -86,7 +86,7 @@ public class ExperimentRepository {
     }
 
     /**
-     * Deletes an ended experiment and everything its runs keep: the rows of sample and run_interval (which have no
+     * Deletes an ended experiment and everything its runs keep: the rows of sample (the trace) and run_interval (which have no
      * foreign key), then the experiment, whose foreign keys cascade to run, sample_batch, run_summary,
      * run_histogram and run_baseline. False when there is no such experiment; Conflict while it, or one of its
      * runs, is queued or running. Its runs are locked first (in id order, as ingest claims them), so a frame in

@@ -24,7 +24,7 @@ import org.springframework.stereotype.Component;
  *       unacknowledged (frames and run ends, memory and disk), as their last heartbeats said;</li>
  *   <li>{@code qplab_ingest_samples_total}, {@code qplab_ingest_intervals_total},
  *       {@code qplab_ingest_trace_records_total}, {@code qplab_ingest_frames_total} — cycles (as the stored
- *       intervals count them), interval records, per-cycle trace records and sample frames stored (a replayed
+ *       intervals count them), interval records, per-cycle trace records and frames stored (a replayed
  *       frame is counted in {@code qplab_ingest_replayed_frames_total} instead): their rate is the ingest rate.</li>
  * </ul>
  * The run counts are read from PostgreSQL every qplab.metrics.refresh, off the scrape's thread.
@@ -66,13 +66,13 @@ public class QplabMetrics implements SchedulingConfigurer {
         intervals = Counter.builder("qplab.ingest.intervals").description("interval records stored").register(registry);
         traceRecords = Counter.builder("qplab.ingest.trace.records").description("per-cycle trace records stored")
                 .register(registry);
-        frames = Counter.builder("qplab.ingest.frames").description("sample frames stored").register(registry);
+        frames = Counter.builder("qplab.ingest.frames").description("frames stored").register(registry);
         replayed = Counter.builder("qplab.ingest.replayed.frames")
-                .description("sample frames received again after a reconnect and skipped").register(registry);
+                .description("frames received again after a reconnect and skipped").register(registry);
     }
 
     /** A frame was stored, or recognised as a replay and skipped. */
-    public void ingested(org.qplab.protocol.SampleFrame frame, boolean fresh) {
+    public void ingested(org.qplab.protocol.IntervalFrame frame, boolean fresh) {
         if (fresh) {
             frames.increment();
             samples.increment(frame.cycles());

@@ -13,7 +13,7 @@ import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.TestIntervals;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.LinkClose;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import org.qplab.testkit.AgentProcess;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
@@ -305,9 +305,9 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
                 .params(experimentId, status, agentId).query(Long.class).single();
     }
 
-    private static SampleFrame frame(long runId, long seq) {
+    private static IntervalFrame frame(long runId, long seq) {
         List<TestIntervals.Cycle> cycles = List.of(new TestIntervals.Cycle(0, 0, 1_000), new TestIntervals.Cycle(0, 1_000, 2_500));
-        return SampleFrame.of(runId, seq, List.of(), TestIntervals.of(cycles, 10_000_000L, 64, 1));
+        return IntervalFrame.of(runId, seq, List.of(), TestIntervals.of(cycles, 10_000_000L, 64, 1));
     }
 
     private long rowsOf(String table, long runId) {

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.qplab.controller.Await;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.protocol.Interval;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import org.qplab.testkit.AgentProcess;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
@@ -71,7 +71,7 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
         // PostgreSQL stalls (no frame can be claimed): the frames the agent sends from now on stay unacknowledged in
         // its spool, and the controller stores those it has read from the link once PostgreSQL is back, even after
         // the agent is dead. Its restarted successor sends them again: they arrive twice.
-        Map<Long, SampleFrame> spooled;
+        Map<Long, IntervalFrame> spooled;
         try (Connection stall = dataSource.getConnection()) {
             stall.setAutoCommit(false);
             stall.createStatement().execute("LOCK TABLE sample_batch IN SHARE MODE");
@@ -248,8 +248,8 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
     }
 
     /** The run's frames in the agent's spool (DIR/INSTALLATION/r<run>-s<seq>.qpbs): seq -> frame. */
-    private static Map<Long, SampleFrame> spooledFrames(String agent, long run) throws IOException {
-        Map<Long, SampleFrame> frames = new TreeMap<>();
+    private static Map<Long, IntervalFrame> spooledFrames(String agent, long run) throws IOException {
+        Map<Long, IntervalFrame> frames = new TreeMap<>();
         Path spool = AgentProcess.spoolOf(agent);
         if (!Files.isDirectory(spool)) {
             return frames;
@@ -257,7 +257,7 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
         try (Stream<Path> files = Files.walk(spool)) {
             for (Path file : files.filter(f -> f.getFileName().toString().matches("r" + run + "-s\\d+\\.qpbs")).toList()) {
                 try {
-                    SampleFrame frame = SampleFrame.decode(ByteBuffer.wrap(Files.readAllBytes(file)));
+                    IntervalFrame frame = IntervalFrame.decode(ByteBuffer.wrap(Files.readAllBytes(file)));
                     frames.put(frame.seq(), frame);
                 } catch (NoSuchFileException acknowledged) {
                     // deleted since it was listed
