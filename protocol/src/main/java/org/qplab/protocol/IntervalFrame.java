@@ -20,7 +20,7 @@ import java.util.List;
  *  16     8  sequence number of the batch within the run (0, 1, 2, ...)
  *  24     4  trace record count n
  *  28     4  interval count m
- *  32   48n  trace records, the engine's qpb_sample layout
+ *  32   48n  trace records, the engine's qpb_trace_record layout
  *   .     .  m intervals, varint-coded ({@link Interval#encode}), to the end of the frame
  * </pre>
  * Little-endian throughout, so the engine's trace records travel as they are. A frame of another layout

@@ -3,7 +3,7 @@ package org.qplab.agent.engine;
 import jnr.ffi.Runtime;
 import jnr.ffi.Struct;
 
-/** The layout of the C struct qpb_sample; drained records are read at these offsets. */
+/** The layout of the C struct qpb_trace_record; drained records are read at these offsets. */
 final class NativeTraceRecord extends Struct {
 
     final Unsigned32 thread = new Unsigned32();

@@ -25,9 +25,9 @@ class EngineSessionIntegrationTests {
     }
 
     @Test
-    void sampleLayoutMatchesTheCStruct() {
-        Map<?, ?> c = json.readValue(Engine.sampleLayout(), Map.class);
-        NativeTraceRecord java = Engine.sampleLayoutOnJavaSide();
+    void traceRecordLayoutMatchesTheCStruct() {
+        Map<?, ?> c = json.readValue(Engine.traceRecordLayout(), Map.class);
+        NativeTraceRecord java = Engine.traceRecordLayoutOnJavaSide();
 
         assertThat(c.get("size")).isEqualTo(TraceRecord.BYTES).isEqualTo(jnr.ffi.Struct.size(java));
         assertThat(c.get("thread")).isEqualTo((int) java.thread.offset());
