@@ -20,8 +20,8 @@ import org.qplab.protocol.IntervalFrame;
 
 /**
  * Writes a group of frames (from any agents and runs) in one transaction: claims their (run, seq) in
- * sample_batch, copies the intervals of the frames it claimed into run_interval and their trace records into
- * sample (one binary COPY each), stamps when they became visible, commits. A frame whose (run, seq) is already
+ * run_frame, copies the intervals of the frames it claimed into run_interval and their trace records into
+ * run_trace (one binary COPY each), stamps when they became visible, commits. A frame whose (run, seq) is already
  * there (a replay after a broken link) is not claimed and nothing of it is copied: never stored twice, even
  * when the first copy is in flight in another transaction (the claim waits for it); every writer claims in
  * (run, seq) order. A run's histogram is the sum of its intervals, computed from them when read
@@ -34,7 +34,7 @@ final class FrameWriter {
     /** A run_interval COPY row without its histogram: field count, 13 lengths, run_id, thread, idx, span, 8 bigints. */
     private static final int INTERVAL_ROW_BYTES = 2 + 13 * 4 + 8 + 4 + 8 + 4 + 8 * 8;
     private static final int COPY_CHUNK = 64 * 1024;
-    private static final String COPY = "COPY sample (run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors) "
+    private static final String COPY = "COPY run_trace (run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors) "
             + "FROM STDIN (FORMAT binary)";
     private static final String COPY_INTERVALS = "COPY run_interval (run_id, thread, idx, span, cycles, messages, bytes, "
             + "errors, min_ns, max_ns, first_start_ns, last_end_ns, buckets) FROM STDIN (FORMAT binary)";
@@ -53,7 +53,7 @@ final class FrameWriter {
             copy(c, fresh);
             if (!fresh.isEmpty()) {
                 try (PreparedStatement visible = c.prepareStatement("""
-                        UPDATE sample_batch b SET received_at = clock_timestamp()
+                        UPDATE run_frame b SET received_at = clock_timestamp()
                         FROM unnest(?::bigint[], ?::bigint[]) AS k(run_id, seq)
                         WHERE b.run_id = k.run_id AND b.seq = k.seq""")) {
                     visible.setArray(1, longs(c, fresh, IntervalFrame::runId));
@@ -82,7 +82,7 @@ final class FrameWriter {
         sorted.sort(Comparator.comparingLong(IntervalFrame::runId).thenComparingLong(IntervalFrame::seq));
         Set<Key> claimed = new HashSet<>();
         try (PreparedStatement insert = c.prepareStatement("""
-                INSERT INTO sample_batch (run_id, seq, rows, first_end_ns, cycles, intervals)
+                INSERT INTO run_frame (run_id, seq, rows, first_end_ns, cycles, intervals)
                 SELECT r, s, n, e, y, i FROM unnest(?::bigint[], ?::bigint[], ?::int[], ?::bigint[], ?::bigint[], ?::int[])
                     WITH ORDINALITY AS f(r, s, n, e, y, i, o) ORDER BY o
                 ON CONFLICT DO NOTHING RETURNING run_id, seq""")) {

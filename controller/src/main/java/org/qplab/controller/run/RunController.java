@@ -66,7 +66,10 @@ class RunController {
         });
     }
 
-    /** Trace records in (thread, cycle) order (the path and operation id keep their first name, samples); page with fromThread/fromCycle = the last seen + 1. */
+    /**
+     * Trace records in (thread, cycle) order; page with fromThread/fromCycle = the last seen + 1. The path and
+     * the operation id keep the name they were published with (samples).
+     */
     @GetMapping("/samples")
     @Operation(operationId = "listRunSamples", summary = "A run's per-cycle trace, a page",
             description = "The trace records the run kept (the matrix's trace_first and trace_every choose them), in "

@@ -48,7 +48,7 @@ public class RunOutcomes {
             // written before the run's end is visible, in the same transaction: whoever sees it FINISHED sees its
             // histogram too (computed once now, not by the first reader)
             histograms.current(List.of(runId));
-            long[] stored = jdbc.sql("SELECT count(*), coalesce(sum(cycles), 0) FROM sample_batch WHERE run_id = ?")
+            long[] stored = jdbc.sql("SELECT count(*), coalesce(sum(cycles), 0) FROM run_frame WHERE run_id = ?")
                     .param(runId).query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)}).single();
             Map<?, ?> cycleNs = summary.get("cycle_ns") instanceof Map<?, ?> m ? m : Map.of();
             jdbc.sql("""

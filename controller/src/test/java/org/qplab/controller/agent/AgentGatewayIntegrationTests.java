@@ -39,13 +39,13 @@ class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
         ByteBuffer v1 = ByteBuffer.allocate(IntervalFrame.HEADER_BYTES + 48).order(ByteOrder.LITTLE_ENDIAN)
                 .putInt(IntervalFrame.MAGIC).putShort((short) 1).putShort((short) 0).putLong(1).putLong(0).putInt(1)
                 .putInt(0).flip();
-        long batches = jdbc.sql("SELECT count(*) FROM sample_batch").query(Long.class).single();
+        long batches = jdbc.sql("SELECT count(*) FROM run_frame").query(Long.class).single();
 
         CloseStatus closed = talk(hello, v1);
 
         assertThat(closed.getCode()).isEqualTo(LinkClose.FRAME_LAYOUT.code());
         assertThat(closed.getReason()).startsWith("frame layout v1 is not supported here (reads v2)");
-        assertThat(jdbc.sql("SELECT count(*) FROM sample_batch").query(Long.class).single()).isEqualTo(batches);
+        assertThat(jdbc.sql("SELECT count(*) FROM run_frame").query(Long.class).single()).isEqualTo(batches);
     }
 
     /**

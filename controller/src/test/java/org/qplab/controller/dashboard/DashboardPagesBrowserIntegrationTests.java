@@ -505,7 +505,7 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
     }
 
     private long traceRows(long runId) {
-        return jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(runId).query(Long.class).single();
+        return jdbc.sql("SELECT count(*) FROM run_trace WHERE run_id = ?").param(runId).query(Long.class).single();
     }
 
     private Map<String, Object> storage(long runId) {

@@ -17,7 +17,7 @@ import org.springframework.http.MediaType;
 class ExperimentDeleteIntegrationTests extends ControllerIntegrationTest {
 
     /** Every table holding rows of a run (see db/migration). */
-    private static final List<String> RUN_TABLES = List.of("run", "sample", "run_interval", "sample_batch", "run_summary",
+    private static final List<String> RUN_TABLES = List.of("run", "run_trace", "run_interval", "run_frame", "run_summary",
             "run_histogram", "run_baseline");
 
     @Autowired

@@ -49,7 +49,7 @@ class FrameIngestIntegrationTests extends ControllerIntegrationTest {
                                 Map.entry("errors", 0L), Map.entry("min_ns", 149_999_700L), Map.entry("max_ns", 149_999_700L),
                                 Map.entry("first_start_ns", 300L), Map.entry("last_end_ns", 150_000_000L)));
         List<Map<String, Object>> trace = jdbc.sql("""
-                        SELECT thread, cycle, start_ns, end_ns, bytes, messages, errors FROM sample
+                        SELECT thread, cycle, start_ns, end_ns, bytes, messages, errors FROM run_trace
                         WHERE run_id = ? ORDER BY thread""").param(runId).query().listOfRows();
         assertThat(trace).containsExactly(
                 Map.of("thread", 0, "cycle", 0L, "start_ns", 100L, "end_ns", 250L, "bytes", 4096L, "messages", 1L, "errors", 0),
@@ -57,7 +57,7 @@ class FrameIngestIntegrationTests extends ControllerIntegrationTest {
                         "bytes", 1L << 40, "messages", 3L, "errors", 2));
         Map<String, Object> batch = jdbc.sql("""
                         SELECT rows, cycles, intervals, first_end_ns, received_at > now() - interval '1 minute' AS recent
-                        FROM sample_batch WHERE run_id = ? AND seq = 0""").param(runId).query().singleRow();
+                        FROM run_frame WHERE run_id = ? AND seq = 0""").param(runId).query().singleRow();
         assertThat(batch).as("the batch: its trace rows, its cycles and intervals, its oldest end, when it became visible")
                 .containsEntry("rows", 2).containsEntry("cycles", 3L).containsEntry("intervals", 2)
                 .containsEntry("first_end_ns", 250L).containsEntry("recent", true);
@@ -103,7 +103,7 @@ class FrameIngestIntegrationTests extends ControllerIntegrationTest {
         assertThatThrownBy(() -> ingest.store(new IntervalFrame(runId, 1, again))).hasMessageContaining("run_interval_pkey");
         assertThat(jdbc.sql("SELECT count(*) FROM run_interval WHERE run_id = ?").param(runId).query(Long.class).single())
                 .isEqualTo(1L);
-        assertThat(jdbc.sql("SELECT count(*) FROM sample_batch WHERE run_id = ?").param(runId).query(Long.class).single())
+        assertThat(jdbc.sql("SELECT count(*) FROM run_frame WHERE run_id = ?").param(runId).query(Long.class).single())
                 .as("the frame's claim went with it").isEqualTo(1L);
         histograms.current(List.of(runId));
         assertThat(jdbc.sql("SELECT sum(count) FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
@@ -125,12 +125,12 @@ class FrameIngestIntegrationTests extends ControllerIntegrationTest {
 
     @Test
     void aFrameForAnUnknownRunIsRefusedAndLeavesNoRows() {
-        long before = count("sample") + count("run_interval");
+        long before = count("run_trace") + count("run_interval");
         IntervalFrame orphan = IntervalFrame.of(987_654_321L, 0, List.of(new TraceRecord(0, 0, 0, 1, 2, 3, 4)),
                 TestIntervals.of(List.of(new TestIntervals.Cycle(0, 1, 2)), 100_000_000L, 3, 4));
 
-        assertThatThrownBy(() -> ingest.store(orphan)).hasMessageContaining("sample_batch_run_id_fkey");
-        assertThat(count("sample") + count("run_interval")).isEqualTo(before);
+        assertThatThrownBy(() -> ingest.store(orphan)).hasMessageContaining("run_frame_run_id_fkey");
+        assertThat(count("run_trace") + count("run_interval")).isEqualTo(before);
     }
 
     private long queuedRun() {

@@ -74,7 +74,7 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
         Map<Long, IntervalFrame> spooled;
         try (Connection stall = dataSource.getConnection()) {
             stall.setAutoCommit(false);
-            stall.createStatement().execute("LOCK TABLE sample_batch IN SHARE MODE");
+            stall.createStatement().execute("LOCK TABLE run_frame IN SHARE MODE");
             await("the agent's spool holds 8 frames of run " + run, Duration.ofSeconds(30),
                     () -> spooledFrames("victim", run).size() >= 8);
             victim.kill();
@@ -217,7 +217,7 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
 
     /**
      * The cycles stored of a run, read in one statement (one snapshot while frames may still arrive): those its
-     * intervals count, those its claimed frames carried (sample_batch, the replay guard) and those in its histogram
+     * intervals count, those its claimed frames carried (run_frame, the replay guard) and those in its histogram
      * (run_histogram, the sum of its intervals, made current first as a reader of it would).
      */
     private record Stored(long intervals, long frames, long histogram) {}
@@ -226,7 +226,7 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
         histograms.current(List.of(run));
         return jdbc.sql("""
                         SELECT (SELECT coalesce(sum(cycles), 0) FROM run_interval WHERE run_id = :run),
-                               (SELECT coalesce(sum(cycles), 0) FROM sample_batch WHERE run_id = :run),
+                               (SELECT coalesce(sum(cycles), 0) FROM run_frame WHERE run_id = :run),
                                (SELECT coalesce(sum(count), 0) FROM run_histogram WHERE run_id = :run)""")
                 .param("run", run).query((rs, i) -> new Stored(rs.getLong(1), rs.getLong(2), rs.getLong(3))).single();
     }
@@ -234,7 +234,7 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
     /** The run's stored frames: seq -> the cycles its intervals count. */
     private Map<Long, Long> storedFrames(long run) {
         Map<Long, Long> frames = new TreeMap<>();
-        jdbc.sql("SELECT seq, cycles FROM sample_batch WHERE run_id = ?").param(run)
+        jdbc.sql("SELECT seq, cycles FROM run_frame WHERE run_id = ?").param(run)
                 .query((rs, i) -> frames.put(rs.getLong(1), rs.getLong(2))).list();
         return frames;
     }

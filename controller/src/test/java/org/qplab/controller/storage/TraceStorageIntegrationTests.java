@@ -97,7 +97,7 @@ class TraceStorageIntegrationTests extends ControllerIntegrationTest {
     }
 
     private long traceRows(long experimentId) {
-        return jdbc.sql("SELECT count(*) FROM sample s JOIN run r ON r.id = s.run_id WHERE r.experiment_id = ?")
+        return jdbc.sql("SELECT count(*) FROM run_trace s JOIN run r ON r.id = s.run_id WHERE r.experiment_id = ?")
                 .param(experimentId).query(Long.class).single();
     }
 
