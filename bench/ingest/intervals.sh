@@ -80,7 +80,7 @@ sampler() {
         sleep "$SAMPLE_SECONDS"
     done
 }
-sizes() { # -> "RUN_INTERVAL RUN_HISTOGRAM SAMPLE_BATCH WAL HISTOGRAM_ROW_WRITES CHECKPOINTS" (bytes, rows)
+sizes() { # -> "RUN_INTERVAL RUN_HISTOGRAM RUN_FRAME WAL HISTOGRAM_ROW_WRITES CHECKPOINTS" (bytes, rows)
     "${PSQL[@]}" -F ' ' -c "SELECT pg_total_relation_size('run_interval'), pg_total_relation_size('run_histogram'),
         pg_total_relation_size('run_frame'), (SELECT wal_bytes FROM pg_stat_wal),
         (SELECT n_tup_ins + n_tup_upd FROM pg_stat_user_tables WHERE relname = 'run_histogram'),

@@ -446,7 +446,7 @@ static void calls_out_of_order_are_refused(void)
 
 #define PACE_N 400 /* cycles per thread of each run of the pacing test */
 
-/* The start times of every cycle of a 2-thread run (trace_first covers them all); the number of samples drained. */
+/* The start times of every cycle of a 2-thread run (trace_first covers them all); the number of trace records drained. */
 static int cycle_starts(uint32_t rate, uint64_t starts[2][PACE_N])
 {
     char spec[256], err[512];
