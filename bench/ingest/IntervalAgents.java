@@ -23,7 +23,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.CycleBuckets;
 import org.qplab.protocol.Interval;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -31,7 +31,7 @@ import tools.jackson.databind.json.JsonMapper;
  * Many simulated agents in one JVM, for bench/ingest: each is its own WebSocket connection to the controller
  * (the agent's own client, {@link BlockingWebSocket}: one reader thread per connection), with its own agent id,
  * the controller's agent token (env QPLAB_AGENT_TOKEN, never argv) and a hello, and takes the loopback runs the controller assigns it. No engine runs:
- * for each run the agent answers RunStarted, then every interval_ms sends one sample frame with one interval
+ * for each run the agent answers RunStarted, then every interval_ms sends one frame with one interval
  * per thread of the spec (sequence numbers from 0), as the real agent's FrameBatcher does when a run's threads
  * close their intervals together, and at the end RunFinished with a summary whose cycles, messages and bytes
  * are the sums of the intervals it sent and whose batches is the number of frames.
@@ -270,7 +270,7 @@ public final class IntervalAgents {
                     batch.add(interval(t, index, intervalNs, templates.get(k), msgSize * qps, qps));
                 }
                 lateMs.merge((System.nanoTime() - closes) / 1_000_000, 1L, Long::sum);
-                socket.sendBinary(new SampleFrame(runId, seq++, batch).encode());
+                socket.sendBinary(new IntervalFrame(runId, seq++, batch).encode());
                 heartbeatIfDue(runId);
             }
             Map<String, Object> summary = summary(spec, threads, threadCycles, used, seq, intervalNs, t0RealtimeNs,

@@ -9,9 +9,9 @@
 #   - intervals stored per second, and CPU per interval stored (controller, PostgreSQL, the simulator), while every
 #     run streams (from the moment the last run's first frame was stored to the moment the first run's last one
 #     was, CPU read from /proc every SAMPLE_SECONDS; the whole experiment beside);
-#   - interval -> visible row latency over every interval of the experiment: sample_batch.received_at (just before
+#   - interval -> visible row latency over every interval of the experiment: run_frame.received_at (just before
 #     the commit) - (the run's t0_realtime_ns + the frame's first_end_ns, the earliest end of its intervals);
-#   - bytes stored per interval (run_interval with its index, run_histogram, sample_batch; WAL beside);
+#   - bytes stored per interval (run_interval with its index, run_histogram, run_frame; WAL beside);
 #   - checks: every run FINISHED (the controller also checks that each run's stored intervals count its summary's
 #     cycles), stored interval cycles = the summaries' cycles, every frame the simulator sent acknowledged and
 #     stored once, every interval stored once.
@@ -80,9 +80,9 @@ sampler() {
         sleep "$SAMPLE_SECONDS"
     done
 }
-sizes() { # -> "RUN_INTERVAL RUN_HISTOGRAM SAMPLE_BATCH WAL HISTOGRAM_ROW_WRITES CHECKPOINTS" (bytes, rows)
+sizes() { # -> "RUN_INTERVAL RUN_HISTOGRAM RUN_FRAME WAL HISTOGRAM_ROW_WRITES CHECKPOINTS" (bytes, rows)
     "${PSQL[@]}" -F ' ' -c "SELECT pg_total_relation_size('run_interval'), pg_total_relation_size('run_histogram'),
-        pg_total_relation_size('sample_batch'), (SELECT wal_bytes FROM pg_stat_wal),
+        pg_total_relation_size('run_frame'), (SELECT wal_bytes FROM pg_stat_wal),
         (SELECT n_tup_ins + n_tup_upd FROM pg_stat_user_tables WHERE relname = 'run_histogram'),
         (SELECT num_timed + num_requested FROM pg_stat_checkpointer)"
 }
@@ -104,7 +104,7 @@ RUNS=$(printf "$RUNS_OF" "$EXP")
 # The window in which every run streamed: from the last run's first stored frame to the first run's last one;
 # measured between the first and the last CPU sample inside it
 read -r W0 W1 <<<"$("${PSQL[@]}" -F ' ' -c "SELECT extract(epoch FROM max(first)), extract(epoch FROM min(last))
-    FROM (SELECT min(received_at) AS first, max(received_at) AS last FROM sample_batch WHERE run_id IN ($RUNS) GROUP BY run_id) r")"
+    FROM (SELECT min(received_at) AS first, max(received_at) AS last FROM run_frame WHERE run_id IN ($RUNS) GROUP BY run_id) r")"
 read -r KA TA A_SIM A_CTL A_PG A_BUSY A_STEAL <<<"$(awk -v w="$W0" '$2 >= w' "$TMP/cpu.log" | head -1)"
 read -r KB TB B_SIM B_CTL B_PG B_BUSY B_STEAL <<<"$(awk -v w="$W1" '$2 <= w' "$TMP/cpu.log" | tail -1)"
 [ -n "$KA" ] && [ -n "$KB" ] && [ "$KB" -gt "$KA" ] ||
@@ -113,9 +113,9 @@ read -r KB TB B_SIM B_CTL B_PG B_BUSY B_STEAL <<<"$(awk -v w="$W1" '$2 <= w' "$T
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 per() { awk -v a="$1" -v b="$2" -v s="${3:-1}" 'BEGIN { printf "%.1f", (b > 0) ? a * s / b : 0 }'; } # a x s / b
 
-# stored in the window: intervals, frames, group transactions (sample_batch rows of one group share its xmin)
+# stored in the window: intervals, frames, group transactions (run_frame rows of one group share its xmin)
 IFS='|' read -r W_INTERVALS W_FRAMES W_GROUPS W_GROUP_P50 W_GROUP_MAX <<<"$("${PSQL[@]}" -c "
-    WITH g AS (SELECT xmin::text AS tx, count(*) AS frames, sum(intervals) AS intervals FROM sample_batch
+    WITH g AS (SELECT xmin::text AS tx, count(*) AS frames, sum(intervals) AS intervals FROM run_frame
                WHERE run_id IN ($RUNS) AND received_at > to_timestamp($TA) AND received_at <= to_timestamp($TB) GROUP BY 1)
     SELECT sum(intervals), sum(frames), count(*), percentile_disc(0.5) WITHIN GROUP (ORDER BY frames), max(frames) FROM g")"
 WDT=$(sub "$TA" "$TB")
@@ -133,7 +133,7 @@ latency_of() { # SQL condition on b -> "P50|P99|MAX|INTERVALS" in ms
     "${PSQL[@]}" -c "
         WITH f AS (SELECT b.intervals AS n, (extract(epoch FROM b.received_at) * 1e9
                           - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6 AS ms
-                   FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
+                   FROM run_frame b JOIN run_summary s ON s.run_id = b.run_id
                    WHERE b.run_id IN ($RUNS) AND b.intervals > 0 AND $1),
              w AS (SELECT ms, sum(n) OVER (ORDER BY ms) AS upto, sum(n) OVER () AS total FROM f)
         SELECT round(min(ms) FILTER (WHERE upto >= total * 0.5)::numeric, 1),
@@ -146,11 +146,11 @@ echo "  latency p50 $L_P50 ms, p99 $L_P99 ms, max $L_MAX ms over $L_N intervals;
 echo "  $RATE intervals/s stored in the window (offered $OFFERED); CPU per interval: controller $CTL_US us, PostgreSQL $PG_US us, simulator $SIM_US us" >&2
 # 10 s steps, longer ones (multiples of 10 s) when the frames took longer than 2 minutes to store: at most 12 rows
 STEP=$("${PSQL[@]}" -c "SELECT greatest(10, ceil(extract(epoch FROM max(received_at) - min(received_at)) / 120) * 10)::int
-    FROM sample_batch WHERE run_id IN ($RUNS)")
+    FROM run_frame WHERE run_id IN ($RUNS)")
 LATENCY_OVER_TIME=$("${PSQL[@]}" -c "
     WITH f AS (SELECT b.received_at, b.intervals AS n, (extract(epoch FROM b.received_at) * 1e9
                       - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6 AS ms
-               FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id WHERE b.run_id IN ($RUNS)),
+               FROM run_frame b JOIN run_summary s ON s.run_id = b.run_id WHERE b.run_id IN ($RUNS)),
          t AS (SELECT f.*, (floor(extract(epoch FROM f.received_at - min(f.received_at) OVER ()) / $STEP) * $STEP)::int AS step FROM f)
     SELECT '| ' || step || '-' || step + $STEP || ' s | ' || round(sum(n) / $STEP.0) || ' | '
            || round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric) || ' | '
@@ -162,8 +162,8 @@ echo "$LATENCY_OVER_TIME" | sed 's/^/    /' >&2
 IFS='|' read -r NRUNS SUM_IV_CYCLES SUM_SUMMARY_CYCLES N_INTERVALS SUM_BATCH_INTERVALS N_FRAMES SUM_BATCHES <<<"$("${PSQL[@]}" -c "
     SELECT (SELECT count(*) FROM run WHERE id IN ($RUNS) AND status = 'FINISHED'),
            (SELECT sum(cycles) FROM run_interval WHERE run_id IN ($RUNS)), (SELECT sum(cycles) FROM run_summary WHERE run_id IN ($RUNS)),
-           (SELECT count(*) FROM run_interval WHERE run_id IN ($RUNS)), (SELECT sum(intervals) FROM sample_batch WHERE run_id IN ($RUNS)),
-           (SELECT count(*) FROM sample_batch WHERE run_id IN ($RUNS)), (SELECT sum(batches) FROM run_summary WHERE run_id IN ($RUNS))")"
+           (SELECT count(*) FROM run_interval WHERE run_id IN ($RUNS)), (SELECT sum(intervals) FROM run_frame WHERE run_id IN ($RUNS)),
+           (SELECT count(*) FROM run_frame WHERE run_id IN ($RUNS)), (SELECT sum(batches) FROM run_summary WHERE run_id IN ($RUNS))")"
 "${PSQL[@]}" -c "$RUNS" >"$TMP/runs"
 # the simulator's line per run: "run ID agent A frames F acked K intervals I cycles C late_ms MS:N,..."
 awk 'NR == FNR { want[$1]; next } $1 == "run" && ($2 in want)' "$TMP/runs" "$TMP"/sim-*.log >"$TMP/sim-runs"
@@ -197,7 +197,7 @@ BYTES_BATCH=$(per "$((S1_BATCH - S0_BATCH))" "$N_INTERVALS")
 BYTES_ALL=$(per "$((S1_IV - S0_IV + S1_HIST - S0_HIST + S1_BATCH - S0_BATCH))" "$N_INTERVALS")
 BYTES_WAL=$(per "$((S1_WAL - S0_WAL))" "$N_INTERVALS")
 HIST_BYTES=$("${PSQL[@]}" -c "SELECT round(avg(octet_length(buckets))) FROM run_interval TABLESAMPLE SYSTEM (1) WHERE run_id IN ($RUNS)")
-EXP_SECONDS=$("${PSQL[@]}" -c "SELECT round(extract(epoch FROM max(received_at) - min(received_at))::numeric, 1) FROM sample_batch WHERE run_id IN ($RUNS)")
+EXP_SECONDS=$("${PSQL[@]}" -c "SELECT round(extract(epoch FROM max(received_at) - min(received_at))::numeric, 1) FROM run_frame WHERE run_id IN ($RUNS)")
 if awk -v e="$EXP_SECONDS" -v d="$DURATION" 'BEGIN { exit !(e > d + 30) }'; then
     SPREAD="the ingest fell behind: the agents kept what the controller had not taken yet, and it stored their frames long after the runs ended"
 else
@@ -285,7 +285,7 @@ ${EXP_SECONDS} s ($SPREAD).
 | the simulator's CPU per interval sent | $SIM_US µs | | |
 | the same over the whole experiment, submission to the last run's end: controller / PostgreSQL / simulator | $WHOLE_CTL_US / $WHOLE_PG_US / $WHOLE_SIM_US µs | | |
 | cores busy while every run streamed: controller / PostgreSQL / simulator / everything else on the machine / stolen by the hypervisor | $(cores "$A_CTL" "$B_CTL") / $(cores "$A_PG" "$B_PG") / $(cores "$A_SIM" "$B_SIM") / $OTHER_CORES / $(cores "$A_STEAL" "$B_STEAL") of $(nproc) | | |
-| bytes stored per interval: run_interval (rows, primary key, TOAST) + run_histogram + sample_batch | $BYTES_ALL B ($BYTES_IV + $BYTES_HIST + $BYTES_BATCH) | | |
+| bytes stored per interval: run_interval (rows, primary key, TOAST) + run_histogram + run_frame | $BYTES_ALL B ($BYTES_IV + $BYTES_HIST + $BYTES_BATCH) | | |
 | its histogram (\`buckets\`, varint pairs), average | $HIST_BYTES B | | |
 | WAL written per interval | $BYTES_WAL B | | |
 | group commits while every run streamed: transactions, frames per transaction (median / max) | $W_GROUPS ($(per "$W_GROUPS" "$WDT")/s), $W_GROUP_P50 / $W_GROUP_MAX | | |

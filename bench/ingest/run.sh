@@ -10,7 +10,7 @@
 #             interval -> visible row latency, CPU of the controller and of PostgreSQL per interval, bytes stored
 #             per interval. Goal: p99 < 1 s.
 #   trace     (trace.sh) — the per-cycle trace path: AGENTS real agent processes with their engines, every run
-#             asking for a trace of its first TRACE_FIRST cycles (per-cycle rows in `sample`), against psql's COPY
+#             asking for a trace of its first TRACE_FIRST cycles (per-cycle rows in `run_trace`), against psql's COPY
 #             of the same rows; the measurement of bench/ingest before interval statistics.
 # Knobs of each mode: see its file. Common: MODE=intervals AGENT_NICE=10 (the agents stand in for other hosts:
 #   they get the CPU the controller and PostgreSQL leave) WRITERS= (qplab.ingest.writers; empty: the default)

@@ -1,6 +1,6 @@
 # bench/ingest/trace.sh — the per-cycle trace path of bench/ingest; sourced by run.sh (MODE=trace).
 #
-# The measurement bench/ingest made before interval statistics, when every cycle was a row in `sample`: now the
+# The measurement bench/ingest made before interval statistics, when every cycle was a row in `run_trace`: now the
 # opt-in trace. Every run asks for `trace_first: TRACE_FIRST` (the engine keeps at most 1,000,000 trace records
 # per run: trace_first x threads <= 1,000,000; the runs have 1 thread), against a plain COPY of the same rows
 # through psql, side by side in one run on the same PostgreSQL server.
@@ -13,21 +13,21 @@
 #             all agents stream their backlog at once and the controller ingests at its capacity. Ingest
 #             rate = rows stored after the last engine stopped while all agents still stream (until the
 #             first has stored its whole backlog) / that time (the tail and the whole window are reported too).
-#             RATE_REPEATS times (`sample` truncated and a checkpoint before each); the median ingest rate stands.
+#             RATE_REPEATS times (`run_trace` truncated and a checkpoint before each); the median ingest rate stands.
 #             Before it, WAL_WARM_ROWS rows' worth of WAL written once, so that neither load pays for creating
 #             the server's WAL segment files (see below). A run traces its first TRACE_FIRST cycles only (it
 #             makes more in RATE_SECONDS unpaced), so an agent's backlog is at most TRACE_FIRST rows.
 #   psql    — the rows the rate phase stored, exported with COPY TO (binary) and loaded back with
-#             psql's \copy FROM (binary, one transaction) into a table like `sample` (same BRIN index),
+#             psql's \copy FROM (binary, one transaction) into a table like `run_trace` (same BRIN index),
 #             REPEATS times; the median rate. The rows are those of the last rate phase. Ratio = ingest rate / psql rate (goal >= 0.8).
 #   latency — first, after the warm-up: LAT_SIZE-byte messages for LAT_SECONDS, each engine paced at
-#             LAT_RATE cycles/s (rate_limit), then again at LAT_RATE_HIGH (reported beside, no goal); per stored frame, latency = when its rows became visible (sample_batch.received_at,
+#             LAT_RATE cycles/s (rate_limit), then again at LAT_RATE_HIGH (reported beside, no goal); per stored frame, latency = when its rows became visible (run_frame.received_at,
 #             just before commit) - when its oldest cycle ended (the run's t0_realtime_ns + first_end_ns).
 #             Percentiles are over trace records (every record of a frame counted at its frame's oldest: an
 #             upper bound). Goal p99 < 1 s.
 # The agents (and their engines) stand in for other hosts: they run at nice AGENT_NICE, so the controller
 # and PostgreSQL get the cores first, as on a controller host that runs only them. Without it the 50 agent
-# JVMs and 100 engine threads keep both cores busy and every hop of a sample waits its turn among ~70
+# JVMs and 100 engine threads keep both cores busy and every hop of a trace record waits its turn among ~70
 # runnable threads (p99 1.4 s at 200 cycles/s per agent, 0.2 s niced).
 # Knobs: AGENTS=50 TRACE_FIRST=1000000 RATE_SIZE=64 RATE_SECONDS=20 LAT_SIZE=4096 LAT_RATE=200 LAT_RATE_HIGH=1000
 #   LAT_SECONDS=20 REPEATS=3 RATE_REPEATS=$REPEATS WAL_WARM_ROWS=15000000
@@ -98,7 +98,7 @@ latency_phase() {
         WITH f AS (
             SELECT b.rows, (extract(epoch FROM b.received_at) * 1e9
                             - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6 AS ms, b.received_at
-            FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
+            FROM run_frame b JOIN run_summary s ON s.run_id = b.run_id
             WHERE b.run_id IN ($(printf "$RUNS_OF" "$id")) AND b.rows > 0),
         w AS (SELECT ms, sum(rows) OVER (ORDER BY ms) AS upto, sum(rows) OVER () AS total FROM f)
         SELECT round(min(ms) FILTER (WHERE upto >= total * 0.5)::numeric, 1),
@@ -115,7 +115,7 @@ latency_phase() {
                           - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6)) AS avg_ms,
                round(max((extract(epoch FROM b.received_at) * 1e9
                           - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6)) AS max_ms
-        FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
+        FROM run_frame b JOIN run_summary s ON s.run_id = b.run_id
         WHERE b.run_id IN ($(printf "$RUNS_OF" "$id")) AND b.rows > 0 GROUP BY 1 ORDER BY 1" |
         sed 's/^/    /' >&2
 }
@@ -149,7 +149,7 @@ rate_phase() {
     local id a0 c0 p0 a1 c1 p1 usage rows window frames traced dropped wanted drain_rows drain_window all_rows all_window
     local whole drain ingest
     # only the last phase's rows are kept (for the psql loads): each phase stores up to ~13 GB
-    "${PSQL[@]}" -c "TRUNCATE sample; CHECKPOINT" # as before each psql load
+    "${PSQL[@]}" -c "TRUNCATE run_trace; CHECKPOINT" # as before each psql load
     echo "rate phase $1 of $RATE_REPEATS: $AGENTS x ${RATE_SIZE} B for ${RATE_SECONDS} s..." >&2
     (sleep $((RATE_SECONDS + 3)); usage_snapshot >"$TMP/usage-drain-start") & # the engines have stopped by then
     local snapshot=$!
@@ -165,7 +165,7 @@ rate_phase() {
     IFS='|' read -r rows window frames traced dropped wanted drain_rows drain_window all_rows all_window <<<"$("${PSQL[@]}" -c "
         WITH b AS (SELECT b.run_id, b.rows, b.received_at, to_timestamp(((s.summary->'clock'->>'t0_realtime_ns')::numeric
                                                                 + b.first_end_ns) / 1e9) AS oldest
-                   FROM sample_batch b JOIN run_summary s ON s.run_id = b.run_id
+                   FROM run_frame b JOIN run_summary s ON s.run_id = b.run_id
                    WHERE b.run_id IN ($(printf "$RUNS_OF" "$id"))),
              e AS (SELECT max(oldest) + interval '100 milliseconds' AS stopped FROM b),
              f AS (SELECT min(last) AS first_done
@@ -197,25 +197,25 @@ INGEST_RATES=$(awk '{ printf "%s ", $1 }' "$TMP/rate-runs")
 read -r INGEST_RATE ALL_ROWS ALL_WINDOW DRAIN_RATE DRAIN_ROWS DRAIN_WINDOW WHOLE_RATE RATE_ROWS RATE_FRAMES RATE_WINDOW \
     _ _ DRAIN_USAGE <<<"$(sort -n -k1,1 "$TMP/rate-runs" | sed -n "$(( (RATE_REPEATS + 1) / 2 ))p")"
 RATE_DROPS=$(awk '{ printf "%s%s", (NR > 1 ? " + " : ""), $11 }' "$TMP/rate-runs")
-echo "  PostgreSQL: $("${PSQL[@]}" -c "SELECT 'sample: ' || autovacuum_count || ' autovacuums, ' || autoanalyze_count
+echo "  PostgreSQL: $("${PSQL[@]}" -c "SELECT 'run_trace: ' || autovacuum_count || ' autovacuums, ' || autoanalyze_count
     || ' autoanalyzes; checkpoints: ' || (SELECT num_timed + num_requested FROM pg_stat_checkpointer)
-    FROM pg_stat_user_tables WHERE relname = 'sample'")" >&2
+    FROM pg_stat_user_tables WHERE relname = 'run_trace'")" >&2
 
 echo "psql phase: the last rate phase's rows through psql's \\copy, $REPEATS times..." >&2
 LAST_ID=$(awk 'END { print $12 }' "$TMP/rate-runs")
 PSQL_ROWS=$(awk 'END { print $8 }' "$TMP/rate-runs")
-"${PSQL[@]}" -c "\\copy (SELECT run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors FROM sample
+"${PSQL[@]}" -c "\\copy (SELECT run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors FROM run_trace
     WHERE run_id IN ($(printf "$RUNS_OF" "$LAST_ID"))) TO '$TMP/rows.bin' WITH (FORMAT binary)"
-"${PSQL[@]}" -c "TRUNCATE sample" # the disk they take, for the copies
-"${PSQL[@]}" -c "CREATE TABLE sample_copy (LIKE sample INCLUDING ALL)"
+"${PSQL[@]}" -c "TRUNCATE run_trace" # the disk they take, for the copies
+"${PSQL[@]}" -c "CREATE TABLE trace_copy (LIKE run_trace INCLUDING ALL)"
 psql_rates=""
 P_BEFORE=$(cpu_seconds $(postgres_pids))
 for r in $(seq "$REPEATS"); do
-    "${PSQL[@]}" -c "TRUNCATE sample_copy; CHECKPOINT"
+    "${PSQL[@]}" -c "TRUNCATE trace_copy; CHECKPOINT"
     t0=$(date +%s.%N)
-    "${PSQL[@]}" -c "\\copy sample_copy (run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors) FROM '$TMP/rows.bin' WITH (FORMAT binary)"
+    "${PSQL[@]}" -c "\\copy trace_copy (run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors) FROM '$TMP/rows.bin' WITH (FORMAT binary)"
     t1=$(date +%s.%N)
-    n=$("${PSQL[@]}" -c "SELECT count(*) FROM sample_copy")
+    n=$("${PSQL[@]}" -c "SELECT count(*) FROM trace_copy")
     [ "$n" = "$PSQL_ROWS" ] || die "psql loaded $n rows, expected $PSQL_ROWS"
     rate=$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')
     psql_rates+="$rate "
@@ -224,7 +224,7 @@ done
 echo "  PostgreSQL WAL after the psql loads: $(wal_bytes)" >&2
 PSQL_CPU=$(awk -v a="$P_BEFORE" -v b="$(cpu_seconds $(postgres_pids))" -v r="$REPEATS" 'BEGIN { printf "%.1f", (b - a) / r }')
 PSQL_RATE=$(echo "$psql_rates" | tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
-"${PSQL[@]}" -c "DROP TABLE sample_copy"
+"${PSQL[@]}" -c "DROP TABLE trace_copy"
 RATIO=$(awk -v a="$INGEST_RATE" -v b="$PSQL_RATE" 'BEGIN { printf "%.2f", a / b }')
 
 LOAD_AT_END=$(load_average)
@@ -233,10 +233,10 @@ cat >"$TMP/section.md" <<EOF
 
 One controller (\`qplab-controller.jar\`, its embedded PostgreSQL with default settings, fsync on) and
 $AGENTS agent processes (\`nice -n $AGENT_NICE java -Xmx256m -jar qplab-agent.jar\`) on this machine's loopback, each running one tcp loopback run at the same time;
-every run asks for a trace of its first $TRACE_FIRST cycles (\`trace_first\`), one row in \`sample\` each. All on one $(nproc)-core machine: the $AGENTS agent JVMs,
+every run asks for a trace of its first $TRACE_FIRST cycles (\`trace_first\`), one row in \`run_trace\` each. All on one $(nproc)-core machine: the $AGENTS agent JVMs,
 their engines, the controller and PostgreSQL share the same cores. The agents stand in for other hosts:
 niced, they get the CPU the controller and PostgreSQL leave (un-niced, with the JDK's WebSocket client the
-agents had then, ~70 runnable threads on 2 cores made every hop of a sample wait its turn: p99 1.4 s at 200
+agents had then, ~70 runnable threads on 2 cores made every hop of a trace record wait its turn: p99 1.4 s at 200
 cycles/s per agent).
 
 | measure | value | goal | |
@@ -248,9 +248,9 @@ cycles/s per agent).
 | **ratio ingest / psql** | **$RATIO** | ≥ 0.8 | $(verdict "$RATIO" 0.8 ge) |
 | CPU used while the agents drained (from ${RATE_SECONDS} + 3 s to the end) | $DRAIN_USAGE | | |
 | CPU PostgreSQL used per psql load | $PSQL_CPU s | | |
-| sample latency, engine record → visible row, p50 ($AGENTS agents each paced at $LAT_RATE cycles/s, $LAT_SIZE B messages: $G_ROWS rows at $G_ROWS_PER_S rows/s) | $G_P50 ms | | |
-| **sample latency p99** | **$G_P99 ms** | < 1000 ms | $(verdict "$G_P99" 1000 lt) |
-| sample latency max | $G_MAX ms | | |
+| trace record latency, engine record → visible row, p50 ($AGENTS agents each paced at $LAT_RATE cycles/s, $LAT_SIZE B messages: $G_ROWS rows at $G_ROWS_PER_S rows/s) | $G_P50 ms | | |
+| **trace record latency p99** | **$G_P99 ms** | < 1000 ms | $(verdict "$G_P99" 1000 lt) |
+| trace record latency max | $G_MAX ms | | |
 | CPU used during the latency phase (its runs, start to end) | $G_CPU | | |
 $H_ROWS
 
@@ -263,7 +263,7 @@ $H_ROWS
   while they run here, 2 x $AGENTS busy engine threads share the same cores (the whole-window rate).
 - The ingest can beat psql: its \`qplab.ingest.writers\` (2) each run their own COPY, so PostgreSQL
   inserts on both cores at once; psql's one \`\\copy\` is one backend. Each rate phase starts on an empty
-  \`sample\` table (the previous phase's rows truncated, for disk space), as each psql load does.
+  \`run_trace\` table (the previous phase's rows truncated, for disk space), as each psql load does.
 - Before the rate phases, ${WAL_WARM_ROWS} rows' worth of WAL is written once and checkpointed: a new server
   creates and zero-fills a 16 MiB file for every WAL segment it writes, a long-running one recycles them at each
   checkpoint. Without it the first load paid for that and the later ones did not (IO/WalInitWrite and the

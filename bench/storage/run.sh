@@ -4,10 +4,10 @@
 # One controller (the packaged jar, its embedded PostgreSQL) and one local agent on loopback. Per point
 # (message size) one tcp loopback run of one thread and one connection for SECONDS, unpaced: as many
 # cycles as the machine makes. Bytes stored = the growth of pg_total_relation_size (table, TOAST and
-# indexes) of run_interval, run_histogram and sample_batch over the run, after VACUUM; per
+# indexes) of run_interval, run_histogram and run_frame over the run, after VACUUM; per
 # thread-minute = that / (threads x seconds / 60). Beside it, what the same run's cycles would take as
-# per-cycle rows (before interval statistics every cycle was a row in `sample`): cycles x the bytes a
-# trace row takes, measured here with a traced run (TRACE_ROWS rows, the same growth of `sample`).
+# per-cycle rows (before interval statistics every cycle was a row in `run_trace`): cycles x the bytes a
+# trace row takes, measured here with a traced run (TRACE_ROWS rows, the same growth of `run_trace`).
 # Writes results.md next to this script.
 #
 # Needs: the packaged jars (./mvnw -q package -DskipTests), psql (Debian: postgresql-client), curl, jq.
@@ -56,13 +56,13 @@ done
 
 # bytes of the tables a run's statistics go to (heap, TOAST and indexes)
 stats_bytes() {
-    "${PSQL[@]}" -c "VACUUM run_interval, run_histogram, sample_batch" >/dev/null
+    "${PSQL[@]}" -c "VACUUM run_interval, run_histogram, run_frame" >/dev/null
     "${PSQL[@]}" -c "SELECT pg_total_relation_size('run_interval') + pg_total_relation_size('run_histogram')
-                          + pg_total_relation_size('sample_batch')"
+                          + pg_total_relation_size('run_frame')"
 }
-sample_bytes() {
-    "${PSQL[@]}" -c "VACUUM sample" >/dev/null
-    "${PSQL[@]}" -c "SELECT pg_total_relation_size('sample')"
+trace_bytes() {
+    "${PSQL[@]}" -c "VACUUM run_trace" >/dev/null
+    "${PSQL[@]}" -c "SELECT pg_total_relation_size('run_trace')"
 }
 
 run() { # matrix JSON -> run id, once the run has ended (FINISHED, or die)
@@ -79,10 +79,10 @@ run() { # matrix JSON -> run id, once the run has ended (FINISHED, or die)
 
 rows=()
 # per-cycle rows, as a trace, to price the old way
-before=$(sample_bytes)
+before=$(trace_bytes)
 traced=$(run "{\"name\":\"storage trace\",\"base\":{\"provider\":\"tcp\",\"msg_size\":64,\"iterations\":$TRACE_ROWS,\"trace_first\":$TRACE_ROWS,\"ring_capacity\":1048576}}")
-trace_rows=$("${PSQL[@]}" -c "SELECT count(*) FROM sample WHERE run_id = $traced")
-row_bytes=$(awk -v a="$before" -v b="$(sample_bytes)" -v n="$trace_rows" 'BEGIN { printf "%.1f", (b - a) / n }')
+trace_rows=$("${PSQL[@]}" -c "SELECT count(*) FROM run_trace WHERE run_id = $traced")
+row_bytes=$(awk -v a="$before" -v b="$(trace_bytes)" -v n="$trace_rows" 'BEGIN { printf "%.1f", (b - a) / n }')
 echo "a per-cycle row takes $row_bytes B ($trace_rows rows traced)" >&2
 
 for size in $SIZES; do
@@ -110,9 +110,9 @@ done
     echo "One tcp loopback run per message size: 1 thread, 1 connection, unpaced, ${SECONDS_PER_RUN} s,"
     echo "\`interval_ms\` $INTERVAL_MS, through a real agent and the controller into its embedded PostgreSQL."
     echo "Bytes stored = growth of \`pg_total_relation_size\` (heap, TOAST, indexes) of \`run_interval\`,"
-    echo "\`run_histogram\` and \`sample_batch\` over the run, after VACUUM. Per thread-minute = bytes ÷"
+    echo "\`run_histogram\` and \`run_frame\` over the run, after VACUUM. Per thread-minute = bytes ÷"
     echo "(threads × run seconds ÷ 60). \"As per-cycle rows\" is what the same cycles took before interval"
-    echo "statistics, when every cycle was a row in \`sample\`: cycles × $row_bytes B, the growth of \`sample\`"
+    echo "statistics, when every cycle was a row in \`run_trace\`: cycles × $row_bytes B, the growth of \`run_trace\`"
     echo "per row measured here with a traced run of $trace_rows rows. Goal: ≤ 1 MB per thread-minute at any cycle rate."
     echo
     echo "| message size | cycles | cycle rate [M/s] | intervals | bytes stored | bytes per interval | **bytes per thread-minute** | as per-cycle rows, per thread-minute | factor | goal ≤ 1 MB |"

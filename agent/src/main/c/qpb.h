@@ -82,9 +82,9 @@ typedef struct qpb_interval_bucket {
 /*
  * A trace record: one cycle of one thread, kept only when the spec asks for
  * a trace (trace_first / trace_every). No statistic depends on them. 48
- * bytes, naturally aligned, no padding; checked against qpb_sample_layout().
+ * bytes, naturally aligned, no padding; checked against qpb_trace_record_layout().
  */
-typedef struct qpb_sample {
+typedef struct qpb_trace_record {
     uint32_t thread;   /* 0-based worker thread index */
     uint32_t errors;   /* completions of this cycle that carried an error */
     uint64_t cycle;    /* 0-based cycle index within the thread */
@@ -92,7 +92,7 @@ typedef struct qpb_sample {
     uint64_t end_ns;   /* last completion of the cycle */
     uint64_t bytes;    /* payload bytes completed in the cycle */
     uint64_t messages; /* messages completed in the cycle */
-} qpb_sample;
+} qpb_trace_record;
 
 typedef struct qpb_session qpb_session;
 
@@ -150,7 +150,7 @@ typedef struct qpb_session qpb_session;
  *                   (nearly full: the open interval stays open and grows,
  *                   losing no cycle, and intervals_late counts it)
  *                                                               default 1 MiB
- *   trace_first     keep trace records (qpb_sample) of at most this many
+ *   trace_first     keep trace records (qpb_trace_record) of at most this many
  *                   cycles per thread, 0..1000000; trace_first x threads
  *                   <= 1000000 per run                          default 0
  *   trace_every     of the cycles 0, K, 2K, ... (1..2^40); alone it keeps
@@ -251,7 +251,7 @@ int32_t qpb_drain_intervals(qpb_session *s, void *buf, uint32_t buf_len);
 /* Moves up to max trace records out of the per-thread rings into out. Returns
  * the number of records written (>= 0) or -qpb_status. Safe to call from one
  * thread concurrently with the running workers. */
-int32_t qpb_drain(qpb_session *s, qpb_sample *out, int32_t max);
+int32_t qpb_drain(qpb_session *s, qpb_trace_record *out, int32_t max);
 
 /* Wait up to timeout_ms (0 = poll, <0 = forever) for the run to end.
  * QPB_OK when it ended (successfully or not: see qpb_summary / last error),
@@ -349,7 +349,7 @@ int32_t qpb_devices(char *buf, uint32_t buf_len);
 
 /* {"size":48,"thread":0,"errors":4,"cycle":8,"start_ns":16,"end_ns":24,
  *  "bytes":32,"messages":40} — for the binding's layout test. */
-int32_t qpb_sample_layout(char *buf, uint32_t buf_len);
+int32_t qpb_trace_record_layout(char *buf, uint32_t buf_len);
 
 /* {"size":88,"bucket_size":16,"max_bytes":118872,"size_field":0,"thread":4,
  *  "index":8,...,"bucket":0,"count":8} — every field's offset, for the

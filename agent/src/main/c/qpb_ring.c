@@ -15,7 +15,7 @@ bool qpb_ring_init(qpb_ring *r, uint32_t capacity)
 {
     if (capacity == 0 || (capacity & (capacity - 1)) != 0)
         return false;
-    r->slots = calloc(capacity, sizeof(qpb_sample));
+    r->slots = calloc(capacity, sizeof(qpb_trace_record));
     if (r->slots == NULL)
         return false;
     r->mask = capacity - 1;
@@ -31,7 +31,7 @@ void qpb_ring_free(qpb_ring *r)
     r->slots = NULL;
 }
 
-bool qpb_ring_push(qpb_ring *r, const qpb_sample *sample)
+bool qpb_ring_push(qpb_ring *r, const qpb_trace_record *record)
 {
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
@@ -40,12 +40,12 @@ bool qpb_ring_push(qpb_ring *r, const qpb_sample *sample)
         atomic_store_explicit(&r->dropped, d + 1, memory_order_relaxed);
         return false;
     }
-    r->slots[tail & r->mask] = *sample;
+    r->slots[tail & r->mask] = *record;
     atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
     return true;
 }
 
-uint32_t qpb_ring_pop(qpb_ring *r, qpb_sample *out, uint32_t max)
+uint32_t qpb_ring_pop(qpb_ring *r, qpb_trace_record *out, uint32_t max)
 {
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
@@ -57,7 +57,7 @@ uint32_t qpb_ring_pop(qpb_ring *r, qpb_sample *out, uint32_t max)
         uint64_t run = r->mask + 1 - at;
         if (run > n - i)
             run = n - i;
-        memcpy(out + i, r->slots + at, run * sizeof(qpb_sample));
+        memcpy(out + i, r->slots + at, run * sizeof(qpb_trace_record));
         i += (uint32_t)run;
     }
     atomic_store_explicit(&r->head, head + n, memory_order_release);

@@ -1,6 +1,6 @@
 /*
  * qpb_ring.h — lock-free single-producer/single-consumer rings: one of
- * qpb_sample (trace records) and one of variable-length byte records
+ * qpb_trace_record (trace records) and one of variable-length byte records
  * (interval records).
  *
  * One ring of each per worker thread: the worker is the only producer,
@@ -23,7 +23,7 @@ typedef struct qpb_ring {
     _Alignas(64) atomic_uint_fast64_t tail; /* next slot to write (producer) */
     atomic_uint_fast64_t dropped;           /* written by the producer only */
     _Alignas(64) atomic_uint_fast64_t head; /* next slot to read (consumer) */
-    _Alignas(64) qpb_sample *slots;
+    _Alignas(64) qpb_trace_record *slots;
     uint64_t mask;
 } qpb_ring;
 
@@ -32,10 +32,10 @@ bool qpb_ring_init(qpb_ring *r, uint32_t capacity);
 void qpb_ring_free(qpb_ring *r);
 
 /* Producer side. Returns false (and counts a drop) when the ring is full. */
-bool qpb_ring_push(qpb_ring *r, const qpb_sample *sample);
+bool qpb_ring_push(qpb_ring *r, const qpb_trace_record *record);
 
 /* Consumer side: moves up to max records into out, returns how many. */
-uint32_t qpb_ring_pop(qpb_ring *r, qpb_sample *out, uint32_t max);
+uint32_t qpb_ring_pop(qpb_ring *r, qpb_trace_record *out, uint32_t max);
 
 uint64_t qpb_ring_dropped(const qpb_ring *r);
 

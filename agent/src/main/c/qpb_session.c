@@ -79,11 +79,11 @@ static void roll(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_
 
 static void trace_keep(qpb_sender_out *out, uint64_t cycle, uint64_t start_ns, uint64_t end_ns, uint64_t errors)
 {
-    qpb_sample smp = {
+    qpb_trace_record rec = {
         .thread = out->thread, .errors = (uint32_t)errors, .cycle = cycle, .start_ns = start_ns, .end_ns = end_ns,
         .bytes = out->stats.cycle_bytes, .messages = out->stats.cycle_messages,
     };
-    out->traced += qpb_ring_push(&out->ring, &smp);
+    out->traced += qpb_ring_push(&out->ring, &rec);
     out->trace_next = --out->trace_left > 0 ? cycle + out->trace_every : UINT64_MAX;
 }
 
@@ -335,7 +335,7 @@ QPB_EXPORT int32_t qpb_start(qpb_session *s)
     return QPB_OK;
 }
 
-QPB_EXPORT int32_t qpb_drain(qpb_session *s, qpb_sample *out, int32_t max)
+QPB_EXPORT int32_t qpb_drain(qpb_session *s, qpb_trace_record *out, int32_t max)
 {
     if (s == NULL)
         return -QPB_EINVAL;
@@ -477,16 +477,17 @@ QPB_EXPORT int32_t qpb_engine_info(char *buf, uint32_t buf_len)
     return qpb_jw_ok(&w) ? QPB_OK : QPB_ENOSPC;
 }
 
-QPB_EXPORT int32_t qpb_sample_layout(char *buf, uint32_t buf_len)
+QPB_EXPORT int32_t qpb_trace_record_layout(char *buf, uint32_t buf_len)
 {
     if (buf == NULL)
         return QPB_EINVAL;
     int n = snprintf(buf, buf_len,
                      "{\"size\":%zu,\"thread\":%zu,\"errors\":%zu,\"cycle\":%zu,\"start_ns\":%zu,"
                      "\"end_ns\":%zu,\"bytes\":%zu,\"messages\":%zu}",
-                     sizeof(qpb_sample), offsetof(qpb_sample, thread), offsetof(qpb_sample, errors),
-                     offsetof(qpb_sample, cycle), offsetof(qpb_sample, start_ns), offsetof(qpb_sample, end_ns),
-                     offsetof(qpb_sample, bytes), offsetof(qpb_sample, messages));
+                     sizeof(qpb_trace_record), offsetof(qpb_trace_record, thread),
+                     offsetof(qpb_trace_record, errors), offsetof(qpb_trace_record, cycle),
+                     offsetof(qpb_trace_record, start_ns), offsetof(qpb_trace_record, end_ns),
+                     offsetof(qpb_trace_record, bytes), offsetof(qpb_trace_record, messages));
     return n >= 0 && (uint32_t)n < buf_len ? QPB_OK : QPB_ENOSPC;
 }
 
@@ -509,4 +510,4 @@ QPB_EXPORT int32_t qpb_interval_layout(char *buf, uint32_t buf_len)
     return n >= 0 && (uint32_t)n < buf_len ? QPB_OK : QPB_ENOSPC;
 }
 
-_Static_assert(sizeof(qpb_sample) == 48, "qpb_sample is 48 bytes: the Java binding relies on it");
+_Static_assert(sizeof(qpb_trace_record) == 48, "qpb_trace_record is 48 bytes: the Java binding relies on it");

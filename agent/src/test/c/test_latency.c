@@ -65,7 +65,7 @@ static void loopback_records_half_round_trips(void)
     CHECK(qpb_start(s) == QPB_OK);
     CHECK(qpb_wait(s, 20000) == QPB_OK);
     CHECKF(qpb_last_error(s)[0] == '\0', "%s", qpb_last_error(s));
-    qpb_sample r[700];
+    qpb_trace_record r[700];
     int n = qpb_drain(s, r, 700);
     CHECK(n == 600);
     int bad = 0;

@@ -10,9 +10,9 @@
 #include "qpb_ring.h"
 #include "qpb_test.h"
 
-static qpb_sample rec(uint64_t i)
+static qpb_trace_record rec(uint64_t i)
 {
-    qpb_sample s = {.thread = 1, .cycle = i, .start_ns = i * 10, .end_ns = i * 10 + 5, .bytes = 64, .messages = 1};
+    qpb_trace_record s = {.thread = 1, .cycle = i, .start_ns = i * 10, .end_ns = i * 10 + 5, .bytes = 64, .messages = 1};
     return s;
 }
 
@@ -20,11 +20,11 @@ static void keeps_order_across_wraparound(void)
 {
     qpb_ring r;
     CHECK(qpb_ring_init(&r, 8));
-    qpb_sample out[8];
+    qpb_trace_record out[8];
     uint64_t next_in = 0, next_out = 0;
     for (int round = 0; round < 40; round++) {
         for (int k = 0; k < 5; k++) {
-            qpb_sample s = rec(next_in++);
+            qpb_trace_record s = rec(next_in++);
             CHECK(qpb_ring_push(&r, &s));
         }
         uint32_t n = qpb_ring_pop(&r, out, 8);
@@ -42,12 +42,12 @@ static void counts_every_drop_when_full(void)
     CHECK(qpb_ring_init(&r, 4));
     int accepted = 0;
     for (uint64_t i = 0; i < 10; i++) {
-        qpb_sample s = rec(i);
+        qpb_trace_record s = rec(i);
         accepted += qpb_ring_push(&r, &s);
     }
     CHECK(accepted == 4);
     CHECK(qpb_ring_dropped(&r) == 6);
-    qpb_sample out[16];
+    qpb_trace_record out[16];
     CHECK(qpb_ring_pop(&r, out, 16) == 4);
     CHECK(out[0].cycle == 0 && out[3].cycle == 3);
     CHECK(qpb_ring_pop(&r, out, 16) == 0);
@@ -67,7 +67,7 @@ static void *produce(void *p)
 {
     qpb_ring *r = p;
     for (uint64_t i = 0; i < CONCURRENT_N; i++) {
-        qpb_sample s = rec(i);
+        qpb_trace_record s = rec(i);
         qpb_ring_push(r, &s);
     }
     return NULL;
@@ -79,7 +79,7 @@ static void concurrent_consumer_sees_every_accepted_record_once(void)
     CHECK(qpb_ring_init(&r, 256));
     pthread_t th;
     pthread_create(&th, NULL, produce, &r);
-    qpb_sample out[64];
+    qpb_trace_record out[64];
     uint64_t got = 0, last = 0, bad = 0;
     bool first = true;
     for (int spins = 0; spins < 50000000; spins++) {

@@ -378,7 +378,7 @@ static void json_builder_escapes_and_measures(void)
     CHECK(!qpb_jw_ok(&w) && w.len == need);
 }
 
-static void engine_info_and_sample_layout(void)
+static void engine_info_and_trace_record_layout(void)
 {
     char buf[1024];
     CHECK(qpb_engine_info(buf, sizeof buf) == QPB_OK);
@@ -388,7 +388,7 @@ static void engine_info_and_sample_layout(void)
     CHECKF(strstr(buf, "\"verbs\"") != NULL || strstr(buf, "\"verbs_unavailable\":\"provider verbs needs") != NULL ||
                strstr(buf, "\"verbs_unavailable\":\"this engine was built without rdma-core's headers") != NULL,
            "%s", buf);
-    CHECK(qpb_sample_layout(buf, sizeof buf) == QPB_OK);
+    CHECK(qpb_trace_record_layout(buf, sizeof buf) == QPB_OK);
     CHECKF(!strcmp(buf, "{\"size\":48,\"thread\":0,\"errors\":4,\"cycle\":8,\"start_ns\":16,\"end_ns\":24,"
                         "\"bytes\":32,\"messages\":40}"),
            "%s", buf);
@@ -495,6 +495,6 @@ const qpb_test_case qpb_spec_tests[] = {
     {"json keeps long strings raw", json_keeps_long_strings_raw},
     {"json reader is strict", json_reader_is_strict},
     {"json builder escapes and measures", json_builder_escapes_and_measures},
-    {"engine info and sample layout", engine_info_and_sample_layout},
+    {"engine info and trace record layout", engine_info_and_trace_record_layout},
     {NULL, NULL},
 };

@@ -24,10 +24,10 @@ typedef struct drained {
     uint8_t *buf;
 } drained;
 
-static void take(drained *d, const qpb_sample *r, int n, uint32_t qps, uint64_t msz)
+static void take(drained *d, const qpb_trace_record *r, int n, uint32_t qps, uint64_t msz)
 {
     for (int i = 0; i < n; i++) {
-        const qpb_sample *x = &r[i];
+        const qpb_trace_record *x = &r[i];
         uint64_t c = x->end_ns - x->start_ns;
         if (d->records == 0 || x->start_ns < d->first_start)
             d->first_start = x->start_ns;
@@ -90,7 +90,7 @@ static void take_intervals(drained *d, const uint8_t *buf, int32_t n)
 
 static void drain_all(qpb_session *s, drained *d, uint32_t qps, uint64_t msz)
 {
-    qpb_sample buf[128];
+    qpb_trace_record buf[128];
     int n;
     while ((n = qpb_drain(s, buf, 128)) > 0)
         take(d, buf, n, qps, msz);
@@ -214,7 +214,7 @@ static void loopback_summary_only_leaves_nothing_to_drain(void)
     if (s == NULL)
         return;
     CHECKF(qpb_start(s) == QPB_OK && qpb_wait(s, -1) == QPB_OK, "%s", qpb_last_error(s));
-    qpb_sample r[16];
+    qpb_trace_record r[16];
     uint8_t *buf = malloc(QPB_INTERVAL_MAX_BYTES);
     CHECK(qpb_drain(s, r, 16) == 0 && qpb_drain_intervals(s, buf, QPB_INTERVAL_MAX_BYTES) == 0);
     CHECK(qpb_drain_intervals(s, buf, 1000) == -QPB_ENOSPC);
@@ -336,7 +336,7 @@ static void verify_charges_each_bad_message_to_its_cycle(void)
     CHECK(qpb_start(srv) == QPB_OK);
     CHECK(qpb_start(cli) == QPB_OK);
     CHECK(qpb_wait(cli, 10000) == QPB_OK && qpb_wait(srv, 10000) == QPB_OK);
-    qpb_sample r[16];
+    qpb_trace_record r[16];
     int n = qpb_drain(cli, r, 16);
     CHECK(n == 10);
     for (int i = 0; i < n; i++)
@@ -431,11 +431,11 @@ static void duration_run_ends_on_time(void)
 static void calls_out_of_order_are_refused(void)
 {
     char err[512], buf[256];
-    qpb_sample smp[4];
+    qpb_trace_record recs[4];
     qpb_session *s = qpb_session_create("{\"provider\":\"tcp\",\"msg_size\":64,\"iterations\":10}", err, sizeof err);
     CHECK(qpb_summary(s, buf, sizeof buf) == QPB_ESTATE);
     CHECK(qpb_wait(s, 0) == QPB_ESTATE);
-    CHECK(qpb_drain(s, smp, 4) == -QPB_ESTATE);
+    CHECK(qpb_drain(s, recs, 4) == -QPB_ESTATE);
     CHECK(qpb_start(s) == QPB_OK);
     CHECK(qpb_start(s) == QPB_ESTATE);
     CHECK(qpb_wait(s, 10000) == QPB_OK);
@@ -446,7 +446,7 @@ static void calls_out_of_order_are_refused(void)
 
 #define PACE_N 400 /* cycles per thread of each run of the pacing test */
 
-/* The start times of every cycle of a 2-thread run (trace_first covers them all); the number of samples drained. */
+/* The start times of every cycle of a 2-thread run (trace_first covers them all); the number of trace records drained. */
 static int cycle_starts(uint32_t rate, uint64_t starts[2][PACE_N])
 {
     char spec[256], err[512];
@@ -458,7 +458,7 @@ static int cycle_starts(uint32_t rate, uint64_t starts[2][PACE_N])
     CHECKF(s != NULL, "%s", err);
     if (s == NULL)
         return 0;
-    qpb_sample buf[512];
+    qpb_trace_record buf[512];
     int got = 0;
     CHECK(qpb_start(s) == QPB_OK);
     for (int i = 0; i < 20000 && got < 2 * PACE_N; i++) {

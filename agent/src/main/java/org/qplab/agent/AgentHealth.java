@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  *       not stuck (see EngineWatch; "engine" says why), else 503;</li>
  *   <li>GET /metrics — Prometheus text: qplab_agent_connected, qplab_agent_running (the run id or -1),
  *       qplab_agent_engine_stuck (1 while the engine takes no run until the agent restarts),
- *       qplab_agent_spool_entries (sample frames and run ends kept until the controller acknowledges
+ *       qplab_agent_spool_entries (frames and run ends kept until the controller acknowledges
  *       them), qplab_agent_spool_bytes{where="memory"|"disk"}, qplab_agent_spooled_frames_total (frames
  *       that went to disk because memory was full), qplab_agent_runs_total.</li>
  * </ul>
@@ -74,7 +74,7 @@ final class AgentHealth implements AutoCloseable {
                         + gauge("qplab_agent_running", "the run on the engine now, -1 when idle", state.currentRunId())
                         + gauge("qplab_agent_engine_stuck", "1 while the engine takes no run until the agent restarts",
                                 state.engineStuck() == null ? 0 : 1)
-                        + gauge("qplab_agent_spool_entries", "sample frames and run ends not yet acknowledged", state.spooled())
+                        + gauge("qplab_agent_spool_entries", "frames and run ends not yet acknowledged", state.spooled())
                         + "# HELP qplab_agent_spool_bytes bytes of unacknowledged frames and run ends, in memory and on disk\n"
                         + "# TYPE qplab_agent_spool_bytes gauge\n"
                         + "qplab_agent_spool_bytes{where=\"memory\"} " + state.spoolMemoryBytes() + "\n"

@@ -38,7 +38,7 @@ public enum AgentOption {
             "what the agent keeps across restarts: the token the controller issued it at enrolment (a 0600 file) "
                     + "and, unless --spool-dir says otherwise, its spool"),
     SPOOL_DIR("--spool-dir", "DIR", "QPLAB_AGENT_SPOOL", null, "STATE_DIR/spool",
-            "where sample frames and run ends wait for the controller's acknowledgement once memory is full, and "
+            "where frames and run ends wait for the controller's acknowledgement once memory is full, and "
                     + "across restarts"),
     SPOOL_MEMORY_MB("--spool-memory-mb", "N", null, "64", null,
             "MiB of frames kept in memory before the spool takes them; 0: everything to disk"),

@@ -18,11 +18,11 @@ import javax.net.ssl.SSLSocketFactory;
 import org.qplab.agent.log.Log;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.LinkClose;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * The agent's WebSocket to the controller. Sample frames and run ends go into the {@link Outbox}
+ * The agent's WebSocket to the controller. Frames and run ends go into the {@link Outbox}
  * (memory, then the on-disk spool), in the order they were made (a run's end after its frames), and stay
  * there until the controller acknowledges them. A sender thread streams the outbox in order; after a reconnect it
  * starts again from the top, so a broken link loses nothing (the controller's ingest skips what it
@@ -151,7 +151,7 @@ final class ControllerLink implements BlockingWebSocket.Listener {
     }
 
     /** Queues a frame; never blocks on the network. */
-    void sendFrame(SampleFrame frame) {
+    void sendFrame(IntervalFrame frame) {
         outbox.put(ownerOf(frame.runId()), frame);
         wakeSender();
     }
@@ -230,7 +230,7 @@ final class ControllerLink implements BlockingWebSocket.Listener {
                 return false;
             }
             try {
-                if (item instanceof SampleFrame frame) {
+                if (item instanceof IntervalFrame frame) {
                     ws.sendBinary(frame.encode());
                 } else {
                     ws.sendText(json.writeValueAsBytes(item));

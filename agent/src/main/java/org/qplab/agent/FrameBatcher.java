@@ -8,13 +8,13 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.qplab.agent.engine.RunSession;
 import org.qplab.protocol.Interval;
-import org.qplab.protocol.Sample;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.TraceRecord;
+import org.qplab.protocol.IntervalFrame;
 
 /**
  * Collects what a running session hands over — its closed intervals and, when the run asked for a
- * trace, its trace records — into numbered sample frames of one run. A frame goes out when it is full
- * ({@link SampleFrame#MAX_BYTES}) or when what it holds has waited {@link #MAX_DELAY}: the threads of a run
+ * trace, its trace records — into numbered frames of one run. A frame goes out when it is full
+ * ({@link IntervalFrame#MAX_BYTES}) or when what it holds has waited {@link #MAX_DELAY}: the threads of a run
  * close their intervals at the same moments, so one frame usually carries one interval of every thread.
  * Engine thread only.
  */
@@ -23,11 +23,11 @@ final class FrameBatcher {
     /** The oldest interval or record of a frame waits at most this long for others to join it. */
     static final Duration MAX_DELAY = Duration.ofMillis(20);
     /** Trace records of one frame, at most (384 KiB). */
-    static final int MAX_RECORDS = Math.min(8192, SampleFrame.MAX_RECORDS);
+    static final int MAX_RECORDS = Math.min(8192, IntervalFrame.MAX_RECORDS);
 
     private final long runId;
-    private final Consumer<SampleFrame> out;
-    private final byte[] records = new byte[MAX_RECORDS * Sample.BYTES];
+    private final Consumer<IntervalFrame> out;
+    private final byte[] records = new byte[MAX_RECORDS * TraceRecord.BYTES];
     private final List<Interval> drained = new ArrayList<>();
     private final List<Interval> intervals = new ArrayList<>();
     private int filled;
@@ -35,7 +35,7 @@ final class FrameBatcher {
     private long oldest;
     private long seq;
 
-    FrameBatcher(long runId, Consumer<SampleFrame> out) {
+    FrameBatcher(long runId, Consumer<IntervalFrame> out) {
         this.runId = runId;
         this.out = out;
     }
@@ -49,7 +49,7 @@ final class FrameBatcher {
     void drain(RunSession session, boolean ended) {
         int n;
         do {
-            n = session.drainRaw(records, filled * Sample.BYTES, MAX_RECORDS - filled);
+            n = session.drainRaw(records, filled * TraceRecord.BYTES, MAX_RECORDS - filled);
             note(n);
             filled += n;
             if (filled == MAX_RECORDS) {
@@ -60,7 +60,7 @@ final class FrameBatcher {
         session.drainIntervals(drained);
         for (Interval i : drained) {
             int bytes = i.maxEncodedBytes();
-            if (SampleFrame.maxBytes(filled, intervalBytes + bytes) > SampleFrame.MAX_BYTES) {
+            if (IntervalFrame.maxBytes(filled, intervalBytes + bytes) > IntervalFrame.MAX_BYTES) {
                 flush();
             }
             note(1);
@@ -82,7 +82,7 @@ final class FrameBatcher {
         if (filled == 0 && intervals.isEmpty()) {
             return;
         }
-        out.accept(new SampleFrame(runId, seq++, ByteBuffer.wrap(Arrays.copyOf(records, filled * Sample.BYTES)),
+        out.accept(new IntervalFrame(runId, seq++, ByteBuffer.wrap(Arrays.copyOf(records, filled * TraceRecord.BYTES)),
                 intervals));
         filled = 0;
         intervals.clear();

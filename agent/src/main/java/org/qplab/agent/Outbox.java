@@ -23,14 +23,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.qplab.agent.log.Log;
 import org.qplab.protocol.AgentMessage;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * What the agent has to deliver to the controller and has not had acknowledged: sample frames and run
+ * What the agent has to deliver to the controller and has not had acknowledged: frames and run
  * ends, in the order they were put (so a run's end comes after its frames, and a run that ends later is
  * sent later whatever its id), each found by its (run, seq) when acknowledged. Frames stay in memory up to a limit; beyond it they
- * go to the on-disk spool, so a long outage costs disk, not the agent's heap, and never a sample. A run's
+ * go to the on-disk spool, so a long outage costs disk, not the agent's heap, and never a frame. A run's
  * end is always written to the spool too (it is small, and it is what a restarted agent needs to report).
  * The spool survives the agent process: a new process loads what an earlier one left.
  *
@@ -126,9 +126,9 @@ final class Outbox {
             Entry e = new Entry(new Key(Long.parseLong(frame.group(1)), Long.parseLong(frame.group(2))), installation,
                     null, file, size);
             int version = layoutVersion(file);
-            if (version != SampleFrame.VERSION) { // an earlier release's agent spooled it: no controller of ours reads it
-                Log.info("spool: " + file + " is a sample frame of layout version " + version + ", which this agent's "
-                        + "controller does not read (version " + SampleFrame.VERSION + "); kept aside");
+            if (version != IntervalFrame.VERSION) { // an earlier release's agent spooled it: no controller of ours reads it
+                Log.info("spool: " + file + " is a frame of layout version " + version + ", which this agent's "
+                        + "controller does not read (version " + IntervalFrame.VERSION + "); kept aside");
                 moveAside(e);
                 return null;
             }
@@ -148,7 +148,7 @@ final class Outbox {
             while (head.hasRemaining() && in.read(head) > 0) {
                 // read the magic and the version
             }
-            return head.position() == 6 && head.getInt(0) == SampleFrame.MAGIC ? head.getShort(4) : -1;
+            return head.position() == 6 && head.getInt(0) == IntervalFrame.MAGIC ? head.getShort(4) : -1;
         }
     }
 
@@ -164,7 +164,7 @@ final class Outbox {
     }
 
     /** Keeps a frame until it is acknowledged: in memory while under the limit, else in the spool. */
-    void put(String installation, SampleFrame frame) {
+    void put(String installation, IntervalFrame frame) {
         Key key = new Key(frame.runId(), frame.seq());
         long bytes = frame.encodedBytes();
         if (memoryBytes.get() + bytes > memoryLimit) {
@@ -195,7 +195,7 @@ final class Outbox {
             return e.item();
         }
         try {
-            return SampleFrame.decode(ByteBuffer.wrap(Files.readAllBytes(e.file())));
+            return IntervalFrame.decode(ByteBuffer.wrap(Files.readAllBytes(e.file())));
         } catch (NoSuchFileException gone) {
             return null; // acknowledged while we read it
         } catch (IOException ex) {
@@ -209,7 +209,7 @@ final class Outbox {
         if (e == null) {
             return;
         }
-        if (e.item() instanceof SampleFrame) {
+        if (e.item() instanceof IntervalFrame) {
             memoryBytes.addAndGet(-e.bytes());
         }
         if (e.file() != null) {
@@ -233,7 +233,7 @@ final class Outbox {
                 continue;
             }
             moved++;
-            if (e.item() instanceof SampleFrame) {
+            if (e.item() instanceof IntervalFrame) {
                 memoryBytes.addAndGet(-e.bytes());
             }
             if (e.file() != null) {
@@ -251,7 +251,7 @@ final class Outbox {
     int persist() {
         for (Map.Entry<Long, Entry> held : entries.entrySet()) {
             Entry e = held.getValue();
-            if (e.file() == null && e.item() instanceof SampleFrame frame) {
+            if (e.file() == null && e.item() instanceof IntervalFrame frame) {
                 Path file = spill(e.installation(), "r" + e.key().runId() + "-s" + e.key().seq() + ".qpbs", frame.encode());
                 if (file != null && entries.replace(held.getKey(), e, new Entry(e.key(), e.installation(), null, file, e.bytes()))) {
                     memoryBytes.addAndGet(-e.bytes());
@@ -338,7 +338,7 @@ final class Outbox {
             Path aside = Files.createDirectories(dir.resolve("undeliverable").resolve(e.installation()));
             if (e.file() != null) {
                 move(e.file(), aside.resolve(e.file().getFileName()));
-            } else if (e.item() instanceof SampleFrame frame) {
+            } else if (e.item() instanceof IntervalFrame frame) {
                 Files.write(aside.resolve("r" + e.key().runId() + "-s" + e.key().seq() + ".qpbs"), bytesOf(frame.encode()));
             }
         } catch (IOException ex) {

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.Interval;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -41,7 +41,7 @@ class OutboxTests {
         List<Object> delivered = drainInOrder(outbox);
         assertThat(delivered).hasSize(6);
         for (int seq = 0; seq < 5; seq++) {
-            SampleFrame f = (SampleFrame) delivered.get(seq);
+            IntervalFrame f = (IntervalFrame) delivered.get(seq);
             assertThat(f.seq()).isEqualTo(seq);
             assertThat(f.intervals()).as("frame %d read back from %s", seq, seq < 2 ? "memory" : "disk")
                     .isEqualTo(frame(7, seq).intervals());
@@ -64,7 +64,7 @@ class OutboxTests {
         Outbox next = new Outbox(spool, 1 << 20, JSON);
         assertThat(next.load()).isEqualTo(3);
         List<Object> delivered = drainInOrder(next);
-        assertThat(((SampleFrame) delivered.get(1)).intervals()).isEqualTo(frame(7, 1).intervals());
+        assertThat(((IntervalFrame) delivered.get(1)).intervals()).isEqualTo(frame(7, 1).intervals());
         assertThat(delivered.get(2)).isEqualTo(new AgentMessage.RunFinished(7, Map.of("cycles", 500), 2));
     }
 
@@ -78,8 +78,8 @@ class OutboxTests {
         outbox.put("inst", frame(1, 0)); // run 1 ran after run 2 on this agent
         outbox.putEnd("inst", 1, new AgentMessage.RunFinished(1, Map.of(), 1));
 
-        assertThat(outbox.load(outbox.after(sent))).isInstanceOf(SampleFrame.class)
-                .extracting(f -> ((SampleFrame) f).runId()).isEqualTo(1L);
+        assertThat(outbox.load(outbox.after(sent))).isInstanceOf(IntervalFrame.class)
+                .extracting(f -> ((IntervalFrame) f).runId()).isEqualTo(1L);
         assertThat(outbox.load(outbox.after(outbox.after(sent)))).isEqualTo(new AgentMessage.RunFinished(1, Map.of(), 1));
     }
 
@@ -114,9 +114,9 @@ class OutboxTests {
 
         assertThat(after.runs()).containsExactly(9L);
         List<Object> delivered = drainInOrder(after);
-        assertThat(delivered).extracting(o -> o instanceof SampleFrame f ? "frame " + f.seq() : o.getClass().getSimpleName())
+        assertThat(delivered).extracting(o -> o instanceof IntervalFrame f ? "frame " + f.seq() : o.getClass().getSimpleName())
                 .containsExactly("frame 0", "frame 1", "RunFinished");
-        assertThat(((SampleFrame) delivered.get(1)).intervals()).isEqualTo(frame(9, 1).intervals());
+        assertThat(((IntervalFrame) delivered.get(1)).intervals()).isEqualTo(frame(9, 1).intervals());
         assertThat(files("inst-a")).as("the half-written file is gone").doesNotContain("r9-s2.qpbs.tmp");
     }
 
@@ -125,13 +125,13 @@ class OutboxTests {
         Outbox before = new Outbox(spool, 0, JSON);
         before.put("inst-a", frame(9, 0));
         byte[] v1 = java.nio.ByteBuffer.allocate(32 + 48).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                .putInt(SampleFrame.MAGIC).putShort((short) 1).array(); // an agent before interval statistics
+                .putInt(IntervalFrame.MAGIC).putShort((short) 1).array(); // an agent before interval statistics
         Files.write(spool.resolve("inst-a").resolve("r9-s1.qpbs"), v1);
 
         Outbox after = new Outbox(spool, 0, JSON);
         assertThat(after.load()).isEqualTo(1);
 
-        assertThat(drainInOrder(after)).extracting(o -> ((SampleFrame) o).seq()).containsExactly(0L);
+        assertThat(drainInOrder(after)).extracting(o -> ((IntervalFrame) o).seq()).containsExactly(0L);
         assertThat(files(spool.resolve("undeliverable").resolve("inst-a"))).containsExactly("r9-s1.qpbs");
     }
 
@@ -160,7 +160,7 @@ class OutboxTests {
         outbox.putEnd("inst", 4, new AgentMessage.RunFinished(4, Map.of(), 1));
         assertThat(outbox.size()).isEqualTo(2);
         assertThat(outbox.memoryBytes()).isEqualTo(FRAME_BYTES);
-        assertThat(((SampleFrame) outbox.load(outbox.first())).intervals()).isEqualTo(frame(4, 0).intervals());
+        assertThat(((IntervalFrame) outbox.load(outbox.first())).intervals()).isEqualTo(frame(4, 0).intervals());
     }
 
     private static List<Object> drainInOrder(Outbox outbox) {
@@ -171,7 +171,7 @@ class OutboxTests {
         return out;
     }
 
-    private static SampleFrame frame(long runId, long seq) {
+    private static IntervalFrame frame(long runId, long seq) {
         List<Interval> intervals = new ArrayList<>();
         for (int thread = 0; thread < 2; thread++) {
             int[] buckets = new int[100];
@@ -184,7 +184,7 @@ class OutboxTests {
             intervals.add(new Interval(thread, seq, 1, cycles, cycles, cycles * 4096, 0, 700, 900, 1_000_000 + seq,
                     1_000_999 + seq, buckets, counts)); // fields of the same encoded size for every seq below 128
         }
-        return new SampleFrame(runId, seq, intervals);
+        return new IntervalFrame(runId, seq, intervals);
     }
 
     private List<String> files(String installation) throws IOException {

@@ -77,9 +77,9 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
                 Map<String, Object> stored = jdbc.sql("""
                                 SELECT sum(cycles) AS n, sum(bytes) AS bytes, sum(messages) AS messages, sum(errors) AS errors,
                                        count(DISTINCT thread) AS threads, min(min_ns) AS min_ns, max(max_ns) AS max_ns,
-                                       (SELECT count(*) FROM sample_batch b WHERE b.run_id = i.run_id) AS batches,
+                                       (SELECT count(*) FROM run_frame b WHERE b.run_id = i.run_id) AS batches,
                                        (SELECT sum(count) FROM run_histogram h WHERE h.run_id = i.run_id) AS histogram,
-                                       (SELECT count(*) FROM sample t WHERE t.run_id = i.run_id) AS traced
+                                       (SELECT count(*) FROM run_trace t WHERE t.run_id = i.run_id) AS traced
                                 FROM run_interval i WHERE run_id = ? GROUP BY run_id""")
                         .param(runId).query().singleRow();
                 assertThat(((Number) stored.get("n")).longValue()).as(what + " cycles in the stored intervals")
@@ -210,7 +210,7 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
             Map<String, Object> lost = jdbc.sql("SELECT status, error, superseded_by FROM run WHERE id = ?").param(lostRun)
                     .query().singleRow();
             assertThat(lost).containsEntry("status", "FAILED").containsEntry("error",
-                    "agent restarter came back without the run (it was restarted during it); the samples it had sent are kept");
+                    "agent restarter came back without the run (it was restarted during it); the frames it had sent are kept");
             assertThat(jdbc.sql("SELECT status, retry_of, attempt FROM run WHERE id = ?").param(lost.get("superseded_by"))
                     .query().singleRow()).as("the point tried again").containsEntry("status", "FINISHED")
                     .containsEntry("retry_of", lostRun).containsEntry("attempt", 2);

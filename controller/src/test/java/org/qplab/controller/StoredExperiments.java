@@ -5,10 +5,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
-import org.qplab.protocol.Sample;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.TraceRecord;
+import org.qplab.protocol.IntervalFrame;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -38,10 +38,10 @@ public final class StoredExperiments {
 
     private final WebTestClient http;
     private final JdbcClient jdbc;
-    private final SampleIngest ingest;
+    private final FrameIngest ingest;
     private final RunOutcomes outcomes;
 
-    public StoredExperiments(WebTestClient http, JdbcClient jdbc, SampleIngest ingest, RunOutcomes outcomes) {
+    public StoredExperiments(WebTestClient http, JdbcClient jdbc, FrameIngest ingest, RunOutcomes outcomes) {
         this.http = http;
         this.jdbc = jdbc;
         this.ingest = ingest;
@@ -68,14 +68,14 @@ public final class StoredExperiments {
             double runScale = scale * Math.exp(runScatter * gaussian(random));
             double[] durations = new double[CYCLES];
             List<TestIntervals.Cycle> cycles = new ArrayList<>();
-            List<Sample> trace = new ArrayList<>();
+            List<TraceRecord> trace = new ArrayList<>();
             for (int i = 0; i < CYCLES; i++) {
                 durations[i] = Math.round(runScale * 100_000 * Math.exp(0.25 * gaussian(random)));
                 cycles.add(new TestIntervals.Cycle(0, i * 1_000_000L, i * 1_000_000L + (long) durations[i]));
-                trace.add(new Sample(0, 0, i, i * 1_000_000L, i * 1_000_000L + (long) durations[i], msgSize, 1));
+                trace.add(new TraceRecord(0, 0, i, i * 1_000_000L, i * 1_000_000L + (long) durations[i], msgSize, 1));
             }
             // the statistics are the intervals; every cycle is traced too, so tests can check them against each cycle
-            ingest.store(SampleFrame.of(runId, 0, trace, TestIntervals.of(cycles, 100_000_000L, msgSize, 1)));
+            ingest.store(IntervalFrame.of(runId, 0, trace, TestIntervals.of(cycles, 100_000_000L, msgSize, 1)));
             double seconds = Arrays.stream(durations).sum() / 1e9;
             double[] sorted = durations.clone();
             Arrays.sort(sorted);
@@ -113,7 +113,7 @@ public final class StoredExperiments {
         for (int i = 0; i < PACED_CYCLES; i++) {
             cycles.add(new TestIntervals.Cycle(0, i * cycleNs, (i + 1) * cycleNs));
         }
-        ingest.store(SampleFrame.of(runId, 0, List.of(), TestIntervals.of(cycles, 100_000_000L, bytesPerCycle,
+        ingest.store(IntervalFrame.of(runId, 0, List.of(), TestIntervals.of(cycles, 100_000_000L, bytesPerCycle,
                 point.qpsPerThread())));
         outcomes.finished(runId, "imitation", Map.of("cycles", PACED_CYCLES, "bytes", PACED_CYCLES * bytesPerCycle,
                 "messages", (long) PACED_CYCLES * point.qpsPerThread(), "errors", 0, "dropped", 0,

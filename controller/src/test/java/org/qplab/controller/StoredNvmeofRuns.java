@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -24,10 +24,10 @@ public final class StoredNvmeofRuns {
 
     private final WebTestClient http;
     private final JdbcClient jdbc;
-    private final SampleIngest ingest;
+    private final FrameIngest ingest;
     private final RunOutcomes outcomes;
 
-    public StoredNvmeofRuns(WebTestClient http, JdbcClient jdbc, SampleIngest ingest, RunOutcomes outcomes) {
+    public StoredNvmeofRuns(WebTestClient http, JdbcClient jdbc, FrameIngest ingest, RunOutcomes outcomes) {
         this.http = http;
         this.jdbc = jdbc;
         this.ingest = ingest;
@@ -82,7 +82,7 @@ public final class StoredNvmeofRuns {
         for (int i = 0; i < IOS; i++) {
             cycles.add(new TestIntervals.Cycle(0, i * 1_000_000L, i * 1_000_000L + clatNs));
         }
-        ingest.store(SampleFrame.of(runId, 0, List.of(), TestIntervals.of(cycles, 100_000_000L, bs, 1)));
+        ingest.store(IntervalFrame.of(runId, 0, List.of(), TestIntervals.of(cycles, 100_000_000L, bs, 1)));
         String direction = rw.equals("randwrite") ? "write" : "read";
         Map<String, Object> fio = new LinkedHashMap<>(Map.of("version", "fio-3.33", "rw", rw, "bs", bs,
                 "iodepth", iodepth, "numjobs", 1, "ioengine", "io_uring"));

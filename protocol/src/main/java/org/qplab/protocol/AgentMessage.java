@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * JSON text frames on the agent's WebSocket, both directions; the "type" field names the record.
- * Samples travel separately, in binary {@link SampleFrame}s.
+ * Intervals and trace records travel separately, in binary {@link IntervalFrame}s.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
@@ -36,7 +36,7 @@ public sealed interface AgentMessage {
 
     /** Agent → controller: the run has ended on this agent ({@link RunFinished} or {@link RunFailed}). */
     sealed interface RunEnd extends RunMessage {
-        /** How many sample frames (seq 0 .. batches-1) carry the run's records. */
+        /** How many frames (seq 0 .. batches-1) carry the run's records. */
         long batches();
     }
 
@@ -45,14 +45,14 @@ public sealed interface AgentMessage {
      * (or null), the pair run whose session it has prepared but not started (or null), and every run it
      * still holds anything of (executing, prepared, or frames and ends not yet acknowledged). A run the
      * controller thinks is running there but that is not in knownRuns was lost with an earlier agent process.
-     * frameLayout: the {@link SampleFrame} layout version it sends (null from agents before interval
+     * frameLayout: the {@link IntervalFrame} layout version it sends (null from agents before interval
      * statistics); the controller refuses an agent whose frames it cannot read, saying so.
      */
     record Hello(String agentId, String token, Map<String, Object> facts, Long currentRun, List<Long> knownRuns,
                  Long preparedRun, Integer frameLayout) implements AgentMessage {
         public Hello(String agentId, String token, Map<String, Object> facts, Long currentRun, List<Long> knownRuns,
                      Long preparedRun) {
-            this(agentId, token, facts, currentRun, knownRuns, preparedRun, (int) SampleFrame.VERSION);
+            this(agentId, token, facts, currentRun, knownRuns, preparedRun, (int) IntervalFrame.VERSION);
         }
 
         public Hello(String agentId, String token, Map<String, Object> facts, Long currentRun, List<Long> knownRuns) {
@@ -93,8 +93,8 @@ public sealed interface AgentMessage {
     record RunStarted(long runId) implements RunMessage {}
 
     /**
-     * Agent → controller, after the last sample frame of the run: the engine's summary JSON,
-     * and how many sample frames (seq 0 .. batches-1) carry the run's records.
+     * Agent → controller, after the last frame of the run: the engine's summary JSON,
+     * and how many frames (seq 0 .. batches-1) carry the run's records.
      */
     record RunFinished(long runId, Map<String, Object> summary, long batches) implements RunEnd {}
 
@@ -109,7 +109,7 @@ public sealed interface AgentMessage {
         }
     }
 
-    /** Controller → agent: sample frame (runId, seq) is stored; the agent may forget it. */
+    /** Controller → agent: frame (runId, seq) is stored; the agent may forget it. */
     record BatchAck(long runId, long seq) implements RunMessage {}
 
     /** Controller → agent: the run's end (finished or failed) is stored; the agent may forget the run. */

@@ -18,7 +18,7 @@ public enum LinkClose {
     TOKEN_REVOKED(4410),
     /** The enrolment secret, for an id that has or had a token of its own: only that id's own token registers it. */
     ENROLMENT_CLOSED(4423),
-    /** Sample frames of a layout this controller cannot read (an agent of another release). */
+    /** Frames of a layout this controller cannot read (an agent of another release). */
     FRAME_LAYOUT(4426),
     /** Too many failed hellos from the agent's address lately; the reason names the seconds to wait. */
     THROTTLED(4429);

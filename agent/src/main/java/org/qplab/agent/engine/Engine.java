@@ -155,13 +155,13 @@ public final class Engine {
         return new String(buf, 0, end, StandardCharsets.UTF_8);
     }
 
-    /** The C side's view of qpb_sample's layout, for the binding's layout test. */
-    static String sampleLayout() {
-        return readString((buf, len) -> library().qpb_sample_layout(buf, len), "qpb_sample_layout", null);
+    /** The C side's view of qpb_trace_record's layout, for the binding's layout test. */
+    static String traceRecordLayout() {
+        return readString((buf, len) -> library().qpb_trace_record_layout(buf, len), "qpb_trace_record_layout", null);
     }
 
-    static NativeSample sampleLayoutOnJavaSide() {
-        return new NativeSample(jnr.ffi.Runtime.getRuntime(library()));
+    static NativeTraceRecord traceRecordLayoutOnJavaSide() {
+        return new NativeTraceRecord(jnr.ffi.Runtime.getRuntime(library()));
     }
 
     static NativeInterval intervalLayoutOnJavaSide() {

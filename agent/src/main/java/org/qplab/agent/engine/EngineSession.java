@@ -5,7 +5,7 @@ import java.util.List;
 import jnr.ffi.Memory;
 import jnr.ffi.Pointer;
 import org.qplab.protocol.Interval;
-import org.qplab.protocol.Sample;
+import org.qplab.protocol.TraceRecord;
 
 /**
  * One benchmark run in the native engine. Owns the native session; not thread-safe except that
@@ -32,10 +32,10 @@ public final class EngineSession implements RunSession {
     private EngineSession(QpbLibrary lib, Pointer handle) {
         this.lib = lib;
         this.handle = handle;
-        NativeSample layout = new NativeSample(jnr.ffi.Runtime.getRuntime(lib));
+        NativeTraceRecord layout = new NativeTraceRecord(jnr.ffi.Runtime.getRuntime(lib));
         this.offsets = new long[] {layout.thread.offset(), layout.errors.offset(), layout.cycle.offset(),
                 layout.startNs.offset(), layout.endNs.offset(), layout.bytes.offset(), layout.messages.offset()};
-        this.drainBuffer = Memory.allocateDirect(jnr.ffi.Runtime.getRuntime(lib), DRAIN_CHUNK * Sample.BYTES);
+        this.drainBuffer = Memory.allocateDirect(jnr.ffi.Runtime.getRuntime(lib), DRAIN_CHUNK * TraceRecord.BYTES);
         this.interval = new NativeInterval(jnr.ffi.Runtime.getRuntime(lib));
     }
 
@@ -70,7 +70,7 @@ public final class EngineSession implements RunSession {
     }
 
     /** Appends up to max records from the engine's rings to into; returns how many. */
-    public int drain(List<Sample> into, int max) {
+    public int drain(List<TraceRecord> into, int max) {
         int total = 0;
         while (total < max) {
             int n = lib.qpb_drain(handle, drainBuffer, Math.min(DRAIN_CHUNK, max - total));
@@ -78,8 +78,8 @@ public final class EngineSession implements RunSession {
                 throw new EngineException("qpb_drain", -n, lastError());
             }
             for (int i = 0; i < n; i++) {
-                long base = (long) i * Sample.BYTES;
-                into.add(new Sample(
+                long base = (long) i * TraceRecord.BYTES;
+                into.add(new TraceRecord(
                         drainBuffer.getInt(base + offsets[0]),
                         drainBuffer.getInt(base + offsets[1]),
                         drainBuffer.getLong(base + offsets[2]),
@@ -98,7 +98,7 @@ public final class EngineSession implements RunSession {
 
     /**
      * Copies up to max records from the engine's rings into dest at offset, as they are in native
-     * memory (the sample frame layout), and returns how many. The agent's hot path: no object per record.
+     * memory (the frame layout), and returns how many. The agent's hot path: no object per record.
      */
     @Override
     public int drainRaw(byte[] dest, int offset, int max) {
@@ -108,7 +108,7 @@ public final class EngineSession implements RunSession {
             if (n < 0) {
                 throw new EngineException("qpb_drain", -n, lastError());
             }
-            drainBuffer.get(0, dest, offset + total * Sample.BYTES, n * Sample.BYTES);
+            drainBuffer.get(0, dest, offset + total * TraceRecord.BYTES, n * TraceRecord.BYTES);
             total += n;
             if (n < DRAIN_CHUNK) {
                 break;

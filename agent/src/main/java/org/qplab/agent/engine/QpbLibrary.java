@@ -40,7 +40,7 @@ public interface QpbLibrary {
 
     int qpb_engine_info(@Out byte[] buf, int bufLen);
 
-    int qpb_sample_layout(@Out byte[] buf, int bufLen);
+    int qpb_trace_record_layout(@Out byte[] buf, int bufLen);
 
     int qpb_interval_layout(@Out byte[] buf, int bufLen);
 

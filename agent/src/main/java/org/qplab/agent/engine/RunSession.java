@@ -23,7 +23,7 @@ public interface RunSession extends AutoCloseable {
     /** Waits up to timeout for the run to end; true once it has ended. */
     boolean awaitEnd(Duration timeout);
 
-    /** Copies up to max trace records into dest at offset (the sample frame layout); returns how many. */
+    /** Copies up to max trace records into dest at offset (the frame layout); returns how many. */
     int drainRaw(byte[] dest, int offset, int max);
 
     /** Appends the intervals closed since the last call to into; returns how many. */

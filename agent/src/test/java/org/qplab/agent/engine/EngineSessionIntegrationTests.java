@@ -10,7 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.qplab.protocol.Interval;
-import org.qplab.protocol.Sample;
+import org.qplab.protocol.TraceRecord;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,11 +25,11 @@ class EngineSessionIntegrationTests {
     }
 
     @Test
-    void sampleLayoutMatchesTheCStruct() {
-        Map<?, ?> c = json.readValue(Engine.sampleLayout(), Map.class);
-        NativeSample java = Engine.sampleLayoutOnJavaSide();
+    void traceRecordLayoutMatchesTheCStruct() {
+        Map<?, ?> c = json.readValue(Engine.traceRecordLayout(), Map.class);
+        NativeTraceRecord java = Engine.traceRecordLayoutOnJavaSide();
 
-        assertThat(c.get("size")).isEqualTo(Sample.BYTES).isEqualTo(jnr.ffi.Struct.size(java));
+        assertThat(c.get("size")).isEqualTo(TraceRecord.BYTES).isEqualTo(jnr.ffi.Struct.size(java));
         assertThat(c.get("thread")).isEqualTo((int) java.thread.offset());
         assertThat(c.get("errors")).isEqualTo((int) java.errors.offset());
         assertThat(c.get("cycle")).isEqualTo((int) java.cycle.offset());
@@ -72,7 +72,7 @@ class EngineSessionIntegrationTests {
         int qps = 3;
         int size = 4096;
         int iterations = 250;
-        List<Sample> samples = new ArrayList<>();
+        List<TraceRecord> trace = new ArrayList<>();
         List<Interval> intervals = new ArrayList<>();
         Map<?, ?> summary;
         try (EngineSession session = EngineSession.create("""
@@ -83,11 +83,11 @@ class EngineSessionIntegrationTests {
             boolean ended = false;
             for (int i = 0; i < 1500 && !ended; i++) {
                 ended = session.awaitEnd(Duration.ofMillis(20));
-                session.drain(samples, Integer.MAX_VALUE);
+                session.drain(trace, Integer.MAX_VALUE);
                 session.drainIntervals(intervals);
             }
             assertThat(ended).as("run ends within 30 s").isTrue();
-            session.drain(samples, Integer.MAX_VALUE);
+            session.drain(trace, Integer.MAX_VALUE);
             while (session.drainIntervals(intervals) > 0) {
                 // each thread's last interval closes as it ends
             }
@@ -107,14 +107,14 @@ class EngineSessionIntegrationTests {
         // the trace: cycles 0, 2, 4, ... 198 of each thread, every field as the engine measured it
         assertThat(summary.get("traced")).isEqualTo(200);
         assertThat(summary.get("dropped")).isEqualTo(0);
-        assertThat(samples).hasSize(200).allSatisfy(s -> {
+        assertThat(trace).hasSize(200).allSatisfy(s -> {
             assertThat(s.messages()).isEqualTo(qps);
             assertThat(s.bytes()).isEqualTo((long) qps * size);
             assertThat(s.endNs()).isGreaterThan(s.startNs());
         });
         for (int t = 0; t < threads; t++) {
             int thread = t;
-            assertThat(samples.stream().filter(s -> s.thread() == thread).mapToLong(Sample::cycle))
+            assertThat(trace.stream().filter(s -> s.thread() == thread).mapToLong(TraceRecord::cycle))
                     .containsExactlyElementsOf(java.util.stream.LongStream.range(0, 100).map(k -> 2 * k).boxed().toList());
         }
     }

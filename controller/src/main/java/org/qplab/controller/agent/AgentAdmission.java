@@ -7,7 +7,7 @@ import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.security.AuditLog;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.LinkClose;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -57,8 +57,8 @@ class AgentAdmission {
             return Mono.just(refusedHello(remote, LinkClose.BAD_HELLO,
                     "agent id must be 1-128 characters of A-Z a-z 0-9 . _ : -"));
         }
-        if (hello.frameLayout() == null || hello.frameLayout() != SampleFrame.VERSION) {
-            return Mono.just(new Refused(LinkClose.FRAME_LAYOUT, new SampleFrame.UnsupportedLayoutException(
+        if (hello.frameLayout() == null || hello.frameLayout() != IntervalFrame.VERSION) {
+            return Mono.just(new Refused(LinkClose.FRAME_LAYOUT, new IntervalFrame.UnsupportedLayoutException(
                     hello.frameLayout() == null ? 1 : hello.frameLayout()).getMessage()));
         }
         String token = hello.token() == null ? "" : hello.token();

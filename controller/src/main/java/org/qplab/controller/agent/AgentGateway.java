@@ -9,7 +9,7 @@ import org.qplab.controller.database.Installation;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.LinkClose;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
@@ -24,7 +24,7 @@ import tools.jackson.databind.ObjectMapper;
 
 /**
  * The agents' WebSocket (/agent). An agent says hello with its token and host facts, then receives
- * runs and sends back sample frames and run ends. One agent's messages are handled strictly in
+ * runs and sends back frames and run ends. One agent's messages are handled strictly in
  * order, so a run's end is stored only after all of its frames.
  *
  * <p>What an agent may do: register under an id its token is good for, or enrol a new id with the enrolment secret
@@ -117,8 +117,8 @@ public class AgentGateway implements WebSocketHandler {
             byte[] frame = new byte[message.getPayload().readableByteCount()];
             message.getPayload().read(frame);
             try {
-                return SampleFrame.decode(ByteBuffer.wrap(frame));
-            } catch (SampleFrame.UnsupportedLayoutException e) {
+                return IntervalFrame.decode(ByteBuffer.wrap(frame));
+            } catch (IntervalFrame.UnsupportedLayoutException e) {
                 return new Unreadable(e.getMessage());
             }
         }
@@ -142,7 +142,7 @@ public class AgentGateway implements WebSocketHandler {
             admission.failed(session.getHandshakeInfo().getRemoteAddress());
             return refuse(session, connection, LinkClose.BAD_HELLO, "the first message must be hello");
         }
-        if (message instanceof SampleFrame frame) {
+        if (message instanceof IntervalFrame frame) {
             if (connection.owns(frame.runId())) { // the common case: no query
                 return ingest(connection, session, frame);
             }
@@ -153,7 +153,7 @@ public class AgentGateway implements WebSocketHandler {
                             frame.seq(), frame.runId());
                     connection.send(new AgentMessage.BatchAck(frame.runId(), frame.seq()));
                 });
-                case OTHERS -> refuseRun(session, connection, "sample frame " + frame.seq(), frame.runId());
+                case OTHERS -> refuseRun(session, connection, "frame " + frame.seq(), frame.runId());
             });
         }
         // a heartbeat stores nothing about its run: it keeps the agent itself alive and says what it has spooled;
@@ -198,7 +198,7 @@ public class AgentGateway implements WebSocketHandler {
         });
     }
 
-    private Mono<Void> ingest(AgentConnection connection, WebSocketSession session, SampleFrame frame) {
+    private Mono<Void> ingest(AgentConnection connection, WebSocketSession session, IntervalFrame frame) {
         if (connection.refused()) { // revoked while its run's owner was looked up
             return Mono.empty();
         }

@@ -48,7 +48,7 @@ public class AgentRepository implements SchedulingConfigurer {
 
     /**
      * Notes an agent's heartbeat. Not a transaction per heartbeat: 50 agents beating every second were 50
-     * commits a second, each agent's stream of samples waiting behind its own (bench/ingest: seconds of
+     * commits a second, each agent's stream of frames waiting behind its own (bench/ingest: seconds of
      * latency). {@link #writeHeartbeats} stores them together; reading the table through {@link #list}
      * or disconnecting stores them first.
      */

@@ -1,7 +1,7 @@
 package org.qplab.controller.agent;
 
 import java.util.Map;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.reactive.HandlerMapping;
@@ -19,12 +19,12 @@ class AgentWebSocketConfiguration {
     }
 
     /**
-     * Sample frames are up to 1 MiB; Reactor Netty's default limit is 64 KiB. /agent is the only WebSocket: its
+     * Frames are up to 1 MiB; Reactor Netty's default limit is 64 KiB. /agent is the only WebSocket: its
      * upgrade is refused to browsers ({@link AgentHandshake}).
      */
     @Bean
     WebSocketHandlerAdapter webSocketHandlerAdapter() {
-        var spec = WebsocketServerSpec.builder().maxFramePayloadLength(SampleFrame.MAX_BYTES);
+        var spec = WebsocketServerSpec.builder().maxFramePayloadLength(IntervalFrame.MAX_BYTES);
         return new WebSocketHandlerAdapter(new AgentHandshake(new ReactorNettyRequestUpgradeStrategy(spec)));
     }
 }

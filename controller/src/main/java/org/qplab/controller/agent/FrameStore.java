@@ -1,9 +1,9 @@
 package org.qplab.controller.agent;
 
 import java.util.concurrent.CompletableFuture;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 
-/** Where the gateway hands the sample frames agents send (the ingest); an agent's frame is acknowledged once stored. */
+/** Where the gateway hands the frames agents send (the ingest); an agent's frame is acknowledged once stored. */
 public interface FrameStore {
 
     /**
@@ -11,5 +11,5 @@ public interface FrameStore {
      * has seen it (true), or when it had been stored before (false: a replay); it fails when the frame could not be
      * stored.
      */
-    CompletableFuture<Boolean> store(SampleFrame frame);
+    CompletableFuture<Boolean> store(IntervalFrame frame);
 }

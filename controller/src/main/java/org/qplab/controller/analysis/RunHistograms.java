@@ -14,7 +14,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * A run's cycle-time histogram (run_histogram): the sum of its stored intervals, computed from them when it
  * is read and kept until more intervals arrive. It is current while its counts add up to the cycles of the
- * run's stored frames (sample_batch.cycles); when they do not (the run is still running, or an agent replayed
+ * run's stored frames (run_frame.cycles); when they do not (the run is still running, or an agent replayed
  * frames after it ended) it is computed again. The ingest itself never touches it: one upsert per bucket of
  * every interval would cost PostgreSQL far more than the intervals themselves. Blocking.
  */
@@ -58,7 +58,7 @@ public class RunHistograms {
         return jdbc.sql("""
                         SELECT r FROM unnest(?::bigint[]) AS r
                         WHERE (SELECT coalesce(sum(count), 0) FROM run_histogram h WHERE h.run_id = r)
-                           <> (SELECT coalesce(sum(cycles), 0) FROM sample_batch b WHERE b.run_id = r)""")
+                           <> (SELECT coalesce(sum(cycles), 0) FROM run_frame b WHERE b.run_id = r)""")
                 .param(runIds.toArray(Long[]::new)).query(Long.class).list();
     }
 

@@ -19,7 +19,7 @@ class OpenApiConfiguration {
     @Bean
     OpenAPI qplabOpenApi() {
         return new OpenAPI().info(new Info().title("qplab").version("v1")
-                        .description("Submit experiment matrices, follow runs, read samples, summaries, curves "
+                        .description("Submit experiment matrices, follow runs, read traces, summaries, curves "
                                 + "and comparisons. Times are in nanoseconds (fields ending in Ns), bandwidths in "
                                 + "bytes per second (Bps), message rates in messages per second; timestamps are ISO "
                                 + "8601 with their offset. Errors are JSON: {\"error\": \"...\"}, and on 400 the "

@@ -173,7 +173,7 @@ class ExperimentController {
     }
 
     /**
-     * Deletes an ended experiment with its runs, their samples, intervals, histograms, summaries and sample batches,
+     * Deletes an ended experiment with its runs, their traces, intervals, histograms, summaries and frames,
      * and the baselines marked on them: 204; 404 when there is none; 409 while it is queued or running (cancel it
      * first) or one of its cancelled runs is still stopping. An admin may delete any; an operator only those it
      * submitted (403 otherwise).
@@ -181,7 +181,7 @@ class ExperimentController {
     @DeleteMapping("/{id}")
     @ResponseStatus(HttpStatus.NO_CONTENT)
     @Operation(operationId = "deleteExperiment", summary = "Delete an ended experiment",
-            description = "Deletes the experiment with its runs, their samples, intervals, histograms and summaries, "
+            description = "Deletes the experiment with its runs, their traces, intervals, histograms and summaries, "
                     + "and the baselines marked on them. 409 while it is queued or running (cancel it first) or one of "
                     + "its cancelled runs is still stopping. An admin may delete any experiment, an operator only "
                     + "those it submitted (403 otherwise).")

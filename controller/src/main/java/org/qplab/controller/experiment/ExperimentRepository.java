@@ -86,8 +86,8 @@ public class ExperimentRepository {
     }
 
     /**
-     * Deletes an ended experiment and everything its runs keep: the rows of sample and run_interval (which have no
-     * foreign key), then the experiment, whose foreign keys cascade to run, sample_batch, run_summary,
+     * Deletes an ended experiment and everything its runs keep: the rows of run_trace and run_interval (which have no
+     * foreign key), then the experiment, whose foreign keys cascade to run, run_frame, run_summary,
      * run_histogram and run_baseline. False when there is no such experiment; Conflict while it, or one of its
      * runs, is queued or running. Its runs are locked first (in id order, as ingest claims them), so a frame in
      * flight for one commits before, or fails alone after, and leaves nothing behind.
@@ -112,7 +112,7 @@ public class ExperimentRepository {
                         + " running: delete it once their agents have stopped them");
             }
             Long[] ids = runs.toArray(Long[]::new);
-            jdbc.sql("DELETE FROM sample WHERE run_id = ANY(?)").param(ids).update();
+            jdbc.sql("DELETE FROM run_trace WHERE run_id = ANY(?)").param(ids).update();
             jdbc.sql("DELETE FROM run_interval WHERE run_id = ANY(?)").param(ids).update();
             jdbc.sql("DELETE FROM experiment WHERE id = ?").param(id).update();
             return true;

@@ -6,7 +6,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * qplab.ingest.*
  *
- * @param writers      threads (and database connections) writing sample frames, each a group at a time
+ * @param writers      threads (and database connections) writing frames, each a group at a time
  * @param maxGroupRows the most rows one group transaction takes (262,144 rows are about 20 MiB of COPY data)
  */
 @ConfigurationProperties("qplab.ingest")

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.qplab.protocol.Interval;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
@@ -30,7 +30,7 @@ public class LiveRuns {
     }
 
     /** Called after a frame is stored (not for replays). */
-    public void stored(SampleFrame frame) {
+    public void stored(IntervalFrame frame) {
         Watched w = watched.get(frame.runId());
         if (w != null) {
             List<LiveEvent.ThreadProgress> threads = perThread(frame);
@@ -57,7 +57,7 @@ public class LiveRuns {
     }
 
     /** One entry per interval of the frame, in (thread, interval) order. */
-    static List<LiveEvent.ThreadProgress> perThread(SampleFrame frame) {
+    static List<LiveEvent.ThreadProgress> perThread(IntervalFrame frame) {
         return frame.intervals().stream()
                 .sorted(Comparator.comparingInt(Interval::thread).thenComparingLong(Interval::index))
                 .map(i -> new LiveEvent.ThreadProgress(i.thread(), i.index(), i.cycles(), i.bytes(), i.firstStartNs(),

@@ -22,9 +22,9 @@ import org.springframework.stereotype.Component;
  *   <li>{@code qplab_agents_connected} — agents with an open link;</li>
  *   <li>{@code qplab_agents_spooled_entries}, {@code qplab_agents_spooled_bytes} — what the connected agents keep
  *       unacknowledged (frames and run ends, memory and disk), as their last heartbeats said;</li>
- *   <li>{@code qplab_ingest_samples_total}, {@code qplab_ingest_intervals_total},
+ *   <li>{@code qplab_ingest_cycles_total}, {@code qplab_ingest_intervals_total},
  *       {@code qplab_ingest_trace_records_total}, {@code qplab_ingest_frames_total} — cycles (as the stored
- *       intervals count them), interval records, per-cycle trace records and sample frames stored (a replayed
+ *       intervals count them), interval records, per-cycle trace records and frames stored (a replayed
  *       frame is counted in {@code qplab_ingest_replayed_frames_total} instead): their rate is the ingest rate.</li>
  * </ul>
  * The run counts are read from PostgreSQL every qplab.metrics.refresh, off the scrape's thread.
@@ -39,7 +39,7 @@ public class QplabMetrics implements SchedulingConfigurer {
     private final MetricsProperties properties;
     private final AtomicLong queued = new AtomicLong();
     private final AtomicLong running = new AtomicLong();
-    private final Counter samples;
+    private final Counter cycles;
     private final Counter intervals;
     private final Counter traceRecords;
     private final Counter frames;
@@ -61,21 +61,21 @@ public class QplabMetrics implements SchedulingConfigurer {
                 .description("frames and run ends the connected agents keep unacknowledged").register(registry);
         Gauge.builder("qplab.agents.spooled.bytes", agents::spooledBytes).baseUnit("bytes")
                 .description("bytes of those, in the agents' memory and on their disks").register(registry);
-        samples = Counter.builder("qplab.ingest.samples").description("cycles stored (counted by their intervals)")
+        cycles = Counter.builder("qplab.ingest.cycles").description("cycles stored (counted by their intervals)")
                 .register(registry);
         intervals = Counter.builder("qplab.ingest.intervals").description("interval records stored").register(registry);
         traceRecords = Counter.builder("qplab.ingest.trace.records").description("per-cycle trace records stored")
                 .register(registry);
-        frames = Counter.builder("qplab.ingest.frames").description("sample frames stored").register(registry);
+        frames = Counter.builder("qplab.ingest.frames").description("frames stored").register(registry);
         replayed = Counter.builder("qplab.ingest.replayed.frames")
-                .description("sample frames received again after a reconnect and skipped").register(registry);
+                .description("frames received again after a reconnect and skipped").register(registry);
     }
 
     /** A frame was stored, or recognised as a replay and skipped. */
-    public void ingested(org.qplab.protocol.SampleFrame frame, boolean fresh) {
+    public void ingested(org.qplab.protocol.IntervalFrame frame, boolean fresh) {
         if (fresh) {
             frames.increment();
-            samples.increment(frame.cycles());
+            cycles.increment(frame.cycles());
             intervals.increment(frame.intervals().size());
             traceRecords.increment(frame.count());
         } else {

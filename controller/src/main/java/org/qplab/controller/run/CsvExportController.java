@@ -98,7 +98,7 @@ class CsvExportController {
                                    CASE WHEN r.trace_deleted_at IS NULL THEN b.rows ELSE 0 END
                             FROM run r LEFT JOIN run_summary s ON s.run_id = r.id
                             LEFT JOIN LATERAL (SELECT sum(cycles) AS cycles, sum(intervals) AS intervals, sum(rows) AS rows
-                                               FROM sample_batch WHERE run_id = r.id) b ON true
+                                               FROM run_frame WHERE run_id = r.id) b ON true
                             WHERE r.experiment_id = ? AND r.superseded_by IS NULL ORDER BY r.idx""")
                     .param(id).query((rs, i) -> {
                         Object[] row = new Object[4 + RESULTS.length];

@@ -12,7 +12,7 @@ import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
-import org.qplab.protocol.Sample;
+import org.qplab.protocol.TraceRecord;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -20,13 +20,13 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
-/** /api/runs/{id}: one run, its summary, its per-cycle samples. */
+/** /api/runs/{id}: one run, its summary, its per-cycle trace. */
 @RestController
 @RequestMapping("/api/runs/{id}")
 @Tag(name = ApiTags.RUNS)
 class RunController {
 
-    static final int MAX_SAMPLES_PER_PAGE = 100_000;
+    static final int MAX_TRACE_RECORDS_PER_PAGE = 100_000;
 
     private final Jdbc jdbc;
     private final RunRepository runs;
@@ -66,7 +66,10 @@ class RunController {
         });
     }
 
-    /** Samples in (thread, cycle) order; page with fromThread/fromCycle = the last seen + 1. */
+    /**
+     * Trace records in (thread, cycle) order; page with fromThread/fromCycle = the last seen + 1. The path and
+     * the operation id keep the name they were published with (samples).
+     */
     @GetMapping("/samples")
     @Operation(operationId = "listRunSamples", summary = "A run's per-cycle trace, a page",
             description = "The trace records the run kept (the matrix's trace_first and trace_every choose them), in "
@@ -75,20 +78,20 @@ class RunController {
                     + "a page shorter than limit is the last.")
     @ApiResponse(responseCode = "200", description = "Up to limit trace records.")
     @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
-    Mono<List<Sample>> samples(@PathVariable long id,
+    Mono<List<TraceRecord>> trace(@PathVariable long id,
                                @Parameter(description = "The first thread of the page.")
                                @RequestParam(defaultValue = "0") int fromThread,
                                @Parameter(description = "The first cycle of fromThread in the page.")
                                @RequestParam(defaultValue = "0") long fromCycle,
                                @Parameter(description = "The most records in the page, 1 to 100000.")
                                @RequestParam(defaultValue = "10000") int limit) {
-        if (limit < 1 || limit > MAX_SAMPLES_PER_PAGE) {
+        if (limit < 1 || limit > MAX_TRACE_RECORDS_PER_PAGE) {
             return Mono.error(new BadRequest("bad request", List.of(new Violation("limit",
-                    "must be between 1 and " + MAX_SAMPLES_PER_PAGE + ", got " + limit))));
+                    "must be between 1 and " + MAX_TRACE_RECORDS_PER_PAGE + ", got " + limit))));
         }
         return jdbc.call(() -> {
             find(id);
-            return runs.samples(id, fromThread, fromCycle, limit);
+            return runs.trace(id, fromThread, fromCycle, limit);
         });
     }
 

@@ -6,7 +6,7 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.qplab.protocol.Sample;
+import org.qplab.protocol.TraceRecord;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 import tools.jackson.databind.ObjectMapper;
@@ -21,8 +21,8 @@ public class RunRepository {
                    r.host_facts::text AS host_facts,
                    CASE WHEN r.want_client IS NOT NULL THEN concat_ws('/', r.want_client, r.want_server) END AS hosts,
                    b.run_id IS NOT NULL AS baseline, r.superseded_by, r.retry_of, r.trace_deleted_at,
-                   (SELECT coalesce(sum(cycles), 0) FROM sample_batch sb WHERE sb.run_id = r.id) AS cycles_stored,
-                   (SELECT coalesce(sum(rows), 0) FROM sample_batch sb WHERE sb.run_id = r.id) AS trace_stored
+                   (SELECT coalesce(sum(cycles), 0) FROM run_frame sb WHERE sb.run_id = r.id) AS cycles_stored,
+                   (SELECT coalesce(sum(rows), 0) FROM run_frame sb WHERE sb.run_id = r.id) AS trace_stored
             FROM run r LEFT JOIN run_summary s ON s.run_id = r.id LEFT JOIN run_baseline b ON b.run_id = r.id
             """;
 
@@ -43,12 +43,12 @@ public class RunRepository {
     }
 
     /** Trace records of a run in (thread, cycle) order, from a cursor, at most limit of them. */
-    public List<Sample> samples(long runId, int fromThread, long fromCycle, int limit) {
+    public List<TraceRecord> trace(long runId, int fromThread, long fromCycle, int limit) {
         return jdbc.sql("""
-                        SELECT thread, errors, cycle, start_ns, end_ns, bytes, messages FROM sample
+                        SELECT thread, errors, cycle, start_ns, end_ns, bytes, messages FROM run_trace
                         WHERE run_id = ? AND (thread, cycle) >= (?, ?) ORDER BY thread, cycle LIMIT ?""")
                 .params(runId, fromThread, fromCycle, limit)
-                .query((rs, i) -> new Sample(rs.getInt(1), rs.getInt(2), rs.getLong(3), rs.getLong(4), rs.getLong(5),
+                .query((rs, i) -> new TraceRecord(rs.getInt(1), rs.getInt(2), rs.getLong(3), rs.getLong(4), rs.getLong(5),
                         rs.getLong(6), rs.getLong(7)))
                 .list();
     }

@@ -25,7 +25,7 @@ import org.springframework.stereotype.Component;
  * connect (each gets the other's endpoint; the server accepts, the client connects) → start (the server
  * first, then the client) → run → collect (both report their end) → teardown. Each step is a barrier
  * with a timeout; a step that times out, or a side that fails, fails the run with the step and the host
- * named, and both sides are told to cancel. The client is the sending side: its samples and summary are
+ * named, and both sides are told to cancel. The client is the sending side: its frames and summary are
  * the run's; the server's own summary is kept beside them.
  *
  * <p>Message handlers are called from the agents' links, one message at a time per agent; they block

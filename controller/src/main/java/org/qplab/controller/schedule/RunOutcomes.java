@@ -48,7 +48,7 @@ public class RunOutcomes {
             // written before the run's end is visible, in the same transaction: whoever sees it FINISHED sees its
             // histogram too (computed once now, not by the first reader)
             histograms.current(List.of(runId));
-            long[] stored = jdbc.sql("SELECT count(*), coalesce(sum(cycles), 0) FROM sample_batch WHERE run_id = ?")
+            long[] stored = jdbc.sql("SELECT count(*), coalesce(sum(cycles), 0) FROM run_frame WHERE run_id = ?")
                     .param(runId).query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)}).single();
             Map<?, ?> cycleNs = summary.get("cycle_ns") instanceof Map<?, ?> m ? m : Map.of();
             jdbc.sql("""
@@ -65,7 +65,7 @@ public class RunOutcomes {
                             batches, runId, agentId)
                     .update(); // only the summary of the run's own agent: another's would take its place for good
             if (stored[0] != batches) {
-                return end(runId, agentId, "FAILED", "the agent sent " + batches + " sample batches but " + stored[0]
+                return end(runId, agentId, "FAILED", "the agent sent " + batches + " frames but " + stored[0]
                         + " were stored", false);
             } else if (stored[1] != longOf(summary, "cycles")) {
                 return end(runId, agentId, "FAILED", "the stored intervals count " + stored[1] + " cycles but the "
@@ -80,7 +80,7 @@ public class RunOutcomes {
     }
 
     /**
-     * The run failed (engine error, lost agent); samples that arrived are kept. When the failure may pass
+     * The run failed (engine error, lost agent); frames that arrived are kept. When the failure may pass
      * (retryable) and the point has tries left, a new run of the same point is queued. Blocking.
      */
     public void failed(long runId, String agentId, String error, boolean retryable) {
@@ -127,7 +127,7 @@ public class RunOutcomes {
     }
 
     /**
-     * Queues the next try of a failed run's point as a new run (the failed one keeps its samples and error)
+     * Queues the next try of a failed run's point as a new run (the failed one keeps its frames and error)
      * unless its experiment was cancelled meanwhile.
      */
     private void retry(long runId, long experimentId, int attempt) {

@@ -54,7 +54,7 @@ public class RunRecovery {
             if (pair && pairs.owns(run.runId())) {
                 if (!holds && (isClient || !run.serverEnded())) { // an ended server side need not hold it
                     pairs.lost(run.runId(), "agent " + agentId + " came back without the run (it was restarted); "
-                            + "the samples sent before are kept");
+                            + "the frames sent before are kept");
                 } else {
                     busy = run.runId(); // a broken link: the pair goes on, this host stays reserved for it
                 }
@@ -73,7 +73,7 @@ public class RunRecovery {
             String reason = prepared
                     ? "interrupted: the controller restarted while the run was being set up on " + agentId
                     : "agent " + agentId + " came back without the run (it was restarted during it); "
-                            + "the samples it had sent are kept";
+                            + "the frames it had sent are kept";
             log.warn("run {}: {}", run.runId(), reason);
             outcomes.failed(run.runId(), run.client(), reason, true);
             if (prepared) {

@@ -25,7 +25,7 @@ public class RunStorage {
 
     public Usage of(long runId) {
         Part intervals = part("run_interval", runId);
-        Part trace = part("sample", runId);
+        Part trace = part("run_trace", runId);
         Part histogram = part("run_histogram", runId);
         return new Usage(runId, intervals, trace, histogram, intervals.bytes() + trace.bytes() + histogram.bytes());
     }
@@ -41,7 +41,7 @@ public class RunStorage {
             return 0;
         }
         Long[] ids = runIds.toArray(Long[]::new);
-        long deleted = jdbc.sql("DELETE FROM sample WHERE run_id = ANY(?)").param(ids).update();
+        long deleted = jdbc.sql("DELETE FROM run_trace WHERE run_id = ANY(?)").param(ids).update();
         jdbc.sql("UPDATE run SET trace_deleted_at = now() WHERE id = ANY(?) AND trace_deleted_at IS NULL").param(ids).update();
         return deleted;
     }
@@ -50,7 +50,7 @@ public class RunStorage {
     public List<Long> runsWithTrace(long experimentId) {
         return jdbc.sql("""
                         SELECT r.id FROM run r WHERE r.experiment_id = ? AND r.trace_deleted_at IS NULL
-                          AND EXISTS (SELECT 1 FROM sample_batch b WHERE b.run_id = r.id AND b.rows > 0)""")
+                          AND EXISTS (SELECT 1 FROM run_frame b WHERE b.run_id = r.id AND b.rows > 0)""")
                 .param(experimentId).query(Long.class).list();
     }
 
@@ -59,7 +59,7 @@ public class RunStorage {
         return jdbc.sql("""
                         SELECT r.id FROM run r WHERE r.finished_at < ? AND r.trace_deleted_at IS NULL
                           AND r.status IN ('FINISHED', 'FAILED', 'CANCELLED')
-                          AND EXISTS (SELECT 1 FROM sample_batch b WHERE b.run_id = r.id AND b.rows > 0)""")
+                          AND EXISTS (SELECT 1 FROM run_frame b WHERE b.run_id = r.id AND b.rows > 0)""")
                 .param(cutoff).query(Long.class).list();
     }
 }

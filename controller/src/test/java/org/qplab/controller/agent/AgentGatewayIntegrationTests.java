@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.LinkClose;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import org.springframework.web.reactive.socket.CloseStatus;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -20,14 +20,14 @@ class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
 
     @Test
     void anAgentOfAnEarlierReleaseIsRefusedAtHelloNamingTheFrameLayouts() throws Exception {
-        // an agent from before interval statistics sends no frame layout: it would send v1 sample frames
+        // an agent from before interval statistics sends no frame layout: it would send v1 frames
         String hello = "{\"type\":\"hello\",\"agentId\":\"old-release\",\"token\":\"" + TOKEN
                 + "\",\"facts\":{},\"knownRuns\":[]}";
 
         CloseStatus closed = talk(hello, null);
 
         assertThat(closed.getCode()).isEqualTo(LinkClose.FRAME_LAYOUT.code());
-        assertThat(closed.getReason()).isEqualTo("sample frame layout v1 is not supported here (reads v2): run the "
+        assertThat(closed.getReason()).isEqualTo("frame layout v1 is not supported here (reads v2): run the "
                 + "agent of the controller's release");
         assertThat(jdbc.sql("SELECT count(*) FROM agent WHERE id = 'old-release'").query(Long.class).single()).isZero();
     }
@@ -36,16 +36,16 @@ class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
     void aFrameOfAnotherLayoutIsRefusedAndNothingOfItIsStored() throws Exception {
         String hello = JsonMapper.builder().build().writeValueAsString(
                 new AgentMessage.Hello("mixed-release", TOKEN, Map.of(), null, List.of()));
-        ByteBuffer v1 = ByteBuffer.allocate(SampleFrame.HEADER_BYTES + 48).order(ByteOrder.LITTLE_ENDIAN)
-                .putInt(SampleFrame.MAGIC).putShort((short) 1).putShort((short) 0).putLong(1).putLong(0).putInt(1)
+        ByteBuffer v1 = ByteBuffer.allocate(IntervalFrame.HEADER_BYTES + 48).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(IntervalFrame.MAGIC).putShort((short) 1).putShort((short) 0).putLong(1).putLong(0).putInt(1)
                 .putInt(0).flip();
-        long batches = jdbc.sql("SELECT count(*) FROM sample_batch").query(Long.class).single();
+        long batches = jdbc.sql("SELECT count(*) FROM run_frame").query(Long.class).single();
 
         CloseStatus closed = talk(hello, v1);
 
         assertThat(closed.getCode()).isEqualTo(LinkClose.FRAME_LAYOUT.code());
-        assertThat(closed.getReason()).startsWith("sample frame layout v1 is not supported here (reads v2)");
-        assertThat(jdbc.sql("SELECT count(*) FROM sample_batch").query(Long.class).single()).isEqualTo(batches);
+        assertThat(closed.getReason()).startsWith("frame layout v1 is not supported here (reads v2)");
+        assertThat(jdbc.sql("SELECT count(*) FROM run_frame").query(Long.class).single()).isEqualTo(batches);
     }
 
     /**

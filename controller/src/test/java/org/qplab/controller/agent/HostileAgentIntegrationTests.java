@@ -13,7 +13,7 @@ import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.TestIntervals;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.LinkClose;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import org.qplab.testkit.AgentProcess;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
@@ -71,7 +71,7 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
                 assertThat(wrong.getReason()).isEqualTo("agent token refused for agent '" + id + "'");
             }
         }
-        assertThat(rowsOf("sample_batch", own) + rowsOf("run_interval", own) + rowsOf("run_summary", own))
+        assertThat(rowsOf("run_frame", own) + rowsOf("run_interval", own) + rowsOf("run_summary", own))
                 .as("nothing of what it sent after its revocation").isZero();
         assertThat(jdbc.sql("SELECT count(*) FROM agent_token WHERE agent_id = ?").param(id).query(Long.class).single()).isZero();
         long deadline = System.nanoTime() + WAIT.toNanos(); // its row and the audit row are written after the close
@@ -98,7 +98,7 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
             assertThat(refused.getCode()).isEqualTo(LinkClose.NOT_ITS_RUN.code());
             assertThat(refused.getReason()).isEqualTo("run " + others + " is not assigned to agent 'hostile-beater'");
         }
-        assertThat(rowsOf("sample_batch", others) + rowsOf("run_interval", others)).isZero();
+        assertThat(rowsOf("run_frame", others) + rowsOf("run_interval", others)).isZero();
         assertThat(jdbc.sql("SELECT agent_id FROM run WHERE id = ?").param(others).query(String.class).single())
                 .isEqualTo("hostile-busy");
     }
@@ -142,7 +142,7 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
             assertThat(ended.get("status")).as("agent log: %s", real.log()).isEqualTo("FINISHED");
             Map<String, Object> summary = jdbc.sql("""
                             SELECT s.cycles, s.bw_avg_bps, s.batches, r.agent_id,
-                                   (SELECT count(*) FROM sample_batch b WHERE b.run_id = s.run_id) AS stored,
+                                   (SELECT count(*) FROM run_frame b WHERE b.run_id = s.run_id) AS stored,
                                    (SELECT sum(cycles) FROM run_interval i WHERE i.run_id = s.run_id) AS interval_cycles
                             FROM run_summary s JOIN run r ON r.id = s.run_id WHERE s.run_id = ?""")
                     .param(runId).query().singleRow();
@@ -174,18 +174,18 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
             AgentMessage.BatchAck dropped = fake.await(AgentMessage.BatchAck.class, WAIT);
             assertThat(List.of(dropped.runId(), dropped.seq())).isEqualTo(List.of(gone, 3L));
             assertThat(fake.isOpen()).isTrue();
-            assertThat(rowsOf("sample_batch", gone) + rowsOf("run_interval", gone)).isZero();
+            assertThat(rowsOf("run_frame", gone) + rowsOf("run_interval", gone)).isZero();
 
             fake.send(frame(others, 7));
             CloseStatus refused = fake.awaitClose(WAIT);
             assertThat(refused.getCode()).isEqualTo(LinkClose.NOT_ITS_RUN.code());
             assertThat(refused.getReason()).isEqualTo("run " + others + " is not assigned to agent 'hostile-framer'");
         }
-        assertThat(rowsOf("sample_batch", own)).isEqualTo(1);
+        assertThat(rowsOf("run_frame", own)).isEqualTo(1);
         assertThat(rowsOf("run_interval", own)).isPositive();
-        assertThat(rowsOf("sample_batch", others)).as("batches of the other agent's run").isZero();
+        assertThat(rowsOf("run_frame", others)).as("batches of the other agent's run").isZero();
         assertThat(rowsOf("run_interval", others)).as("intervals of the other agent's run").isZero();
-        assertThat(rowsOf("sample", others)).as("trace records of the other agent's run").isZero();
+        assertThat(rowsOf("run_trace", others)).as("trace records of the other agent's run").isZero();
     }
 
     @Test
@@ -305,9 +305,9 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
                 .params(experimentId, status, agentId).query(Long.class).single();
     }
 
-    private static SampleFrame frame(long runId, long seq) {
+    private static IntervalFrame frame(long runId, long seq) {
         List<TestIntervals.Cycle> cycles = List.of(new TestIntervals.Cycle(0, 0, 1_000), new TestIntervals.Cycle(0, 1_000, 2_500));
-        return SampleFrame.of(runId, seq, List.of(), TestIntervals.of(cycles, 10_000_000L, 64, 1));
+        return IntervalFrame.of(runId, seq, List.of(), TestIntervals.of(cycles, 10_000_000L, 64, 1));
     }
 
     private long rowsOf(String table, long runId) {

@@ -14,7 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.qplab.protocol.AgentMessage;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import org.springframework.web.reactive.socket.CloseStatus;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
@@ -101,7 +101,7 @@ final class RawAgent implements AutoCloseable {
         return this;
     }
 
-    RawAgent send(SampleFrame frame) {
+    RawAgent send(IntervalFrame frame) {
         return sendRaw(frame.encode());
     }
 

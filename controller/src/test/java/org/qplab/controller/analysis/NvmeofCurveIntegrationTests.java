@@ -8,7 +8,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.StoredNvmeofRuns;
-import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -20,7 +20,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 class NvmeofCurveIntegrationTests extends ControllerIntegrationTest {
 
     @Autowired
-    private SampleIngest ingest;
+    private FrameIngest ingest;
 
     @Autowired
     private RunOutcomes outcomes;

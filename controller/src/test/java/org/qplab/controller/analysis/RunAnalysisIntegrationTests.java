@@ -8,7 +8,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.StoredExperiments;
-import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -19,7 +19,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 class RunAnalysisIntegrationTests extends ControllerIntegrationTest {
 
     @Autowired
-    private SampleIngest ingest;
+    private FrameIngest ingest;
 
     @Autowired
     private RunOutcomes outcomes;
@@ -38,7 +38,7 @@ class RunAnalysisIntegrationTests extends ControllerIntegrationTest {
             long high = number(bin, "highNs");
             long count = number(bin, "count");
             assertThat(count).as("cycles in %d..%d ns", low, high).isEqualTo(jdbc.sql("""
-                            SELECT count(*) FROM sample WHERE run_id = ? AND end_ns - start_ns >= ? AND end_ns - start_ns < ?""")
+                            SELECT count(*) FROM run_trace WHERE run_id = ? AND end_ns - start_ns >= ? AND end_ns - start_ns < ?""")
                     .params(runId, low, high).query(Long.class).single());
             assertThat((double) high / low).isLessThanOrEqualTo(1.125);
             sum += count;
@@ -62,7 +62,7 @@ class RunAnalysisIntegrationTests extends ControllerIntegrationTest {
         for (Map<String, Object> point : points) {
             long slotStart = number(point, "lastEndNs") / interval * interval;
             Map<String, Object> stored = jdbc.sql("""
-                            SELECT count(*) AS cycles, sum(bytes) AS bytes, min(start_ns) AS first FROM sample
+                            SELECT count(*) AS cycles, sum(bytes) AS bytes, min(start_ns) AS first FROM run_trace
                             WHERE run_id = ? AND thread = ? AND end_ns >= ? AND end_ns < ?""")
                     .params(runId, number(point, "thread"), slotStart, slotStart + interval).query().singleRow();
             assertThat(number(point, "cycles")).isEqualTo(((Number) stored.get("cycles")).longValue());
@@ -83,7 +83,7 @@ class RunAnalysisIntegrationTests extends ControllerIntegrationTest {
         assertThat(slots).hasSize(5);
         for (Map<String, Object> slot : slots) {
             List<Long> times = jdbc.sql("""
-                            SELECT end_ns - start_ns FROM sample WHERE run_id = ? AND end_ns >= ? AND end_ns < ?
+                            SELECT end_ns - start_ns FROM run_trace WHERE run_id = ? AND end_ns >= ? AND end_ns < ?
                             ORDER BY 1""").params(runId, number(slot, "fromNs"), number(slot, "toNs")).query(Long.class).list();
             assertThat(number(slot, "cycles")).isEqualTo(times.size());
             for (String[] p : new String[][] {{"medianCycleNs", "0.5"}, {"p99CycleNs", "0.99"}, {"p999CycleNs", "0.999"}}) {

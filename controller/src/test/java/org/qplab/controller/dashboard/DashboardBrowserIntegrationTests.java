@@ -17,7 +17,7 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 import org.qplab.controller.StoredExperiments;
-import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.run.RunIntervals;
 import org.qplab.controller.schedule.RunOutcomes;
 import org.qplab.protocol.CycleBuckets;
@@ -42,7 +42,7 @@ class DashboardBrowserIntegrationTests extends BrowserTest {
             """;
 
     @Autowired
-    private SampleIngest ingest;
+    private FrameIngest ingest;
 
     @Autowired
     private RunOutcomes outcomes;

@@ -22,7 +22,7 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 import org.qplab.controller.StoredExperiments;
-import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
 import org.qplab.testkit.AgentProcess;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -32,7 +32,7 @@ import org.springframework.http.MediaType;
 class DashboardPagesBrowserIntegrationTests extends BrowserTest {
 
     @Autowired
-    private SampleIngest ingest;
+    private FrameIngest ingest;
 
     @Autowired
     private RunOutcomes outcomes;
@@ -505,7 +505,7 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
     }
 
     private long traceRows(long runId) {
-        return jdbc.sql("SELECT count(*) FROM sample WHERE run_id = ?").param(runId).query(Long.class).single();
+        return jdbc.sql("SELECT count(*) FROM run_trace WHERE run_id = ?").param(runId).query(Long.class).single();
     }
 
     private Map<String, Object> storage(long runId) {

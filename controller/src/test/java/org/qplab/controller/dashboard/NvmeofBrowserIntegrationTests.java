@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.qplab.controller.StoredNvmeofRuns;
-import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -25,7 +25,7 @@ class NvmeofBrowserIntegrationTests extends BrowserTest {
     private static final List<String> SERIES = List.of("local randread", "local randwrite");
 
     @Autowired
-    private SampleIngest ingest;
+    private FrameIngest ingest;
 
     @Autowired
     private RunOutcomes outcomes;

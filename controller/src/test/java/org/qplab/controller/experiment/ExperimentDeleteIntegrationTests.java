@@ -8,7 +8,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.StoredExperiments;
-import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
@@ -17,11 +17,11 @@ import org.springframework.http.MediaType;
 class ExperimentDeleteIntegrationTests extends ControllerIntegrationTest {
 
     /** Every table holding rows of a run (see db/migration). */
-    private static final List<String> RUN_TABLES = List.of("run", "sample", "run_interval", "sample_batch", "run_summary",
+    private static final List<String> RUN_TABLES = List.of("run", "run_trace", "run_interval", "run_frame", "run_summary",
             "run_histogram", "run_baseline");
 
     @Autowired
-    private SampleIngest ingest;
+    private FrameIngest ingest;
 
     @Autowired
     private RunOutcomes outcomes;

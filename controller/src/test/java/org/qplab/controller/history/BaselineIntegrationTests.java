@@ -8,7 +8,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.StoredExperiments;
-import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
@@ -17,7 +17,7 @@ import org.springframework.http.MediaType;
 class BaselineIntegrationTests extends ControllerIntegrationTest {
 
     @Autowired
-    private SampleIngest ingest;
+    private FrameIngest ingest;
 
     @Autowired
     private RunOutcomes outcomes;

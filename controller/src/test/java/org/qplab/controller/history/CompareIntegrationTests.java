@@ -8,7 +8,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.StoredExperiments;
-import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -16,7 +16,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 class CompareIntegrationTests extends ControllerIntegrationTest {
 
     @Autowired
-    private SampleIngest ingest;
+    private FrameIngest ingest;
 
     @Autowired
     private RunOutcomes outcomes;

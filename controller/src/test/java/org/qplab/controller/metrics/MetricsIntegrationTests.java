@@ -35,7 +35,7 @@ class MetricsIntegrationTests extends ControllerIntegrationTest {
     void scrapedCountersFollowTheQueueTheAgentsAndTheIngest() throws Exception {
         // a controller of its own: no agent is connected, nothing was ingested, the queue stays put until ours comes
         String before = awaitScrape(s -> metric(s, "qplab_agents_connected") == 0);
-        assertThat(metric(before, "qplab_ingest_samples_total")).isZero();
+        assertThat(metric(before, "qplab_ingest_cycles_total")).isZero();
         assertThat(metric(before, "qplab_ingest_intervals_total")).isZero();
 
         Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
@@ -68,7 +68,7 @@ class MetricsIntegrationTests extends ControllerIntegrationTest {
                             WHERE r.experiment_id = ?""").param(id).query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)})
                     .single();
             assertThat(stored[0]).as("cycles of 1 + 2 + 3 threads x 100").isEqualTo(600);
-            assertThat(metric(scrape, "qplab_ingest_samples_total"))
+            assertThat(metric(scrape, "qplab_ingest_cycles_total"))
                     .as("the counter moved by the cycles stored").isEqualTo(600.0);
             assertThat(metric(scrape, "qplab_ingest_intervals_total"))
                     .as("and by the intervals").isEqualTo((double) stored[1]);

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.qplab.controller.Await;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.protocol.Interval;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import org.qplab.testkit.AgentProcess;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
@@ -71,10 +71,10 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
         // PostgreSQL stalls (no frame can be claimed): the frames the agent sends from now on stay unacknowledged in
         // its spool, and the controller stores those it has read from the link once PostgreSQL is back, even after
         // the agent is dead. Its restarted successor sends them again: they arrive twice.
-        Map<Long, SampleFrame> spooled;
+        Map<Long, IntervalFrame> spooled;
         try (Connection stall = dataSource.getConnection()) {
             stall.setAutoCommit(false);
-            stall.createStatement().execute("LOCK TABLE sample_batch IN SHARE MODE");
+            stall.createStatement().execute("LOCK TABLE run_frame IN SHARE MODE");
             await("the agent's spool holds 8 frames of run " + run, Duration.ofSeconds(30),
                     () -> spooledFrames("victim", run).size() >= 8);
             victim.kill();
@@ -217,7 +217,7 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
 
     /**
      * The cycles stored of a run, read in one statement (one snapshot while frames may still arrive): those its
-     * intervals count, those its claimed frames carried (sample_batch, the replay guard) and those in its histogram
+     * intervals count, those its claimed frames carried (run_frame, the replay guard) and those in its histogram
      * (run_histogram, the sum of its intervals, made current first as a reader of it would).
      */
     private record Stored(long intervals, long frames, long histogram) {}
@@ -226,7 +226,7 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
         histograms.current(List.of(run));
         return jdbc.sql("""
                         SELECT (SELECT coalesce(sum(cycles), 0) FROM run_interval WHERE run_id = :run),
-                               (SELECT coalesce(sum(cycles), 0) FROM sample_batch WHERE run_id = :run),
+                               (SELECT coalesce(sum(cycles), 0) FROM run_frame WHERE run_id = :run),
                                (SELECT coalesce(sum(count), 0) FROM run_histogram WHERE run_id = :run)""")
                 .param("run", run).query((rs, i) -> new Stored(rs.getLong(1), rs.getLong(2), rs.getLong(3))).single();
     }
@@ -234,7 +234,7 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
     /** The run's stored frames: seq -> the cycles its intervals count. */
     private Map<Long, Long> storedFrames(long run) {
         Map<Long, Long> frames = new TreeMap<>();
-        jdbc.sql("SELECT seq, cycles FROM sample_batch WHERE run_id = ?").param(run)
+        jdbc.sql("SELECT seq, cycles FROM run_frame WHERE run_id = ?").param(run)
                 .query((rs, i) -> frames.put(rs.getLong(1), rs.getLong(2))).list();
         return frames;
     }
@@ -248,8 +248,8 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
     }
 
     /** The run's frames in the agent's spool (DIR/INSTALLATION/r<run>-s<seq>.qpbs): seq -> frame. */
-    private static Map<Long, SampleFrame> spooledFrames(String agent, long run) throws IOException {
-        Map<Long, SampleFrame> frames = new TreeMap<>();
+    private static Map<Long, IntervalFrame> spooledFrames(String agent, long run) throws IOException {
+        Map<Long, IntervalFrame> frames = new TreeMap<>();
         Path spool = AgentProcess.spoolOf(agent);
         if (!Files.isDirectory(spool)) {
             return frames;
@@ -257,7 +257,7 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
         try (Stream<Path> files = Files.walk(spool)) {
             for (Path file : files.filter(f -> f.getFileName().toString().matches("r" + run + "-s\\d+\\.qpbs")).toList()) {
                 try {
-                    SampleFrame frame = SampleFrame.decode(ByteBuffer.wrap(Files.readAllBytes(file)));
+                    IntervalFrame frame = IntervalFrame.decode(ByteBuffer.wrap(Files.readAllBytes(file)));
                     frames.put(frame.seq(), frame);
                 } catch (NoSuchFileException acknowledged) {
                     // deleted since it was listed

@@ -42,7 +42,7 @@ class ControllerRestartIntegrationTests {
     private static final String TOKEN = "restart-test-token";
     /** Runs in flight that have intervals stored: measuring, not being set up. */
     private static final String MEASURING = "SELECT id FROM run r WHERE status = 'RUNNING' "
-            + "AND EXISTS (SELECT 1 FROM sample_batch b WHERE b.run_id = r.id)";
+            + "AND EXISTS (SELECT 1 FROM run_frame b WHERE b.run_id = r.id)";
     private static NetworkNamespaces net;
     private static ControllerProcess controller;
     private static final List<AgentProcess> agents = new ArrayList<>();
@@ -134,10 +134,10 @@ class ControllerRestartIntegrationTests {
             try (ResultSet rs = db.createStatement().executeQuery("""
                     SELECT r.id, r.status, s.cycles, s.batches,
                            (SELECT coalesce(sum(cycles), 0) FROM run_interval i WHERE i.run_id = r.id) AS interval_cycles,
-                           (SELECT coalesce(sum(cycles), 0) FROM sample_batch b WHERE b.run_id = r.id) AS frame_cycles,
+                           (SELECT coalesce(sum(cycles), 0) FROM run_frame b WHERE b.run_id = r.id) AS frame_cycles,
                            (SELECT coalesce(sum(count), 0) FROM run_histogram h WHERE h.run_id = r.id) AS histogram_cycles,
-                           (SELECT count(*) FROM sample_batch b WHERE b.run_id = r.id) AS frames,
-                           (SELECT count(*) FROM sample x WHERE x.run_id = r.id) AS traced
+                           (SELECT count(*) FROM run_frame b WHERE b.run_id = r.id) AS frames,
+                           (SELECT count(*) FROM run_trace x WHERE x.run_id = r.id) AS traced
                     FROM run r LEFT JOIN run_summary s ON s.run_id = r.id WHERE r.experiment_id IN (%d, %d)"""
                     .formatted(pairs, loopbacks))) {
                 while (rs.next()) {

@@ -86,8 +86,8 @@ class LinkFaultIntegrationTests extends ControllerIntegrationTest {
         Map<String, Object> stored = jdbc.sql("""
                         SELECT (SELECT sum(cycles) FROM run_interval WHERE run_id = :run) AS cycles,
                                (SELECT count(*) FROM run_interval WHERE run_id = :run) AS intervals,
-                               (SELECT sum(cycles) FROM sample_batch WHERE run_id = :run) AS frame_cycles,
-                               (SELECT count(*) FROM sample_batch WHERE run_id = :run) AS frames,
+                               (SELECT sum(cycles) FROM run_frame WHERE run_id = :run) AS frame_cycles,
+                               (SELECT count(*) FROM run_frame WHERE run_id = :run) AS frames,
                                (SELECT sum(count) FROM run_histogram WHERE run_id = :run) AS histogram""")
                 .param("run", run).query().singleRow();
         long cycles = (Long) summary.get("cycles");

@@ -99,7 +99,7 @@ class MultiHostIntegrationTests extends ControllerIntegrationTest {
                 assertThat(run.get("server_bytes")).as(what + " bytes the other host received").isEqualTo(expected);
             }
         }
-        assertThat(jdbc.sql("SELECT count(*) FROM sample WHERE run_id IN (SELECT id FROM run WHERE experiment_id IN (?, ?))")
+        assertThat(jdbc.sql("SELECT count(*) FROM run_trace WHERE run_id IN (SELECT id FROM run WHERE experiment_id IN (?, ?))")
                 .params(pairs, loopbacks).query(Long.class).single()).as("no trace was asked for").isZero();
 
         for (String host : List.of("h1", "h2", "h3")) {

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.StoredExperiments;
 import org.qplab.controller.database.Jdbc;
-import org.qplab.controller.ingest.SampleIngest;
+import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
@@ -18,7 +18,7 @@ import org.springframework.http.MediaType;
 class TraceStorageIntegrationTests extends ControllerIntegrationTest {
 
     @Autowired
-    private SampleIngest ingest;
+    private FrameIngest ingest;
 
     @Autowired
     private RunOutcomes outcomes;
@@ -97,7 +97,7 @@ class TraceStorageIntegrationTests extends ControllerIntegrationTest {
     }
 
     private long traceRows(long experimentId) {
-        return jdbc.sql("SELECT count(*) FROM sample s JOIN run r ON r.id = s.run_id WHERE r.experiment_id = ?")
+        return jdbc.sql("SELECT count(*) FROM run_trace s JOIN run r ON r.id = s.run_id WHERE r.experiment_id = ?")
                 .param(experimentId).query(Long.class).single();
     }
 

@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class SampleFrameTests {
+class IntervalFrameTests {
 
     static Interval interval(int thread, long index, long... bucketCounts) {
         int[] buckets = new int[bucketCounts.length / 2];
@@ -26,19 +26,19 @@ class SampleFrameTests {
 
     @Test
     void roundTripsEveryFieldOfIntervalsAndTraceRecords() {
-        var samples = List.of(
-                new Sample(0, 0, 0, 10, 2_000, 4096, 1),
-                new Sample(3, 2, 1L << 40, Long.MAX_VALUE - 1, Long.MAX_VALUE, 1L << 33, 1000));
+        var trace = List.of(
+                new TraceRecord(0, 0, 0, 10, 2_000, 4096, 1),
+                new TraceRecord(3, 2, 1L << 40, Long.MAX_VALUE - 1, Long.MAX_VALUE, 1L << 33, 1000));
         var intervals = List.of(
                 interval(0, 7, 20, 3, 300, 1_000_000, CycleBuckets.of(1L << 50), 1),
                 new Interval(1023, Long.MAX_VALUE / 2, 3, 1L << 40, 1L << 41, Long.MAX_VALUE / 4, 0, 0,
                         Long.MAX_VALUE / 8, 1, Long.MAX_VALUE / 2, new int[] {0}, new long[] {1L << 40}));
-        ByteBuffer encoded = SampleFrame.of(42, 7, samples, intervals).encode();
+        ByteBuffer encoded = IntervalFrame.of(42, 7, trace, intervals).encode();
 
-        SampleFrame decoded = SampleFrame.decode(encoded);
+        IntervalFrame decoded = IntervalFrame.decode(encoded);
         assertThat(decoded.runId()).isEqualTo(42);
         assertThat(decoded.seq()).isEqualTo(7);
-        assertThat(decoded.samples()).containsExactlyElementsOf(samples);
+        assertThat(decoded.traceRecords()).containsExactlyElementsOf(trace);
         assertThat(decoded.intervals()).containsExactlyElementsOf(intervals);
         assertThat(decoded.cycles()).isEqualTo(1_000_004L + (1L << 40));
     }
@@ -50,14 +50,14 @@ class SampleFrameTests {
             pairs[2 * i] = 1000 + i;
             pairs[2 * i + 1] = 1 + i % 300; // counts up to 300: two bytes, buckets one apart: one
         }
-        int bytes = new SampleFrame(1, 0, List.of(interval(0, 1, pairs))).encodedBytes();
+        int bytes = new IntervalFrame(1, 0, List.of(interval(0, 1, pairs))).encodedBytes();
 
-        assertThat(bytes).isLessThan(SampleFrame.HEADER_BYTES + 40 + 400 * 3);
+        assertThat(bytes).isLessThan(IntervalFrame.HEADER_BYTES + 40 + 400 * 3);
     }
 
     @Test
     void encodesAsABigEndianViewSoTheJdkWebSocketMasksItIntact() {
-        ByteBuffer encoded = SampleFrame.of(1, 0, List.of(new Sample(0, 0, 0, 1, 2, 3, 4)), List.of()).encode();
+        ByteBuffer encoded = IntervalFrame.of(1, 0, List.of(new TraceRecord(0, 0, 0, 1, 2, 3, 4)), List.of()).encode();
 
         assertThat(encoded.order()).isEqualTo(ByteOrder.BIG_ENDIAN);
         assertThat(encoded.get(0)).isEqualTo((byte) 'Q');
@@ -66,10 +66,10 @@ class SampleFrameTests {
 
     @Test
     void refusesATruncatedFrame() {
-        ByteBuffer encoded = new SampleFrame(1, 0, List.of(interval(0, 1, 10, 5, 20, 6))).encode();
+        ByteBuffer encoded = new IntervalFrame(1, 0, List.of(interval(0, 1, 10, 5, 20, 6))).encode();
         ByteBuffer truncated = encoded.slice(0, encoded.remaining() - 1);
 
-        assertThatThrownBy(() -> SampleFrame.decode(truncated))
+        assertThatThrownBy(() -> IntervalFrame.decode(truncated))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("interval 0 of 1: the frame ends inside count");
     }
@@ -77,32 +77,32 @@ class SampleFrameTests {
     @Test
     void refusesAnIntervalWhoseHistogramDoesNotAddUp() {
         Interval wrong = new Interval(0, 1, 1, 12, 12, 12, 0, 10, 20, 0, 5, new int[] {10, 20}, new long[] {5, 6});
-        ByteBuffer encoded = new SampleFrame(9, 3, List.of(wrong)).encode();
+        ByteBuffer encoded = new IntervalFrame(9, 3, List.of(wrong)).encode();
 
-        assertThatThrownBy(() -> SampleFrame.decode(encoded))
+        assertThatThrownBy(() -> IntervalFrame.decode(encoded))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("sample frame 3 of run 9, interval 0 of 1: interval 1 of thread 0: its histogram holds 11 "
+                .hasMessage("frame 3 of run 9, interval 0 of 1: interval 1 of thread 0: its histogram holds 11 "
                         + "cycles, not 12");
     }
 
     @Test
     void refusesBytesAfterTheLastInterval() {
-        ByteBuffer encoded = new SampleFrame(1, 0, List.of(interval(0, 1, 10, 5))).encode();
+        ByteBuffer encoded = new IntervalFrame(1, 0, List.of(interval(0, 1, 10, 5))).encode();
         ByteBuffer longer = ByteBuffer.allocate(encoded.remaining() + 1).put(encoded).put((byte) 0).flip();
 
-        assertThatThrownBy(() -> SampleFrame.decode(longer))
+        assertThatThrownBy(() -> IntervalFrame.decode(longer))
                 .hasMessageContaining("has 1 bytes after its 1 intervals");
     }
 
     @Test
     void refusesAnotherLayoutVersionNamingIt() {
-        ByteBuffer v1 = ByteBuffer.allocate(SampleFrame.HEADER_BYTES + Sample.BYTES).order(ByteOrder.LITTLE_ENDIAN)
-                .putInt(SampleFrame.MAGIC).putShort((short) 1).putShort((short) 0).putLong(1).putLong(0).putInt(1)
+        ByteBuffer v1 = ByteBuffer.allocate(IntervalFrame.HEADER_BYTES + TraceRecord.BYTES).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(IntervalFrame.MAGIC).putShort((short) 1).putShort((short) 0).putLong(1).putLong(0).putInt(1)
                 .putInt(0).flip();
 
-        assertThatThrownBy(() -> SampleFrame.decode(v1))
-                .isInstanceOf(SampleFrame.UnsupportedLayoutException.class)
-                .hasMessage("sample frame layout v1 is not supported here (reads v2): run the agent of the controller's "
+        assertThatThrownBy(() -> IntervalFrame.decode(v1))
+                .isInstanceOf(IntervalFrame.UnsupportedLayoutException.class)
+                .hasMessage("frame layout v1 is not supported here (reads v2): run the agent of the controller's "
                         + "release")
                 .satisfies(e -> assertThat(e.getMessage().getBytes(java.nio.charset.StandardCharsets.UTF_8).length)
                         .as("fits a WebSocket close reason").isLessThanOrEqualTo(123));
@@ -112,9 +112,9 @@ class SampleFrameTests {
     void refusesForeignFrame() {
         ByteBuffer junk = ByteBuffer.wrap(new byte[64]);
 
-        assertThatThrownBy(() -> SampleFrame.decode(junk))
+        assertThatThrownBy(() -> IntervalFrame.decode(junk))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("not a qplab sample frame");
+                .hasMessageContaining("not a qplab frame");
     }
 
     @Test

@@ -11,25 +11,25 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.qplab.controller.metrics.QplabMetrics;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.IntervalFrame;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 /**
- * Stores sample frames with group commit: frames from every agent queue here, and each of
+ * Stores frames with group commit: frames from every agent queue here, and each of
  * qplab.ingest.writers threads takes all that are waiting (up to qplab.ingest.max-group-rows rows) into one
- * transaction ({@link SampleBatchWriter}): one COPY, one commit, one WAL flush for many frames. A frame's
+ * transaction ({@link FrameWriter}): one COPY, one commit, one WAL flush for many frames. A frame's
  * future completes once its transaction committed (true) or when it had been stored before (false: a
  * replay). A group that fails is written again frame by frame, so one bad frame fails alone.
  */
 @Component
-public class SampleIngest implements SmartLifecycle {
+public class FrameIngest implements SmartLifecycle {
 
-    private static final Logger log = LoggerFactory.getLogger(SampleIngest.class);
+    private static final Logger log = LoggerFactory.getLogger(FrameIngest.class);
 
-    private record Pending(SampleFrame frame, CompletableFuture<Boolean> stored) {}
+    private record Pending(IntervalFrame frame, CompletableFuture<Boolean> stored) {}
 
     private final DataSource dataSource;
     private final QplabMetrics metrics;
@@ -38,14 +38,14 @@ public class SampleIngest implements SmartLifecycle {
     private final List<Thread> writers = new ArrayList<>();
     private volatile boolean running;
 
-    public SampleIngest(DataSource dataSource, QplabMetrics metrics, IngestProperties properties) {
+    public FrameIngest(DataSource dataSource, QplabMetrics metrics, IngestProperties properties) {
         this.dataSource = dataSource;
         this.metrics = metrics;
         this.properties = properties;
     }
 
     /** Queues the frame; the future says, once it is committed, whether it was new. Never blocks. */
-    public CompletableFuture<Boolean> submit(SampleFrame frame) {
+    public CompletableFuture<Boolean> submit(IntervalFrame frame) {
         CompletableFuture<Boolean> stored = new CompletableFuture<>();
         if (!running) {
             stored.completeExceptionally(new IllegalStateException("the ingest is stopped"));
@@ -56,7 +56,7 @@ public class SampleIngest implements SmartLifecycle {
     }
 
     /** Stores the frame and waits for it; false when it was stored before (a replay). Blocking. */
-    public boolean store(SampleFrame frame) throws SQLException {
+    public boolean store(IntervalFrame frame) throws SQLException {
         try {
             return submit(frame).get();
         } catch (ExecutionException e) {
@@ -96,13 +96,13 @@ public class SampleIngest implements SmartLifecycle {
     }
 
     /** The rows a frame adds: its intervals and its trace records. */
-    private static long rows(SampleFrame frame) {
+    private static long rows(IntervalFrame frame) {
         return frame.count() + (long) frame.intervals().size();
     }
 
     private void write(List<Pending> group) {
         try (Connection c = dataSource.getConnection()) {
-            List<Boolean> fresh = SampleBatchWriter.write(c, group.stream().map(Pending::frame).toList());
+            List<Boolean> fresh = FrameWriter.write(c, group.stream().map(Pending::frame).toList());
             for (int i = 0; i < group.size(); i++) {
                 metrics.ingested(group.get(i).frame(), fresh.get(i));
                 group.get(i).stored().complete(fresh.get(i));

@@ -20,13 +20,13 @@ import java.util.List;
  *  16     8  sequence number of the batch within the run (0, 1, 2, ...)
  *  24     4  trace record count n
  *  28     4  interval count m
- *  32   48n  trace records, the engine's qpb_sample layout
+ *  32   48n  trace records, the engine's qpb_trace_record layout
  *   .     .  m intervals, varint-coded ({@link Interval#encode}), to the end of the frame
  * </pre>
  * Little-endian throughout, so the engine's trace records travel as they are. A frame of another layout
  * version is refused whole, naming the version.
  */
-public final class SampleFrame {
+public final class IntervalFrame {
 
     public static final int MAGIC = 0x53425051; // "QPBS" read little-endian
     public static final short VERSION = 2;
@@ -34,7 +34,7 @@ public final class SampleFrame {
     /** The largest frame either side sends or accepts (the controller's WebSocket limit). */
     public static final int MAX_BYTES = 1 << 20;
     /** The most trace records one frame can carry. */
-    public static final int MAX_RECORDS = (MAX_BYTES - HEADER_BYTES) / Sample.BYTES;
+    public static final int MAX_RECORDS = (MAX_BYTES - HEADER_BYTES) / TraceRecord.BYTES;
 
     private final long runId;
     private final long seq;
@@ -43,9 +43,9 @@ public final class SampleFrame {
     private volatile ByteBuffer encoded; // built once: the outbox sizes a frame, the link sends it
 
     /** records: count × 48 bytes in the engine's layout (little-endian), not copied; intervals: not copied. */
-    public SampleFrame(long runId, long seq, ByteBuffer records, List<Interval> intervals) {
-        if (records.remaining() % Sample.BYTES != 0) {
-            throw new IllegalArgumentException("records of " + records.remaining() + " bytes are not whole samples");
+    public IntervalFrame(long runId, long seq, ByteBuffer records, List<Interval> intervals) {
+        if (records.remaining() % TraceRecord.BYTES != 0) {
+            throw new IllegalArgumentException("records of " + records.remaining() + " bytes are not whole trace records");
         }
         this.runId = runId;
         this.seq = seq;
@@ -54,17 +54,17 @@ public final class SampleFrame {
     }
 
     /** A frame of intervals only. */
-    public SampleFrame(long runId, long seq, List<Interval> intervals) {
+    public IntervalFrame(long runId, long seq, List<Interval> intervals) {
         this(runId, seq, ByteBuffer.allocate(0), intervals);
     }
 
-    public static SampleFrame of(long runId, long seq, List<Sample> samples, List<Interval> intervals) {
-        ByteBuffer records = ByteBuffer.allocate(samples.size() * Sample.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        for (Sample s : samples) {
+    public static IntervalFrame of(long runId, long seq, List<TraceRecord> trace, List<Interval> intervals) {
+        ByteBuffer records = ByteBuffer.allocate(trace.size() * TraceRecord.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        for (TraceRecord s : trace) {
             records.putInt(s.thread()).putInt(s.errors()).putLong(s.cycle()).putLong(s.startNs())
                     .putLong(s.endNs()).putLong(s.bytes()).putLong(s.messages());
         }
-        return new SampleFrame(runId, seq, records.flip(), intervals);
+        return new IntervalFrame(runId, seq, records.flip(), intervals);
     }
 
     public long runId() {
@@ -77,7 +77,7 @@ public final class SampleFrame {
 
     /** Trace records carried. */
     public int count() {
-        return records.remaining() / Sample.BYTES;
+        return records.remaining() / TraceRecord.BYTES;
     }
 
     public List<Interval> intervals() {
@@ -98,18 +98,18 @@ public final class SampleFrame {
         return records.asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    public Sample sample(int i) {
-        int at = i * Sample.BYTES;
-        return new Sample(records.getInt(at), records.getInt(at + 4), records.getLong(at + 8), records.getLong(at + 16),
+    public TraceRecord traceRecord(int i) {
+        int at = i * TraceRecord.BYTES;
+        return new TraceRecord(records.getInt(at), records.getInt(at + 4), records.getLong(at + 8), records.getLong(at + 16),
                 records.getLong(at + 24), records.getLong(at + 32), records.getLong(at + 40));
     }
 
-    public List<Sample> samples() {
-        List<Sample> samples = new ArrayList<>(count());
+    public List<TraceRecord> traceRecords() {
+        List<TraceRecord> trace = new ArrayList<>(count());
         for (int i = 0; i < count(); i++) {
-            samples.add(sample(i));
+            trace.add(traceRecord(i));
         }
-        return samples;
+        return trace;
     }
 
     /** The frame's bytes (a fresh view each call; big-endian, see below). */
@@ -146,14 +146,14 @@ public final class SampleFrame {
 
     /** At most the bytes a frame of these intervals and trace records takes. */
     public static int maxBytes(int records, int intervalBytes) {
-        return HEADER_BYTES + records * Sample.BYTES + intervalBytes;
+        return HEADER_BYTES + records * TraceRecord.BYTES + intervalBytes;
     }
 
-    /** Decodes a frame; a frame that is not a well-formed sample frame is refused, never half-read. */
-    public static SampleFrame decode(ByteBuffer frame) {
+    /** Decodes a frame; a frame that is not well-formed is refused, never half-read. */
+    public static IntervalFrame decode(ByteBuffer frame) {
         ByteBuffer buf = frame.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         if (buf.remaining() < HEADER_BYTES) {
-            throw new IllegalArgumentException("sample frame of " + buf.remaining() + " bytes is shorter than its header");
+            throw new IllegalArgumentException("frame of " + buf.remaining() + " bytes is shorter than its header");
         }
         int magic = buf.getInt();
         short version = buf.getShort();
@@ -161,7 +161,7 @@ public final class SampleFrame {
         if (magic != MAGIC) {
             byte[] head = new byte[Math.min(16, frame.remaining())];
             frame.duplicate().get(head);
-            throw new IllegalArgumentException("not a qplab sample frame (magic 0x" + Integer.toHexString(magic)
+            throw new IllegalArgumentException("not a qplab frame (magic 0x" + Integer.toHexString(magic)
                     + ", first bytes " + HexFormat.of().formatHex(head) + ")");
         }
         if (version != VERSION) {
@@ -171,14 +171,14 @@ public final class SampleFrame {
         long seq = buf.getLong();
         int count = buf.getInt();
         int intervalCount = buf.getInt();
-        if (count < 0 || (long) count * Sample.BYTES > buf.remaining()) {
-            throw new IllegalArgumentException("sample frame says " + count + " trace records but carries "
+        if (count < 0 || (long) count * TraceRecord.BYTES > buf.remaining()) {
+            throw new IllegalArgumentException("frame says " + count + " trace records but carries "
                     + buf.remaining() + " bytes after its header");
         }
-        ByteBuffer records = buf.slice(buf.position(), count * Sample.BYTES);
-        buf.position(buf.position() + count * Sample.BYTES);
+        ByteBuffer records = buf.slice(buf.position(), count * TraceRecord.BYTES);
+        buf.position(buf.position() + count * TraceRecord.BYTES);
         if (intervalCount < 0 || intervalCount > buf.remaining()) {
-            throw new IllegalArgumentException("sample frame says " + intervalCount + " intervals but carries "
+            throw new IllegalArgumentException("frame says " + intervalCount + " intervals but carries "
                     + buf.remaining() + " bytes of them");
         }
         List<Interval> intervals = new ArrayList<>(intervalCount);
@@ -186,15 +186,15 @@ public final class SampleFrame {
             try {
                 intervals.add(Interval.decode(buf));
             } catch (IllegalArgumentException | ArithmeticException e) {
-                throw new IllegalArgumentException("sample frame " + seq + " of run " + runId + ", interval " + i
+                throw new IllegalArgumentException("frame " + seq + " of run " + runId + ", interval " + i
                         + " of " + intervalCount + ": " + e.getMessage());
             }
         }
         if (buf.hasRemaining()) {
-            throw new IllegalArgumentException("sample frame " + seq + " of run " + runId + " has " + buf.remaining()
+            throw new IllegalArgumentException("frame " + seq + " of run " + runId + " has " + buf.remaining()
                     + " bytes after its " + intervalCount + " intervals");
         }
-        return new SampleFrame(runId, seq, records, intervals);
+        return new IntervalFrame(runId, seq, records, intervals);
     }
 
     /** A frame of a layout version this side does not read: the agent and the controller are of different releases. */
@@ -204,7 +204,7 @@ public final class SampleFrame {
 
         public UnsupportedLayoutException(int version) {
             // short enough for a WebSocket close reason (123 bytes): that is how an agent learns it
-            super("sample frame layout v" + version + " is not supported here (reads v" + VERSION
+            super("frame layout v" + version + " is not supported here (reads v" + VERSION
                     + "): run the agent of the controller's release");
             this.version = version;
         }

@@ -3,8 +3,8 @@ package org.qplab.agent.engine;
 import jnr.ffi.Runtime;
 import jnr.ffi.Struct;
 
-/** The layout of the C struct qpb_sample; drained records are read at these offsets. */
-final class NativeSample extends Struct {
+/** The layout of the C struct qpb_trace_record; drained records are read at these offsets. */
+final class NativeTraceRecord extends Struct {
 
     final Unsigned32 thread = new Unsigned32();
     final Unsigned32 errors = new Unsigned32();
@@ -14,7 +14,7 @@ final class NativeSample extends Struct {
     final Unsigned64 bytes = new Unsigned64();
     final Unsigned64 messages = new Unsigned64();
 
-    NativeSample(Runtime runtime) {
+    NativeTraceRecord(Runtime runtime) {
         super(runtime);
     }
 }

@@ -10,15 +10,15 @@ import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.TestIntervals;
 import org.qplab.protocol.Interval;
-import org.qplab.protocol.Sample;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.TraceRecord;
+import org.qplab.protocol.IntervalFrame;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 
-class SampleIngestIntegrationTests extends ControllerIntegrationTest {
+class FrameIngestIntegrationTests extends ControllerIntegrationTest {
 
     @Autowired
-    private SampleIngest ingest;
+    private FrameIngest ingest;
 
     @Autowired
     private org.qplab.controller.analysis.RunHistograms histograms;
@@ -28,13 +28,13 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
         long runId = queuedRun();
         List<Interval> intervals = TestIntervals.of(List.of(new TestIntervals.Cycle(0, 100, 250),
                 new TestIntervals.Cycle(0, 200, 1_250, 2), new TestIntervals.Cycle(1, 300, 150_000_000)), 100_000_000L, 4096, 1);
-        SampleFrame frame = SampleFrame.of(runId, 0, List.of(
-                new Sample(0, 0, 0, 100, 250, 4096, 1),
-                new Sample(1, 2, 7, Long.MAX_VALUE - 10, Long.MAX_VALUE, 1L << 40, 3)), intervals);
+        IntervalFrame frame = IntervalFrame.of(runId, 0, List.of(
+                new TraceRecord(0, 0, 0, 100, 250, 4096, 1),
+                new TraceRecord(1, 2, 7, Long.MAX_VALUE - 10, Long.MAX_VALUE, 1L << 40, 3)), intervals);
 
         assertThat(ingest.store(frame)).isTrue();
         assertThat(ingest.store(frame)).as("replay").isFalse();
-        assertThat(ingest.store(SampleFrame.decode(frame.encode()))).as("replay off the wire").isFalse();
+        assertThat(ingest.store(IntervalFrame.decode(frame.encode()))).as("replay off the wire").isFalse();
 
         assertThat(jdbc.sql("""
                         SELECT thread, idx, span, cycles, messages, bytes, errors, min_ns, max_ns, first_start_ns, last_end_ns
@@ -49,7 +49,7 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
                                 Map.entry("errors", 0L), Map.entry("min_ns", 149_999_700L), Map.entry("max_ns", 149_999_700L),
                                 Map.entry("first_start_ns", 300L), Map.entry("last_end_ns", 150_000_000L)));
         List<Map<String, Object>> trace = jdbc.sql("""
-                        SELECT thread, cycle, start_ns, end_ns, bytes, messages, errors FROM sample
+                        SELECT thread, cycle, start_ns, end_ns, bytes, messages, errors FROM run_trace
                         WHERE run_id = ? ORDER BY thread""").param(runId).query().listOfRows();
         assertThat(trace).containsExactly(
                 Map.of("thread", 0, "cycle", 0L, "start_ns", 100L, "end_ns", 250L, "bytes", 4096L, "messages", 1L, "errors", 0),
@@ -57,7 +57,7 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
                         "bytes", 1L << 40, "messages", 3L, "errors", 2));
         Map<String, Object> batch = jdbc.sql("""
                         SELECT rows, cycles, intervals, first_end_ns, received_at > now() - interval '1 minute' AS recent
-                        FROM sample_batch WHERE run_id = ? AND seq = 0""").param(runId).query().singleRow();
+                        FROM run_frame WHERE run_id = ? AND seq = 0""").param(runId).query().singleRow();
         assertThat(batch).as("the batch: its trace rows, its cycles and intervals, its oldest end, when it became visible")
                 .containsEntry("rows", 2).containsEntry("cycles", 3L).containsEntry("intervals", 2)
                 .containsEntry("first_end_ns", 250L).containsEntry("recent", true);
@@ -76,9 +76,9 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
             (i < 1000 ? first : second).add(new TestIntervals.Cycle(i % 3, start, start + d));
             all.add(d);
         }
-        ingest.store(new SampleFrame(runId, 0, TestIntervals.of(first, 100_000_000L, 64, 1)));
-        ingest.store(new SampleFrame(runId, 1, TestIntervals.of(second, 100_000_000L, 64, 1)));
-        ingest.store(new SampleFrame(runId, 1, TestIntervals.of(second, 100_000_000L, 64, 1))); // replay
+        ingest.store(new IntervalFrame(runId, 0, TestIntervals.of(first, 100_000_000L, 64, 1)));
+        ingest.store(new IntervalFrame(runId, 1, TestIntervals.of(second, 100_000_000L, 64, 1)));
+        ingest.store(new IntervalFrame(runId, 1, TestIntervals.of(second, 100_000_000L, 64, 1))); // replay
         histograms.current(List.of(runId));
 
         String stored = "SELECT bucket, count FROM run_histogram WHERE run_id = ? ORDER BY bucket";
@@ -96,14 +96,14 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
     void anIntervalThatArrivesTwiceInAnotherFrameIsRefusedAndStoresNothingOfThatFrame() throws Exception {
         long runId = queuedRun();
         List<Interval> once = TestIntervals.of(List.of(new TestIntervals.Cycle(0, 10, 20)), 100_000_000L, 64, 1);
-        ingest.store(new SampleFrame(runId, 0, once));
+        ingest.store(new IntervalFrame(runId, 0, once));
         List<Interval> again = new ArrayList<>(once);
         again.addAll(TestIntervals.of(List.of(new TestIntervals.Cycle(1, 10, 30)), 100_000_000L, 64, 1));
 
-        assertThatThrownBy(() -> ingest.store(new SampleFrame(runId, 1, again))).hasMessageContaining("run_interval_pkey");
+        assertThatThrownBy(() -> ingest.store(new IntervalFrame(runId, 1, again))).hasMessageContaining("run_interval_pkey");
         assertThat(jdbc.sql("SELECT count(*) FROM run_interval WHERE run_id = ?").param(runId).query(Long.class).single())
                 .isEqualTo(1L);
-        assertThat(jdbc.sql("SELECT count(*) FROM sample_batch WHERE run_id = ?").param(runId).query(Long.class).single())
+        assertThat(jdbc.sql("SELECT count(*) FROM run_frame WHERE run_id = ?").param(runId).query(Long.class).single())
                 .as("the frame's claim went with it").isEqualTo(1L);
         histograms.current(List.of(runId));
         assertThat(jdbc.sql("SELECT sum(count) FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
@@ -113,11 +113,11 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
     @Test
     void aRunsHistogramFollowsItsIntervalsAsMoreArriveAfterItWasRead() throws Exception {
         long runId = queuedRun();
-        ingest.store(new SampleFrame(runId, 0, TestIntervals.of(List.of(new TestIntervals.Cycle(0, 0, 300)), 100_000_000L, 64, 1)));
+        ingest.store(new IntervalFrame(runId, 0, TestIntervals.of(List.of(new TestIntervals.Cycle(0, 0, 300)), 100_000_000L, 64, 1)));
         assertThat(histograms.of(runId)).containsExactly(Map.entry(278L, 1L)); // 300 ns: bucket 128 + (300 >> 1)
 
         // a frame replayed after the run was read (an agent back from a broken link)
-        ingest.store(new SampleFrame(runId, 1, TestIntervals.of(List.of(new TestIntervals.Cycle(0, 100_000_000L,
+        ingest.store(new IntervalFrame(runId, 1, TestIntervals.of(List.of(new TestIntervals.Cycle(0, 100_000_000L,
                 100_000_010L), new TestIntervals.Cycle(1, 100_000_000L, 100_000_300L)), 100_000_000L, 64, 1)));
 
         assertThat(histograms.of(runId)).containsExactly(Map.entry(10L, 1L), Map.entry(278L, 2L));
@@ -125,12 +125,12 @@ class SampleIngestIntegrationTests extends ControllerIntegrationTest {
 
     @Test
     void aFrameForAnUnknownRunIsRefusedAndLeavesNoRows() {
-        long before = count("sample") + count("run_interval");
-        SampleFrame orphan = SampleFrame.of(987_654_321L, 0, List.of(new Sample(0, 0, 0, 1, 2, 3, 4)),
+        long before = count("run_trace") + count("run_interval");
+        IntervalFrame orphan = IntervalFrame.of(987_654_321L, 0, List.of(new TraceRecord(0, 0, 0, 1, 2, 3, 4)),
                 TestIntervals.of(List.of(new TestIntervals.Cycle(0, 1, 2)), 100_000_000L, 3, 4));
 
-        assertThatThrownBy(() -> ingest.store(orphan)).hasMessageContaining("sample_batch_run_id_fkey");
-        assertThat(count("sample") + count("run_interval")).isEqualTo(before);
+        assertThatThrownBy(() -> ingest.store(orphan)).hasMessageContaining("run_frame_run_id_fkey");
+        assertThat(count("run_trace") + count("run_interval")).isEqualTo(before);
     }
 
     private long queuedRun() {

@@ -15,56 +15,56 @@ import java.util.Set;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
 import org.qplab.protocol.Interval;
-import org.qplab.protocol.Sample;
-import org.qplab.protocol.SampleFrame;
+import org.qplab.protocol.TraceRecord;
+import org.qplab.protocol.IntervalFrame;
 
 /**
- * Writes a group of sample frames (from any agents and runs) in one transaction: claims their (run, seq) in
- * sample_batch, copies the intervals of the frames it claimed into run_interval and their trace records into
- * sample (one binary COPY each), stamps when they became visible, commits. A frame whose (run, seq) is already
+ * Writes a group of frames (from any agents and runs) in one transaction: claims their (run, seq) in
+ * run_frame, copies the intervals of the frames it claimed into run_interval and their trace records into
+ * run_trace (one binary COPY each), stamps when they became visible, commits. A frame whose (run, seq) is already
  * there (a replay after a broken link) is not claimed and nothing of it is copied: never stored twice, even
  * when the first copy is in flight in another transaction (the claim waits for it); every writer claims in
  * (run, seq) order. A run's histogram is the sum of its intervals, computed from them when read
  * ({@link org.qplab.controller.analysis.RunHistograms}). Blocking.
  */
-final class SampleBatchWriter {
+final class FrameWriter {
 
     private static final byte[] COPY_SIGNATURE = "PGCOPY\n\377\r\n\0".getBytes(StandardCharsets.ISO_8859_1);
     private static final int COPY_ROW_BYTES = 2 + 8 * 4 + 6 * 8 + 2 * 4;
     /** A run_interval COPY row without its histogram: field count, 13 lengths, run_id, thread, idx, span, 8 bigints. */
     private static final int INTERVAL_ROW_BYTES = 2 + 13 * 4 + 8 + 4 + 8 + 4 + 8 * 8;
     private static final int COPY_CHUNK = 64 * 1024;
-    private static final String COPY = "COPY sample (run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors) "
+    private static final String COPY = "COPY run_trace (run_id, thread, cycle, start_ns, end_ns, bytes, messages, errors) "
             + "FROM STDIN (FORMAT binary)";
     private static final String COPY_INTERVALS = "COPY run_interval (run_id, thread, idx, span, cycles, messages, bytes, "
             + "errors, min_ns, max_ns, first_start_ns, last_end_ns, buckets) FROM STDIN (FORMAT binary)";
 
-    private SampleBatchWriter() {
+    private FrameWriter() {
     }
 
     /** Stores the frames; per frame (in the given order) whether it was new. Commits, or rolls back and throws. */
-    static List<Boolean> write(Connection c, List<SampleFrame> frames) throws SQLException {
+    static List<Boolean> write(Connection c, List<IntervalFrame> frames) throws SQLException {
         c.setAutoCommit(false);
         try {
             Set<Key> claimed = claim(c, frames);
             Set<Key> once = new HashSet<>();
-            List<SampleFrame> fresh = frames.stream().filter(f -> claimed.contains(key(f)) && once.add(key(f))).toList();
+            List<IntervalFrame> fresh = frames.stream().filter(f -> claimed.contains(key(f)) && once.add(key(f))).toList();
             copyIntervals(c, fresh);
             copy(c, fresh);
             if (!fresh.isEmpty()) {
                 try (PreparedStatement visible = c.prepareStatement("""
-                        UPDATE sample_batch b SET received_at = clock_timestamp()
+                        UPDATE run_frame b SET received_at = clock_timestamp()
                         FROM unnest(?::bigint[], ?::bigint[]) AS k(run_id, seq)
                         WHERE b.run_id = k.run_id AND b.seq = k.seq""")) {
-                    visible.setArray(1, longs(c, fresh, SampleFrame::runId));
-                    visible.setArray(2, longs(c, fresh, SampleFrame::seq));
+                    visible.setArray(1, longs(c, fresh, IntervalFrame::runId));
+                    visible.setArray(2, longs(c, fresh, IntervalFrame::seq));
                     visible.executeUpdate();
                 }
             }
             c.commit();
             List<Boolean> out = new ArrayList<>(frames.size());
             Set<Key> seen = new HashSet<>();
-            for (SampleFrame f : frames) {
+            for (IntervalFrame f : frames) {
                 out.add(claimed.contains(key(f)) && seen.add(key(f))); // the same frame twice in a group: once
             }
             return out;
@@ -77,22 +77,22 @@ final class SampleBatchWriter {
     }
 
     /** Inserts the frames' batch rows in (run, seq) order (one lock order for every writer); the keys inserted. */
-    private static Set<Key> claim(Connection c, List<SampleFrame> frames) throws SQLException {
-        List<SampleFrame> sorted = new ArrayList<>(frames);
-        sorted.sort(Comparator.comparingLong(SampleFrame::runId).thenComparingLong(SampleFrame::seq));
+    private static Set<Key> claim(Connection c, List<IntervalFrame> frames) throws SQLException {
+        List<IntervalFrame> sorted = new ArrayList<>(frames);
+        sorted.sort(Comparator.comparingLong(IntervalFrame::runId).thenComparingLong(IntervalFrame::seq));
         Set<Key> claimed = new HashSet<>();
         try (PreparedStatement insert = c.prepareStatement("""
-                INSERT INTO sample_batch (run_id, seq, rows, first_end_ns, cycles, intervals)
+                INSERT INTO run_frame (run_id, seq, rows, first_end_ns, cycles, intervals)
                 SELECT r, s, n, e, y, i FROM unnest(?::bigint[], ?::bigint[], ?::int[], ?::bigint[], ?::bigint[], ?::int[])
                     WITH ORDINALITY AS f(r, s, n, e, y, i, o) ORDER BY o
                 ON CONFLICT DO NOTHING RETURNING run_id, seq""")) {
-            insert.setArray(1, longs(c, sorted, SampleFrame::runId));
-            insert.setArray(2, longs(c, sorted, SampleFrame::seq));
-            Integer[] rows = sorted.stream().map(SampleFrame::count).toArray(Integer[]::new);
+            insert.setArray(1, longs(c, sorted, IntervalFrame::runId));
+            insert.setArray(2, longs(c, sorted, IntervalFrame::seq));
+            Integer[] rows = sorted.stream().map(IntervalFrame::count).toArray(Integer[]::new);
             insert.setArray(3, c.createArrayOf("integer", rows));
-            Long[] firstEnds = sorted.stream().map(SampleBatchWriter::firstEnd).toArray(Long[]::new);
+            Long[] firstEnds = sorted.stream().map(FrameWriter::firstEnd).toArray(Long[]::new);
             insert.setArray(4, c.createArrayOf("bigint", firstEnds));
-            insert.setArray(5, longs(c, sorted, SampleFrame::cycles));
+            insert.setArray(5, longs(c, sorted, IntervalFrame::cycles));
             insert.setArray(6, c.createArrayOf("integer", sorted.stream().map(f -> f.intervals().size()).toArray(Integer[]::new)));
             try (ResultSet rs = insert.executeQuery()) {
                 while (rs.next()) {
@@ -104,15 +104,15 @@ final class SampleBatchWriter {
     }
 
     /** One COPY stream for every row of the frames: PostgreSQL's binary format, read straight from the records. */
-    private static void copy(Connection c, List<SampleFrame> frames) throws SQLException {
-        int rows = frames.stream().mapToInt(SampleFrame::count).sum();
+    private static void copy(Connection c, List<IntervalFrame> frames) throws SQLException {
+        int rows = frames.stream().mapToInt(IntervalFrame::count).sum();
         if (rows == 0) {
             return;
         }
         CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn(COPY);
         byte[] header = ByteBuffer.allocate(COPY_SIGNATURE.length + 8).put(COPY_SIGNATURE).putInt(0).putInt(0).array();
         copy.writeToCopy(header, 0, header.length);
-        for (SampleFrame frame : frames) {
+        for (IntervalFrame frame : frames) {
             byte[] body = rows(frame);
             for (int at = 0; at < body.length; at += COPY_CHUNK) { // each a CopyData message the server reads whole
                 copy.writeToCopy(body, at, Math.min(COPY_CHUNK, body.length - at));
@@ -123,14 +123,14 @@ final class SampleBatchWriter {
     }
 
     /** One COPY stream for every interval of the frames, histograms as they travel (varint pairs). */
-    private static void copyIntervals(Connection c, List<SampleFrame> frames) throws SQLException {
+    private static void copyIntervals(Connection c, List<IntervalFrame> frames) throws SQLException {
         if (frames.stream().allMatch(f -> f.intervals().isEmpty())) {
             return;
         }
         CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn(COPY_INTERVALS);
         byte[] header = ByteBuffer.allocate(COPY_SIGNATURE.length + 8).put(COPY_SIGNATURE).putInt(0).putInt(0).array();
         copy.writeToCopy(header, 0, header.length);
-        for (SampleFrame frame : frames) {
+        for (IntervalFrame frame : frames) {
             byte[] body = intervalRows(frame);
             for (int at = 0; at < body.length; at += COPY_CHUNK) {
                 copy.writeToCopy(body, at, Math.min(COPY_CHUNK, body.length - at));
@@ -141,7 +141,7 @@ final class SampleBatchWriter {
     }
 
     /** The frame's intervals as binary COPY rows of run_interval. */
-    static byte[] intervalRows(SampleFrame frame) {
+    static byte[] intervalRows(IntervalFrame frame) {
         int size = 0;
         List<byte[]> histograms = new ArrayList<>(frame.intervals().size());
         for (Interval i : frame.intervals()) {
@@ -171,10 +171,10 @@ final class SampleBatchWriter {
     }
 
     /** The frame's records as binary COPY rows (no header or trailer). */
-    static byte[] rows(SampleFrame frame) {
+    static byte[] rows(IntervalFrame frame) {
         ByteBuffer in = frame.records();
         ByteBuffer out = ByteBuffer.allocate(frame.count() * COPY_ROW_BYTES);
-        for (int i = 0, at = 0; i < frame.count(); i++, at += Sample.BYTES) {
+        for (int i = 0, at = 0; i < frame.count(); i++, at += TraceRecord.BYTES) {
             out.putShort((short) 8);
             out.putInt(8).putLong(frame.runId());
             out.putInt(4).putInt(in.getInt(at));          // thread
@@ -189,26 +189,26 @@ final class SampleBatchWriter {
     }
 
     /** The earliest end the frame carries: its intervals' last ends and its trace records' ends; null when empty. */
-    static Long firstEnd(SampleFrame frame) {
+    static Long firstEnd(IntervalFrame frame) {
         long first = Long.MAX_VALUE;
         for (Interval i : frame.intervals()) {
             first = Math.min(first, i.lastEndNs());
         }
         ByteBuffer in = frame.records();
-        for (int i = 0, at = 24; i < frame.count(); i++, at += Sample.BYTES) {
+        for (int i = 0, at = 24; i < frame.count(); i++, at += TraceRecord.BYTES) {
             first = Math.min(first, in.getLong(at));
         }
         return first == Long.MAX_VALUE ? null : first;
     }
 
-    private static Array longs(Connection c, List<SampleFrame> frames, java.util.function.ToLongFunction<SampleFrame> f)
+    private static Array longs(Connection c, List<IntervalFrame> frames, java.util.function.ToLongFunction<IntervalFrame> f)
             throws SQLException {
         return c.createArrayOf("bigint", frames.stream().map(x -> f.applyAsLong(x)).toArray(Long[]::new));
     }
 
     private record Key(long runId, long seq) {}
 
-    private static Key key(SampleFrame f) {
+    private static Key key(IntervalFrame f) {
         return new Key(f.runId(), f.seq());
     }
 }
