@@ -6,7 +6,7 @@
 "$LAB" check >/dev/null || die "the Soft-RoCE lab cannot run here: $("$LAB" check)"
 command -v make >/dev/null && command -v gcc >/dev/null || die "make and gcc are needed to build qpbench"
 command -v jq >/dev/null || die "jq is needed to read qpbench's JSON summary (apt-get install jq)"
-make -s -C "$ROOT/agent/src/main/c" OUT="$OUT" >/dev/null || die "building qpbench failed"
+make -s -C "$ROOT/engine/src/main/c" OUT="$OUT" >/dev/null || die "building qpbench failed"
 QPB="$OUT/qpbench"
 
 TMP=$(mktemp -d)

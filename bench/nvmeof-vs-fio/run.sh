@@ -50,7 +50,7 @@ FIO_ONLY=${FIO_ONLY:-0}
 [ "$FIO_ONLY" = 1 ] && BUILD=0
 export QPLAB_LAB_DIR=${QPLAB_LAB_DIR:-$ROOT/lab/target/bench-lab}
 LAB="$ROOT/lab/lab"
-OUT="$ROOT/agent/target/native"
+OUT="$ROOT/engine/target/native"
 LIMIT=120 # seconds: no single run (set-up, fio, teardown) may hang the script
 MAX_TRIES=3
 AGENT_JAR="$ROOT/agent/target/qplab-agent.jar"

@@ -36,8 +36,8 @@ DURATION=${DURATION:-2}
 INTERVAL_MS=${INTERVAL_MS:-100}
 CG_ITERS=${CG_ITERS:-200000}
 BASE_REV=${BASE_REV-3e0e043~1}
-OUT="$ROOT/agent/target/native"     # the release build, as the other benches use it
-OUT_G="$ROOT/agent/target/native-g" # the same sources and flags with -g, for callgrind's line attribution
+OUT="$ROOT/engine/target/native"     # the release build, as the other benches use it
+OUT_G="$ROOT/engine/target/native-g" # the same sources and flags with -g, for callgrind's line attribution
 LIMIT=$((DURATION + 60))            # seconds: no single run may hang the script
 GOAL_RATIO=0.99
 GOAL_IR=30
@@ -53,8 +53,8 @@ cleanup() { rm -rf "$TMP"; } # the old engine's sources and build live in $TMP/b
 trap cleanup EXIT
 
 echo "building qpbench (release: $OUT, -g: $OUT_G)..." >&2
-make -s -C "$ROOT/agent/src/main/c" OUT="$OUT" >/dev/null || die "building qpbench failed"
-make -s -C "$ROOT/agent/src/main/c" OUT="$OUT_G" CC="gcc -g" >/dev/null || die "building qpbench with -g failed"
+make -s -C "$ROOT/engine/src/main/c" OUT="$OUT" >/dev/null || die "building qpbench failed"
+make -s -C "$ROOT/engine/src/main/c" OUT="$OUT_G" CC="gcc -g" >/dev/null || die "building qpbench with -g failed"
 QPB="$OUT/qpbench"
 QPB_G="$OUT_G/qpbench"
 QPB_OLD=
@@ -62,8 +62,8 @@ if [ -n "$BASE_REV" ]; then
     BASE_DESC=$(git -C "$ROOT" log -1 --format='%h (%ad)' --date=short "$BASE_REV") || die "no commit $BASE_REV"
     echo "building the engine of $BASE_REV with -g..." >&2
     mkdir -p "$TMP/base"
-    git -C "$ROOT" archive "$BASE_REV" agent/src/main/c | tar -x -C "$TMP/base" || die "git archive $BASE_REV failed"
-    make -s -C "$TMP/base/agent/src/main/c" OUT="$TMP/base/out" CC="gcc -g" >/dev/null ||
+    git -C "$ROOT" archive "$BASE_REV" engine/src/main/c | tar -x -C "$TMP/base" || die "git archive $BASE_REV failed"
+    make -s -C "$TMP/base/engine/src/main/c" OUT="$TMP/base/out" CC="gcc -g" >/dev/null ||
         die "building the engine of $BASE_REV failed"
     QPB_OLD="$TMP/base/out/qpbench"
 fi
@@ -303,7 +303,7 @@ Verdict: $cg_verdict
 
 - date: $(date -u '+%Y-%m-%d %H:%M UTC'); the whole run took $((ELAPSED / 60)) min $((ELAPSED % 60)) s
 - machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), kernel $(uname -r)
-- engine: $(git -C "$ROOT" log -1 --format='%h' HEAD)$(git -C "$ROOT" diff --quiet HEAD -- agent/src/main/c || echo ' (with uncommitted changes in agent/src/main/c)'); $(gcc --version | head -1); $(valgrind --version)
+- engine: $(git -C "$ROOT" log -1 --format='%h' HEAD)$(git -C "$ROOT" diff --quiet HEAD -- engine/src/main/c || echo ' (with uncommitted changes in engine/src/main/c)'); $(gcc --version | head -1); $(valgrind --version)
 - regenerate: \`$REGEN\`
 EOF
 cat "$HERE/results.md"

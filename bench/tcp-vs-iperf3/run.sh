@@ -19,7 +19,7 @@ SECS=${SECS:-3}
 REPEATS=${REPEATS:-3}
 QPB_PORT=${QPB_PORT:-18515}
 IPERF_PORT=${IPERF_PORT:-5201}
-OUT=${OUT:-$ROOT/agent/target/native}
+OUT=${OUT:-$ROOT/engine/target/native}
 HOST=127.0.0.1 # never anything else: this bench measures the loopback path
 
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -29,7 +29,7 @@ command -v jq >/dev/null ||
     die "jq is not installed. Install it with: sudo apt-get update && sudo apt-get install -y jq"
 command -v make >/dev/null && command -v gcc >/dev/null || die "make and gcc are needed to build qpbench"
 
-make -s -C "$ROOT/agent/src/main/c" OUT="$OUT" >/dev/null || die "building qpbench failed"
+make -s -C "$ROOT/engine/src/main/c" OUT="$OUT" >/dev/null || die "building qpbench failed"
 QPB="$OUT/qpbench"
 
 TMP=$(mktemp -d)

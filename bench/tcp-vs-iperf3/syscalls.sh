@@ -35,8 +35,8 @@ for t in iperf3 jq "$COUNTER"; do
     command -v "$t" >/dev/null || die "$t is not installed (apt-get install -y ${t/perf/linux-perf})"
 done
 if [[ -z "${QPB:-}" ]]; then
-    make -s -C "$ROOT/agent/src/main/c" >/dev/null || die "building qpbench failed"
-    QPB=$ROOT/agent/target/native/qpbench
+    make -s -C "$ROOT/engine/src/main/c" >/dev/null || die "building qpbench failed"
+    QPB=$ROOT/engine/target/native/qpbench
 fi
 if [[ "$COUNTER" == perf ]]; then
     perf stat -e syscalls:sys_enter_write -o /dev/null true 2>/dev/null ||

@@ -7,10 +7,10 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.util.Map;
 import javax.net.ssl.SSLSocketFactory;
-import org.qplab.agent.engine.Engine;
 import org.qplab.agent.log.Log;
 import org.qplab.agent.nvmeof.Leftovers;
 import org.qplab.agent.nvmeof.NvmeofHost;
+import org.qplab.engine.Engine;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 

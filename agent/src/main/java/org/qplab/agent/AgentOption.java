@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import org.qplab.agent.engine.Engine;
+import org.qplab.engine.Engine;
 
 /**
  * Every setting of the agent, each in one place: its flag, the environment variable it answers to when the flag is

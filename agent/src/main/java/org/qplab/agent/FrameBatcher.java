@@ -6,10 +6,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
-import org.qplab.agent.engine.RunSession;
+import org.qplab.engine.RunSession;
 import org.qplab.protocol.Interval;
-import org.qplab.protocol.TraceRecord;
 import org.qplab.protocol.IntervalFrame;
+import org.qplab.protocol.TraceRecord;
 
 /**
  * Collects what a running session hands over — its closed intervals and, when the run asked for a

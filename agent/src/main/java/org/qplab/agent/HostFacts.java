@@ -6,9 +6,9 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.qplab.agent.engine.Engine;
 import org.qplab.agent.nvmeof.Capabilities;
 import org.qplab.agent.nvmeof.NvmeofHost;
+import org.qplab.engine.Engine;
 import tools.jackson.databind.ObjectMapper;
 
 /** What the agent tells the controller about its host when it registers. */

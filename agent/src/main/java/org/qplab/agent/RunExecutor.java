@@ -7,12 +7,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
-import org.qplab.agent.engine.EngineException;
-import org.qplab.agent.engine.EngineSession;
-import org.qplab.agent.engine.RunSession;
 import org.qplab.agent.log.Log;
 import org.qplab.agent.nvmeof.NvmeofHost;
 import org.qplab.agent.nvmeof.NvmeofSession;
+import org.qplab.engine.EngineException;
+import org.qplab.engine.EngineSession;
+import org.qplab.engine.RunSession;
 import org.qplab.protocol.AgentMessage;
 import tools.jackson.databind.ObjectMapper;
 

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.qplab.agent.engine.EngineSession;
+import org.qplab.engine.EngineSession;
 import org.qplab.protocol.Interval;
 import org.qplab.protocol.IntervalFrame;
 import tools.jackson.databind.json.JsonMapper;

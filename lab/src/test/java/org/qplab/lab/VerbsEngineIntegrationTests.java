@@ -436,7 +436,7 @@ class VerbsEngineIntegrationTests {
     }
 
     static String qpbench() {
-        Path path = Path.of(System.getProperty("qplab.test.qpbench", "../agent/target/native/qpbench")).toAbsolutePath();
+        Path path = Path.of(System.getProperty("qplab.test.qpbench", "../engine/target/native/qpbench")).toAbsolutePath();
         assertThat(Files.isExecutable(path)).as("%s is built by the agent module", path).isTrue();
         return path.toString();
     }

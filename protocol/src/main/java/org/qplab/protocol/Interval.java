@@ -5,7 +5,7 @@ import java.util.Arrays;
 
 /**
  * One interval of one thread of a run: every cycle that ended in it is counted here, and its cycle
- * times are in the histogram (the engine's qpb_interval, agent/src/main/c/qpb.h). Times are ns since
+ * times are in the histogram (the engine's qpb_interval, engine/src/main/c/qpb.h). Times are ns since
  * the run's t0 on the engine's monotonic clock; the interval holds the cycles that ended from
  * {@code index × interval_ms} for {@code span} intervals (1, more only when the engine could not
  * hand a record over in time). Histogram buckets: {@link CycleBuckets}; {@code buckets} ascend,

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.qplab.engine.nvmeof.NvmeofSpec;
 
 /**
  * The block device or file a run's namespace (or a local run's fio) uses: a null_blk device made through configfs

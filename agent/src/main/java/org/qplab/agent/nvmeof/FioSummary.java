@@ -6,12 +6,13 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.qplab.engine.nvmeof.NvmeofSpec;
 import org.qplab.protocol.CycleBuckets;
 import tools.jackson.databind.JsonNode;
 
 /**
  * The fio part of an nvmeof run's summary, from fio's final report and the intervals closed before it, in the
- * engine summary's shape (agent/src/main/c/qpb_summary.c) where it applies: provider, cycles (= I/Os = the final
+ * engine summary's shape (engine/src/main/c/qpb_summary.c) where it applies: provider, cycles (= I/Os = the final
  * clat bins' total = the intervals' cycles), messages, bytes, errors, duration_ns, bw_avg_bps, bw_peak_bps,
  * msg_rate, iops, intervals, cycle_ns and latency_us (both from fio's clat: read, write and trim merged), fio (its
  * version, job and per-direction figures) and cpu (fio's usr/sys %). The session adds transport, role, side,

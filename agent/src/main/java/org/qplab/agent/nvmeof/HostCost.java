@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
-import org.qplab.agent.engine.Engine;
+import org.qplab.engine.Engine;
 import tools.jackson.databind.json.JsonMapper;
 
 /**

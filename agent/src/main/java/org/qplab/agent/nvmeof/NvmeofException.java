@@ -1,6 +1,6 @@
 package org.qplab.agent.nvmeof;
 
-import org.qplab.agent.engine.EngineException;
+import org.qplab.engine.EngineException;
 
 /**
  * A failed nvmeof step, in words that name the step and what the kernel or the tool said. Its status tells

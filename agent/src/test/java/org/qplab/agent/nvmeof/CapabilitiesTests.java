@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.qplab.agent.engine.EngineException;
+import org.qplab.engine.EngineException;
 
 class CapabilitiesTests {
 

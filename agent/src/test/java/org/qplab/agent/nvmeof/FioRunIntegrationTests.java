@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.qplab.engine.nvmeof.NvmeofSpec;
 import org.qplab.protocol.Interval;
 
 /** FioRun on the real fio (the host's, from PATH) against a small file under target/: no NVMe-oF, no root. */

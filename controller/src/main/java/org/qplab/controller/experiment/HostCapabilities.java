@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
-import org.qplab.agent.engine.SpecViolation;
-import org.qplab.agent.nvmeof.NvmeofSpec;
 import org.qplab.controller.api.Violation;
+import org.qplab.engine.SpecViolation;
+import org.qplab.engine.nvmeof.NvmeofSpec;
 
 /**
  * What the named hosts of a point can do, as their connected agents said in their hello: for nvmeof, facts key

@@ -12,7 +12,7 @@ import java.util.Map;
 @Schema(name = "Matrix", description = "An experiment's matrix: every run gets base, the dimensions' cross product "
         + "(and each zip's positions) varies the rest, exclude leaves points out, repeats runs each point again; "
         + "msg_size is required, in base or dimensions. "
-        + "Parameters are the engine's (agent/src/main/c/qpb.h): provider, op, transport, msg_size (bytes, or like "
+        + "Parameters are the engine's (engine/src/main/c/qpb.h): provider, op, transport, msg_size (bytes, or like "
         + "\"4K\", \"1MiB\"), threads, qps_per_thread, iterations, duration_ms, tx_depth, interval_ms, ...")
 record MatrixBody(
         @Schema(description = "Shown in the dashboard (default \"experiment\").", maxLength = 200,

@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.qplab.agent.engine.Engine;
-import org.qplab.agent.nvmeof.NvmeofSpec;
+import org.qplab.engine.Engine;
+import org.qplab.engine.nvmeof.NvmeofSpec;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 

@@ -7,10 +7,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import org.qplab.agent.engine.Engine;
-import org.qplab.agent.engine.SpecViolation;
-import org.qplab.agent.nvmeof.NvmeofSpec;
 import org.qplab.controller.api.Violation;
+import org.qplab.engine.Engine;
+import org.qplab.engine.SpecViolation;
+import org.qplab.engine.nvmeof.NvmeofSpec;
 import tools.jackson.databind.ObjectMapper;
 
 /**

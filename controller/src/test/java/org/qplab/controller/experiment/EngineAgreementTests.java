@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.qplab.agent.engine.EngineException;
-import org.qplab.agent.engine.EngineSession;
+import org.qplab.engine.EngineException;
+import org.qplab.engine.EngineSession;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 

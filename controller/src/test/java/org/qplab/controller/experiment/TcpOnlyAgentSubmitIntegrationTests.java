@@ -21,7 +21,7 @@ import org.springframework.http.MediaType;
 
 /**
  * A real agent whose engine was built without rdma-core's headers (the engine's Makefile with the headers hidden:
- * agent/src/test/c/hide-rdma-headers.sh) says so in its hello: GET /api/agents shows the reason in its facts, and a
+ * engine/src/test/c/hide-rdma-headers.sh) says so in its hello: GET /api/agents shows the reason in its facts, and a
  * verbs matrix on that host is one 400 naming the host and the packages to install, with nothing stored; a tcp
  * matrix on it is accepted.
  */
@@ -29,7 +29,7 @@ class TcpOnlyAgentSubmitIntegrationTests extends ControllerIntegrationTest {
 
     private static final String REASON = "this engine was built without rdma-core's headers: the verbs provider needs "
             + "libibverbs-dev and librdmacm-dev (dnf: rdma-core-devel) at build time; install them and rebuild";
-    private static final Path AGENT = Path.of("..", "agent").toAbsolutePath().normalize();
+    private static final Path ENGINE = Path.of("..", "engine").toAbsolutePath().normalize();
     private static final MediaType YAML = MediaType.parseMediaType("application/yaml");
 
     @TempDir
@@ -40,7 +40,7 @@ class TcpOnlyAgentSubmitIntegrationTests extends ControllerIntegrationTest {
 
     @BeforeAll
     static void buildATcpOnlyEngine() throws Exception {
-        try (HiddenRdmaHeaders hidden = HiddenRdmaHeaders.of(AGENT, "cc")) {
+        try (HiddenRdmaHeaders hidden = HiddenRdmaHeaders.of(ENGINE, "cc")) {
             Ran make = hidden.make(out, out.resolve("libqpbench.so").toString());
             assertThat(make.exit()).as("make with the headers hidden:\n%s", make.output()).isZero();
         }

@@ -104,7 +104,7 @@ class PerftestOutputTests {
     }
 
     /**
-     * qpbench's latency mode prints perftest's *_lat table (agent/src/main/c/qpbench_output.c): its output imports
+     * qpbench's latency mode prints perftest's *_lat table (engine/src/main/c/qpbench_output.c): its output imports
      * like ib_write_lat's. Captured in the lab: qpbench --perftest=ib_write_lat --sizes=2,64,4096 -n 200 between the
      * VMs.
      */

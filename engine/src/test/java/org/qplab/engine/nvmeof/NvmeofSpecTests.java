@@ -1,4 +1,4 @@
-package org.qplab.agent.nvmeof;
+package org.qplab.engine.nvmeof;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,7 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.qplab.agent.engine.SpecViolation;
+import org.qplab.engine.SpecViolation;
 
 class NvmeofSpecTests {
 

@@ -1,4 +1,4 @@
-package org.qplab.agent.engine;
+package org.qplab.engine;
 
 import jnr.ffi.Runtime;
 import jnr.ffi.Struct;

@@ -1,4 +1,4 @@
-package org.qplab.agent.engine;
+package org.qplab.engine;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package org.qplab.agent.engine;
+package org.qplab.engine;
 
 /**
  * One rule a spec breaks, as the engine says it (qpb_spec_check in qpb.h).

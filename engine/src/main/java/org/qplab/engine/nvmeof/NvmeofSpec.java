@@ -1,4 +1,4 @@
-package org.qplab.agent.nvmeof;
+package org.qplab.engine.nvmeof;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.qplab.agent.engine.Engine;
-import org.qplab.agent.engine.SpecViolation;
+import org.qplab.engine.Engine;
+import org.qplab.engine.SpecViolation;
 
 /**
  * The spec of an nvmeof run (fio on an NVMe-oF namespace, or on the backing device itself), checked and with

@@ -1,4 +1,4 @@
-package org.qplab.agent.engine;
+package org.qplab.engine;
 
 /** A failure reported by the native engine (the message is the engine's own), or by a provider the agent runs itself. */
 public class EngineException extends RuntimeException {

@@ -1,9 +1,9 @@
-package org.qplab.agent.engine;
+package org.qplab.engine;
 
 import jnr.ffi.Pointer;
 import jnr.ffi.annotations.Out;
 
-/** The engine's C API (agent/src/main/c/qpb.h), name for name. Use {@link EngineSession} instead. */
+/** The engine's C API (engine/src/main/c/qpb.h), name for name. Use {@link EngineSession} instead. */
 public interface QpbLibrary {
 
     int QPB_OK = 0;

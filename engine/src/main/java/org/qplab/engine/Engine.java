@@ -1,4 +1,4 @@
-package org.qplab.agent.engine;
+package org.qplab.engine;
 
 import java.io.IOException;
 import java.io.InputStream;
