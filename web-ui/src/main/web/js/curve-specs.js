@@ -64,14 +64,14 @@ export const LATENCY_PERCENTILES = [
   { metric: 'latency_p999_us', label: 'p99.9', dash: [2, 3] },
 ];
 
-/** Whether a run is fio on NVMe-oF (provider nvmeof): I/Os, not messages. */
-export function isNvmeofRun(run) {
-  return run.params?.provider === 'nvmeof';
+/** Whether a run counts I/Os, not messages, as its provider says (the API's run.counts: fio on NVMe-oF). */
+export function countsIos(run) {
+  return run.counts === 'ios';
 }
 
 /** Whether a run ran in latency mode (one message in flight per thread; the others are bandwidth runs). */
 export function isLatencyRun(run) {
-  return run.params?.mode === 'latency' && !isNvmeofRun(run);
+  return run.params?.mode === 'latency' && !countsIos(run);
 }
 
 /**
@@ -79,8 +79,8 @@ export function isLatencyRun(run) {
  * cycle-time percentiles go with the engine's runs: an nvmeof run has neither message size nor threads.
  */
 export function chartFamilies(runs) {
-  const nvmeof = runs.some(isNvmeofRun);
-  const engine = runs.filter((run) => !isNvmeofRun(run));
+  const nvmeof = runs.some(countsIos);
+  const engine = runs.filter((run) => !countsIos(run));
   const latency = engine.some(isLatencyRun);
   return {
     nvmeof,

@@ -8,7 +8,7 @@ import { getCurve, getExperiment, listRuns } from './api.js';
 import { chartCard, showChart } from './chart-card.js';
 import { destroyAllCharts } from './charts.js';
 import {
-  chartFamilies, CURVES, defaultSeries, isLatencyRun, isNvmeofRun, LATENCY_PERCENTILES, latencyPercentilesSpec,
+  chartFamilies, countsIos, CURVES, defaultSeries, isLatencyRun, LATENCY_PERCENTILES, latencyPercentilesSpec,
   latencyVsSizeSpec, nvmeofSpecs, PERCENTILES, percentileSeries, percentilesSpec, SERIES_CHOICES, toSeries,
 } from './curve-specs.js';
 import { distributionCard } from './curves-distribution.js';
@@ -88,11 +88,11 @@ function setTitle(card, title) {
 
 /** The runs each family of charts draws: a chart pins the dimensions that vary among its family's runs. */
 function familyDimensions(finished) {
-  const engine = finished.filter((run) => !isNvmeofRun(run));
+  const engine = finished.filter((run) => !countsIos(run));
   return {
     bandwidth: dimensionsOf(engine.filter((run) => !isLatencyRun(run))),
     latency: dimensionsOf(engine.filter(isLatencyRun)),
-    nvmeof: dimensionsOf(finished.filter(isNvmeofRun)),
+    nvmeof: dimensionsOf(finished.filter(countsIos)),
     cycles: dimensionsOf(engine),
   };
 }

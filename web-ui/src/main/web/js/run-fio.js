@@ -30,10 +30,10 @@ function allRow(summary) {
     h('td', { class: 'num' }, summary.cycles ?? '–'));
 }
 
-/** The table, or null for a run that is not nvmeof (or has no summary yet). */
+/** The table, or null for a run that counts no I/Os (not fio's), or has no summary yet. */
 export function fioTable(run) {
   const summary = run.summary;
-  if (run.params?.provider !== 'nvmeof' || !summary) return null;
+  if (run.counts !== 'ios' || !summary) return null;
   const fio = summary.fio ?? {};
   const directions = ['read', 'write'].filter((name) => (fio[name]?.total_ios ?? 0) > 0);
   return h('div', { class: 'run-fio' },

@@ -5,11 +5,15 @@ import java.net.DatagramSocket;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.URI;
+import java.util.List;
 import java.util.Map;
 import javax.net.ssl.SSLSocketFactory;
 import org.qplab.agent.log.Log;
 import org.qplab.agent.nvmeof.Leftovers;
 import org.qplab.agent.nvmeof.NvmeofHost;
+import org.qplab.agent.nvmeof.NvmeofProvider;
+import org.qplab.agent.provider.EngineProvider;
+import org.qplab.agent.provider.Provider;
 import org.qplab.engine.Engine;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
@@ -43,7 +47,9 @@ public final class AgentMain {
         if (!leftovers.isEmpty()) {
             Log.info("nvmeof leftovers of an earlier agent process: " + leftovers);
         }
-        Map<String, Object> facts = HostFacts.collect(json, nvmeof);
+        List<Provider> providers = List.of(new EngineProvider(json, () -> dataAddress, config.dataAddress()),
+                new NvmeofProvider(nvmeof));
+        Map<String, Object> facts = HostFacts.collect(providers);
         facts.put("data_address", dataAddress);
         Outbox outbox = new Outbox(config.spoolDir(), config.spoolMemoryBytes(), json);
         try {
@@ -58,7 +64,7 @@ public final class AgentMain {
             System.exit(2);
         }
         ControllerLink link = new ControllerLink(config, tls, json, facts, outbox, credentials);
-        RunExecutor executor = new RunExecutor(link, json, () -> dataAddress, config.dataAddress(), nvmeof);
+        RunExecutor executor = new RunExecutor(link, json, providers);
         link.onMessage(executor::handle, executor::currentRunId, executor::preparedRunId);
         if (config.healthPort() >= 0) {
             try {

@@ -6,12 +6,9 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.qplab.agent.nvmeof.Capabilities;
-import org.qplab.agent.nvmeof.NvmeofHost;
-import org.qplab.engine.Engine;
-import tools.jackson.databind.ObjectMapper;
+import org.qplab.agent.provider.Provider;
 
-/** What the agent tells the controller about its host when it registers. */
+/** What the agent tells the controller about its host when it registers: the host, then each provider's facts. */
 final class HostFacts {
 
     private HostFacts() {
@@ -26,7 +23,7 @@ final class HostFacts {
         return env != null ? env : "localhost";
     }
 
-    static Map<String, Object> collect(ObjectMapper json, NvmeofHost nvmeof) {
+    static Map<String, Object> collect(List<Provider> providers) {
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("hostname", hostname());
         facts.put("kernel", firstLine(Path.of("/proc/sys/kernel/osrelease")));
@@ -35,36 +32,8 @@ final class HostFacts {
         facts.put("cpu_model", cpuModel());
         facts.put("memory_kib", memTotalKib());
         facts.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
-        if (Engine.isAvailable()) {
-            facts.put("engine", json.readValue(Engine.info(), Map.class));
-            Map<?, ?> inventory = json.readValue(Engine.devices(), Map.class);
-            facts.put("rdma_devices", inventory.get("devices"));
-            if (inventory.get("unavailable") != null) {
-                facts.put("rdma_unavailable", inventory.get("unavailable"));
-            }
-            facts.put("rdma_core", rdmaCoreVersion());
-        } else {
-            facts.put("engine_unavailable", String.valueOf(Engine.unavailabilityCause()));
-        }
-        facts.put("nvmeof", Capabilities.probe(nvmeof).facts());
+        providers.forEach(provider -> facts.putAll(provider.facts()));
         return facts;
-    }
-
-    /** The libibverbs the engine loads, by the version in its file name (libibverbs.so.1.14.44.0: rdma-core 44). */
-    private static String rdmaCoreVersion() {
-        for (String dir : List.of("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib")) {
-            try (var files = Files.list(Path.of(dir))) {
-                var found = files.map(f -> f.getFileName().toString())
-                        .filter(n -> n.matches("libibverbs\\.so\\.1\\.\\d+\\.\\d+\\.\\d+.*")).sorted().findFirst();
-                if (found.isPresent()) {
-                    String[] parts = found.get().split("\\.");
-                    return "rdma-core " + parts[4] + (parts.length > 5 ? "." + parts[5] : "") + " (" + found.get() + ")";
-                }
-            } catch (IOException | RuntimeException e) {
-                // not this directory
-            }
-        }
-        return null;
     }
 
     private static String cpuModel() {

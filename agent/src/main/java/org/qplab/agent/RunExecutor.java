@@ -1,18 +1,18 @@
 package org.qplab.agent;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.Supplier;
 import org.qplab.agent.log.Log;
-import org.qplab.agent.nvmeof.NvmeofHost;
-import org.qplab.agent.nvmeof.NvmeofSession;
+import org.qplab.agent.provider.Provider;
 import org.qplab.engine.EngineException;
-import org.qplab.engine.EngineSession;
+import org.qplab.engine.ProviderSpec;
 import org.qplab.engine.RunSession;
+import org.qplab.engine.provider.Providers;
 import org.qplab.protocol.AgentMessage;
 import tools.jackson.databind.ObjectMapper;
 
@@ -20,8 +20,8 @@ import tools.jackson.databind.ObjectMapper;
  * Runs benchmarks one at a time on the agent's engine thread: a loopback run when assigned, or one
  * side of a pair run step by step (prepare, connect, start); drains the session's intervals (and trace
  * records) while the run goes, ships them in numbered frames ({@link FrameBatcher}), then reports the summary.
- * A session is the native engine's ({@link EngineSession}: tcp, verbs) or, for provider nvmeof, the agent's
- * own ({@link NvmeofSession}: the kernel's NVMe-oF target or initiator and fio).
+ * A session is opened by the run's {@link Provider}: the native engine's (tcp, verbs) or NVMe-oF's (the kernel's
+ * target or initiator and fio).
  */
 final class RunExecutor {
 
@@ -34,26 +34,18 @@ final class RunExecutor {
     private final Set<Long> cancelledBeforeStart = ConcurrentHashMap.newKeySet();
     /** Whether the engine thread is stuck in a run that does not stop or a teardown that does not return. */
     private final EngineWatch watch = new EngineWatch();
-    /** The data address a tcp server side listens on (see {@link AgentConfig#dataAddress()}). */
-    private final Supplier<String> dataAddress;
-    /** --data-address when given: also where a verbs server's control socket listens (else its RoCE address). */
-    private final String configuredDataAddress;
+    /** What runs a side, by its spec's provider (see {@link #providerOf}). */
+    private final List<Provider> providers;
     /** A pair run's session between prepare and start; engine thread only. */
     private RunSession prepared;
     /** The prepared session is a pair's server side: its statistics are its summary only (see run). */
     private boolean preparedServer;
     private volatile long preparedRunId = -1;
 
-    /** This host as nvmeof runs see it (agent id, backing paths, configfs/sysfs/proc roots). */
-    private final NvmeofHost nvmeof;
-
-    RunExecutor(ControllerLink link, ObjectMapper json, Supplier<String> dataAddress, String configuredDataAddress,
-                NvmeofHost nvmeof) {
+    RunExecutor(ControllerLink link, ObjectMapper json, List<Provider> providers) {
         this.link = link;
         this.json = json;
-        this.dataAddress = dataAddress;
-        this.configuredDataAddress = configuredDataAddress;
-        this.nvmeof = nvmeof;
+        this.providers = List.copyOf(providers);
     }
 
     long currentRunId() {
@@ -129,14 +121,7 @@ final class RunExecutor {
             return;
         }
         closePrepared("a new run was prepared");
-        Map<String, Object> spec = new LinkedHashMap<>(params);
-        boolean engine = !NvmeofSession.PROVIDER.equals(spec.get("provider"));
-        if (engine && "server".equals(spec.get("role")) && "tcp".equals(spec.getOrDefault("provider", "tcp"))) {
-            spec.putIfAbsent("bind", dataAddress.get());
-        } else if (engine && "server".equals(spec.get("role")) && configuredDataAddress != null) {
-            // verbs: the control socket of the end-of-run exchange; by default the engine uses the RoCE address
-            spec.putIfAbsent("bind", configuredDataAddress);
-        }
+        Map<String, Object> spec = providerOf(params).sideSpec(params);
         Log.info("run " + runId + ": preparing " + spec);
         try {
             RunSession session = create(runId, spec);
@@ -232,12 +217,16 @@ final class RunExecutor {
         }
     }
 
-    /** The session of one side of a run: the agent's own for provider nvmeof, else the native engine's. */
+    /** The session of one side of a run, opened by its provider. */
     private RunSession create(long runId, Map<String, Object> spec) {
-        if (NvmeofSession.PROVIDER.equals(spec.get("provider"))) {
-            return NvmeofSession.create(runId, spec, nvmeof);
-        }
-        return EngineSession.create(json.writeValueAsString(spec));
+        return providerOf(spec).open(runId, spec);
+    }
+
+    /** The provider whose spec answers for the run's provider key (the engine's for one it does not know). */
+    private Provider providerOf(Map<String, Object> spec) {
+        ProviderSpec wanted = Providers.of(spec);
+        return providers.stream().filter(p -> p.spec() == wanted).findFirst()
+                .orElseThrow(() -> new IllegalStateException("this agent has no provider " + spec.get("provider")));
     }
 
     /**

@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import org.qplab.engine.ProviderSpec;
+import org.qplab.engine.provider.Providers;
 
 /**
  * A run-level metric: one number per finished run, read from its stored summary. Curves draw them, comparisons
@@ -58,11 +60,23 @@ public record Metric(String name, String sql, String unit, boolean higherIsBette
     }
 
     /**
+     * The rate a run of these parameters does not measure: an engine run's messages per second are no IOPS, fio's
+     * I/Os no messages (as the run's provider counts its cycles).
+     */
+    public static String notMeasured(Map<String, Object> params) {
+        return countsIos(params) ? "msg_rate" : "iops";
+    }
+
+    private static boolean countsIos(Map<String, Object> params) {
+        return Providers.find(params).map(ProviderSpec::counts).orElse(null) == ProviderSpec.Counts.IOS;
+    }
+
+    /**
      * What a run of these parameters is judged on: a latency run (mode latency, or an imported perftest *_lat)
      * on its typical latency, fio on NVMe-oF on its IOPS, every other run on its average bandwidth.
      */
     public static Metric defaultFor(Map<String, Object> params) {
-        if (params != null && "nvmeof".equals(params.get("provider"))) {
+        if (countsIos(params)) {
             return BY_NAME.get("iops");
         }
         boolean latency = params != null && "latency".equals(params.get("mode")); // an import of *_lat says so too

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.qplab.engine.Engine;
+import org.qplab.engine.nvmeof.NvmeofProviderSpec;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.JsonNode;
@@ -76,7 +77,7 @@ class EngineRulesDocument implements OpenApiCustomizer {
     private static String nvmeofLines() {
         StringBuilder lines = new StringBuilder();
         for (ProviderKey p : ProviderKeys.all()) {
-            if (p.nvmeofOnly()) {
+            if (p.providers().equals(NvmeofProviderSpec.NVMEOF.providers())) {
                 lines.append("\n- `").append(p.key()).append("`: ").append(switch (p.kind()) {
                     case INT -> "integer";
                     case SIZE -> "size (bytes)";

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import org.qplab.controller.api.Violation;
+import org.qplab.engine.provider.Providers;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
@@ -57,7 +58,7 @@ public final class MatrixExpander {
     }
 
     private MatrixExpander(ObjectMapper json, long maxRuns, HostCapabilities capabilities) {
-        this(json, maxRuns, capabilities, new SpecCheck(json));
+        this(json, maxRuns, capabilities, new SpecCheck());
     }
 
     /** Tests: the points' verdicts through specs. */
@@ -109,16 +110,8 @@ public final class MatrixExpander {
                     + " points of the matrix: nothing would run")));
         }
         PointLimits.check(points, violations);
-        if (hosts.stream().anyMatch(h -> h.server() == null)
-                && points.stream().anyMatch(p -> Boolean.TRUE.equals(p.get("bidirectional")))) {
-            violations.add(new Violation("bidirectional", "bidirectional runs are client/server pairs "
-                    + "(hosts: {pairs: [[client, server], ...]} or {group: [...]}); a loopback run holds both ends in "
-                    + "one process"));
-        }
-        if (hosts.stream().anyMatch(h -> h.server() == null) && points.stream().anyMatch(MatrixExpander::fabric)) {
-            violations.add(new Violation("transport", "nvmeof over rdma or tcp is a pair run: the "
-                    + "server host is the NVMe-oF target, the client the initiator (hosts: {pairs: [[client, server], "
-                    + "...]} or {group: [...]}); on one host use transport local"));
+        if (hosts.stream().anyMatch(h -> h.server() == null)) {
+            pairOnly(points, violations);
         }
         if (violations.stream().noneMatch(v -> v.field().startsWith("exclude"))) {
             // a key whose value the matrix already got wrong is not checked again with the engine's default
@@ -126,8 +119,8 @@ public final class MatrixExpander {
             specs.check(points, matrix.base(), matrix.dimensions(), matrix.zips(),
                     key -> hasViolationAt(matrixOwn, key), violations);
         }
-        capabilities.check(points, point -> placements(point, hosts), point -> SpecCheck.where(
-                "backing_path", point, matrix.base(), matrix.dimensions(), matrix.zips()), violations);
+        capabilities.check(points, point -> placements(point, hosts), (key, point) -> SpecCheck.where(
+                key, point, matrix.base(), matrix.dimensions(), matrix.zips()), violations);
         if (!violations.isEmpty()) {
             throw new InvalidMatrixException(violations);
         }
@@ -148,17 +141,28 @@ public final class MatrixExpander {
         return new Matrix(name, source, runs);
     }
 
-    /** An nvmeof point over a fabric (rdma, tcp): a pair run, target and initiator on two hosts. */
-    private static boolean fabric(Map<String, Object> point) {
-        return ProviderKeys.nvmeof(point) && !"local".equals(point.get("transport"));
+    /**
+     * Points that run only on a client/server pair (a bidirectional run, nvmeof over a fabric), refused where the
+     * matrix has a loopback host: once per reason, at the key that makes it a pair (bidirectional, else transport).
+     */
+    private static void pairOnly(List<Map<String, Object>> points, List<Violation> violations) {
+        Set<String> reasons = new LinkedHashSet<>();
+        for (Map<String, Object> point : points) {
+            String why = Providers.of(point).pairOnly(point);
+            if (why != null && reasons.add(why)) {
+                violations.add(new Violation(Boolean.TRUE.equals(point.get("bidirectional")) ? "bidirectional"
+                        : "transport", why));
+            }
+        }
     }
 
     /**
-     * Where a point's runs go. nvmeof's transport local runs fio on the target's own backing device: a loopback
-     * run on each pair's server host (the target), each such host once; a loopback host stays itself.
+     * Where a point's runs go. A point that runs on the server alone (nvmeof's transport local: fio on the target's
+     * own backing device) is a loopback run on each pair's server host, each such host once; a loopback host stays
+     * itself.
      */
     static List<MatrixHosts.Pair> placements(Map<String, Object> point, List<MatrixHosts.Pair> hosts) {
-        if (!ProviderKeys.nvmeof(point) || !"local".equals(point.get("transport"))) {
+        if (!Providers.of(point).onServerAlone(point)) {
             return hosts;
         }
         Set<MatrixHosts.Pair> targets = new LinkedHashSet<>();

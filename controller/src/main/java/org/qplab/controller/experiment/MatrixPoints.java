@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.qplab.controller.api.Violation;
+import org.qplab.engine.provider.Providers;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -21,20 +22,6 @@ import tools.jackson.databind.JsonNode;
  */
 record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensions,
                     Map<String, List<Map<String, Object>>> zips) {
-
-    /**
-     * The parameters curves and comparisons group by, written into every run at the engine's default so that a
-     * run's parameters say what it did even where the matrix was silent (a verbs run's transport too).
-     */
-    private static final List<String> EXPLICIT = List.of("provider", "op", "mode", "threads", "qps_per_thread");
-
-    /**
-     * The same for an nvmeof point, at NvmeofSpec's defaults instead of the engine's, which mean nothing to fio.
-     * interval_ms is fio's status interval: written so that the run's timeline, its interval CSV and the live
-     * view place interval k at k x nvmeof's interval, not at the engine's.
-     */
-    private static final List<String> NVMEOF_EXPLICIT = List.of("transport", "rw", "bs", "iodepth", "numjobs",
-            "ioengine", "interval_ms");
 
     static MatrixPoints read(JsonNode root, List<Violation> violations) {
         Map<String, Object> base = base(root.get("base"), violations);
@@ -85,25 +72,12 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
         }
         List<Map<String, Object>> withDefaults = new ArrayList<>(points.size());
         for (Map<String, Object> point : points) {
-            Map<String, Object> p = explicitDefaults(point);
+            // what curves and comparisons group by, at the provider's defaults where the matrix is silent
+            Map<String, Object> p = new LinkedHashMap<>(Providers.of(point).explicitDefaults(point));
             p.putAll(point);
-            if ("verbs".equals(p.get("provider"))) {
-                p.putIfAbsent("transport", ProviderKeys.engineDefault("transport"));
-            }
             withDefaults.add(p);
         }
         return withDefaults;
-    }
-
-    private static Map<String, Object> explicitDefaults(Map<String, Object> point) {
-        Map<String, Object> defaults = new LinkedHashMap<>();
-        if (ProviderKeys.nvmeof(point)) {
-            defaults.put("provider", ProviderKeys.NVMEOF);
-            NVMEOF_EXPLICIT.forEach(key -> defaults.put(key, ProviderKeys.nvmeofDefault(key)));
-        } else {
-            EXPLICIT.forEach(key -> defaults.put(key, ProviderKeys.engineDefault(key)));
-        }
-        return defaults;
     }
 
     static Violation unknownParameter(String field, String key) {

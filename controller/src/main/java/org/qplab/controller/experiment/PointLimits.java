@@ -6,18 +6,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.qplab.controller.api.Violation;
+import org.qplab.engine.provider.Providers;
 
 /**
- * The controller's own limits on a point, which the engine cannot know: what one tcp run may open on a
- * host, and that its runs stream intervals. Every other rule on a point is the engine's ({@link SpecCheck}).
+ * The limits on a point that its provider's own check does not apply: what one run may open on a host (the
+ * provider's {@code connectionLimit}: tcp's), and that an experiment's runs stream intervals. Every other rule on a
+ * point is its provider's ({@link SpecCheck}).
  */
 final class PointLimits {
-
-    /**
-     * Connections a tcp run may open in all (each costs two descriptors in loopback): the controller's
-     * limit on what one run may ask of a host, which the engine does not know.
-     */
-    static final long MAX_CONNECTIONS_PER_RUN = 65_536;
 
     private PointLimits() {
     }
@@ -41,10 +37,10 @@ final class PointLimits {
             long threads = number(point, "threads");
             long qps = number(point, "qps_per_thread");
             BigInteger connections = BigInteger.valueOf(threads).multiply(BigInteger.valueOf(qps));
-            if ("tcp".equals(point.get("provider")) && threads > 0 && qps > 0
-                    && connections.compareTo(BigInteger.valueOf(MAX_CONNECTIONS_PER_RUN)) > 0) {
+            Long limit = Providers.of(point).connectionLimit(point);
+            if (limit != null && threads > 0 && qps > 0 && connections.compareTo(BigInteger.valueOf(limit)) > 0) {
                 String problem = "threads " + threads + " x qps_per_thread " + qps + " = " + connections
-                        + " connections exceeds " + MAX_CONNECTIONS_PER_RUN + " per tcp run";
+                        + " connections exceeds " + limit + " per " + point.get("provider") + " run";
                 if (seen.add(problem)) {
                     violations.add(new Violation("dimensions", problem));
                 }

@@ -10,13 +10,12 @@ import tools.jackson.databind.JsonNode;
 /**
  * One run parameter a matrix may set, as its provider's schema says ({@link ProviderKeys}), with the type a matrix
  * writes it in: sizes also as "4K", choices by name, so that a typo in an exclude is caught. Its limits and the
- * rules between keys are the engine's, or NvmeofSpec's for an nvmeof point ({@link SpecCheck}).
+ * rules between keys are its provider's ({@link SpecCheck}).
  *
- * @param choices    a CHOICE's names (for transport: verbs' and nvmeof's)
- * @param verbsOnly  the engine says only verbs takes it (tcp refuses it at anything but its default)
- * @param nvmeofOnly fio's key, which the engine does not know
+ * @param choices   a CHOICE's names (for transport: verbs' and nvmeof's)
+ * @param providers the providers that take it (a verbs-only key: verbs; fio's: nvmeof)
  */
-public record ProviderKey(String key, Kind kind, List<String> choices, boolean verbsOnly, boolean nvmeofOnly) {
+public record ProviderKey(String key, Kind kind, List<String> choices, List<String> providers) {
 
     enum Kind { INT, SIZE, BOOL, CHOICE, TEXT }
 

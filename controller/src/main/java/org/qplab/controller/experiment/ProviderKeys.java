@@ -6,60 +6,45 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import org.qplab.engine.Engine;
-import org.qplab.engine.nvmeof.NvmeofSpec;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
+import org.qplab.engine.EngineSpec;
+import org.qplab.engine.ProviderSpec;
+import org.qplab.engine.SpecKey;
+import org.qplab.engine.provider.Providers;
 
 /**
- * The run parameters a matrix may set, their choices and their defaults, read once from the providers' own
- * schemas: the engine's spec table (qpb_spec_schema, for tcp and verbs) and then nvmeof's keys (NvmeofSpec.KEYS)
- * that the engine lacks, in that order. A key both have (transport, interval_ms, device) is the engine's, with
- * nvmeof's choices added. Reading the engine's table is a native call: the first use must not be on an event loop.
+ * The run parameters a matrix may set, their choices and the providers that take them, read once from the providers'
+ * own specs ({@link Providers}: the engine's schema, qpb_spec_schema, for tcp and verbs; then nvmeof's), in that
+ * order. A key several providers take (transport, interval_ms, device) is the first's, with the others' choices and
+ * providers added. Reading the engine's table is a native call: the first use must not be on an event loop.
  */
 public final class ProviderKeys {
 
-    /** The nvmeof provider: fio on NVMe-oF, checked by NvmeofSpec rather than the engine. */
-    public static final String NVMEOF = NvmeofSpec.PROVIDER;
-
-    /** Engine keys a matrix does not set: the controller's (role, bind, port) and the agent's (interval_ring). */
-    private static final Set<String> NOT_MATRIX_KEYS = Set.of("role", "bind", "port", "interval_ring");
-
     private final Map<String, ProviderKey> keys;
-    private final Map<String, Object> engineDefaults;
 
-    private ProviderKeys(Map<String, ProviderKey> keys, Map<String, Object> engineDefaults) {
+    private ProviderKeys(Map<String, ProviderKey> keys) {
         this.keys = keys;
-        this.engineDefaults = engineDefaults;
     }
 
     private static final class Loaded {
-        static final ProviderKeys KEYS = read(Engine.specSchema(), Engine.specDefaults());
+        static final ProviderKeys KEYS = read(Providers.all());
     }
 
-    static ProviderKeys read(String engineSchema, Map<String, Object> engineDefaults) {
+    static ProviderKeys read(List<ProviderSpec> specs) {
+        List<String> providerNames = specs.stream().flatMap(s -> s.providers().stream()).toList();
         Map<String, ProviderKey> keys = new LinkedHashMap<>();
-        for (JsonNode key : new ObjectMapper().readTree(engineSchema)) {
-            String name = key.get("name").stringValue();
-            if (NOT_MATRIX_KEYS.contains(name)) {
-                continue;
+        for (ProviderSpec spec : specs) {
+            for (SpecKey key : spec.keys()) {
+                if (EngineSpec.NOT_MATRIX_KEYS.contains(key.name())) {
+                    continue;
+                }
+                List<String> choices = key.name().equals("provider") ? providerNames : key.choices();
+                ProviderKey known = keys.get(key.name());
+                keys.put(key.name(), known != null ? merged(known, choices, key.providers())
+                        : new ProviderKey(key.name(), kind(key.type(), key.bytes(), choices), List.copyOf(choices),
+                                key.providers()));
             }
-            List<String> choices = new ArrayList<>();
-            if (key.has("enum")) {
-                key.get("enum").forEach(c -> choices.add(c.stringValue()));
-            }
-            keys.put(name, new ProviderKey(name, kind(key.get("type").stringValue(), key.has("format"), choices),
-                    choices, key.get("verbs_only").asBoolean(), false));
         }
-        keys.computeIfPresent("provider", (name, provider) -> withChoices(provider, List.of(NVMEOF)));
-        for (NvmeofSpec.Key key : NvmeofSpec.KEYS) {
-            ProviderKey engine = keys.get(key.name());
-            keys.put(key.name(), engine != null ? withChoices(engine, key.choices())
-                    : new ProviderKey(key.name(), kind(key.type(), key.bytes(), key.choices()), key.choices(), false,
-                            true));
-        }
-        return new ProviderKeys(Collections.unmodifiableMap(keys), engineDefaults);
+        return new ProviderKeys(Collections.unmodifiableMap(keys));
     }
 
     private static ProviderKey.Kind kind(String type, boolean bytes, List<String> choices) {
@@ -70,10 +55,12 @@ public final class ProviderKeys {
         };
     }
 
-    private static ProviderKey withChoices(ProviderKey key, List<String> more) {
+    private static ProviderKey merged(ProviderKey key, List<String> moreChoices, List<String> moreProviders) {
         List<String> choices = new ArrayList<>(key.choices());
-        more.stream().filter(c -> !choices.contains(c)).forEach(choices::add);
-        return new ProviderKey(key.key(), key.kind(), List.copyOf(choices), key.verbsOnly(), key.nvmeofOnly());
+        moreChoices.stream().filter(c -> !choices.contains(c)).forEach(choices::add);
+        List<String> providers = new ArrayList<>(key.providers());
+        moreProviders.stream().filter(p -> !providers.contains(p)).forEach(providers::add);
+        return new ProviderKey(key.key(), key.kind(), List.copyOf(choices), List.copyOf(providers));
     }
 
     /** Every parameter, the engine's first, in its table's order. */
@@ -92,24 +79,6 @@ public final class ProviderKeys {
 
     /** The engine's default of one of its keys (qpb_spec_schema); IllegalArgumentException when it has none. */
     public static Object engineDefault(String key) {
-        Object value = Loaded.KEYS.engineDefaults.get(key);
-        if (value == null) {
-            throw new IllegalArgumentException("the engine has no default for " + key);
-        }
-        return value;
-    }
-
-    /** nvmeof's default of one of its keys (NvmeofSpec.KEYS); IllegalArgumentException when it has none. */
-    public static Object nvmeofDefault(String key) {
-        Object value = NvmeofSpec.defaultOf(key);
-        if (value == null) {
-            throw new IllegalArgumentException("nvmeof has no default for " + key);
-        }
-        return value;
-    }
-
-    /** Whether a point (its provider) is an nvmeof run. */
-    public static boolean nvmeof(Map<String, Object> point) {
-        return NVMEOF.equals(point.get("provider"));
+        return EngineSpec.ENGINE.defaultOf(key);
     }
 }

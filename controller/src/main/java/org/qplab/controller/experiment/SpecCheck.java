@@ -9,24 +9,23 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import org.qplab.controller.api.Violation;
 import org.qplab.engine.Engine;
+import org.qplab.engine.EngineSpec;
 import org.qplab.engine.SpecViolation;
-import org.qplab.engine.nvmeof.NvmeofSpec;
-import tools.jackson.databind.ObjectMapper;
+import org.qplab.engine.provider.Providers;
 
 /**
- * The engine's verdict on the expanded points of a matrix: each distinct point goes, as the spec an agent
- * would hand to qpb_session_create, through the engine's own spec check (qpb_spec_check, libqpbench.so from
- * the agent jar); an nvmeof point through NvmeofSpec's, the check its agent makes at prepare. They are the one
- * definition of what a run may be; this class only says where in the matrix each refused key was set. Native
- * calls: run it off the event loop.
+ * The providers' verdict on the expanded points of a matrix: each distinct point goes, as the spec an agent would be
+ * given, through its provider's own check ({@link Providers}: the engine's qpb_spec_check, libqpbench.so from the
+ * engine jar; nvmeof's NvmeofSpec, the check its agent makes at prepare). They are the one definition of what a run
+ * may be; this class only says where in the matrix each refused key was set. Native calls: run it off the event loop.
  */
 final class SpecCheck {
 
-    /** A point's verdict: the engine's, or NvmeofSpec's for an nvmeof point ({@link #verdict}). */
+    /** A point's verdict: its provider's ({@link #verdict}). */
     private final Function<Map<String, Object>, List<SpecViolation>> verdict;
 
-    SpecCheck(ObjectMapper json) {
-        this(point -> verdict(json, point));
+    SpecCheck() {
+        this(SpecCheck::verdict);
     }
 
     /** Tests: the verdicts through another function (one that counts the points it is asked about, say). */
@@ -34,9 +33,12 @@ final class SpecCheck {
         this.verdict = verdict;
     }
 
-    /** What the engine (NvmeofSpec for an nvmeof point) says of the point, as the spec an agent would be given. */
-    static List<SpecViolation> verdict(ObjectMapper json, Map<String, Object> point) {
-        return ProviderKeys.nvmeof(point) ? nvmeofCheck(point) : Engine.checkSpec(json.writeValueAsString(point));
+    /**
+     * What the point's provider says of it, as the spec an agent would be given; a provider the matrix names wrongly
+     * (refused already) goes to the engine, whose check names the choices.
+     */
+    static List<SpecViolation> verdict(Map<String, Object> point) {
+        return Providers.of(point).check(point);
     }
 
     /**
@@ -47,7 +49,7 @@ final class SpecCheck {
     void check(List<Map<String, Object>> points, Map<String, Object> base, Map<String, List<Object>> dimensions,
                Map<String, List<Map<String, Object>>> zips, Predicate<String> alreadyRefused,
                List<Violation> violations) {
-        if (!Engine.isAvailable() && !points.stream().allMatch(ProviderKeys::nvmeof)) {
+        if (!Engine.isAvailable() && points.stream().anyMatch(p -> Providers.of(p) == EngineSpec.ENGINE)) {
             throw new IllegalStateException("the native engine that checks run parameters is unavailable: "
                     + Engine.unavailabilityCause(), Engine.unavailabilityCause());
         }
@@ -63,11 +65,6 @@ final class SpecCheck {
             }
         }
         violations.addAll(found);
-    }
-
-    /** An nvmeof point's verdict: fio's parameters are not the engine's; NvmeofSpec is their one definition. */
-    static List<SpecViolation> nvmeofCheck(Map<String, Object> point) {
-        return NvmeofSpec.check(point);
     }
 
     /** Where the matrix sets key for this point: the path a user edits to change it. */

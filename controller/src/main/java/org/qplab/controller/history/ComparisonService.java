@@ -146,7 +146,7 @@ public class ComparisonService {
 
     /** The primary metric first, then the others a run of these parameters measures (IOPS or messages, not both). */
     private static List<String> judged(Metric primary, Map<String, Object> params) {
-        String notThisKind = "nvmeof".equals(params.get("provider")) ? "msg_rate" : "iops";
+        String notThisKind = Metric.notMeasured(params);
         List<String> names = new ArrayList<>(List.of(primary.name()));
         Metric.JUDGED.stream().filter(name -> !name.equals(primary.name()) && !name.equals(notThisKind)).forEach(names::add);
         return names;

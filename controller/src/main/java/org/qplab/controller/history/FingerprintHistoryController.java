@@ -75,7 +75,7 @@ class FingerprintHistoryController {
 
     /** What the fingerprint's runs measured; an engine run's messages per second are no IOPS, fio's I/Os no messages. */
     private List<String> measured(String fingerprint, Map<String, Object> params) {
-        String notThisKind = "nvmeof".equals(params.get("provider")) ? "msg_rate" : "iops";
+        String notThisKind = Metric.notMeasured(params);
         return fingerprints.measured(fingerprint).stream().filter(name -> !name.equals(notThisKind)).toList();
     }
 

@@ -21,6 +21,10 @@ import java.util.Map;
         + "tried again names the run that replaced it (supersededBy); partial: it ended early and keeps the "
         + "cyclesStored cycles that reached the controller.")
 public record Run(long id, long experimentId, int index, int repeat, Map<String, Object> params,
+                  @Schema(allowableValues = {"messages", "ios"}, description = "What one counted cycle of the run is, "
+                          + "as its provider says: a message (the engine's tcp and verbs; rates are msg_rate) or an "
+                          + "I/O (nvmeof's fio; rates are iops). An imported run counts messages.")
+                  String counts,
                   @Schema(description = "Where the matrix placed the run: client/server for a pair of hosts, client "
                           + "for loopback on a named host; null for loopback on any agent.", nullable = true)
                   String hosts,

@@ -4,8 +4,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.qplab.engine.ProviderSpec;
+import org.qplab.engine.provider.Providers;
 import org.qplab.protocol.TraceRecord;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -59,7 +62,8 @@ public class RunRepository {
         String hostFacts = rs.getString("host_facts");
         Map<String, Object> params = toMap(rs.getString("params"));
         return new Run(rs.getLong("id"), rs.getLong("experiment_id"), rs.getInt("idx"), rs.getInt("repeat"),
-                params, rs.getString("hosts"), rs.getString("status"), rs.getString("agent_id"), rs.getInt("attempt"),
+                params, Providers.find(params).map(ProviderSpec::counts).orElse(ProviderSpec.Counts.MESSAGES).name()
+                        .toLowerCase(Locale.ROOT), rs.getString("hosts"), rs.getString("status"), rs.getString("agent_id"), rs.getInt("attempt"),
                 rs.getObject("started_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
                 rs.getString("error"), summary == null ? null : toMap(summary),
                 serverSummary == null ? null : toMap(serverSummary),

@@ -12,7 +12,8 @@ import java.util.stream.Collectors;
 import org.qplab.controller.agent.AgentConnection;
 import org.qplab.controller.agent.AgentReady;
 import org.qplab.controller.agent.AgentRegistry;
-import org.qplab.engine.nvmeof.NvmeofSpec;
+import org.qplab.engine.ProviderSpec;
+import org.qplab.engine.provider.Providers;
 import org.qplab.protocol.AgentMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -114,11 +115,6 @@ public class PairRuns {
             return side == client ? server : client;
         }
     }
-
-    /** An nvmeof run step's set-up beyond fio's runtime: fio's start, nvme disconnect (its own timeout 30 s). */
-    static final Duration NVMEOF_MARGIN = Duration.ofSeconds(30);
-    /** An nvmeof run's prepare step (see prepareLimit). */
-    static final Duration NVMEOF_PREPARE = Duration.ofSeconds(90);
 
     private final Map<Long, Pair> pairs = new ConcurrentHashMap<>();
     /** Runs whose pair ended or timed out: late messages of theirs are only acknowledged. */
@@ -326,34 +322,29 @@ public class PairRuns {
     }
 
     /**
-     * How long the run step may take: a duration run its duration + collect, a run by iterations run-timeout. An
-     * nvmeof run's fio runs for runtime_ms (its default when size is unset); its initiator also starts fio and
-     * disconnects inside the step: + NVMEOF_MARGIN. By size (not time based): run-timeout.
+     * How long the run step may take, as the point's provider plans it: a time-based run its planned length (the
+     * engine's duration_ms, fio's runtime_ms) + what its end adds (nvmeof's initiator also starts fio and disconnects
+     * inside the step) + collect; a run by iterations or size run-timeout.
      */
     Duration runLimit(Map<String, Object> params) {
-        if ("nvmeof".equals(params.get("provider"))) {
-            Object runtime = params.containsKey("size") ? null : params.getOrDefault("runtime_ms", NvmeofSpec.defaultOf("runtime_ms"));
-            return runtime instanceof Number ms && ms.longValue() > 0
-                    ? Duration.ofMillis(ms.longValue()).plus(NVMEOF_MARGIN).plus(Step.COLLECT.timeout()) : runTimeout;
-        }
-        Object duration = params.get("duration_ms");
-        return duration instanceof Number ms && ms.longValue() > 0
-                ? Duration.ofMillis(ms.longValue()).plus(Step.COLLECT.timeout()) : runTimeout;
+        ProviderSpec.Timing timing = Providers.of(params).timing(params);
+        return timing.planned() == null ? runTimeout
+                : timing.planned().plus(timing.margin()).plus(Step.COLLECT.timeout());
     }
 
     /**
-     * How long both sides may take to prepare: an nvmeof side first removes what dead runs left, may load modules
-     * (modprobe), makes a null_blk device and the configfs target, and probes fio and nvme-cli; on a small or busy
-     * host (the Soft-RoCE lab under load) that took over the engine's 30 s.
+     * How long both sides may take to prepare: the provider's own limit (an nvmeof side first removes what dead runs
+     * left, may load modules, makes its target and probes fio), else the step's.
      */
     static Duration prepareLimit(Map<String, Object> params) {
-        return "nvmeof".equals(params.get("provider")) ? NVMEOF_PREPARE : Step.PREPARE.timeout();
+        Duration prepare = Providers.of(params).timing(params).prepare();
+        return prepare != null ? prepare : Step.PREPARE.timeout();
     }
 
     private static String limitText(Map<String, Object> params) {
-        return "nvmeof".equals(params.get("provider"))
-                ? " (runtime_ms + " + NVMEOF_MARGIN.toSeconds() + " s + " + Step.COLLECT.timeout().toSeconds() + " s)"
-                : " (duration_ms + " + Step.COLLECT.timeout().toSeconds() + " s)";
+        ProviderSpec.Timing timing = Providers.of(params).timing(params);
+        return " (" + timing.durationKey() + (timing.margin().isZero() ? "" : " + " + timing.margin().toSeconds() + " s")
+                + " + " + Step.COLLECT.timeout().toSeconds() + " s)";
     }
 
     /** Fails the run (tried again when retryable and tries are left), tells both sides to cancel and frees them. */

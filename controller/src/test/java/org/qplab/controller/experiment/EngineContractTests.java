@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import org.qplab.engine.Engine;
+import org.qplab.engine.provider.Providers;
 import org.springframework.http.MediaType;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -39,10 +39,8 @@ class EngineContractTests {
             Set<Map<String, Object>> points = new LinkedHashSet<>();
             matrix.runs().forEach(run -> points.add(run.params()));
             for (Map<String, Object> point : points) {
-                // an nvmeof point is fio's: the agent's NvmeofSpec is its check, as at submit
-                assertThat(ProviderKeys.nvmeof(point) ? SpecCheck.nvmeofCheck(point)
-                        : Engine.checkSpec(json.writeValueAsString(point))).as("%s: %s", file.getFileName(), point)
-                        .isEmpty();
+                // each point through its provider's own check (an nvmeof point is fio's: NvmeofSpec), as at submit
+                assertThat(Providers.of(point).check(point)).as("%s: %s", file.getFileName(), point).isEmpty();
             }
         }
     }
@@ -56,7 +54,7 @@ class EngineContractTests {
         List<Map<String, Object>> asked = new ArrayList<>();
         MatrixExpander counting = new MatrixExpander(json, 1_000_000, new SpecCheck(point -> {
             asked.add(point);
-            return SpecCheck.verdict(json, point);
+            return SpecCheck.verdict(point);
         }));
         for (Path file : ExperimentFilesIntegrationTests.matrixFiles()) {
             JsonNode source = read(file);

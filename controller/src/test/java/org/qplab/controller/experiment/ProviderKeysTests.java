@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.api.Violation;
+import org.qplab.engine.provider.Providers;
 import tools.jackson.databind.node.JsonNodeFactory;
 
-/** The parameters a matrix may set, read from the engine's schema and NvmeofSpec's keys. */
+/** The parameters a matrix may set, read from the providers' specs: the engine's schema, then nvmeof's keys. */
 class ProviderKeysTests {
 
     @Test
@@ -27,13 +29,14 @@ class ProviderKeysTests {
         assertThat(ProviderKeys.byKey("provider").orElseThrow().choices()).containsExactly("tcp", "verbs", "nvmeof");
         assertThat(ProviderKeys.byKey("transport").orElseThrow())
                 .isEqualTo(new ProviderKey("transport", ProviderKey.Kind.CHOICE,
-                        List.of("rc", "uc", "ud", "xrc", "rdma", "tcp", "local"), true, false));
+                        List.of("rc", "uc", "ud", "xrc", "rdma", "tcp", "local"), List.of("verbs", "nvmeof")));
         assertThat(ProviderKeys.byKey("msg_size").orElseThrow().kind()).isEqualTo(ProviderKey.Kind.SIZE);
         assertThat(ProviderKeys.byKey("inline_size").orElseThrow().kind()).isEqualTo(ProviderKey.Kind.SIZE);
         assertThat(ProviderKeys.byKey("bs").orElseThrow())
-                .isEqualTo(new ProviderKey("bs", ProviderKey.Kind.SIZE, List.of(), false, true));
+                .isEqualTo(new ProviderKey("bs", ProviderKey.Kind.SIZE, List.of(), List.of("nvmeof")));
         assertThat(ProviderKeys.byKey("device").orElseThrow())
-                .isEqualTo(new ProviderKey("device", ProviderKey.Kind.TEXT, List.of(), true, false));
+                .isEqualTo(new ProviderKey("device", ProviderKey.Kind.TEXT, List.of(), List.of("verbs", "nvmeof")));
+        assertThat(ProviderKeys.byKey("threads").orElseThrow().providers()).containsExactly("tcp", "verbs");
         assertThat(ProviderKeys.byKey("role")).isEmpty();
         assertThat(ProviderKeys.byKey("interval_ring")).isEmpty();
     }
@@ -46,10 +49,10 @@ class ProviderKeysTests {
         assertThat(ProviderKeys.engineDefault("transport")).isEqualTo("rc");
         assertThat(ProviderKeys.engineDefault("tcp_nodelay")).isEqualTo(true);
         assertThatThrownBy(() -> ProviderKeys.engineDefault("msg_size")).hasMessageContaining("msg_size");
-        assertThat(ProviderKeys.nvmeofDefault("transport")).isEqualTo("rdma");
-        assertThat(ProviderKeys.nvmeofDefault("bs")).isEqualTo(4096L);
-        assertThat(ProviderKeys.nvmeofDefault("interval_ms")).isEqualTo(1000L);
-        assertThat(ProviderKeys.nvmeofDefault("runtime_ms")).isEqualTo(10_000L);
+        Map<String, Object> nvmeof = Map.of("provider", "nvmeof");
+        assertThat(Providers.of(nvmeof).explicitDefaults(nvmeof)).containsEntry("transport", "rdma")
+                .containsEntry("bs", 4096L).containsEntry("interval_ms", 1000L);
+        assertThat(Providers.of(nvmeof).timing(nvmeof).planned()).hasMillis(10_000);
     }
 
     @Test
