@@ -3,7 +3,7 @@
  * sysfs for verbs, /proc/net/snmp for tcp, their deltas and warnings. The
  * session takes one snapshot as qpb_start starts the workers and one when its
  * last worker ends (qpb_cpu.c); the roots are session fields so tests read
- * fakes.
+ * fakes. qpb_cost.c takes them around a span the engine does not run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -235,7 +235,7 @@ void qpb_counters_put(qpb_jw *w, const qpb_counters *before, const qpb_counters 
     qpb_jw_obj_begin(w);
     qpb_jw_key(w, "source");
     qpb_jw_str(w, before->sysfs ? "sysfs" : "/proc/net/snmp");
-    if (before->sysfs) {
+    if (before->sysfs && before->device[0] != '\0') { /* none: no port was found (qpb_cost.c), error says why */
         qpb_jw_key(w, "device");
         qpb_jw_str(w, before->device);
         qpb_jw_key(w, "port");
