@@ -147,7 +147,8 @@ public final class Engine {
         return Collections.unmodifiableMap(defaults);
     }
 
-    private static String text(byte[] buf) {
+    /** The NUL-terminated UTF-8 text the engine wrote into buf. */
+    static String text(byte[] buf) {
         int end = 0;
         while (end < buf.length && buf[end] != 0) {
             end++;
