@@ -356,12 +356,6 @@ int32_t qpb_trace_record_layout(char *buf, uint32_t buf_len);
  * binding's layout test. */
 int32_t qpb_interval_layout(char *buf, uint32_t buf_len);
 
-/* ["duplicate_request",...,"Tcp.InCsumErrors"] — the counters whose
- * movement the engine's summary warns about (retransmission, errors, RNR,
- * out of sequence), by file name: so that another provider's summary (the
- * agent's nvmeof) warns about the same ones. */
-int32_t qpb_counter_warn_names(char *buf, uint32_t buf_len);
-
 /*
  * What a span the engine does not run itself cost the host (the agent's
  * nvmeof provider: fio and the kernel do the work): the summary's "cpu",

@@ -47,19 +47,6 @@ static const char *const WARN_NAMES[] = {
 /* Tcp fields of /proc/net/snmp that are settings or gauges, not counters. */
 static const char *const SNMP_NOT_COUNTERS[] = {"RtoAlgorithm", "RtoMin", "RtoMax", "MaxConn", "CurrEstab"};
 
-QPB_EXPORT int32_t qpb_counter_warn_names(char *buf, uint32_t buf_len)
-{
-    if (buf == NULL)
-        return QPB_EINVAL;
-    qpb_jw w;
-    qpb_jw_init(&w, buf, buf_len);
-    qpb_jw_arr_begin(&w);
-    for (size_t i = 0; i < sizeof WARN_NAMES / sizeof WARN_NAMES[0]; i++)
-        qpb_jw_str(&w, WARN_NAMES[i]);
-    qpb_jw_arr_end(&w);
-    return qpb_jw_ok(&w) ? QPB_OK : QPB_ENOSPC;
-}
-
 bool qpb_counter_warns(const char *name)
 {
     const char *base = strrchr(name, '/');
