@@ -356,11 +356,52 @@ int32_t qpb_trace_record_layout(char *buf, uint32_t buf_len);
  * binding's layout test. */
 int32_t qpb_interval_layout(char *buf, uint32_t buf_len);
 
-/* ["duplicate_request",...,"Tcp.InCsumErrors"] — the counters whose
- * movement the engine's summary warns about (retransmission, errors, RNR,
- * out of sequence), by file name: so that another provider's summary (the
- * agent's nvmeof) warns about the same ones. */
-int32_t qpb_counter_warn_names(char *buf, uint32_t buf_len);
+/*
+ * What a span the engine does not run itself cost the host (the agent's
+ * nvmeof provider: fio and the kernel do the work): the summary's "cpu",
+ * "counters" and "warnings" (qpb_summary), read by the same code, over the
+ * span from qpb_cost_begin to qpb_cost_end.
+ *
+ * qpb_cost_begin reads /proc/stat and the counters now. Its spec is one flat
+ * JSON object (unknown keys are rejected with their name):
+ *   counters    "sysfs" | "snmp"                                required
+ *               sysfs: an RDMA port's counters/ and hw_counters/ (as a
+ *               verbs run's); snmp: /proc/net/snmp's Tcp (host-wide)
+ *   device      sysfs: the RDMA device (a name like "rxe0")     default ""
+ *   ib_port     sysfs: 1..255, or 0: the device's first port     default 0
+ *   address     sysfs without device: an IP address of this host; the
+ *               port read is the first (by device, port and GID index)
+ *               with a GID on the network interface that has it
+ *               (gid_attrs/ndevs)                               default ""
+ *               sysfs needs device or address
+ *   proc        where /proc is (tests: a fake tree)            default "/proc"
+ *   infiniband  where /sys/class/infiniband is                 default "/sys/class/infiniband"
+ * A port that cannot be found is no failure: "counters" then has no
+ * "device" and "port" and its "error" says why. NULL, with err saying why,
+ * for an invalid spec or no memory. Not thread-safe: one thread at a time
+ * per qpb_cost.
+ */
+typedef struct qpb_cost qpb_cost;
+
+qpb_cost *qpb_cost_begin(const char *spec_json, char *err, uint32_t err_len);
+
+/* Reads /proc/stat and the counters again: the span has ended. Later calls
+ * change nothing. QPB_OK, or QPB_EINVAL for NULL. */
+int32_t qpb_cost_end(qpb_cost *c);
+
+/* {"cpu":{...},"counters":{...},"warnings":[...]} with the summary's keys and
+ * meanings, except that no engine thread ran: span_ns is qpb_cost_begin to
+ * qpb_cost_end (CLOCK_MONOTONIC_RAW), engine_user_ns, engine_sys_ns and
+ * engine_util_pct are null, the host_* and perftest_util_pct figures are over
+ * the span. Before qpb_cost_end: span_ns 0, host figures null, every counter
+ * "unreadable" with "error":"no reading after the run". c NULL: a span that
+ * never began: span_ns 0, host figures null, "counters":null,
+ * "warnings":[]. Returns QPB_OK, or QPB_ENOSPC when buf is too small (call
+ * again with a larger one: the readings stay). */
+int32_t qpb_cost_json(const qpb_cost *c, char *buf, uint32_t buf_len);
+
+/* Frees everything, ended or not. NULL is a no-op. */
+void qpb_cost_destroy(qpb_cost *c);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,7 @@
  * sysfs for verbs, /proc/net/snmp for tcp, their deltas and warnings. The
  * session takes one snapshot as qpb_start starts the workers and one when its
  * last worker ends (qpb_cpu.c); the roots are session fields so tests read
- * fakes.
+ * fakes. qpb_cost.c takes them around a span the engine does not run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -46,19 +46,6 @@ static const char *const WARN_NAMES[] = {
 
 /* Tcp fields of /proc/net/snmp that are settings or gauges, not counters. */
 static const char *const SNMP_NOT_COUNTERS[] = {"RtoAlgorithm", "RtoMin", "RtoMax", "MaxConn", "CurrEstab"};
-
-QPB_EXPORT int32_t qpb_counter_warn_names(char *buf, uint32_t buf_len)
-{
-    if (buf == NULL)
-        return QPB_EINVAL;
-    qpb_jw w;
-    qpb_jw_init(&w, buf, buf_len);
-    qpb_jw_arr_begin(&w);
-    for (size_t i = 0; i < sizeof WARN_NAMES / sizeof WARN_NAMES[0]; i++)
-        qpb_jw_str(&w, WARN_NAMES[i]);
-    qpb_jw_arr_end(&w);
-    return qpb_jw_ok(&w) ? QPB_OK : QPB_ENOSPC;
-}
 
 bool qpb_counter_warns(const char *name)
 {
@@ -235,7 +222,7 @@ void qpb_counters_put(qpb_jw *w, const qpb_counters *before, const qpb_counters 
     qpb_jw_obj_begin(w);
     qpb_jw_key(w, "source");
     qpb_jw_str(w, before->sysfs ? "sysfs" : "/proc/net/snmp");
-    if (before->sysfs) {
+    if (before->sysfs && before->device[0] != '\0') { /* none: no port was found (qpb_cost.c), error says why */
         qpb_jw_key(w, "device");
         qpb_jw_str(w, before->device);
         qpb_jw_key(w, "port");

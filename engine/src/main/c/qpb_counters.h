@@ -45,7 +45,8 @@ qpb_counters *qpb_counters_read_snmp(const char *path);
  * retransmissions and errors). */
 bool qpb_counter_warns(const char *name);
 
-/* Writes "counters":{"source","device","port","deltas":{...},"unreadable":[...]} and
+/* Writes "counters":{"source","device","port","deltas":{...},"unreadable":[...],"error"} (device and port
+ * only when device is not "": a sysfs snapshot of no port, its error saying why) and
  * "warnings":[...] (keys too). before NULL: "counters":null and no warnings; after NULL: deltas
  * are unknown, every counter is unreadable. */
 void qpb_counters_put(qpb_jw *w, const qpb_counters *before, const qpb_counters *after);

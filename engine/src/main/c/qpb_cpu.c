@@ -128,10 +128,16 @@ void qpb_cpu_put(qpb_jw *w, const qpb_cpu_figures *f)
     qpb_jw_key(w, "span_ns");
     qpb_jw_u64(w, f->span_ns);
     qpb_jw_key(w, "engine_user_ns");
-    qpb_jw_u64(w, f->user_ns);
+    if (f->no_engine)
+        qpb_jw_null(w);
+    else
+        qpb_jw_u64(w, f->user_ns);
     qpb_jw_key(w, "engine_sys_ns");
-    qpb_jw_u64(w, f->sys_ns);
-    put_pct(w, "engine_util_pct", f->span_ns > 0, f->engine_util_pct);
+    if (f->no_engine)
+        qpb_jw_null(w);
+    else
+        qpb_jw_u64(w, f->sys_ns);
+    put_pct(w, "engine_util_pct", !f->no_engine && f->span_ns > 0, f->engine_util_pct);
     qpb_jw_key(w, "host_cpus");
     qpb_jw_u64(w, f->host_cpus);
     put_pct(w, "host_user_pct", f->host, f->host_user_pct);

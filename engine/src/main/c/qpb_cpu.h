@@ -37,6 +37,7 @@ bool qpb_thread_cpu_now(uint64_t *user_ns, uint64_t *sys_ns);
 
 /* What the summary reports, from the threads' spans and the host's two readings. */
 typedef struct qpb_cpu_figures {
+    bool no_engine;       /* no engine thread ran the span (qpb_cost): engine_* are written as null */
     uint32_t threads;     /* threads added (those that ended) */
     uint64_t first_ns, last_ns;
     uint64_t span_ns;     /* earliest begin to latest end over the threads */
@@ -53,7 +54,7 @@ typedef struct qpb_cpu_figures {
 void qpb_cpu_add_thread(qpb_cpu_figures *f, const qpb_thread_cpu *c);
 void qpb_cpu_finish(qpb_cpu_figures *f, const qpb_proc_cpu *before, const qpb_proc_cpu *after);
 
-/* Writes "cpu":{...} (the key too). */
+/* Writes "cpu":{...} (the key too); with no_engine, engine_user_ns, engine_sys_ns and engine_util_pct are null. */
 void qpb_cpu_put(qpb_jw *w, const qpb_cpu_figures *f);
 
 #endif /* QPB_CPU_H */

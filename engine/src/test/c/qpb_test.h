@@ -46,6 +46,7 @@ extern const qpb_test_case qpb_noverbs_tests[];
 extern const qpb_test_case qpb_qpbench_tests[];
 extern const qpb_test_case qpb_counters_tests[];
 extern const qpb_test_case qpb_latency_tests[];
+extern const qpb_test_case qpb_cost_tests[];
 
 typedef struct qpb_session qpb_session;
 

@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 {
     const qpb_test_case *tables[] = {qpb_ring_tests, qpb_stats_tests, qpb_spec_tests, qpb_tcp_tests, qpb_check_tests,
                                      QPB_VERBS_TESTS, qpb_qpbench_tests, qpb_counters_tests,
-                                     qpb_latency_tests};
+                                     qpb_latency_tests, qpb_cost_tests};
     const char *only = argc > 1 ? argv[1] : NULL;
     int passed = 0, failed = 0;
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {

@@ -82,14 +82,6 @@ public final class Engine {
     }
 
     /**
-     * The counters whose movement the engine's summary warns about, by file name (qpb_counter_warn_names: rxe's and
-     * mlx5's retransmission and error counters, the IB port error counters, Tcp.RetransSegs, ...), as a JSON array.
-     */
-    public static String counterWarnNames() {
-        return readString((buf, len) -> library().qpb_counter_warn_names(buf, len), "qpb_counter_warn_names", null);
-    }
-
-    /**
      * This host's RDMA devices and their limits as the engine sees them (qpb_devices in qpb.h):
      * {"devices":[{"name","max_qp",...,"ports":[...]}]} plus "unavailable":"why" when there is none.
      */
@@ -147,7 +139,8 @@ public final class Engine {
         return Collections.unmodifiableMap(defaults);
     }
 
-    private static String text(byte[] buf) {
+    /** The NUL-terminated UTF-8 text the engine wrote into buf. */
+    static String text(byte[] buf) {
         int end = 0;
         while (end < buf.length && buf[end] != 0) {
             end++;

@@ -46,5 +46,11 @@ public interface QpbLibrary {
 
     int qpb_devices(@Out byte[] buf, int bufLen);
 
-    int qpb_counter_warn_names(@Out byte[] buf, int bufLen);
+    Pointer qpb_cost_begin(String specJson, @Out byte[] err, int errLen);
+
+    int qpb_cost_end(Pointer cost);
+
+    int qpb_cost_json(Pointer cost, @Out byte[] buf, int bufLen);
+
+    void qpb_cost_destroy(Pointer cost);
 }

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.qplab.agent.log.Log;
+import org.qplab.engine.HostCost;
 import org.qplab.engine.RunSession;
 import org.qplab.engine.SpecViolation;
 import org.qplab.engine.nvmeof.NvmeofSpec;
@@ -49,7 +50,9 @@ public final class NvmeofSession implements RunSession {
     private final long runId;
     private final String role;
     private final NvmeofSpec spec;
-    private final HostCost cost;
+    /** What the run cost this host (the engine's qpb_cost), from start; null before, or when it could not begin. */
+    private HostCost cost;
+    private String costProblem;
     private final List<String> warnings = new ArrayList<>();
     private Backing backing;
     private Target target;
@@ -70,7 +73,6 @@ public final class NvmeofSession implements RunSession {
         this.runId = runId;
         this.role = role;
         this.spec = spec;
-        this.cost = new HostCost(host, spec.transport(), spec.device());
     }
 
     /**
@@ -247,7 +249,7 @@ public final class NvmeofSession implements RunSession {
         if ("client".equals(role) && initiator == null) {
             throw NvmeofException.failed("start: the initiator is not connected");
         }
-        cost.begin();
+        cost = beginCost();
         started = true;
         if (target == null) {
             String device = initiator != null ? initiator.device() : backing.device();
@@ -287,7 +289,7 @@ public final class NvmeofSession implements RunSession {
         if (!fio.awaitEnd(timeout)) {
             return false;
         }
-        cost.end();
+        endCost();
         if (initiator != null) {
             List<String> problems = initiator.close();
             warnings.addAll(problems);
@@ -298,10 +300,53 @@ public final class NvmeofSession implements RunSession {
     }
 
     private boolean finish(String why) {
-        cost.end();
+        endCost();
         error = why;
         ended = true;
         return true;
+    }
+
+    /**
+     * The host's CPU and counters from now on, by the engine (HostCost): the RDMA port of the spec's device or of the
+     * data address for rdma, the host's TCP counters for tcp and local. Null, with why in costProblem, when the engine
+     * cannot measure them: the run goes on without.
+     */
+    private HostCost beginCost() {
+        HostCost.Roots roots = new HostCost.Roots(host.proc(), host.sysfs().resolve("class/infiniband"));
+        try {
+            return "rdma".equals(spec.transport())
+                    ? HostCost.rdma(spec.device(), spec.device().isEmpty() ? host.dataAddress().get() : null, roots)
+                    : HostCost.tcp(roots);
+        } catch (RuntimeException e) {
+            costProblem = "CPU and counters not measured: " + e.getMessage();
+            Log.info("run " + runId + ": " + costProblem);
+            return null;
+        }
+    }
+
+    private void endCost() {
+        if (cost != null) {
+            cost.end();
+        }
+    }
+
+    /** {"cpu","counters","warnings"} in the engine summary's keys; the two measures null when none were taken. */
+    private Map<String, Object> costSummary() {
+        try {
+            if (costProblem == null) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> measured = JSON.readValue(cost != null ? cost.json() : HostCost.neverBegun(),
+                        LinkedHashMap.class);
+                return measured;
+            }
+        } catch (RuntimeException e) {
+            costProblem = "CPU and counters not reported: " + e.getMessage();
+        }
+        Map<String, Object> none = new LinkedHashMap<>();
+        none.put("cpu", null);
+        none.put("counters", null);
+        none.put("warnings", List.of(costProblem));
+        return none;
     }
 
     /**
@@ -397,10 +442,7 @@ public final class NvmeofSession implements RunSession {
         }
         if (measured != null) {
             if (measured.remove("cpu") instanceof Map<?, ?> cpu) {
-                fioCpu = new LinkedHashMap<>();
-                for (Map.Entry<?, ?> e : cpu.entrySet()) {
-                    fioCpu.put(String.valueOf(e.getKey()), e.getValue());
-                }
+                fioCpu = copy(cpu);
             }
             if (measured.remove("warnings") instanceof List<?> list) {
                 list.forEach(w -> all.add(String.valueOf(w)));
@@ -412,8 +454,15 @@ public final class NvmeofSession implements RunSession {
             summary.put("bytes", 0L);
             summary.put("errors", 0L);
         }
-        cost.put(summary, fioCpu);
-        if (summary.get("warnings") instanceof List<?> counted) {
+        Map<String, Object> hostCost = costSummary();
+        Map<String, Object> cpu = hostCost.get("cpu") instanceof Map<?, ?> measuredCpu ? copy(measuredCpu) : null;
+        if (fioCpu != null) {
+            cpu = cpu != null ? cpu : new LinkedHashMap<>();
+            cpu.putAll(fioCpu);
+        }
+        summary.put("cpu", cpu);
+        summary.put("counters", hostCost.get("counters"));
+        if (hostCost.get("warnings") instanceof List<?> counted) {
             counted.forEach(w -> all.add(String.valueOf(w)));
         }
         all.addAll(warnings);
@@ -422,6 +471,14 @@ public final class NvmeofSession implements RunSession {
             summary.put("error", error);
         }
         return JSON.writeValueAsString(summary);
+    }
+
+    private static Map<String, Object> copy(Map<?, ?> map) {
+        Map<String, Object> copy = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            copy.put(String.valueOf(e.getKey()), e.getValue());
+        }
+        return copy;
     }
 
     /**
@@ -446,6 +503,9 @@ public final class NvmeofSession implements RunSession {
         FioRun run = fio;
         if (run != null) {
             step(problems, "stop fio", () -> run.close());
+        }
+        if (cost != null) {
+            step(problems, "free the cost readings", () -> cost.close());
         }
         if (initiator != null) {
             step(problems, "nvme disconnect", () -> problems.addAll(initiator.close()));
