@@ -323,7 +323,12 @@ int32_t qpb_stop(qpb_session *s);
  *   every counter of the table in qpb_counters.c that moved: retransmission,
  *   out-of-sequence, RNR and error counters of rxe and mlx5, the InfiniBand
  *   port error counters, Tcp.RetransSegs/InErrs/InCsumErrors (those end in
- *   " (host-wide)"); [] when none moved. */
+ *   " (host-wide)"); [] when none moved.
+ *
+ * Every key above, its type and unit, and the nvmeof provider's summary
+ * beside them: protocol's run-summary.schema.json (JSON Schema, in
+ * protocol/src/main/resources/org/qplab/protocol/). A key added here is
+ * documented there, or EngineSessionIntegrationTests fails. */
 int32_t qpb_summary(qpb_session *s, char *buf, uint32_t buf_len);
 
 /* Message of the last failure on this session ("" if none). Valid until the

@@ -1,5 +1,6 @@
 /*
- * qpb_summary.c — the summary JSON of an ended run (key list in qpb.h).
+ * qpb_summary.c — the summary JSON of an ended run (key list in qpb.h; the
+ * documented schema: protocol's run-summary.schema.json).
  *
  * Definitions follow perftest so numbers can be checked against it:
  * bw_avg_bps = bytes / (last completion - first post), msg_rate = messages

@@ -2,17 +2,21 @@ package org.qplab.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.qplab.protocol.RunSummaryValidator.assertValid;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.qplab.protocol.Interval;
+import org.qplab.protocol.RunSummaryValidator;
 import org.qplab.protocol.TraceRecord;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /** The engine through jnr-ffi, as the agent uses it: the library built by this module's make. */
 class EngineSessionIntegrationTests {
@@ -91,7 +95,9 @@ class EngineSessionIntegrationTests {
             while (session.drainIntervals(intervals) > 0) {
                 // each thread's last interval closes as it ends
             }
-            summary = json.readValue(session.summaryJson(), Map.class);
+            String text = session.summaryJson();
+            assertValid(text);
+            summary = json.readValue(text, Map.class);
         }
 
         assertThat(intervals.stream().mapToLong(Interval::cycles).sum()).isEqualTo((long) threads * iterations)
@@ -116,6 +122,74 @@ class EngineSessionIntegrationTests {
             int thread = t;
             assertThat(trace.stream().filter(s -> s.thread() == thread).mapToLong(TraceRecord::cycle))
                     .containsExactlyElementsOf(java.util.stream.LongStream.range(0, 100).map(k -> 2 * k).boxed().toList());
+        }
+    }
+
+    /**
+     * Real tcp summaries of every shape the engine writes follow protocol's run-summary.schema.json: a loopback run
+     * in bandwidth and in latency mode (latency_us), a stopped duration run, a one-way pair (the server: side
+     * receiver) and a bidirectional pair (both senders, with received).
+     */
+    @Test
+    void tcpSummariesFollowTheRunSummarySchema() {
+        assertValid(loopback("{\"provider\":\"tcp\",\"threads\":2,\"qps_per_thread\":2,\"msg_size\":4096,\"iterations\":200}"));
+        assertValid(loopback("{\"provider\":\"tcp\",\"mode\":\"latency\",\"threads\":2,\"msg_size\":64,\"iterations\":200}"));
+        try (EngineSession session = EngineSession.create("{\"provider\":\"tcp\",\"msg_size\":64,\"duration_ms\":60000}")) {
+            session.start();
+            session.stop();
+            assertThat(session.awaitEnd(Duration.ofSeconds(10))).isTrue();
+            assertValid(session.summaryJson());
+        }
+        for (boolean bidirectional : new boolean[] {false, true}) {
+            List<String> pair = pair("{\"provider\":\"tcp\",\"role\":\"%s\",\"msg_size\":1024,\"iterations\":300,"
+                    + "\"bidirectional\":" + bidirectional + "}");
+            pair.forEach(RunSummaryValidator::assertValid);
+            Map<?, ?> server = json.readValue(pair.get(1), Map.class);
+            assertThat(server.get("side")).isEqualTo(bidirectional ? "sender" : "receiver");
+            assertThat(server.containsKey("received")).isEqualTo(bidirectional);
+        }
+    }
+
+    /** The check can fail: an undocumented key or a wrong type in a real summary is named by its path. */
+    @Test
+    void theSchemaCheckNamesAnUndocumentedKeyAndAWrongType() {
+        ObjectNode summary = (ObjectNode) json.readTree(loopback("{\"provider\":\"tcp\",\"msg_size\":64,\"iterations\":50}"));
+        summary.put("colour", "blue");
+        summary.put("cycles", "fifty");
+        ((ObjectNode) summary.get("per_thread").get(0)).put("shade", 3);
+        ((ObjectNode) summary.get("cpu")).putNull("span_ns");
+
+        assertThat(RunSummaryValidator.problems(summary.toString())).containsExactlyInAnyOrder(
+                "/cycles: string found, integer expected",
+                "/cpu/span_ns: null found, integer expected",
+                "/per_thread/0/shade: property 'shade' is not defined in the schema and the schema does not allow additional properties",
+                "/colour: property 'colour' is not evaluated and the schema does not allow unevaluated properties");
+        assertThatThrownBy(() -> assertValid(summary.toString())).isInstanceOf(AssertionError.class)
+                .hasMessageStartingWith("the tcp summary does not follow /org/qplab/protocol/run-summary.schema.json")
+                .hasMessageContaining("/colour").hasMessageContaining("/per_thread/0/shade");
+    }
+
+    private static String loopback(String spec) {
+        try (EngineSession session = EngineSession.create(spec)) {
+            session.start();
+            assertThat(session.awaitEnd(Duration.ofSeconds(30))).as("run ends within 30 s").isTrue();
+            return session.summaryJson();
+        }
+    }
+
+    /** A client and a server on 127.0.0.1, both in this JVM: their summaries, the client's first. */
+    private static List<String> pair(String specWithRole) {
+        try (EngineSession server = EngineSession.create(specWithRole.formatted("server"));
+             EngineSession client = EngineSession.create(specWithRole.formatted("client"))) {
+            String serverEndpoint = server.localEndpoint();
+            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> server.connect(client.localEndpoint()));
+            client.connect(serverEndpoint);
+            accepted.join();
+            server.start();
+            client.start();
+            assertThat(client.awaitEnd(Duration.ofSeconds(30))).as("client ends within 30 s").isTrue();
+            assertThat(server.awaitEnd(Duration.ofSeconds(30))).as("server ends within 30 s").isTrue();
+            return List.of(client.summaryJson(), server.summaryJson());
         }
     }
 

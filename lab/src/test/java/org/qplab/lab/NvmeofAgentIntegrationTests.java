@@ -1,6 +1,7 @@
 package org.qplab.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.qplab.protocol.RunSummaryValidator.assertValid;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -19,7 +20,8 @@ import tools.jackson.databind.json.JsonMapper;
  * module's other tests): VM 1 is the NVMe-oF target (null_blk, nvmet subsystem and port on its rdma address),
  * VM 2 the initiator (nvme connect, fio on the namespace, nvme disconnect). Each side is {@link NvmeofSide} driving
  * an NvmeofSession as RunExecutor does. After every run neither VM holds an nvmet subsystem, port or host, a
- * null_blk item, or an NVMe controller; a killed initiator's controller and fio go at the next cleanup.
+ * null_blk item, or an NVMe controller; a killed initiator's controller and fio go at the next cleanup. Every
+ * summary (target and initiator, rdma and tcp) follows protocol's run-summary.schema.json.
  */
 @ExtendWith(SoftRoceLabExtension.class)
 class NvmeofAgentIntegrationTests {
@@ -203,10 +205,12 @@ class NvmeofAgentIntegrationTests {
         return out.lines().filter(l -> l.startsWith(prefix)).findFirst().orElse(null);
     }
 
+    /** The side's summary, as NvmeofSession wrote it: it must follow protocol's run-summary.schema.json. */
     @SuppressWarnings("unchecked")
     private Map<String, Object> summary(String out) {
         String line = line(out, "SUMMARY ");
         assertThat(line).as("a summary in: " + out).isNotNull();
+        assertValid(line.substring(8));
         return json.readValue(line.substring(8), Map.class);
     }
 }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.qplab.protocol.RunSummaryValidator;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -17,7 +18,8 @@ import tools.jackson.databind.json.JsonMapper;
  * The engine's verbs provider on real rdma_rxe devices: qpbench as server in VM 1 and client in VM 2,
  * across the lab's RoCE segment. Every run must add up: the client's cycles, messages and bytes are
  * exactly threads x QPs x iterations, no completion carries an error, and (reliable transports) the
- * server received exactly what was posted, with verified payloads.
+ * server received exactly what was posted, with verified payloads. Every summary of both sides follows protocol's
+ * run-summary.schema.json (VerbsLatencyIntegrationTests' too: they come through {@link #pair}).
  */
 @ExtendWith(SoftRoceLabExtension.class)
 class VerbsEngineIntegrationTests {
@@ -424,9 +426,11 @@ class VerbsEngineIntegrationTests {
         }
     }
 
+    /** The last of qpbench's summaries (one per size); every one of them must follow run-summary.schema.json. */
     @SuppressWarnings("unchecked")
     private static Map<String, Object> lastSummary(String jsonArray) {
         List<Map<String, Object>> all = SUMMARIES.readValue(jsonArray, List.class);
+        all.forEach(RunSummaryValidator::assertValid);
         return all.get(all.size() - 1);
     }
 

@@ -16,7 +16,9 @@ import tools.jackson.databind.JsonNode;
  * clat bins' total = the intervals' cycles), messages, bytes, errors, duration_ns, bw_avg_bps, bw_peak_bps,
  * msg_rate, iops, intervals, cycle_ns and latency_us (both from fio's clat: read, write and trim merged), fio (its
  * version, job and per-direction figures) and cpu (fio's usr/sys %). The session adds transport, role, side,
- * device, interval_ms, the host cpu, counters and warnings.
+ * device, interval_ms, the host cpu, counters and warnings. The whole summary's keys, types and units are documented
+ * in protocol's run-summary.schema.json ({@code org.qplab.protocol.RunSummarySchema}), its nvmeof branch: a key added
+ * here is added there too, or FioRunIntegrationTests fails.
  */
 final class FioSummary {
 

@@ -422,6 +422,7 @@ public final class NvmeofSession implements RunSession {
         }
     }
 
+    /** This side's summary: the shape protocol's run-summary.schema.json documents for provider nvmeof. */
     @Override
     public String summaryJson() {
         Map<String, Object> summary = new LinkedHashMap<>();
@@ -430,6 +431,7 @@ public final class NvmeofSession implements RunSession {
         summary.put("role", role);
         summary.put("side", "server".equals(role) ? "target" : "client".equals(role) ? "initiator" : "local");
         summary.put("device", initiator != null ? initiator.device() : backing != null ? backing.device() : null);
+        summary.put("interval_ms", spec.intervalMs());
         Map<String, Object> fioCpu = null;
         List<String> all = new ArrayList<>();
         Map<String, Object> measured = null;

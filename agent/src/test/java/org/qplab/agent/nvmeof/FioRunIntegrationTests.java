@@ -3,6 +3,7 @@ package org.qplab.agent.nvmeof;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
+import static org.qplab.protocol.RunSummaryValidator.assertValid;
 
 import java.io.File;
 import java.io.IOException;
@@ -23,8 +24,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.qplab.engine.nvmeof.NvmeofSpec;
 import org.qplab.protocol.Interval;
+import tools.jackson.databind.json.JsonMapper;
 
-/** FioRun on the real fio (the host's, from PATH) against a small file under target/: no NVMe-oF, no root. */
+/**
+ * FioRun on the real fio (the host's, from PATH) against a small file under target/: no NVMe-oF, no root. And a
+ * whole local nvmeof session (transport local, backing file) over it, whose summary follows run-summary.schema.json.
+ */
 class FioRunIntegrationTests {
 
     private static final Optional<Path> FIO = Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
@@ -133,6 +138,57 @@ class FioRunIntegrationTests {
             assertThat((long) summary.get("duration_ns")).as("stopped long before its 60 s")
                     .isLessThan(20_000_000_000L);
         }
+    }
+
+    /**
+     * NvmeofSession's whole summary (fio's figures, the host's cpu and Tcp counters, the session's keys) of a local
+     * run on the file, of a stopped one, and of one whose fio fails (error, no figures), against the schema. The
+     * host is this one but for its configfs, sysfs, dev and lock roots, empty directories under target/, and a
+     * /proc/self/status of uid 0 (a local run on a file needs no privilege; the check asks for it all the same).
+     */
+    @Test
+    void aLocalNvmeofSessionsSummaryFollowsTheRunSummarySchema() throws IOException {
+        Map<String, Object> ran = localSession(file.toAbsolutePath().toString(), false);
+        assertThat(ran).containsEntry("side", "local").containsEntry("stopped", false).doesNotContainKey("error");
+        assertThat(((Number) ran.get("cycles")).longValue()).isPositive();
+
+        assertThat(localSession(file.toAbsolutePath().toString(), true)).containsEntry("stopped", true);
+
+        Files.createDirectories(dir.resolve("a-dir"));
+        Map<String, Object> failed = localSession(dir.resolve("a-dir").toAbsolutePath().toString(), false);
+        assertThat((String) failed.get("error")).startsWith("fio on " + dir.resolve("a-dir").toAbsolutePath() + ": fio (pid ");
+        assertThat(failed).containsEntry("cycles", 0).doesNotContainKey("fio");
+    }
+
+    private Map<String, Object> localSession(String backingPath, boolean stop) throws IOException {
+        Path root = Files.createTempDirectory(dir, "host-");
+        Path proc = Files.createDirectories(root.resolve("proc/self"));
+        Files.writeString(proc.resolve("status"), "Name:\tjava\nUid:\t0\t0\t0\t0\n");
+        Files.createSymbolicLink(root.resolve("proc/stat"), Path.of("/proc/stat"));
+        Files.createSymbolicLink(root.resolve("proc/net"), Path.of("/proc/net"));
+        NvmeofHost host = new NvmeofHost("schema-test", List.of(backingPath), () -> "127.0.0.1",
+                Files.createDirectories(root.resolve("config")), Files.createDirectories(root.resolve("sys")),
+                root.resolve("proc"), Files.createDirectories(root.resolve("dev")), root.resolve("run/lock"));
+        Map<String, Object> spec = new HashMap<>(Map.of("provider", "nvmeof", "transport", "local", "backing", "file",
+                "backing_path", backingPath, "runtime_ms", stop ? 60_000L : 1000L, "interval_ms", 200L, "direct", false));
+        String summary;
+        try (NvmeofSession session = NvmeofSession.create(1, spec, host)) {
+            session.start();
+            List<Interval> intervals = new ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            boolean ended = false;
+            while (!ended && System.nanoTime() < deadline) {
+                ended = session.awaitEnd(Duration.ofMillis(50));
+                session.drainIntervals(intervals);
+                if (stop && !intervals.isEmpty()) {
+                    session.stop();
+                }
+            }
+            assertThat(ended).as("the local run ended within 30 s").isTrue();
+            summary = session.summaryJson();
+        }
+        assertValid(summary);
+        return map(JsonMapper.builder().build().readValue(summary, Map.class));
     }
 
     @Test
