@@ -3,7 +3,7 @@
 // percentiles for its latency runs, IOPS vs iodepth, latency percentiles vs IOPS and bandwidth vs block
 // size for its nvmeof runs, cycle-time percentiles, the cycle-time distribution of a point's runs, and the
 // runs table. Each curve point is one configuration: the pin bar fixes what a chart does not draw (pins.js).
-// Refreshed every 2 s while the experiment is queued or running.
+// Refreshed every 2 s while the experiment or any of its runs is queued or running.
 import { getCurve, getExperiment, listRuns } from './api.js';
 import { chartCard, showChart } from './chart-card.js';
 import { destroyAllCharts } from './charts.js';
@@ -13,6 +13,7 @@ import {
 } from './curve-specs.js';
 import { distributionCard } from './curves-distribution.js';
 import { ACTIVE_STATUSES, h, progressBar, statusBadge, timeLeft } from './dom.js';
+import { experimentFailures } from './failures.js';
 import { formatTime } from './format.js';
 import { splitParams } from './params.js';
 import { dimensionsOf, mergeDimensions, namesToPin, pinBar } from './pins.js';
@@ -105,6 +106,7 @@ export function mountCurves(container, id) {
   const title = h('h2', {}, `Experiment #${id}`);
   const actions = h('div', { class: 'header-actions' });
   const summary = h('div', {});
+  const failures = h('div', {});
   const matrix = h('div', {});
   const runs = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const series = seriesSelect(refresh);
@@ -123,7 +125,7 @@ export function mountCurves(container, id) {
   container.replaceChildren(h('section', { id: 'curves', class: 'experiment-view', dataset: { experimentId: id } },
     h('div', { class: 'card header' },
       h('a', { href: '#/', class: 'back' }, '← Experiments'),
-      h('div', { class: 'title-row' }, title, actions), summary, matrix),
+      h('div', { class: 'title-row' }, title, actions), summary, failures, matrix),
     pins.element,
     h('div', { class: 'charts' }, Object.values(cards), distribution.card),
     h('section', { class: 'card' }, h('h2', {}, 'Runs'), runs)));
@@ -169,6 +171,7 @@ export function mountCurves(container, id) {
     if (!mounted) return false;
     title.replaceChildren(experiment.name, ' ', h('span', { class: 'muted' }, `#${experiment.id}`));
     summary.replaceChildren(summaryLine(experiment));
+    failures.replaceChildren(...[experimentFailures(runList)].filter(Boolean));
     actions.replaceChildren(...actionButtons(experiment, refresh).filter(Boolean));
     if (experiment.matrix && !matrix.hasChildNodes()) {
       matrix.append(h('details', { class: 'matrix' }, h('summary', {}, 'Matrix'),
@@ -218,7 +221,9 @@ export function mountCurves(container, id) {
     }, emptyText);
     distribution.update(finished, varying, emptyText);
     runs.replaceChildren(runsTable(runList, refresh));
-    return running;
+    // until the experiment and every one of its runs has ended: a cancelled experiment's runs end after it does,
+    // so the read that first sees them all ended is the final one
+    return running || runList.some((run) => ACTIVE_STATUSES.has(run.status));
   });
 
   return () => {

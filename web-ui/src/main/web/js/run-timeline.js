@@ -34,7 +34,12 @@ class ThreadSeries {
       if (!this.threads.has(t.thread)) this.threads.set(t.thread, []);
       const points = this.threads.get(t.thread);
       const spanNs = Math.max(1, t.lastEndNs - t.firstStartNs);
-      points.push({
+      // frames of one run are stored by several writers, so their events may come out of order: each point goes
+      // where its interval belongs (the lines never run back in time), and an interval already drawn is not again
+      let at = points.length;
+      while (at > 0 && points[at - 1].interval > t.interval) at -= 1;
+      if (at > 0 && points[at - 1].interval === t.interval) continue;
+      points.splice(at, 0, {
         x: t.lastEndNs / 1e9,
         gbits: (t.bytes * 8) / spanNs,
         micros: t.medianCycleNs / 1000,
@@ -62,10 +67,11 @@ class ThreadSeries {
 }
 
 /**
- * → {cards, start(run), refresh(), stop()}: the chart cards, and the source that fills them. `onEnd(status)`
- * runs once a live run has ended.
+ * → {cards, start(run), refresh(), stop()}: the chart cards, and the source that fills them. `onStatus(status)` runs
+ * when the stream says the run's status (at its start, and when a queued run starts on its agent) and at its first
+ * interval; `onEnd(status)` once a live run has ended. One event stream at most, closed by stop().
  */
-export function runTimeline({ onEnd }) {
+export function runTimeline({ onStatus, onEnd }) {
   const state = h('p', { id: 'live-state', class: 'live-state', dataset: { live: 'idle' } });
   const throughput = chartCard({ name: THROUGHPUT, canvasId: 'chart-run-throughput', title: 'Throughput over time, per thread' });
   const cycleTime = chartCard({
@@ -122,6 +128,7 @@ export function runTimeline({ onEnd }) {
   }
 
   function watch(run) {
+    source?.close();
     live = new LivePercentiles(intervalNsOf(run));
     setState('connecting', 'Connecting to the live stream…');
     source = new EventSource(liveRunUrl(runId));
@@ -129,9 +136,11 @@ export function runTimeline({ onEnd }) {
       const { status } = JSON.parse(event.data);
       setState('watching', status === 'QUEUED' ? 'Live: waiting for the run to start…' : 'Live: intervals arrive as they are stored.');
       clearError('live');
+      onStatus?.(status);
     });
     source.addEventListener('progress', (event) => {
       const progress = JSON.parse(event.data);
+      if (intervals === 0) onStatus?.('RUNNING'); // data streams in: the header must not say QUEUED any longer
       data.add(progress.threads);
       live.add(progress.threads);
       intervals += progress.threads.length;

@@ -8,6 +8,7 @@ import { chartCard } from './chart-card.js';
 import { destroyAllCharts } from './charts.js';
 import { compareHash } from './compare-picker.js';
 import { drawDistributions, loadDistributions } from './distribution.js';
+import { runFailure } from './failures.js';
 import { fingerprintHash } from './fingerprint-history.js';
 import { h, statusBadge } from './dom.js';
 import {
@@ -77,7 +78,9 @@ export function mountRun(container, id) {
   const numbers = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const cost = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const distribution = chartCard({ name: 'runDistribution', canvasId: 'chart-run-distribution', title: 'Cycle-time distribution' });
-  const timeline = runTimeline({ onEnd: () => load() });
+  let shownStatus = null;
+  // the header (status, agent, start) follows the stream: read the run again when it says the status moved on
+  const timeline = runTimeline({ onStatus: (status) => { if (status !== shownStatus) load(); }, onEnd: () => load() });
   const storage = runStorage({
     onDeleted: () => {
       load();
@@ -93,12 +96,15 @@ export function mountRun(container, id) {
     h('section', { class: 'card' }, h('h2', {}, 'CPU and NIC counters'), cost)));
 
   let started = false;
+  let reads = 0;
   async function load() {
+    const read = ++reads;
     try {
       const run = await getRun(id);
       const fingerprint = run.fingerprint ? await getFingerprint(id) : null;
-      if (!mounted) return;
+      if (!mounted || read !== reads) return; // a newer read is under way: it draws, not this older one
       clearError('run');
+      shownStatus = run.status;
       back.href = `#/experiments/${run.experimentId}`;
       back.textContent = `← Experiment #${run.experimentId}`;
       title.replaceChildren(`Run #${run.id}`, ' ', h('span', { class: 'muted' }, `point ${run.index}, repeat ${run.repeat}`));
@@ -111,7 +117,8 @@ export function mountRun(container, id) {
         h('span', {}, `agent ${run.agentId ?? '–'}`),
         h('span', { class: 'time' }, `started ${formatTime(run.startedAt)}`),
         run.finishedAt && h('span', { class: 'time' }, `finished ${formatTime(run.finishedAt)}`),
-        run.error && h('span', { class: 'failed' }, run.error)),
+        run.error && run.status !== 'FAILED' && h('span', { class: 'failed' }, run.error)),
+      runFailure(run),
       h('p', { class: 'fixed-params' }, 'Parameters: ',
         paramList(orderParams(Object.keys(run.params)).map((name) => [name, run.params[name]]))),
       fingerprint && hostLine(fingerprint)].filter(Boolean)); // DOM's replaceChildren writes a null as "null"

@@ -40,8 +40,8 @@ class LiveController {
 
     @GetMapping(path = "/api/runs/{id}/live", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
     @Operation(operationId = "followRun", summary = "Follow a run live (server-sent events)",
-            description = "Server-sent events while the run goes on: one \"status\" when the watch has begun "
-                    + "({runId, status}), a \"progress\" per frame stored ({runId, seq, totalCycles, threads: "
+            description = "Server-sent events while the run goes on: a \"status\" when the watch has begun "
+                    + "({runId, status}) and another when a queued run starts on its agent (status RUNNING), a \"progress\" per frame stored ({runId, seq, totalCycles, threads: "
                     + "[ThreadProgress]}: per thread and interval its cycles, bytes, time span and median, p99 and "
                     + "p99.9 cycle times in ns), then one \"end\" ({runId, status}) and the stream closes. A run that "
                     + "has already ended answers with its end at once; a queued one waits for it. A comment every 15 s "

@@ -10,7 +10,7 @@ public sealed interface LiveEvent {
 
     long runId();
 
-    /** The watch has begun: the run is QUEUED or RUNNING. */
+    /** The watch has begun (the run is QUEUED or RUNNING), or a queued run has started on its agent (RUNNING). */
     record Watching(long runId, String status) implements LiveEvent {}
 
     /**

@@ -41,6 +41,14 @@ public class LiveRuns {
         }
     }
 
+    /** Called once the run is marked RUNNING on its agent: its watchers get a "status" event (agent, start time). */
+    public void started(long runId) {
+        Watched w = watched.get(runId);
+        if (w != null) {
+            emit(w, new LiveEvent.Watching(runId, "RUNNING"));
+        }
+    }
+
     /** Called once the run's end is stored. */
     public void ended(long runId, String status) {
         Watched w = watched.remove(runId);

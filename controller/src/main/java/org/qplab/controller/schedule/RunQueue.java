@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.qplab.controller.live.LiveRuns;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -22,11 +23,13 @@ public class RunQueue {
     private final JdbcClient jdbc;
     private final TransactionTemplate tx;
     private final ObjectMapper json;
+    private final LiveRuns live;
 
-    public RunQueue(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json) {
+    public RunQueue(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json, LiveRuns live) {
         this.jdbc = jdbc;
         this.tx = tx;
         this.json = json;
+        this.live = live;
     }
 
     /** A queued run and where it must go (the want_client and want_server of its matrix point). */
@@ -40,10 +43,11 @@ public class RunQueue {
 
     /**
      * Marks a queued run RUNNING on agentId (and serverAgentId for a pair), with the host facts of the
-     * sending side; empty when the run is no longer queued (cancelled meanwhile).
+     * sending side; empty when the run is no longer queued (cancelled meanwhile). Its live watchers hear that it
+     * started once that is committed.
      */
     public Optional<Assignment> claim(long runId, String agentId, String serverAgentId) {
-        return tx.execute(status -> {
+        Optional<Assignment> started = tx.execute(status -> {
             Optional<Assignment> claimed = jdbc.sql("""
                             UPDATE run SET status = 'RUNNING', agent_id = ?, server_agent_id = ?, attempt = attempt + 1,
                                 started_at = now(), host_facts = (SELECT facts FROM agent WHERE id = ?)
@@ -56,6 +60,8 @@ public class RunQueue {
                     .param(a.experimentId()).update());
             return claimed;
         });
+        started.ifPresent(a -> live.started(a.runId()));
+        return started;
     }
 
     /** Keeps the receiving side's own summary (or its error) of a pair run. */
