@@ -86,6 +86,7 @@ export function runTimeline({ onStatus, onEnd }) {
   let cycles = 0;
   let drawTimer = null;
   let stopped = false;
+  let pausing = null;
 
   function setState(phase, text) {
     state.dataset.live = phase;
@@ -179,8 +180,24 @@ export function runTimeline({ onStatus, onEnd }) {
     /** Live while the run is queued or running, else from its stored intervals. */
     start(run) {
       runId = run.id;
-      if (run.status === 'QUEUED' || run.status === 'RUNNING') watch(run);
-      else loadStored();
+      if (run.status === 'QUEUED' || run.status === 'RUNNING') {
+        watch(run);
+        // a tab in the background holds no stream: a browser has few connections per host, and tabs that keep
+        // theirs open would starve the requests of the one in front. Back in front, it draws what was stored
+        // meanwhile and follows the run again.
+        pausing = () => {
+          if (stopped || state.dataset.live === 'ended') return;
+          if (document.hidden && source && source.readyState !== EventSource.CLOSED) {
+            source.close();
+            setState('paused', 'Live stream paused while this tab is in the background.');
+          } else if (!document.hidden && state.dataset.live === 'paused') {
+            loadStored().then(() => { if (!stopped && !document.hidden) watch(run); });
+          }
+        };
+        document.addEventListener('visibilitychange', pausing);
+      } else {
+        loadStored();
+      }
     },
     /** Draws the stored timeline again, unless the charts are live. */
     refresh() {
@@ -190,6 +207,7 @@ export function runTimeline({ onStatus, onEnd }) {
       stopped = true;
       clearTimeout(drawTimer);
       source?.close();
+      if (pausing) document.removeEventListener('visibilitychange', pausing);
       ['live', 'timeline'].forEach(clearError);
     },
   };
