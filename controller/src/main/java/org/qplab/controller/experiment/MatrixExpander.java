@@ -40,7 +40,9 @@ public final class MatrixExpander {
 
     static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions",
             "zips", "exclude", "repeats", "order", "hosts");
-    private static final String TOP_LEVEL_TEXT = "name, description, base, dimensions, zips, exclude, repeats, order, hosts";
+    private static final List<String> TOP_LEVEL_ORDER = List.of("name", "description", "base", "dimensions", "zips",
+            "exclude", "repeats", "order", "hosts");
+    private static final String TOP_LEVEL_TEXT = String.join(", ", TOP_LEVEL_ORDER);
     private static final int MAX_REPEATS = 1000;
 
     private final ObjectMapper json;
@@ -81,7 +83,9 @@ public final class MatrixExpander {
         }
         for (String key : root.propertyNames()) {
             if (!TOP_LEVEL.contains(key)) {
-                violations.add(new Violation(key, "unknown key; a matrix has " + TOP_LEVEL_TEXT));
+                String near = Suggestions.didYouMean(key, TOP_LEVEL_ORDER);
+                violations.add(new Violation(key, "unknown key; " + (near != null ? near + " (a matrix has "
+                        + TOP_LEVEL_TEXT + ")" : "a matrix has " + TOP_LEVEL_TEXT)));
             }
         }
         String name = name(root.get("name"), violations);
