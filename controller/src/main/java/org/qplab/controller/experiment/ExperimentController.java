@@ -58,15 +58,17 @@ class ExperimentController {
             reactor.core.scheduler.Schedulers.newBoundedElastic(4, 64, "matrix-check", 60, true);
     private final AgentRegistry agents;
     private final KnownHosts knownHosts;
+    private final RunHistory history;
     private final Quotas quotas;
     private final TransactionTemplate tx;
 
     ExperimentController(Jdbc jdbc, ExperimentRepository experiments, RunRepository runs,
                          ApplicationEventPublisher events, ObjectMapper json, ExperimentProperties properties,
-                         AgentRegistry agents, KnownHosts knownHosts, Quotas quotas,
+                         AgentRegistry agents, KnownHosts knownHosts, RunHistory history, Quotas quotas,
                          TransactionTemplate tx) {
         this.agents = agents;
         this.knownHosts = knownHosts;
+        this.history = history;
         this.quotas = quotas;
         this.tx = tx;
         this.jdbc = jdbc;
@@ -135,8 +137,9 @@ class ExperimentController {
     @PostMapping("/validate")
     @Operation(operationId = "validateMatrix", summary = "Check a matrix without submitting it",
             description = "Reads and expands the matrix exactly as a submit would, and stores nothing: 200 with its "
-                    + "name, how many runs and distinct points it expands to and its warnings (a named host not "
-                    + "connected, agents that cannot run points placed on any agent), or the 400 a submit would answer, listing every violation. Needs a viewer.",
+                    + "name, how many runs and distinct points it expands to, its warnings (a named host not "
+                    + "connected, agents that cannot run points placed on any agent) and an estimate of how long its "
+                    + "runs would take, or the 400 a submit would answer, listing every violation. Needs a viewer.",
             requestBody = @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true,
                     description = "The matrix, as JSON or YAML.", content = {
                     @Content(mediaType = "application/json", schema = @Schema(implementation = MatrixBody.class)),
@@ -146,7 +149,7 @@ class ExperimentController {
                                @Parameter(hidden = true)
                                @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType) {
         return expand(body, contentType)
-                .map(MatrixCheck::of);
+                .flatMap(matrix -> jdbc.call(() -> MatrixCheck.of(matrix, DurationEstimate.of(matrix, history))));
     }
 
     /**
