@@ -212,7 +212,7 @@ function refusal(error, fallback) {
 }
 
 /**
- * Validates a matrix without storing it. Resolves to {check: {name, runs, points}} or
+ * Validates a matrix without storing it. Resolves to {check: {name, runs, points, warnings, estimate}} or
  * {violations, message} as a submit would answer; any other failure throws ApiError.
  */
 export async function validateMatrix(text) {

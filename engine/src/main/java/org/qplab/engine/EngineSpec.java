@@ -35,6 +35,14 @@ public final class EngineSpec implements ProviderSpec {
 
     private static final class Schema {
         static final List<SpecKey> KEYS = read();
+        /** Each key's default, where it has one. */
+        static final Map<String, Object> DEFAULTS = defaults();
+
+        private static Map<String, Object> defaults() {
+            Map<String, Object> defaults = new LinkedHashMap<>();
+            KEYS.stream().filter(k -> k.defaultValue() != null).forEach(k -> defaults.put(k.name(), k.defaultValue()));
+            return java.util.Collections.unmodifiableMap(defaults);
+        }
 
         private static List<SpecKey> read() {
             Map<String, Object> defaults = Engine.specDefaults();
@@ -119,17 +127,39 @@ public final class EngineSpec implements ProviderSpec {
                 ? Duration.ofMillis(ms.longValue()) : null, Duration.ZERO, null);
     }
 
-    /** A connected host whose engine does not offer the point's provider (verbs without rdma-core), with its reason. */
+    /**
+     * A connected host whose engine does not offer the point's provider (verbs without rdma-core), with its reason;
+     * for verbs, also what its RDMA devices lack for the point ({@link VerbsHostFacts}: no device, no device or port
+     * of the point's, xrc, atomics, thread domains, inline size).
+     */
     @Override
     public List<SpecViolation> hostRefusals(Map<String, Object> point, Side side, Map<String, Object> facts) {
         Object provider = point.get("provider");
-        if (facts == null || !(facts.get("engine") instanceof Map<?, ?> engine)
-                || !(engine.get("providers") instanceof List<?> offered) || offered.contains(provider)) {
+        if (facts == null || !(facts.get("engine") instanceof Map<?, ?> engine)) {
             return List.of();
         }
-        Object why = engine.get(provider + "_unavailable");
-        return List.of(new SpecViolation("hosts", side.role() + " " + side.host() + " cannot run provider " + provider
-                + ": " + (why != null ? why : "its engine does not offer it (providers " + offered + ")")));
+        if (engine.get("providers") instanceof List<?> offered && !offered.contains(provider)) {
+            Object why = engine.get(provider + "_unavailable");
+            return List.of(new SpecViolation("hosts", side.role() + " " + side.host() + " cannot run provider "
+                    + provider + ": " + (why != null ? why : "its engine does not offer it (providers " + offered + ")")));
+        }
+        return VERBS.equals(provider) ? VerbsHostFacts.refusals(point, side, facts, Schema.DEFAULTS) : List.of();
+    }
+
+    /** The length keys: a run's iterations, its duration_ms, its warmup_cycles (what similar runs may differ in). */
+    @Override
+    public List<String> lengthKeys() {
+        return List.of("iterations", "duration_ms", "warmup_cycles");
+    }
+
+    /** A run by count counts its iterations (the engine's default where the point is silent); one by time, none. */
+    @Override
+    public Long plannedCycles(Map<String, Object> point) {
+        if (timing(point).planned() != null) {
+            return null;
+        }
+        Object iterations = point.containsKey("iterations") ? point.get("iterations") : Schema.DEFAULTS.get("iterations");
+        return iterations instanceof Number n && n.longValue() > 0 ? n.longValue() : null;
     }
 
     /** Keys of the engine that a matrix does not set: the controller's (role, bind, port) and the agent's. */

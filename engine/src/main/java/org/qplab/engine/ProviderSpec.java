@@ -50,6 +50,22 @@ public interface ProviderSpec {
      */
     List<SpecViolation> hostRefusals(Map<String, Object> point, Side side, Map<String, Object> facts);
 
+    /**
+     * The keys that set only how long a run is (by count, time or size): two points alike but for these are similar
+     * runs, whose counted cycles per second estimate how long one takes. None by default.
+     */
+    default List<String> lengthKeys() {
+        return List.of();
+    }
+
+    /**
+     * How many cycles a run of the point counts when it ends by count (the engine's iterations), else null (it ends by
+     * time, {@link #timing}, or by size).
+     */
+    default Long plannedCycles(Map<String, Object> point) {
+        return null;
+    }
+
     /** What a run counts: messages (the engine's cycles) or I/Os (fio's). */
     enum Counts { MESSAGES, IOS }
 

@@ -96,6 +96,17 @@ public class AgentRegistry {
         return live != null && live.open() ? live.facts() : null;
     }
 
+    /** Every agent with an open link now, by id, with its hello facts (empty when its hello had none). */
+    public Map<String, Map<String, Object>> connectedFacts() {
+        Map<String, Map<String, Object>> all = new java.util.TreeMap<>();
+        connected.forEach((id, live) -> {
+            if (live.open()) {
+                all.put(id, live.facts() == null ? Map.of() : live.facts());
+            }
+        });
+        return all;
+    }
+
     public Optional<AgentConnection> get(String agentId) {
         return Optional.ofNullable(connected.get(agentId));
     }

@@ -3,7 +3,9 @@ package org.qplab.controller.experiment;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.Map;
+import org.qplab.controller.api.Violation;
 
 /**
  * An experiment as the API shows it: its status and how far its runs have got (runsTotal counts the
@@ -20,7 +22,17 @@ public record Experiment(long id, String name,
                          @Schema(allowableValues = {"QUEUED", "RUNNING", "FINISHED", "FAILED", "CANCELLED"})
                          String status, OffsetDateTime createdAt, OffsetDateTime finishedAt,
                          int runsTotal, int runsDone, int runsFailed, int runsRunning, int runsRetried, Double meanRunSeconds,
-                         Double secondsLeft, Map<String, Object> matrix, String submittedBy) {
+                         Double secondsLeft, Map<String, Object> matrix, String submittedBy,
+                         @Schema(description = "Only in a submit's answer: what did not refuse the matrix but may keep "
+                                 + "it from running as meant (a named host not connected, agents that cannot run "
+                                 + "points placed on any agent), as the validate answer lists them.")
+                         List<Violation> warnings) {
+
+    /** This experiment as a submit answers it, with the matrix's warnings. */
+    Experiment withWarnings(List<Violation> warnings) {
+        return new Experiment(id, name, status, createdAt, finishedAt, runsTotal, runsDone, runsFailed, runsRunning,
+                runsRetried, meanRunSeconds, secondsLeft, matrix, submittedBy, List.copyOf(warnings));
+    }
 
     static Double secondsLeft(String status, int total, int done, int running, Double meanRunSeconds) {
         if (meanRunSeconds == null || !(status.equals("QUEUED") || status.equals("RUNNING"))) {

@@ -57,13 +57,18 @@ class ExperimentController {
     private static final reactor.core.scheduler.Scheduler MATRIX_CHECKS =
             reactor.core.scheduler.Schedulers.newBoundedElastic(4, 64, "matrix-check", 60, true);
     private final AgentRegistry agents;
+    private final KnownHosts knownHosts;
+    private final RunHistory history;
     private final Quotas quotas;
     private final TransactionTemplate tx;
 
     ExperimentController(Jdbc jdbc, ExperimentRepository experiments, RunRepository runs,
                          ApplicationEventPublisher events, ObjectMapper json, ExperimentProperties properties,
-                         AgentRegistry agents, Quotas quotas, TransactionTemplate tx) {
+                         AgentRegistry agents, KnownHosts knownHosts, RunHistory history, Quotas quotas,
+                         TransactionTemplate tx) {
         this.agents = agents;
+        this.knownHosts = knownHosts;
+        this.history = history;
         this.quotas = quotas;
         this.tx = tx;
         this.jdbc = jdbc;
@@ -71,14 +76,15 @@ class ExperimentController {
         this.runs = runs;
         this.events = events;
         this.reader = new MatrixReader(json);
-        this.expander = new MatrixExpander(json, properties.maxRuns(), agents::connectedFacts);
+        this.expander = new MatrixExpander(json, properties.maxRuns());
     }
 
     /** 201; 400 listing every violation of the matrix; 429 when its runs would pass qplab.limits.queued-runs. */
     @PostMapping
     @Operation(operationId = "submitExperiment", summary = "Submit a matrix",
             description = "Expands the matrix (JSON or YAML, as its Content-Type says) into runs and queues them for "
-                    + "the scheduler. Every violation of the matrix is listed in one 400, and nothing is stored; so is "
+                    + "the scheduler; the answer lists its warnings, as validate does. Every violation of the matrix, "
+                    + "a point a connected host cannot run among them, is listed in one 400, and nothing is stored; so is "
                     + "a submit whose runs would pass qplab.limits.queued-runs or the account's "
                     + "qplab.limits.user-queued-runs (429). Needs an operator.",
             requestBody = @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true,
@@ -93,11 +99,11 @@ class ExperimentController {
                                             @Parameter(hidden = true)
                                             @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType,
                                             java.security.Principal who) {
-        return Mono.fromCallable(() -> expander.expand(reader.read(body == null ? new byte[0] : body, mediaType(contentType))))
-                .subscribeOn(MATRIX_CHECKS)
+        return expand(body, contentType)
                 .flatMap(matrix -> jdbc.call(() -> tx.execute(status -> {
                     quotas.admit(who.getName(), matrix.runs().size());
-                    return experiments.find(experiments.create(matrix, who.getName())).orElseThrow();
+                    return experiments.find(experiments.create(matrix, who.getName())).orElseThrow()
+                            .withWarnings(matrix.warnings());
                 })))
                 .doOnNext(created -> events.publishEvent(new ExperimentQueued(created.id())))
                 .map(created -> ResponseEntity.created(URI.create("/api/experiments/" + created.id())).body(created));
@@ -131,8 +137,9 @@ class ExperimentController {
     @PostMapping("/validate")
     @Operation(operationId = "validateMatrix", summary = "Check a matrix without submitting it",
             description = "Reads and expands the matrix exactly as a submit would, and stores nothing: 200 with its "
-                    + "name and how many runs and distinct points it expands to, or the 400 a submit would answer, "
-                    + "listing every violation. Needs a viewer.",
+                    + "name, how many runs and distinct points it expands to, its warnings (a named host not "
+                    + "connected, agents that cannot run points placed on any agent) and an estimate of how long its "
+                    + "runs would take, or the 400 a submit would answer, listing every violation. Needs a viewer.",
             requestBody = @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true,
                     description = "The matrix, as JSON or YAML.", content = {
                     @Content(mediaType = "application/json", schema = @Schema(implementation = MatrixBody.class)),
@@ -141,9 +148,20 @@ class ExperimentController {
     Mono<MatrixCheck> validate(@RequestBody(required = false) byte[] body,
                                @Parameter(hidden = true)
                                @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType) {
-        return Mono.fromCallable(() -> expander.expand(reader.read(body == null ? new byte[0] : body, mediaType(contentType))))
-                .subscribeOn(MATRIX_CHECKS)
-                .map(MatrixCheck::of);
+        return expand(body, contentType)
+                .flatMap(matrix -> jdbc.call(() -> MatrixCheck.of(matrix, DurationEstimate.of(matrix, history))));
+    }
+
+    /**
+     * The body read and expanded, its points judged against the agents connected now and the hosts known here (off
+     * the event loop: the engine checks each point natively).
+     */
+    private Mono<Matrix> expand(byte[] body, String contentType) {
+        return jdbc.call(knownHosts::all)
+                .map(known -> new HostCapabilities(agents::connectedFacts, agents.connectedFacts(), known))
+                .publishOn(MATRIX_CHECKS)
+                .map(hosts -> expander.expand(reader.read(body == null ? new byte[0] : body, mediaType(contentType)),
+                        hosts));
     }
 
     @GetMapping("/{id}")

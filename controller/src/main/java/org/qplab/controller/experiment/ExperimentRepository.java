@@ -146,6 +146,6 @@ public class ExperimentRepository {
         return new Experiment(rs.getLong("id"), rs.getString("name"), status,
                 rs.getObject("created_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
                 total, done, rs.getInt("failed"), running, rs.getInt("retried"), mean,
-                Experiment.secondsLeft(status, total, done, running, mean), source, rs.getString("submitted_by"));
+                Experiment.secondsLeft(status, total, done, running, mean), source, rs.getString("submitted_by"), null);
     }
 }

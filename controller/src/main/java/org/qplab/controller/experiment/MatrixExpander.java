@@ -40,7 +40,9 @@ public final class MatrixExpander {
 
     static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions",
             "zips", "exclude", "repeats", "order", "hosts");
-    private static final String TOP_LEVEL_TEXT = "name, description, base, dimensions, zips, exclude, repeats, order, hosts";
+    private static final List<String> TOP_LEVEL_ORDER = List.of("name", "description", "base", "dimensions", "zips",
+            "exclude", "repeats", "order", "hosts");
+    private static final String TOP_LEVEL_TEXT = String.join(", ", TOP_LEVEL_ORDER);
     private static final int MAX_REPEATS = 1000;
 
     private final ObjectMapper json;
@@ -74,24 +76,35 @@ public final class MatrixExpander {
     }
 
     public Matrix expand(JsonNode root) {
+        return expand(root, capabilities);
+    }
+
+    /**
+     * The matrix expanded, its points judged against hosts (the connected agents and the hosts known here, as a
+     * submit sees them now); what does not refuse it but may keep it from running as meant is in its warnings.
+     */
+    Matrix expand(JsonNode root, HostCapabilities hosts) {
         List<Violation> violations = new ArrayList<>();
+        List<Violation> warnings = new ArrayList<>();
         if (root == null || !root.isObject()) {
             throw new InvalidMatrixException(List.of(new Violation("", "the matrix must be an object with "
                     + "name, base, dimensions and repeats")));
         }
         for (String key : root.propertyNames()) {
             if (!TOP_LEVEL.contains(key)) {
-                violations.add(new Violation(key, "unknown key; a matrix has " + TOP_LEVEL_TEXT));
+                String near = Suggestions.didYouMean(key, TOP_LEVEL_ORDER);
+                violations.add(new Violation(key, "unknown key; " + (near != null ? near + " (a matrix has "
+                        + TOP_LEVEL_TEXT + ")" : "a matrix has " + TOP_LEVEL_TEXT)));
             }
         }
         String name = name(root.get("name"), violations);
         int repeats = repeats(root.get("repeats"), violations);
-        List<MatrixHosts.Pair> hosts = MatrixHosts.read(root.get("hosts"), violations);
+        List<MatrixHosts.Pair> where = MatrixHosts.read(root.get("hosts"), violations);
         MatrixPoints matrix = MatrixPoints.read(root, violations);
         MatrixExcludes excludes = MatrixExcludes.read(root.get("exclude"), violations);
         RunOrder order = RunOrder.read(root.get("order"), violations);
 
-        BigInteger total = BigInteger.valueOf(repeats).multiply(BigInteger.valueOf(hosts.size()))
+        BigInteger total = BigInteger.valueOf(repeats).multiply(BigInteger.valueOf(where.size()))
                 .multiply(matrix.count());
         if (total.compareTo(BigInteger.valueOf(maxRuns)) > 0) {
             violations.add(new Violation("dimensions", "the matrix expands to " + String.format("%,d", total)
@@ -110,7 +123,7 @@ public final class MatrixExpander {
                     + " points of the matrix: nothing would run")));
         }
         PointLimits.check(points, violations);
-        if (hosts.stream().anyMatch(h -> h.server() == null)) {
+        if (where.stream().anyMatch(h -> h.server() == null)) {
             pairOnly(points, violations);
         }
         if (violations.stream().noneMatch(v -> v.field().startsWith("exclude"))) {
@@ -119,8 +132,8 @@ public final class MatrixExpander {
             specs.check(points, matrix.base(), matrix.dimensions(), matrix.zips(),
                     key -> hasViolationAt(matrixOwn, key), violations);
         }
-        capabilities.check(points, point -> placements(point, hosts), (key, point) -> SpecCheck.where(
-                key, point, matrix.base(), matrix.dimensions(), matrix.zips()), violations);
+        hosts.check(points, point -> placements(point, where), (key, point) -> SpecCheck.where(
+                key, point, matrix.base(), matrix.dimensions(), matrix.zips()), violations, warnings);
         if (!violations.isEmpty()) {
             throw new InvalidMatrixException(violations);
         }
@@ -130,15 +143,15 @@ public final class MatrixExpander {
         List<Matrix.RunPoint> runs = new ArrayList<>(points.size() * repeats);
         for (int r = 0; r < repeats; r++) {
             for (Map<String, Object> point : points) {
-                for (MatrixHosts.Pair where : placements(point, hosts)) {
-                    runs.add(new Matrix.RunPoint(point, r, where.client(), where.server()));
+                for (MatrixHosts.Pair pair : placements(point, where)) {
+                    runs.add(new Matrix.RunPoint(point, r, pair.client(), pair.server()));
                 }
             }
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> source = json.treeToValue(root, Map.class);
         order.arrange(runs, source);
-        return new Matrix(name, source, runs);
+        return new Matrix(name, source, runs, List.copyOf(warnings));
     }
 
     /**

@@ -80,8 +80,11 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
         return withDefaults;
     }
 
+    /** "unknown parameter 'msg_szie'; did you mean msg_size?", or every known key when none is near. */
     static Violation unknownParameter(String field, String key) {
-        return new Violation(field, "unknown parameter '" + key + "'; known: " + ProviderKeys.knownKeys());
+        String near = Suggestions.didYouMean(key, ProviderKeys.names());
+        return new Violation(field, "unknown parameter '" + key + "'; "
+                + (near != null ? near : "known: " + ProviderKeys.knownKeys()));
     }
 
     private static Map<String, Object> base(JsonNode node, List<Violation> violations) {

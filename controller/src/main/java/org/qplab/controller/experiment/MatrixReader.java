@@ -6,7 +6,6 @@ import org.qplab.controller.api.ValidText;
 import org.qplab.controller.api.Violation;
 import org.springframework.http.MediaType;
 import tools.jackson.core.JacksonException;
-import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.dataformat.yaml.YAMLMapper;
@@ -41,9 +40,7 @@ public final class MatrixReader {
         try {
             tree = (isJson ? json : yaml).readTree(body);
         } catch (JacksonException e) {
-            TokenStreamLocation at = e.getLocation();
-            String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-            throw invalid("", "malformed " + (isJson ? "JSON" : "YAML") + where + ": " + e.getOriginalMessage());
+            throw invalid("", SyntaxError.of(e, isJson ? "JSON" : "YAML", body));
         }
         List<Violation> invalidText = new ArrayList<>();
         ValidText.check(tree, invalidText);

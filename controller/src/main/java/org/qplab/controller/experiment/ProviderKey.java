@@ -43,7 +43,9 @@ public record ProviderKey(String key, Kind kind, List<String> choices, List<Stri
                 if (value.isString() && choices.contains(value.stringValue())) {
                     return value.stringValue();
                 }
-                violations.add(new Violation(field, "must be one of " + choices + ", got " + value));
+                String near = value.isString() ? Suggestions.didYouMean(value.stringValue(), choices) : null;
+                violations.add(new Violation(field, "must be one of " + choices + ", got " + value
+                        + (near != null ? "; " + near : "")));
                 return null;
             }
             case TEXT -> {

@@ -72,6 +72,11 @@ public final class ProviderKeys {
         return Optional.ofNullable(Loaded.KEYS.keys.get(key));
     }
 
+    /** The parameters' names, in {@link #all()}'s order. */
+    public static java.util.Collection<String> names() {
+        return Loaded.KEYS.keys.keySet();
+    }
+
     /** The parameters' names, as a refusal lists them. */
     public static String knownKeys() {
         return String.join(", ", Loaded.KEYS.keys.keySet());

@@ -64,6 +64,6 @@ class ProviderKeysTests {
         ProviderKeys.byKey("srq").orElseThrow()
                 .parse(JsonNodeFactory.instance.stringNode("perthread"), "base.srq", violations);
         assertThat(violations).containsExactly(new Violation("base.srq",
-                "must be one of [none, per_thread, shared], got \"perthread\""));
+                "must be one of [none, per_thread, shared], got \"perthread\"; did you mean per_thread?"));
     }
 }

@@ -100,6 +100,12 @@ public final class NvmeofProviderSpec implements ProviderSpec {
                 ? Duration.ofMillis(ms.longValue()) : null, END_MARGIN, PREPARE);
     }
 
+    /** fio's runtime_ms or size. */
+    @Override
+    public List<String> lengthKeys() {
+        return List.of("runtime_ms", "size");
+    }
+
     /**
      * The side's missing pieces (the hello's nvmeof facts: missing.target|initiator.TRANSPORT, listed for the default
      * backing, null_blk: a file or device backing needs no null_blk module, and a local run on one no configfs

@@ -1,0 +1,79 @@
+package org.qplab.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A verbs point judged against a connected host's RDMA devices as its hello lists them (the engine's inventory,
+ * qpb_devices): what qpb_plan_run would refuse on that device is refused before the run is queued, naming the host.
+ */
+class VerbsHostFactsTests {
+
+    private static final ProviderSpec.Side HOST = new ProviderSpec.Side("host", "h1", true);
+    private static final Map<String, Object> ENGINE = Map.of("providers", List.of("tcp", "verbs"));
+
+    /** rxe as the Soft-RoCE lab reports it: no XRC, no atomics, no thread domains, no inline data. */
+    private static Map<String, Object> rxe(String name, String portState) {
+        return Map.of("name", name, "xrc", false, "atomic_cap", "IBV_ATOMIC_NONE", "thread_domain", false,
+                "max_inline_data", 0, "ports", List.of(Map.of("port", 1, "state", portState)));
+    }
+
+    private static final Map<String, Object> MLX = Map.of("name", "mlx5_0", "xrc", true, "atomic_cap",
+            "IBV_ATOMIC_HCA", "thread_domain", true, "max_inline_data", 220,
+            "ports", List.of(Map.of("port", 1, "state", "ACTIVE")));
+
+    private static List<String> refused(Map<String, Object> point, Map<String, Object> facts) {
+        return EngineSpec.ENGINE.hostRefusals(point, HOST, facts).stream()
+                .map(v -> v.field() + ": " + v.message()).toList();
+    }
+
+    @Test
+    void aHostWithoutAnRdmaDeviceCannotRunVerbsButCanRunTcp() {
+        Map<String, Object> none = Map.of("engine", ENGINE, "rdma_devices", List.of(),
+                "rdma_unavailable", "no RDMA device on this host");
+        assertThat(refused(Map.of("provider", "verbs"), none))
+                .containsExactly("hosts: host h1 cannot run provider verbs: no RDMA device on this host");
+        assertThat(refused(Map.of("provider", "verbs"), Map.of("engine", ENGINE, "rdma_devices", List.of())))
+                .containsExactly("hosts: host h1 cannot run provider verbs: its agent reports no RDMA device");
+        assertThat(refused(Map.of("provider", "tcp"), none)).isEmpty();
+        assertThat(refused(Map.of("provider", "verbs"), Map.of("engine", ENGINE)))
+                .as("devices not listed (an older agent): its engine refuses at prepare").isEmpty();
+    }
+
+    @Test
+    void whatTheChosenDeviceLacksIsRefusedAtTheKeyThatAsksForIt() {
+        Map<String, Object> facts = Map.of("engine", ENGINE, "rdma_devices", List.of(rxe("rxe0", "ACTIVE")));
+        assertThat(refused(Map.of("provider", "verbs", "transport", "xrc", "op", "atomic_fadd",
+                "lock_model", "thread_domain", "inline_size", 64L), facts)).containsExactly(
+                "transport: host h1 cannot run transport xrc: rxe0 does not report IBV_DEVICE_XRC",
+                "op: host h1 cannot run op atomic_fadd: rxe0 reports atomic_cap IBV_ATOMIC_NONE (no RDMA atomics)",
+                "lock_model: host h1 cannot run lock_model thread_domain: rxe0 has no thread domains",
+                "inline_size: host h1 cannot run inline_size 64 B: rxe0 takes at most max_inline_data 0 B");
+        assertThat(refused(Map.of("provider", "verbs", "transport", "rc", "op", "write"), facts)).isEmpty();
+        assertThat(refused(Map.of("provider", "verbs", "ib_port", 2L), facts))
+                .containsExactly("ib_port: host h1 cannot run ib_port 2: rxe0 has no port 2");
+    }
+
+    @Test
+    void theDeviceIsTheNamedOneElseTheFirstWithAnActivePort() {
+        Map<String, Object> facts = Map.of("engine", ENGINE, "rdma_devices", List.of(rxe("rxe0", "DOWN"), MLX));
+        assertThat(refused(Map.of("provider", "verbs", "transport", "xrc"), facts))
+                .as("mlx5_0: the first with port 1 active").isEmpty();
+        assertThat(refused(Map.of("provider", "verbs", "transport", "xrc", "device", "rxe0"), facts))
+                .containsExactly("transport: host h1 cannot run transport xrc: rxe0 does not report IBV_DEVICE_XRC");
+        assertThat(refused(Map.of("provider", "verbs", "device", "mlx5_9"), facts))
+                .containsExactly("device: host h1 has no RDMA device mlx5_9 (its devices: rxe0, mlx5_0)");
+    }
+
+    @Test
+    void anEngineWithoutVerbsIsRefusedOnceWithItsReason() {
+        Map<String, Object> tcpOnly = Map.of("engine", Map.of("providers", List.of("tcp"),
+                "verbs_unavailable", "built without rdma-core's headers"), "rdma_devices", List.of(),
+                "rdma_unavailable", "built without rdma-core's headers");
+        assertThat(refused(Map.of("provider", "verbs"), tcpOnly))
+                .containsExactly("hosts: host h1 cannot run provider verbs: built without rdma-core's headers");
+    }
+}
