@@ -32,13 +32,16 @@ public class RunQueue {
         this.live = live;
     }
 
-    /** A queued run and where it must go (the want_client and want_server of its matrix point). */
-    public record Queued(long runId, String client, String server) {}
+    /** A queued run, where it must go (the want_client and want_server of its matrix point) and its parameters. */
+    public record Queued(long runId, String client, String server, Map<String, Object> params) {}
 
     /** The oldest queued runs, in queue order. */
     public List<Queued> queued(int limit) {
-        return jdbc.sql("SELECT id, want_client, want_server FROM run WHERE status = 'QUEUED' ORDER BY queued_at, id LIMIT ?")
-                .param(limit).query((rs, i) -> new Queued(rs.getLong(1), rs.getString(2), rs.getString(3))).list();
+        return jdbc.sql("""
+                        SELECT id, want_client, want_server, params::text FROM run WHERE status = 'QUEUED'
+                        ORDER BY queued_at, id LIMIT ?""")
+                .param(limit).query((rs, i) -> new Queued(rs.getLong(1), rs.getString(2), rs.getString(3),
+                        toMap(rs.getString(4)))).list();
     }
 
     /**

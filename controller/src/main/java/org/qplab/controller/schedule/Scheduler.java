@@ -12,6 +12,8 @@ import org.qplab.controller.agent.AgentReady;
 import org.qplab.controller.agent.AgentRegistry;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.experiment.ExperimentQueued;
+import org.qplab.engine.ProviderSpec;
+import org.qplab.engine.provider.Providers;
 import org.qplab.protocol.AgentMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,6 +102,12 @@ public class Scheduler implements SchedulingConfigurer {
         }
     }
 
+    /** Whether the agent's host has what the run's provider needs, as its hello facts say. */
+    private static boolean canRun(AgentConnection agent, Map<String, Object> params) {
+        return Providers.of(params).hostRefusals(params, new ProviderSpec.Side("host", agent.agentId(), true),
+                agent.facts()).isEmpty();
+    }
+
     /**
      * One pass over the queue in order. A run takes its agents when they are idle; when they are busy,
      * they are held for it, so that no later run takes them first: a pair waiting for a busy host is
@@ -115,7 +123,10 @@ public class Scheduler implements SchedulingConfigurer {
                 break;
             }
             if (run.client() == null) {
-                idle.values().stream().filter(a -> !held.contains(a.agentId())).findFirst().ifPresent(agent -> {
+                // any agent that can: one whose host lacks what the run's provider needs (no RDMA device for a verbs
+                // run, say) is passed over, and the run waits for one that can rather than fail on the wrong host
+                idle.values().stream().filter(a -> !held.contains(a.agentId()) && canRun(a, run.params()))
+                        .findFirst().ifPresent(agent -> {
                     idle.remove(agent.agentId());
                     queue.claim(run.runId(), agent.agentId(), null).ifPresent(a -> assign(agent, a));
                 });

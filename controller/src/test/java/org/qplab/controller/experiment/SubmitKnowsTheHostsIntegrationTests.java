@@ -109,6 +109,31 @@ class SubmitKnowsTheHostsIntegrationTests extends ControllerIntegrationTest {
         http().post().uri("/api/experiments/{id}/cancel", created.get("id")).exchange().expectStatus().isOk();
     }
 
+    /**
+     * A verbs run queued for any agent while none was connected (a warning then, not a refusal) is not handed to an
+     * agent whose host has no RDMA device: it waits for one that can, and a tcp run queued behind it runs meanwhile.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aRunOnAnyAgentWaitsForOneThatCanRunItAndDoesNotHoldUpTheRunsBehindIt() throws Exception {
+        Await.until("no agent connected", Duration.ofSeconds(30), () -> registry.connectedCount() == 0, () -> "");
+        Map<String, Object> verbs = post("/api/experiments", """
+                name: verbs waiting for an RDMA host
+                base: {provider: verbs, op: write, msg_size: 64, iterations: 10}
+                """, 201);
+        assertThat((List<String>) verbs.get("warnings")).as("nobody to check it with: a warning").isNotEmpty();
+        long verbsRun = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(((Number) verbs.get("id")).longValue())
+                .query(Long.class).single();
+        long tcp = ((Number) post("/api/experiments", TCP.formatted(2_000), 201).get("id")).longValue();
+        try (AgentProcess agent = AgentProcess.start(port, "no-rdma-waiter", TOKEN)) {
+            assertThat(awaitExperimentEnd(tcp, Duration.ofSeconds(120), agent::log)).containsEntry("status", "FINISHED");
+            assertThat(jdbc.sql("SELECT status || ' ' || attempt FROM run WHERE id = ?").param(verbsRun).query(String.class)
+                    .single()).as("never tried on a host without an RDMA device").isEqualTo("QUEUED 0");
+        } finally {
+            http().post().uri("/api/experiments/{id}/cancel", verbs.get("id")).exchange(); // 409 if it ended: the assertion says why
+        }
+    }
+
     private void awaitConnected(AgentProcess agent, String id) throws Exception {
         Await.until(id + " is connected", Duration.ofSeconds(90), () -> {
             assertThat(agent.process().isAlive()).as("agent running; log:\n%s", agent.log()).isTrue();
