@@ -21,9 +21,9 @@ public record Metric(String name, String sql, String unit, boolean higherIsBette
 
     /**
      * Every metric. The latency_* metrics are microseconds from the latency a latency run reports (its summary's
-     * latency_us: perftest's *_lat numbers, half the round trip for send and write), or the t_*_us an imported
-     * perftest *_lat run reported; a bandwidth run has none, so it adds no point rather than passing its cycle
-     * time (a post-and-poll round with many messages in flight) off as a latency.
+     * latency_us: perftest's *_lat numbers, half the round trip for send and write; an imported perftest *_lat run's
+     * too, which the import stores under the same keys); a bandwidth run has none, so it adds no point rather than
+     * passing its cycle time (a post-and-poll round with many messages in flight) off as a latency.
      */
     public static final List<Metric> ALL = List.of(
             new Metric("bw_avg_bps", "s.bw_avg_bps", "B/s", true),
@@ -37,8 +37,7 @@ public record Metric(String name, String sql, String unit, boolean higherIsBette
             new Metric("cycle_median_ns", "s.cycle_median_ns", "ns", false),
             new Metric("cycle_p99_ns", "s.cycle_p99_ns", "ns", false),
             new Metric("cycle_p999_ns", "(s.summary -> 'cycle_ns' ->> 'p999')::double precision", "ns", false),
-            latency("min", "t_min_us"), latency("typical", "t_typical_us"), latency("avg", "t_avg_us"),
-            latency("p99", "t_p99_us"), latency("p999", "t_p999_us"), latency("max", "t_max_us"));
+            latency("min"), latency("typical"), latency("avg"), latency("p99"), latency("p999"), latency("max"));
 
     private static final Map<String, Metric> BY_NAME = ALL.stream().collect(Collectors.toMap(Metric::name, m -> m));
 
@@ -46,9 +45,9 @@ public record Metric(String name, String sql, String unit, boolean higherIsBette
     public static final List<String> JUDGED = List.of("bw_avg_bps", "msg_rate", "iops", "latency_typical_us",
             "latency_p99_us", "cycle_median_ns", "cycle_p99_ns");
 
-    private static Metric latency(String statistic, String perftestKey) {
-        return new Metric("latency_" + statistic + "_us", "coalesce((s.summary -> 'latency_us' ->> '" + statistic
-                + "')::double precision, (s.summary ->> '" + perftestKey + "')::double precision)", "µs", false);
+    private static Metric latency(String statistic) {
+        return new Metric("latency_" + statistic + "_us", "(s.summary -> 'latency_us' ->> '" + statistic
+                + "')::double precision", "µs", false);
     }
 
     public static Optional<Metric> byName(String name) {

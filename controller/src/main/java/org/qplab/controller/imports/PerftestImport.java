@@ -62,7 +62,6 @@ public class PerftestImport {
 
     /** Stores the import (by that account); returns the experiment's id. */
     public long store(String name, String fileName, PerftestOutput out, String importer) {
-        double unit = out.bandwidthUnit().equals("Gb") ? 1e9 / 8 : 1024.0 * 1024.0; // bytes per second of one BW unit
         return tx.execute(status -> {
             Map<String, Object> source = new LinkedHashMap<>();
             source.put("name", name);
@@ -85,29 +84,16 @@ public class PerftestImport {
                                 INSERT INTO run (experiment_id, idx, repeat, params, status, attempt, started_at, finished_at)
                                 VALUES (?, ?, 0, CAST(? AS jsonb), 'FINISHED', 1, now(), now()) RETURNING id""")
                         .params(id, i, json.writeValueAsString(params)).query(Long.class).single();
-                Map<String, Double> v = row.values();
-                long qps = ((Number) params.get("qps_per_thread")).longValue();
-                long messages = out.latency() ? row.iterations() : row.iterations() * qps;
-                long bytes = messages * row.bytes();
-                Double bwAvg = out.latency() ? null : v.get("bw_average") * unit;
-                Double bwPeak = out.latency() ? null : v.get("bw_peak") * unit;
-                Double msgRate = out.latency() ? null : v.get("msg_rate_mpps") * 1e6;
-                Double median = out.latency() ? v.get("t_typical_us") * 1e3 : null;
-                Double p99 = out.latency() && v.containsKey("t_p99_us") ? v.get("t_p99_us") * 1e3 : null;
-                // perftest's BW average is bytes / time, so time = bytes / BW; a latency run took iterations x t_avg
-                long durationNs = out.latency() ? Math.round(v.get("t_avg_us") * 1e3 * row.iterations())
-                        : bwAvg > 0 ? Math.round(bytes / bwAvg * 1e9) : 0;
-                Map<String, Object> summary = new LinkedHashMap<>(v);
-                summary.put("imported_from", "perftest");
-                summary.put("tool", out.tool());
-                summary.put("line", row.line());
-                summary.put("bw_unit", out.latency() ? null : out.bandwidthUnit() + "/sec");
+                Map<String, Object> summary = PerftestSummary.of(out, row, params);
                 jdbc.sql("""
                                 INSERT INTO run_summary (run_id, summary, cycles, messages, bytes, errors, dropped, duration_ns,
                                     bw_avg_bps, bw_peak_bps, msg_rate, cycle_median_ns, cycle_p99_ns, batches)
-                                VALUES (?, CAST(? AS jsonb), ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?, 0)""")
-                        .params(runId, json.writeValueAsString(summary), row.iterations(), messages, bytes, durationNs,
-                                bwAvg, bwPeak, msgRate, median, p99)
+                                VALUES (?, CAST(? AS jsonb), ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, 0)""")
+                        .params(runId, json.writeValueAsString(summary), summary.get("cycles"), summary.get("messages"),
+                                summary.get("bytes"), summary.get("errors"), summary.get("duration_ns"),
+                                PerftestSummary.number(summary, "bw_avg_bps"), PerftestSummary.number(summary, "bw_peak_bps"),
+                                PerftestSummary.number(summary, "msg_rate"), PerftestSummary.cycleNs(summary, "median"),
+                                PerftestSummary.cycleNs(summary, "p99"))
                         .update();
             }
             return id;

@@ -70,8 +70,9 @@ class PerftestImportIntegrationTests extends ControllerIntegrationTest {
     /**
      * What the import stored of experiment id, against the file's results read from the file: one finished run
      * per result line, in order, with its size, iterations, tool and the header's parameters; every value of the
-     * line in its summary as perftest printed it; BW average and peak, message rate, median and p99 latency in
-     * the history's units (bytes/s, messages/s, ns).
+     * line in its summary's perftest block as perftest printed it; the engine's summary keys (bw_avg_bps, msg_rate,
+     * cycle_ns, latency_us) and BW average and peak, message rate, median and p99 latency in the history's units
+     * (bytes/s, messages/s, ns).
      */
     static void assertStoredAsTheFileSays(WebTestClient http, long id, List<Result> expected, Map<String, Object> header,
                                           double bandwidthUnit, String tool) {
@@ -85,8 +86,26 @@ class PerftestImportIntegrationTests extends ControllerIntegrationTest {
             assertThat(longs(run.get("params"))).as("%d B", line.bytes()).containsAllEntriesOf(header)
                     .containsEntry("tool", tool).containsEntry("msg_size", line.bytes()).containsEntry("iterations", line.iterations());
             Map<?, ?> summary = (Map<?, ?>) run.get("summary");
-            line.values().forEach((name, value) -> assertThat(((Number) summary.get(name)).doubleValue())
-                    .as("%s of %d B", name, line.bytes()).isEqualTo(value));
+            Map<?, ?> printed = (Map<?, ?>) ((Map<?, ?>) summary.get("perftest")).get("results");
+            line.values().forEach((name, value) -> assertThat(((Number) printed.get(name)).doubleValue())
+                    .as("%s of %d B, as perftest printed it", name, line.bytes()).isEqualTo(value));
+            assertThat(((Map<?, ?>) summary.get("perftest")).get("tool")).isEqualTo(tool);
+            // the engine's keys, in its units, as a run of qplab's carries them
+            assertThat(longs(summary)).containsEntry("msg_size", line.bytes()).containsEntry("cycles", line.iterations())
+                    .containsEntry("errors", 0L).containsEntry("mode", tool.endsWith("_lat") ? "latency" : "bw");
+            if (tool.endsWith("_lat")) {
+                Map<?, ?> latency = (Map<?, ?>) summary.get("latency_us");
+                assertThat(((Number) latency.get("typical")).doubleValue()).isEqualTo(line.values().get("t_typical_us"));
+                assertThat(((Number) ((Map<?, ?>) summary.get("cycle_ns")).get("median")).doubleValue())
+                        .isCloseTo(line.values().get("t_typical_us") * 1e3, within(1e-9));
+                assertThat(summary).doesNotContainKeys("bw_avg_bps", "bw_peak_bps", "msg_rate");
+            } else {
+                assertThat(((Number) summary.get("bw_avg_bps")).doubleValue())
+                        .isEqualTo(line.values().get("bw_average") * bandwidthUnit);
+                assertThat(((Number) summary.get("msg_rate")).doubleValue())
+                        .isEqualTo(line.values().get("msg_rate_mpps") * 1e6);
+                assertThat(summary).doesNotContainKeys("cycle_ns", "latency_us");
+            }
         }
         Map<String, Double> unit = Map.of("bw_avg_bps", bandwidthUnit, "bw_peak_bps", bandwidthUnit, "msg_rate", 1e6,
                 "cycle_median_ns", 1e3, "cycle_p99_ns", 1e3);
