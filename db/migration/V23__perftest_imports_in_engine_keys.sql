@@ -23,7 +23,7 @@ SET summary = jsonb_strip_nulls(jsonb_build_object(
         'bw_avg_bps', s.bw_avg_bps,
         'bw_peak_bps', s.bw_peak_bps,
         'msg_rate', s.msg_rate,
-        'cycle_ns', CASE WHEN s.summary ? 't_typical_us' THEN jsonb_build_object(
+        'cycle_ns', CASE WHEN s.summary ->> 't_typical_us' IS NOT NULL THEN jsonb_build_object(
             'min', (s.summary ->> 't_min_us')::double precision * 1000,
             'median', (s.summary ->> 't_typical_us')::double precision * 1000,
             'avg', (s.summary ->> 't_avg_us')::double precision * 1000,
@@ -31,7 +31,7 @@ SET summary = jsonb_strip_nulls(jsonb_build_object(
             'p99', (s.summary ->> 't_p99_us')::double precision * 1000,
             'p999', (s.summary ->> 't_p999_us')::double precision * 1000,
             'max', (s.summary ->> 't_max_us')::double precision * 1000) END,
-        'latency_us', CASE WHEN s.summary ? 't_typical_us' THEN jsonb_build_object(
+        'latency_us', CASE WHEN s.summary ->> 't_typical_us' IS NOT NULL THEN jsonb_build_object(
             'min', s.summary -> 't_min_us',
             'max', s.summary -> 't_max_us',
             'typical', s.summary -> 't_typical_us',

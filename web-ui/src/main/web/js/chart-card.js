@@ -44,20 +44,22 @@ function setNote(element, text) {
 }
 
 /**
- * Draws `spec` (see charts.js) into the card, or shows `emptyText` when it has no series. The card's title
- * and `spec.pinned` ({name: value}) go with the chart, for its downloads; the notes say both.
+ * Draws `spec` (see charts.js) into the card, or shows `emptyText` when it has no series; without an
+ * `emptyText` a card with nothing to draw is not shown at all (class no-data). The card's title and
+ * `spec.pinned` ({name: value}) go with the chart, for its downloads; the notes say both.
  */
-export function showChart(card, name, spec, emptyText) {
+export function showChart(card, name, spec, emptyText = null) {
   const canvas = card.querySelector('canvas');
   const box = canvas.parentElement;
   const empty = !spec || spec.series.length === 0 || spec.series.every((s) => s.points.length === 0);
   box.classList.toggle('is-empty', empty);
   card.classList.toggle('has-chart', !empty);
+  card.classList.toggle('no-data', empty && !emptyText);
   const pinned = pinnedText(spec?.pinned);
   setNote(card.querySelector('.pin-note'), pinned ? `at ${pinned}` : '');
   setNote(card.querySelector('.band-note'), empty ? '' : bandText(spec.series, spec.spread !== false));
   if (empty) {
-    box.querySelector('.chart-empty').textContent = emptyText;
+    box.querySelector('.chart-empty').textContent = emptyText ?? '';
     destroyChart(name);
     return null;
   }

@@ -45,6 +45,8 @@ export const CURVES = [
     yTitle: 'Throughput (Gbit/s)',
   },
   {
+    // against message size when threads do not vary (bandwidthCurves); on a log axis, or small messages' lines
+    // sit flat on 0 beside large ones
     name: 'msgRateVsThreads',
     canvasId: 'chart-rate-threads',
     title: 'Message rate vs threads',
@@ -53,9 +55,29 @@ export const CURVES = [
     unit: 'Mmsg/s',
     xKind: 'count',
     xTitle: 'Threads',
-    yTitle: 'Message rate (Mmsg/s)',
+    yTitle: 'Message rate (Mmsg/s, log)',
+    yLog: true,
   },
 ];
+
+/**
+ * The bandwidth charts an experiment's varying parameters call for: throughput against threads only when threads
+ * vary (else it is the bandwidth-vs-size chart again, or a stack of lines at x = 1), and message rate against
+ * threads when they vary, else against message size, one line per what else varies.
+ */
+export function bandwidthCurves(varying) {
+  if (varying.includes('threads')) return CURVES;
+  return CURVES.filter((curve) => curve.name !== 'throughputVsThreads').map((curve) => (curve.name !== 'msgRateVsThreads'
+    ? curve : {
+      ...curve,
+      title: 'Message rate vs message size',
+      query: () => ({
+        x: 'msg_size', y: 'msg_rate', series: firstVarying(SERIES_CHOICES.filter((name) => name !== 'msg_size'), varying, 'threads'),
+      }),
+      xKind: 'size',
+      xTitle: 'Message size (bytes, log2)',
+    }));
+}
 
 /** A run's latency statistics as the curve API names them (µs), the percentiles drawn, dashed like the cycle times'. */
 export const LATENCY_PERCENTILES = [
@@ -76,18 +98,15 @@ export function isLatencyRun(run) {
 
 /**
  * Which chart families an experiment's runs call for (before any run is known: bandwidth, as always). The
- * cycle-time percentiles go with the engine's runs: an nvmeof run has neither message size nor threads.
+ * cycle-time percentiles go with the engine's bandwidth runs: a latency run's cycle times are its latency, which
+ * the latency charts draw, and an nvmeof run has neither message size nor threads.
  */
 export function chartFamilies(runs) {
   const nvmeof = runs.some(countsIos);
   const engine = runs.filter((run) => !countsIos(run));
   const latency = engine.some(isLatencyRun);
-  return {
-    nvmeof,
-    latency,
-    bandwidth: (!latency && !nvmeof) || engine.some((run) => !isLatencyRun(run)),
-    cycles: !nvmeof || engine.length > 0,
-  };
+  const bandwidth = (!latency && !nvmeof) || engine.some((run) => !isLatencyRun(run));
+  return { nvmeof, latency, bandwidth, cycles: bandwidth };
 }
 
 /** The series of the storage charts: transport (rdma, tcp, local), and rw too when it varies (reads and writes apart). */

@@ -8,8 +8,9 @@ import { getCurve, getExperiment, listRuns } from './api.js';
 import { chartCard, showChart } from './chart-card.js';
 import { destroyAllCharts } from './charts.js';
 import {
-  chartFamilies, countsIos, CURVES, defaultSeries, isLatencyRun, LATENCY_PERCENTILES, latencyPercentilesSpec,
-  latencyVsSizeSpec, nvmeofSpecs, PERCENTILES, percentileSeries, percentilesSpec, SERIES_CHOICES, toSeries,
+  bandwidthCurves, chartFamilies, countsIos, CURVES, defaultSeries, isLatencyRun, LATENCY_PERCENTILES,
+  latencyPercentilesSpec, latencyVsSizeSpec, nvmeofSpecs, PERCENTILES, percentileSeries, percentilesSpec, SERIES_CHOICES,
+  toSeries,
 } from './curve-specs.js';
 import { distributionCard } from './curves-distribution.js';
 import { ACTIVE_STATUSES, h, progressBar, statusBadge, timeLeft } from './dom.js';
@@ -80,7 +81,7 @@ function seriesSelect(onChange) {
   };
 }
 
-/** The latency-percentiles card is against threads or message size, whichever the experiment varies. */
+/** A card whose chart is against threads or message size, whichever the experiment varies, says which. */
 function setTitle(card, title) {
   const caption = card.querySelector('.chart-title');
   if (caption.textContent !== title) caption.textContent = title;
@@ -90,11 +91,12 @@ function setTitle(card, title) {
 /** The runs each family of charts draws: a chart pins the dimensions that vary among its family's runs. */
 function familyDimensions(finished) {
   const engine = finished.filter((run) => !countsIos(run));
+  const bandwidth = dimensionsOf(engine.filter((run) => !isLatencyRun(run)));
   return {
-    bandwidth: dimensionsOf(engine.filter((run) => !isLatencyRun(run))),
+    bandwidth,
     latency: dimensionsOf(engine.filter(isLatencyRun)),
     nvmeof: dimensionsOf(finished.filter(countsIos)),
-    cycles: dimensionsOf(engine),
+    cycles: bandwidth,
   };
 }
 
@@ -122,6 +124,8 @@ export function mountCurves(container, id) {
   Object.values({ ...latencyCards, ...nvmeofCards }).forEach((card) => { card.hidden = true; });
   const cards = { ...nvmeofCards, ...latencyCards, ...bandwidthCards, cyclePercentiles: chartCard(percentilesSpec([])) };
   const distribution = distributionCard(() => mounted);
+  // a card shows once it has something to draw (chart-card.js: no-data), not as "Loading…" or "No finished runs."
+  [...Object.values(cards), distribution.card].forEach((card) => card.classList.add('no-data'));
   container.replaceChildren(h('section', { id: 'curves', class: 'experiment-view', dataset: { experimentId: id } },
     h('div', { class: 'card header' },
       h('a', { href: '#/', class: 'back' }, '← Experiments'),
@@ -136,13 +140,14 @@ export function mountCurves(container, id) {
     const { varying } = finished.length > 0 ? splitParams(finished) : { varying: [] };
     const seriesBy = series.update(varying);
     const families = chartFamilies(runList);
+    const bandwidth = bandwidthCurves(varying);
     const spec = percentilesSpec(varying);
     const latencySize = latencyVsSizeSpec(varying);
     const latencyPercentiles = latencyPercentilesSpec(varying);
     const storage = nvmeofSpecs(varying);
     const dimensions = familyDimensions(finished);
     const queries = {
-      bandwidth: families.bandwidth ? CURVES.map((curve) => curve.query(seriesBy)) : [],
+      bandwidth: families.bandwidth ? bandwidth.map((curve) => curve.query(seriesBy)) : [],
       cycles: families.cycles ? PERCENTILES.map((p) => ({ x: spec.x, y: p.metric, series: spec.series })) : [],
       latencySize: families.latency ? [latencySize.query] : [],
       latencyPercentiles: families.latency ? LATENCY_PERCENTILES.map((p) => ({
@@ -178,8 +183,12 @@ export function mountCurves(container, id) {
         h('pre', {}, JSON.stringify(experiment.matrix, null, 2))));
     }
     const running = ACTIVE_STATUSES.has(experiment.status);
-    const emptyText = running ? 'No finished runs yet.' : 'No finished runs.';
+    const emptyText = null; // a chart with nothing to draw is not shown; the runs table says where the runs are
     Object.values(bandwidthCards).forEach((card) => { card.hidden = !families.bandwidth; });
+    bandwidthCards.throughputVsThreads.hidden = !families.bandwidth || !bandwidth.some((c) => c.name === 'throughputVsThreads');
+    const rate = bandwidth.find((curve) => curve.name === 'msgRateVsThreads');
+    setTitle(bandwidthCards.msgRateVsThreads, rate.title);
+    bandwidthCards.msgRateVsThreads.classList.toggle('wide', bandwidthCards.throughputVsThreads.hidden);
     Object.values(latencyCards).forEach((card) => { card.hidden = !families.latency; });
     Object.values(nvmeofCards).forEach((card) => { card.hidden = !families.nvmeof; });
     cards.cyclePercentiles.hidden = !families.cycles;
@@ -197,9 +206,9 @@ export function mountCurves(container, id) {
       }, emptyText);
     }
     if (families.bandwidth) {
-      CURVES.forEach((curve, i) => showChart(bandwidthCards[curve.name], curve.name, curves?.[i] && {
-        series: toSeries(curves[i], curve.toUnit), xKind: curve.xKind, xTitle: curve.xTitle, yTitle: curve.yTitle, unit: curve.unit,
-        pinned: pinned.bandwidth[i],
+      bandwidth.forEach((curve, i) => showChart(bandwidthCards[curve.name], curve.name, curves?.[i] && {
+        series: toSeries(curves[i], curve.toUnit), xKind: curve.xKind, xTitle: curve.xTitle, yTitle: curve.yTitle,
+        yLog: curve.yLog, unit: curve.unit, pinned: pinned.bandwidth[i],
       }, emptyText));
     }
     if (families.latency) {
@@ -219,7 +228,8 @@ export function mountCurves(container, id) {
       spread: false, // six bands over each other hide the lines; the tooltip gives min and max
       pinned: pinned.cycles[0],
     }, emptyText);
-    distribution.update(finished, varying, emptyText);
+    // only runs that kept intervals have a histogram (an import has none)
+    distribution.update(finished.filter((run) => run.cyclesStored > 0), varying, emptyText);
     runs.replaceChildren(runsTable(runList, refresh));
     // until the experiment and every one of its runs has ended: a cancelled experiment's runs end after it does,
     // so the read that first sees them all ended is the final one

@@ -1,5 +1,6 @@
 // The experiments list: newest first, filtered by status and name (kept in the page's address as
-// #/?status=RUNNING&name=text), refreshed every 2 s while anything shown is queued or running.
+// #/?status=RUNNING&name=text), refreshed every 2 s while anything shown is queued or running. Each row says
+// what measured it (its runs' providers; qplab, or the perftest import) and where (the agents its runs ran on).
 import { listExperiments } from './api.js';
 import { cancelButton } from './cancel.js';
 import { comparePicker } from './compare-picker.js';
@@ -10,6 +11,15 @@ import { refreshLoop } from './refresh.js';
 import { submitBox } from './submit.js';
 
 const STATUSES = ['QUEUED', 'RUNNING', 'FINISHED', 'FAILED', 'CANCELLED'];
+
+const listed = (values) => (values?.length ? values.join(', ') : '–');
+
+/** "qplab", or for an import where it came from ("perftest import"; the program in the title). */
+function toolCell(experiment) {
+  if (!experiment.importedFrom) return h('td', { class: 'tool' }, experiment.tool ?? '–');
+  return h('td', { class: 'tool', title: `${experiment.tool}'s output, imported from ${experiment.importedFrom}` },
+    `${experiment.importedFrom} import`);
+}
 
 function experimentRow(experiment, refresh) {
   const href = `#/experiments/${experiment.id}`;
@@ -22,12 +32,14 @@ function experimentRow(experiment, refresh) {
       window.location.hash = href;
     },
   },
-  h('td', { class: 'name-cell' }, h('a', { href }, experiment.name)),
+  h('td', { class: 'name-cell' }, h('a', { href, title: experiment.name }, experiment.name)),
   h('td', { class: 'num' }, experiment.id),
   h('td', {}, statusBadge(experiment.status)),
-  h('td', { class: 'time' }, formatTime(experiment.createdAt)),
-  h('td', { class: 'progress-cell' }, progressBar(experiment)),
-  h('td', { class: 'time time-left-cell' }, timeLeft(experiment) ?? ''),
+  h('td', { class: 'providers' }, listed(experiment.providers)),
+  toolCell(experiment),
+  h('td', { class: 'agents' }, listed(experiment.agents)),
+  h('td', { class: 'time created' }, formatTime(experiment.createdAt)),
+  h('td', { class: 'progress-cell' }, progressBar(experiment), timeLeft(experiment)),
   h('td', { class: experiment.runsFailed > 0 ? 'num failed' : 'num' }, experiment.runsFailed ?? 0),
   h('td', { class: 'actions' }, cancelButton(experiment, refresh)));
 }
@@ -36,7 +48,9 @@ function experimentsTable() {
   return h('table', { id: 'experiments', class: 'grid' },
     h('thead', {}, h('tr', {},
       h('th', {}, 'Name'), h('th', { class: 'num' }, 'ID'), h('th', {}, 'Status'),
-      h('th', {}, 'Created'), h('th', {}, 'Progress'), h('th', {}, 'Time left'),
+      h('th', { title: 'The providers of its runs' }, 'Provider'), h('th', { title: 'What measured it' }, 'Tool'),
+      h('th', { title: 'The agents its runs ran on' }, 'Host'),
+      h('th', {}, 'Created'), h('th', {}, 'Progress'),
       h('th', { class: 'num' }, 'Failed'), h('th', {}, ''))),
     h('tbody', {}));
 }

@@ -3,23 +3,15 @@
 import { h } from './dom.js';
 import { formatNumber } from './format.js';
 
-/** [key in the summary's latency_us, column label, key of an imported perftest run's summary]. */
+/** [key in the summary's latency_us (an imported perftest *_lat run's too), column label]. */
 const LATENCY_FIELDS = [
-  ['min', 't_min', 't_min_us'], ['typical', 't_typical', 't_typical_us'], ['avg', 't_avg', 't_avg_us'],
-  ['stdev', 't_stdev', 't_stdev_us'], ['p99', 'p99', 't_p99_us'], ['p999', 'p99.9', 't_p999_us'],
-  ['max', 't_max', 't_max_us'],
+  ['min', 't_min'], ['typical', 't_typical'], ['avg', 't_avg'], ['stdev', 't_stdev'], ['p99', 'p99'],
+  ['p999', 'p99.9'], ['max', 't_max'],
 ];
-
-/** The summary's latency_us, or an imported perftest latency run's t_*_us under the same names; null if neither. */
-function latencyOf(summary) {
-  if (summary?.latency_us) return summary.latency_us;
-  if (typeof summary?.t_typical_us !== 'number') return null;
-  return Object.fromEntries(LATENCY_FIELDS.map(([key, , imported]) => [key, summary[imported]]));
-}
 
 /** The table, or null for a run without latencies (a bandwidth run's cycle times are no latency). */
 export function latencyTable(summary) {
-  const all = latencyOf(summary);
+  const all = summary?.latency_us;
   if (!all) return null;
   const rows = [{ label: 'all threads', latency: all }, ...(summary.per_thread ?? [])
     .filter((t) => t.latency_us).map((t) => ({ label: `thread ${t.thread}`, latency: t.latency_us }))];

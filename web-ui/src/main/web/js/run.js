@@ -1,6 +1,7 @@
 // One run, #/runs/12: what it ran with and where, what it keeps, its numbers (a latency run's latency
-// first, an nvmeof run's fio numbers first), throughput and cycle time over time per thread and its percentiles over all threads (live while
-// it runs), its cycle-time distribution, its CPU and NIC counters per side, and its baseline status.
+// first, an nvmeof run's fio numbers first, an imported run's perftest line last), throughput and cycle time
+// over time per thread and its percentiles over all threads (live while it runs), its cycle-time distribution,
+// its CPU and NIC counters per side, and its baseline status. What a run has none of is not drawn.
 import { getFingerprint, getRun } from './api.js';
 import { clearError, showError } from './banner.js';
 import { baselineToggle } from './baseline.js';
@@ -10,7 +11,7 @@ import { compareHash } from './compare-picker.js';
 import { drawDistributions, loadDistributions } from './distribution.js';
 import { runFailure } from './failures.js';
 import { fingerprintHash } from './fingerprint-history.js';
-import { h, statusBadge } from './dom.js';
+import { ACTIVE_STATUSES, h, statusBadge } from './dom.js';
 import {
   bytesPerSecondToGbit, formatNumber, formatTime, messagesPerSecondToMillions, nanosToMicros,
 } from './format.js';
@@ -18,25 +19,39 @@ import { orderParams, paramList } from './params.js';
 import { runCost, runWarnings } from './run-cost.js';
 import { fioTable } from './run-fio.js';
 import { latencyTable } from './run-latency.js';
+import { perftestTable } from './run-perftest.js';
 import { runStorage } from './run-storage.js';
 import { runTimeline } from './run-timeline.js';
 
-const CYCLE_FIELDS = [['min', 'min'], ['median', 'median'], ['avg', 'avg'], ['p99', 'p99'], ['p999', 'p99.9'], ['max', 'max']];
+const count = (n) => (n === null || n === undefined ? '–' : Number(n).toLocaleString('en'));
+const present = (value) => value !== null && value !== undefined && !Number.isNaN(value);
 
+/** The numbers table's column groups: [group label, [[column label, value of a row, format]]]. */
+const NUMBER_GROUPS = [
+  ['cycles', [['', (row) => row.cycles, count]]],
+  ['BW (Gbit/s)', [['avg', (row) => bytesPerSecondToGbit(row.bw_avg_bps)], ['peak', (row) => bytesPerSecondToGbit(row.bw_peak_bps)]]],
+  ['msg rate (Mmsg/s)', [['', (row) => messagesPerSecondToMillions(row.msg_rate)]]],
+  ['cycle time (µs)', [['min', 'min'], ['median', 'median'], ['avg', 'avg'], ['p99', 'p99'], ['p99.9', 'p999'], ['max', 'max']]
+    .map(([label, key]) => [label, (row) => nanosToMicros(row.cycle_ns?.[key])])],
+];
+
+/**
+ * The run's numbers over all threads and per thread, grouped under two header rows so that they fit the page;
+ * a column no row has a value in (a perftest import's cycle times or bandwidth) is left out.
+ */
 function numbersTable(summary) {
-  if (!summary) return h('p', { class: 'empty' }, 'No summary yet: it is stored when the run ends.');
   const rows = [{ label: 'all threads', ...summary }, ...(summary.per_thread ?? []).map((t) => ({ label: `thread ${t.thread}`, ...t }))];
-  return h('div', { class: 'table-scroll' }, h('table', { id: 'run-numbers', class: 'grid' },
-    h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', { class: 'num' }, 'cycles'),
-      h('th', { class: 'num' }, 'BW avg (Gbit/s)'), h('th', { class: 'num' }, 'BW peak (Gbit/s)'),
-      h('th', { class: 'num' }, 'Msg rate (Mmsg/s)'),
-      CYCLE_FIELDS.map(([, label]) => h('th', { class: 'num' }, `cycle ${label} (µs)`)))),
-    h('tbody', {}, rows.map((row) => h('tr', {},
-      h('td', {}, row.label), h('td', { class: 'num' }, row.cycles ?? '–'),
-      h('td', { class: 'num' }, formatNumber(bytesPerSecondToGbit(row.bw_avg_bps))),
-      h('td', { class: 'num' }, formatNumber(bytesPerSecondToGbit(row.bw_peak_bps))),
-      h('td', { class: 'num' }, formatNumber(messagesPerSecondToMillions(row.msg_rate))),
-      CYCLE_FIELDS.map(([key]) => h('td', { class: 'num' }, formatNumber(nanosToMicros(row.cycle_ns?.[key])))))))));
+  const groups = NUMBER_GROUPS.map(([label, columns]) => [label, columns.filter(([, value]) => rows.some((row) => present(value(row))))])
+    .filter(([, columns]) => columns.length > 0);
+  const columns = groups.flatMap(([, list]) => list);
+  return h('div', { class: 'table-scroll' }, h('table', { id: 'run-numbers', class: 'grid numbers' },
+    h('thead', {},
+      h('tr', {}, h('th', { rowspan: 2 }, ''), groups.map(([label, list]) => (list.length === 1 && !list[0][0]
+        ? h('th', { class: 'num', rowspan: 2 }, label) : h('th', { class: 'num group', colspan: list.length }, label)))),
+      h('tr', {}, groups.filter(([, list]) => list.length > 1 || list[0][0])
+        .flatMap(([, list]) => list.map(([label]) => h('th', { class: 'num' }, label))))),
+    h('tbody', {}, rows.map((row) => h('tr', {}, h('td', {}, row.label),
+      columns.map(([, value, format = formatNumber]) => h('td', { class: 'num' }, format(value(row)))))))));
 }
 
 /** A bidirectional run (perftest -b): what each side sent, and both together. */
@@ -46,7 +61,7 @@ function directionsTable(run) {
   if (!client?.bidirectional || !server) return null;
   const sum = (client.bw_avg_bps ?? 0) + (server.bw_avg_bps ?? 0);
   const row = (label, bps, bytes) => h('tr', {}, h('td', {}, label),
-    h('td', { class: 'num' }, formatNumber(bytesPerSecondToGbit(bps))), h('td', { class: 'num' }, bytes ?? '–'));
+    h('td', { class: 'num' }, formatNumber(bytesPerSecondToGbit(bps))), h('td', { class: 'num' }, count(bytes)));
   return h('div', { class: 'table-scroll' }, h('table', { id: 'run-directions', class: 'grid' },
     h('caption', {}, 'Bidirectional: both sides sent at once'),
     h('thead', {}, h('tr', {}, h('th', {}, 'side'), h('th', { class: 'num' }, 'BW avg sent (Gbit/s)'),
@@ -78,6 +93,11 @@ export function mountRun(container, id) {
   const numbers = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const cost = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const distribution = chartCard({ name: 'runDistribution', canvasId: 'chart-run-distribution', title: 'Cycle-time distribution' });
+  // what a run has nothing of (an import: no intervals, histogram, CPU or counters) is not drawn at all
+  const overTimeSection = h('section', { class: 'card', id: 'run-over-time', hidden: true });
+  const distributionBox = h('div', { class: 'charts', hidden: true }, distribution);
+  const numbersSection = h('section', { class: 'card', id: 'run-numbers-card' }, h('h2', {}, 'Numbers'), numbers);
+  const costSection = h('section', { class: 'card', id: 'run-cost-card' }, h('h2', {}, 'CPU and NIC counters'), cost);
   let shownStatus = null;
   // the header (status, agent, start) follows the stream: read the run again when it says the status moved on
   const timeline = runTimeline({ onStatus: (status) => { if (status !== shownStatus) load(); }, onEnd: () => load() });
@@ -90,10 +110,8 @@ export function mountRun(container, id) {
   container.replaceChildren(h('section', { id: 'run', class: 'run-view', dataset: { runId: id } },
     h('div', { class: 'card header' }, back, h('div', { class: 'title-row' }, title, actions), details, warnings,
       storage.element),
-    h('section', { class: 'card' }, h('h2', {}, 'Over time'), timeline.cards),
-    h('div', { class: 'charts' }, distribution),
-    h('section', { class: 'card' }, h('h2', {}, 'Numbers'), numbers),
-    h('section', { class: 'card' }, h('h2', {}, 'CPU and NIC counters'), cost)));
+    overTimeSection, distributionBox, numbersSection, costSection));
+  overTimeSection.append(h('h2', {}, 'Over time'), ...timeline.cards);
 
   let started = false;
   let reads = 0;
@@ -122,21 +140,28 @@ export function mountRun(container, id) {
       h('p', { class: 'fixed-params' }, 'Parameters: ',
         paramList(orderParams(Object.keys(run.params)).map((name) => [name, run.params[name]]))),
       fingerprint && hostLine(fingerprint)].filter(Boolean)); // DOM's replaceChildren writes a null as "null"
+      const ended = !ACTIVE_STATUSES.has(run.status);
       const fio = fioTable(run); // an nvmeof run: fio's numbers; its latency is fio's clat, in the table
-      numbers.replaceChildren(...[fio, !fio && latencyTable(run.summary), directionsTable(run), numbersTable(run.summary)]
-        .filter(Boolean));
+      numbers.replaceChildren(...(run.summary ? [fio, !fio && latencyTable(run.summary), directionsTable(run),
+        numbersTable(run.summary), perftestTable(run.summary)].filter(Boolean)
+        : [h('p', { class: 'empty' }, 'No summary yet: it is stored when the run ends.')]));
+      numbersSection.hidden = ended && !run.summary;
+      const measuredCost = [run.summary, run.serverSummary].some((summary) => summary?.cpu || summary?.counters);
       cost.replaceChildren(runCost(run));
+      costSection.hidden = ended && !measuredCost;
       warnings.replaceChildren(...[runWarnings(run)].filter(Boolean));
       storage.show(run);
-      if (!started) {
+      // an ended run that kept no interval (an import, a run that failed before its first) has no timeline nor histogram
+      const intervals = !ended || run.cyclesStored > 0;
+      overTimeSection.hidden = !intervals;
+      distributionBox.hidden = !ended || !intervals;
+      if (!started && intervals) {
         started = true;
         timeline.start(run);
       }
-      if (run.status !== 'QUEUED' && run.status !== 'RUNNING') {
+      if (ended && intervals) {
         const series = await loadDistributions([{ id: run.id, label: `run #${run.id}` }]);
         if (mounted) drawDistributions(distribution, 'runDistribution', series);
-      } else {
-        drawDistributions(distribution, 'runDistribution', [], { emptyText: 'Stored when the run ends.' });
       }
     } catch (error) {
       if (mounted) showError('run', error);

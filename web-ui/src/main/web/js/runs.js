@@ -1,13 +1,40 @@
 // The table of one experiment's runs. Parameters that differ between runs get a column each;
-// those shared by every run are listed once above the table.
+// those shared by every run are listed once above the table. Its numbers are the runs' kind: a latency
+// run's latency (t_min, t_typical, p99, p99.9, t_max), a bandwidth run's bandwidth, message rate and cycle
+// times; an experiment of both kinds has both. A column no run has a value in is left out once no run is
+// still to come (a perftest bandwidth import measured no cycle times).
 import { baselineToggle } from './baseline.js';
-import { h, statusBadge } from './dom.js';
+import { isLatencyRun } from './curve-specs.js';
+import { ACTIVE_STATUSES, h, statusBadge } from './dom.js';
 import {
   bytesPerSecondToGbit, formatNumber, formatParam, messagesPerSecondToMillions, nanosToMicros,
 } from './format.js';
 import { fixedParamsLine, splitParams } from './params.js';
 
 const num = (value, digits = 3) => h('td', { class: 'num' }, formatNumber(value, digits));
+
+/** A bandwidth run's numbers (the engine's summary keys, an import's too). */
+const BANDWIDTH_COLUMNS = [
+  { label: 'BW avg (Gbit/s)', value: (s) => bytesPerSecondToGbit(s?.bw_avg_bps) },
+  { label: 'Msg rate (Mmsg/s)', value: (s) => messagesPerSecondToMillions(s?.msg_rate) },
+  { label: 'Cycle median (µs)', value: (s) => nanosToMicros(s?.cycle_ns?.median) },
+  { label: 'Cycle p99 (µs)', value: (s) => nanosToMicros(s?.cycle_ns?.p99) },
+];
+
+/** A latency run's numbers: its summary's latency_us, under perftest's names (µs). */
+const LATENCY_COLUMNS = [['min', 't_min'], ['typical', 't_typical'], ['p99', 'p99'], ['p999', 'p99.9'], ['max', 't_max']]
+  .map(([key, label]) => ({ label: `${label} (µs)`, value: (s) => s?.latency_us?.[key] }));
+
+const present = (value) => value !== null && value !== undefined && !Number.isNaN(value);
+
+/** The number columns for these runs: by their kind, less those no run fills once none is still to come. */
+function numberColumns(runs) {
+  const latency = runs.some(isLatencyRun);
+  const bandwidth = runs.length === 0 || runs.some((run) => !isLatencyRun(run));
+  const columns = [...(bandwidth ? BANDWIDTH_COLUMNS : []), ...(latency ? LATENCY_COLUMNS : [])];
+  if (runs.some((run) => ACTIVE_STATUSES.has(run.status))) return columns;
+  return columns.filter((column) => runs.some((run) => present(column.value(run.summary))));
+}
 
 /** Try n of a point, what replaced a failed try, and what a partial run kept. */
 function tryNote(run) {
@@ -22,20 +49,15 @@ function tryNote(run) {
   return h('span', { class: 'try-note' }, notes.flatMap((n, i) => (i === 0 ? [' ', n] : [' · ', n])));
 }
 
-function runRow(run, varying, onChange) {
-  const summary = run.summary;
-  const cycles = summary?.cycle_ns;
+function runRow(run, varying, columns, onChange) {
   return h('tr', { id: `run-${run.id}`, dataset: { status: run.status, baseline: String(run.baseline) } },
     h('td', { class: 'num' }, h('a', { href: `#/runs/${run.id}`, title: `Run #${run.id}: live view, timeline, distribution` },
-      run.index)),
+      `#${run.id}`)),
     h('td', { class: 'num' }, run.repeat),
     varying.map((name) => h('td', { class: 'num' }, formatParam(name, run.params?.[name]))),
     h('td', {}, statusBadge(run.status), tryNote(run)),
     h('td', {}, run.agentId ?? '–'),
-    num(bytesPerSecondToGbit(summary?.bw_avg_bps)),
-    num(messagesPerSecondToMillions(summary?.msg_rate)),
-    num(nanosToMicros(cycles?.median)),
-    num(nanosToMicros(cycles?.p99)),
+    columns.map((column) => num(column.value(run.summary))),
     h('td', { class: 'actions' }, baselineToggle(run, onChange)),
     h('td', { class: 'error-text' }, run.error ?? ''));
 }
@@ -46,6 +68,7 @@ export function runsTable(runs, onChange) {
   const sorted = [...runs].sort((a, b) => a.index - b.index || a.repeat - b.repeat || a.id - b.id);
   if (sorted.length === 0) return h('p', { class: 'empty' }, 'No runs.');
   const { varying, fixed } = splitParams(sorted);
+  const columns = numberColumns(sorted);
   return h('div', {},
     fixedParamsLine('Every run', fixed),
     h('div', { class: 'table-scroll' },
@@ -54,8 +77,7 @@ export function runsTable(runs, onChange) {
           h('th', { class: 'num' }, 'Run'), h('th', { class: 'num' }, 'Repeat'),
           varying.map((name) => h('th', { class: 'num' }, name)),
           h('th', {}, 'Status'), h('th', {}, 'Agent'),
-          h('th', { class: 'num' }, 'BW avg (Gbit/s)'), h('th', { class: 'num' }, 'Msg rate (Mmsg/s)'),
-          h('th', { class: 'num' }, 'Cycle median (µs)'), h('th', { class: 'num' }, 'Cycle p99 (µs)'),
+          columns.map((column) => h('th', { class: 'num' }, column.label)),
           h('th', {}, 'Baseline'), h('th', {}, 'Error'))),
-        h('tbody', {}, sorted.map((run) => runRow(run, varying, onChange))))));
+        h('tbody', {}, sorted.map((run) => runRow(run, varying, columns, onChange))))));
 }

@@ -25,7 +25,12 @@ public class ExperimentRepository {
                    count(r.id) FILTER (WHERE r.status = 'RUNNING') AS running,
                    count(r.id) FILTER (WHERE r.superseded_by IS NOT NULL) AS retried,
                    avg(extract(epoch FROM r.finished_at - r.started_at)::double precision)
-                       FILTER (WHERE r.status = 'FINISHED') AS mean_run_seconds
+                       FILTER (WHERE r.status = 'FINISHED') AS mean_run_seconds,
+                   array(SELECT DISTINCT x.params ->> 'provider' FROM run x
+                         WHERE x.experiment_id = e.id AND x.params ->> 'provider' IS NOT NULL ORDER BY 1) AS providers,
+                   coalesce(e.matrix -> 'imported' ->> 'tool', 'qplab') AS tool, e.matrix -> 'imported' ->> 'from' AS imported_from,
+                   array(SELECT DISTINCT a FROM run x, unnest(ARRAY[x.agent_id, x.server_agent_id]) a
+                         WHERE x.experiment_id = e.id AND a IS NOT NULL ORDER BY 1) AS agents
             FROM experiment e LEFT JOIN run r ON r.experiment_id = e.id
             """;
 
@@ -146,6 +151,11 @@ public class ExperimentRepository {
         return new Experiment(rs.getLong("id"), rs.getString("name"), status,
                 rs.getObject("created_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
                 total, done, rs.getInt("failed"), running, rs.getInt("retried"), mean,
-                Experiment.secondsLeft(status, total, done, running, mean), source, rs.getString("submitted_by"), null);
+                Experiment.secondsLeft(status, total, done, running, mean), source, rs.getString("submitted_by"),
+                strings(rs, "providers"), rs.getString("tool"), rs.getString("imported_from"), strings(rs, "agents"), null);
+    }
+
+    private static List<String> strings(ResultSet rs, String column) throws SQLException {
+        return List.of((String[]) rs.getArray(column).getArray());
     }
 }
