@@ -56,8 +56,9 @@ export function runStorage({ onDeleted }) {
       clearError('storage');
       const deletable = run.traceStored > 0 && !ACTIVE_STATUSES.has(run.status);
       element.replaceChildren(...[h('span', { class: 'storage-text' }, storageText(usage, run)),
-        h('a', { href: intervalsCsvUrl(run.id), class: 'button-link', id: 'intervals-csv', download: `run-${run.id}-intervals.csv` },
-          'Intervals (CSV)'),
+        usage.intervals.rows > 0 && h('a', {
+          href: intervalsCsvUrl(run.id), class: 'button-link', id: 'intervals-csv', download: `run-${run.id}-intervals.csv`,
+        }, 'Intervals (CSV)'),
         deletable && deleteButton(run, onDeleted)].filter(Boolean));
     } catch (error) {
       if (request === shown) showError('storage', error);

@@ -178,6 +178,41 @@ abstract class BrowserTest extends ControllerIntegrationTest {
         return file;
     }
 
+    /**
+     * The cards on the page that show nothing: a chart card without a chart, or a card whose visible content is a
+     * placeholder line (class empty: "No runs.", "Loading…"); each as "what: its text".
+     */
+    @SuppressWarnings("unchecked")
+    protected List<String> emptyCards() {
+        return (List<String>) browser.executeScript("""
+                const visible = (e) => e.getClientRects().length > 0;
+                return [...document.querySelectorAll('.card')].filter(visible).flatMap((card) => {
+                  if (card.matches('.chart-card')) {
+                    return card.classList.contains('has-chart') ? [] : [`chart ${card.dataset.chart}: ${card.innerText}`];
+                  }
+                  const empty = [...card.querySelectorAll('.empty, .chart-empty')].filter(visible);
+                  return empty.length === 0 ? [] : [`${card.id || card.querySelector('h2')?.textContent}: `
+                    + empty.map((e) => e.textContent).join('; ')];
+                });""");
+    }
+
+    /** The rows of a table with one header row, each as column header → the cell's text. */
+    @SuppressWarnings("unchecked")
+    protected List<Map<String, String>> tableRows(String id) {
+        return (List<Map<String, String>>) browser.executeScript("""
+                const table = document.getElementById(arguments[0]);
+                const names = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
+                return [...table.querySelectorAll('tbody tr')].map((tr) => Object.fromEntries([...tr.children]
+                  .map((td, i) => [names[i], td.textContent])));""", id);
+    }
+
+    /** A number as a table shows it (three significant digits, "1,000" with separators) is this value. */
+    protected static void assertShows(String shown, double value, String what) {
+        assertThat(shown).as(what).isNotEqualTo("–");
+        assertThat(Double.parseDouble(shown.replace(",", ""))).as("%s: %s", what, shown)
+                .isCloseTo(value, org.assertj.core.api.Assertions.within(Math.abs(value) * 0.005));
+    }
+
     protected void screenshot(String name) throws IOException {
         Files.write(SCREENSHOTS.resolve(name + ".png"), ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
     }

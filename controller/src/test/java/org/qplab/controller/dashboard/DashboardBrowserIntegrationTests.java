@@ -258,7 +258,8 @@ class DashboardBrowserIntegrationTests extends BrowserTest {
                 .containsEntry("title", "Message size (bytes, log2)");
         assertThat(axis("bandwidthVsSize", "y")).containsEntry("title", "Bandwidth (Gbit/s)").containsEntry("beginAtZero", true);
         assertThat(axis("throughputVsThreads", "y")).containsEntry("title", "Throughput (Gbit/s)").containsEntry("beginAtZero", true);
-        assertThat(axis("msgRateVsThreads", "y")).containsEntry("title", "Message rate (Mmsg/s)");
+        assertThat(axis("msgRateVsThreads", "y")).containsEntry("type", "logarithmic")
+                .containsEntry("title", "Message rate (Mmsg/s, log)");
         assertThat(axis("cyclePercentiles", "y")).containsEntry("type", "logarithmic").containsEntry("title", "Cycle time (µs, log)");
     }
 

@@ -76,15 +76,98 @@ class ImportBrowserIntegrationTests extends BrowserTest {
         assertThat(axis("latencyPercentiles", "y")).containsEntry("type", "logarithmic").containsEntry("title", "Latency (µs, log)");
         assertThat(browser.findElement(By.cssSelector("[data-chart=bandwidthVsSize]")).isDisplayed())
                 .as("a bandwidth chart for a latency test").isFalse();
+        // the runs table has the latency columns, each the API's number; no cycle-time chart repeats the latency one
+        long runId = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(id).query(Long.class).single();
+        waitFor(By.id("run-" + runId));
+        assertThat(tableRows("runs")).singleElement().satisfies(row -> {
+            assertThat(row).doesNotContainKeys("BW avg (Gbit/s)", "Msg rate (Mmsg/s)", "Cycle median (µs)")
+                    .containsEntry("Run", "#" + runId);
+            Map<String, Integer> columns = Map.of("t_min (µs)", 2, "t_typical (µs)", 4, "p99 (µs)", 7, "p99.9 (µs)", 8,
+                    "t_max (µs)", 3);
+            columns.forEach((name, column) -> assertShows(row.get(name), Double.parseDouble(line[column]), name));
+        });
+        assertThat(emptyCards()).isEmpty();
+        assertThat(browser.findElements(By.cssSelector(".chart-card")).stream().filter(WebElement::isDisplayed)
+                .map(c -> c.getDomAttribute("data-chart")).toList()).containsExactly("latencyVsSize", "latencyPercentiles");
         screenshot("import-latency-curves");
 
-        long runId = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(id).query(Long.class).single();
         open("#/runs/" + runId);
         WebElement table = waitFor(By.id("run-latency"));
         assertThat(table.findElements(By.cssSelector("tbody tr")).stream().map(WebElement::getText).toList())
                 .as("perftest's columns in its order: t_min, t_typical, t_avg, t_stdev, 99%, 99.9%, t_max")
                 .containsExactly(String.join(" ", "all threads", shown(line[2]), shown(line[4]), shown(line[5]),
                         shown(line[6]), shown(line[7]), shown(line[8]), shown(line[3])));
+        assertThat(waitFor(By.id("run-perftest")).findElement(By.cssSelector("tbody tr")).getText())
+                .as("the line as perftest printed it").isEqualTo(String.join(" ", line).replaceAll("(\\.\\d*?)0+(?= |$)", "$1")
+                        .replaceAll("\\.(?= |$)", ""));
+        assertThat(browser.findElement(By.id("run-over-time")).isDisplayed()).as("no intervals: no timeline").isFalse();
+        assertThat(emptyCards()).isEmpty();
+        screenshot("import-latency-run");
+    }
+
+    /**
+     * A one-thread -a bandwidth import (23 sizes) on every page shows the API's numbers: the list says where it came
+     * from; the experiment's charts draw bandwidth and message rate against message size, one line, and no chart
+     * without data; its runs table has each run's bandwidth and message rate; a run's page its numbers and
+     * perftest's line, and no timeline, distribution or counters it does not have.
+     */
+    @Test
+    void anAllSizesBandwidthImportShowsTheApisNumbersOnEveryPageAndNoEmptyCard() throws Exception {
+        long id = ((Number) http().post().uri("/api/import/perftest?file=ib_send_bw-a.txt").contentType(MediaType.TEXT_PLAIN)
+                .bodyValue(Files.readString(fixture("ib_send_bw-a.txt"))).exchange().expectStatus().isCreated()
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody().get("id")).longValue();
+        List<Map<String, Object>> runs = http().get().uri("/api/experiments/{id}/runs", id).exchange().expectStatus().isOk()
+                .expectBody(JSON_ARRAY).returnResult().getResponseBody();
+        assertThat(runs).hasSize(23);
+        List<Double> sizes = runs.stream().map(r -> ((Number) ((Map<?, ?>) r.get("params")).get("msg_size")).doubleValue()).toList();
+
+        open("");
+        assertThat(waitFor(By.id("experiment-" + id)).findElements(By.tagName("td")).stream().map(WebElement::getText).toList())
+                .as("provider, tool, host").containsSubsequence("perftest", "perftest import", "–");
+
+        open("#/experiments/" + id);
+        awaitCharts(Duration.ofSeconds(30), "bandwidthVsSize", "msgRateVsThreads");
+        assertThat(drawn("bandwidthVsSize")).containsOnlyKeys("1 thread");
+        assertThat(drawn("bandwidthVsSize").get("1 thread").stream().map(p -> p.get(0)).toList()).isEqualTo(sizes);
+        assertThat(drawn("msgRateVsThreads")).as("message rate against size, not 23 lines at x = 1").containsOnlyKeys("1 thread");
+        assertThat(drawn("msgRateVsThreads").get("1 thread").stream().map(p -> p.get(0)).toList()).isEqualTo(sizes);
+        assertThat(browser.findElement(By.cssSelector("[data-chart=msgRateVsThreads] .chart-title")).getText())
+                .isEqualTo("Message rate vs message size");
+        assertThat(axis("msgRateVsThreads", "y")).containsEntry("type", "logarithmic")
+                .containsEntry("title", "Message rate (Mmsg/s, log)");
+        waitFor(By.id("run-" + runs.get(22).get("id")));
+        assertThat(emptyCards()).isEmpty();
+        assertThat(browser.findElements(By.cssSelector(".chart-card")).stream().filter(WebElement::isDisplayed)
+                .map(c -> c.getDomAttribute("data-chart")).toList()).containsExactly("bandwidthVsSize", "msgRateVsThreads");
+        List<Map<String, String>> rows = tableRows("runs");
+        assertThat(rows).hasSize(23);
+        for (int i = 0; i < rows.size(); i++) {
+            Map<?, ?> summary = (Map<?, ?>) runs.get(i).get("summary");
+            Map<String, String> row = rows.get(i);
+            assertThat(row).containsEntry("Run", "#" + runs.get(i).get("id")).doesNotContainKey("Cycle median (µs)");
+            assertShows(row.get("BW avg (Gbit/s)"), ((Number) summary.get("bw_avg_bps")).doubleValue() * 8 / 1e9, "BW of " + i);
+            assertShows(row.get("Msg rate (Mmsg/s)"), ((Number) summary.get("msg_rate")).doubleValue() / 1e6, "rate of " + i);
+        }
+        screenshot("import-bandwidth-curves");
+
+        Map<String, Object> run = runs.stream().filter(r -> ((Map<?, ?>) r.get("params")).get("msg_size").equals(65536))
+                .findFirst().orElseThrow();
+        Map<?, ?> summary = (Map<?, ?>) run.get("summary");
+        open("#/runs/" + run.get("id"));
+        waitFor(By.id("run-perftest"));
+        List<String> numbers = browser.findElements(By.cssSelector("#run-numbers tbody tr:first-child td")).stream()
+                .map(WebElement::getText).toList();
+        assertThat(numbers).as("all threads: cycles, BW avg and peak, message rate; no cycle times").hasSize(5);
+        assertShows(numbers.get(1), ((Number) summary.get("cycles")).doubleValue(), "cycles");
+        assertShows(numbers.get(2), ((Number) summary.get("bw_avg_bps")).doubleValue() * 8 / 1e9, "BW avg");
+        assertShows(numbers.get(3), ((Number) summary.get("bw_peak_bps")).doubleValue() * 8 / 1e9, "BW peak");
+        assertShows(numbers.get(4), ((Number) summary.get("msg_rate")).doubleValue() / 1e6, "msg rate");
+        assertThat(tableRows("run-perftest")).singleElement().satisfies(row -> assertThat(row)
+                .containsEntry("#bytes", "65536").containsEntry("#iterations", "20").containsKeys("BW average[MB/sec]"));
+        assertThat(browser.findElement(By.id("run-over-time")).isDisplayed()).isFalse();
+        assertThat(browser.findElement(By.id("run-cost-card")).isDisplayed()).as("perftest measured no CPU or counters").isFalse();
+        assertThat(emptyCards()).isEmpty();
+        screenshot("import-bandwidth-run");
     }
 
     /** A number as the dashboard shows it: three significant digits, no trailing zeros. */

@@ -45,7 +45,7 @@ class LatencyBrowserIntegrationTests extends BrowserTest {
             assertThat(runs).hasSize(2);
 
             open("#/experiments/" + id);
-            awaitCharts(Duration.ofSeconds(30), "latencyVsSize", "latencyPercentiles");
+            awaitCharts(Duration.ofSeconds(30), "latencyVsSize", "latencyPercentiles", "cycleDistribution");
             assertThat(axis("latencyVsSize", "x")).containsEntry("type", "logarithmic")
                     .containsEntry("title", "Message size (bytes, log2)");
             assertThat(axis("latencyVsSize", "y")).containsEntry("type", "logarithmic")
@@ -71,9 +71,24 @@ class LatencyBrowserIntegrationTests extends BrowserTest {
                 assertThat(percentiles.get(entry.getKey())).as(entry.getKey()).containsExactlyElementsOf(runs.stream()
                         .map(r -> List.of(((Number) r.get("threads")).doubleValue(), (Double) r.get(entry.getValue()))).toList());
             }
-            // a latency experiment has no bandwidth runs, so no bandwidth charts
-            assertThat(browser.findElement(By.cssSelector("[data-chart=bandwidthVsSize]")).isDisplayed()).isFalse();
-            assertThat(browser.findElement(By.cssSelector("[data-chart=latencyVsSize]")).isDisplayed()).isTrue();
+            // a latency experiment has no bandwidth runs, so no bandwidth charts, nor cycle-time percentiles that would
+            // repeat the latency ones
+            assertThat(browser.findElements(By.cssSelector(".chart-card")).stream().filter(WebElement::isDisplayed)
+                    .map(c -> c.getDomAttribute("data-chart")).toList())
+                    .containsExactly("latencyVsSize", "latencyPercentiles", "cycleDistribution");
+            assertThat(emptyCards()).isEmpty();
+            // its runs table: the latency columns, each run's own numbers
+            List<Map<String, String>> rows = tableRows("runs");
+            assertThat(rows).hasSize(2);
+            for (int i = 0; i < rows.size(); i++) {
+                Map<String, String> row = rows.get(i);
+                assertThat(row).containsEntry("Run", "#" + runs.get(i).get("id")).doesNotContainKey("BW avg (Gbit/s)");
+                assertShows(row.get("t_typical (µs)"), (Double) runs.get(i).get("typical"), "t_typical");
+                assertShows(row.get("p99 (µs)"), (Double) runs.get(i).get("p99"), "p99");
+                assertShows(row.get("p99.9 (µs)"), (Double) runs.get(i).get("p999"), "p99.9");
+                assertThat(row.get("t_min (µs)")).isNotEqualTo("–");
+                assertThat(row.get("t_max (µs)")).isNotEqualTo("–");
+            }
             screenshot("latency-curves");
 
             // compared with itself (one run a side): judged on typical latency, drawn as latency vs message size
@@ -108,6 +123,9 @@ class LatencyBrowserIntegrationTests extends BrowserTest {
             assertThat(all.get(0)).isEqualTo("all threads");
             double typical = (Double) runs.get(0).get("typical");
             assertThat(Double.parseDouble(all.get(2))).as("t_typical shown to 3 digits").isCloseTo(typical, within(typical * 0.005));
+            long cycles = jdbc.sql("SELECT cycles FROM run_summary WHERE run_id = ?").param(runId).query(Long.class).single();
+            assertThat(browser.findElement(By.cssSelector("#run-numbers tbody tr:first-child td:nth-child(2)")).getText())
+                    .as("cycles with thousands separators").isEqualTo(String.format(java.util.Locale.ROOT, "%,d", cycles));
             screenshot("latency-run");
         }
     }
