@@ -132,7 +132,8 @@ export function mountRun(container, id) {
         run.status === 'FINISHED' && h('a', { class: 'button-link', href: `#/history?candidateRun=${run.id}` }, 'Compare with a run…'),
       ].filter(Boolean));
       details.replaceChildren(...[h('div', { class: 'summary-line' }, statusBadge(run.status),
-        h('span', {}, `agent ${run.agentId ?? '–'}`),
+        run.summary?.perftest ? h('span', { id: 'run-imported' }, `imported ${run.summary.perftest.tool} output`)
+          : h('span', {}, `agent ${run.agentId ?? '–'}`),
         h('span', { class: 'time' }, `started ${formatTime(run.startedAt)}`),
         run.finishedAt && h('span', { class: 'time' }, `finished ${formatTime(run.finishedAt)}`),
         run.error && run.status !== 'FAILED' && h('span', { class: 'failed' }, run.error)),

@@ -49,14 +49,14 @@ function tryNote(run) {
   return h('span', { class: 'try-note' }, notes.flatMap((n, i) => (i === 0 ? [' ', n] : [' · ', n])));
 }
 
-function runRow(run, varying, columns, onChange) {
+function runRow(run, varying, columns, agents, onChange) {
   return h('tr', { id: `run-${run.id}`, dataset: { status: run.status, baseline: String(run.baseline) } },
     h('td', { class: 'num' }, h('a', { href: `#/runs/${run.id}`, title: `Run #${run.id}: live view, timeline, distribution` },
       `#${run.id}`)),
     h('td', { class: 'num' }, run.repeat),
     varying.map((name) => h('td', { class: 'num' }, formatParam(name, run.params?.[name]))),
     h('td', {}, statusBadge(run.status), tryNote(run)),
-    h('td', {}, run.agentId ?? '–'),
+    agents && h('td', {}, run.agentId ?? '–'),
     columns.map((column) => num(column.value(run.summary))),
     h('td', { class: 'actions' }, baselineToggle(run, onChange)),
     h('td', { class: 'error-text' }, run.error ?? ''));
@@ -69,6 +69,8 @@ export function runsTable(runs, onChange) {
   if (sorted.length === 0) return h('p', { class: 'empty' }, 'No runs.');
   const { varying, fixed } = splitParams(sorted);
   const columns = numberColumns(sorted);
+  // an import ran on no agent of qplab's
+  const agents = sorted.some((run) => run.agentId || ACTIVE_STATUSES.has(run.status));
   return h('div', {},
     fixedParamsLine('Every run', fixed),
     h('div', { class: 'table-scroll' },
@@ -76,8 +78,8 @@ export function runsTable(runs, onChange) {
         h('thead', {}, h('tr', {},
           h('th', { class: 'num' }, 'Run'), h('th', { class: 'num' }, 'Repeat'),
           varying.map((name) => h('th', { class: 'num' }, name)),
-          h('th', {}, 'Status'), h('th', {}, 'Agent'),
+          h('th', {}, 'Status'), agents && h('th', {}, 'Agent'),
           columns.map((column) => h('th', { class: 'num' }, column.label)),
           h('th', {}, 'Baseline'), h('th', {}, 'Error'))),
-        h('tbody', {}, sorted.map((run) => runRow(run, varying, columns, onChange))))));
+        h('tbody', {}, sorted.map((run) => runRow(run, varying, columns, agents, onChange))))));
 }

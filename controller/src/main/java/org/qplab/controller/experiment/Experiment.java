@@ -26,7 +26,7 @@ public record Experiment(long id, String name,
                          int runsTotal, int runsDone, int runsFailed, int runsRunning, int runsRetried, Double meanRunSeconds,
                          Double secondsLeft, Map<String, Object> matrix, String submittedBy,
                          @Schema(description = "The providers of its runs (their provider parameter), sorted; an "
-                                 + "import's: perftest.", example = "[\"tcp\"]")
+                                 + "import's: perftest.")
                          List<String> providers,
                          @Schema(description = "What measured it: qplab, or for an import the program whose output it "
                                  + "is (importedFrom says whose).", example = "qplab")
