@@ -12,6 +12,8 @@ import { submitBox } from './submit.js';
 
 const STATUSES = ['QUEUED', 'RUNNING', 'FINISHED', 'FAILED', 'CANCELLED'];
 
+/** Words that may go on lines of their own, each kept whole: a date and its time. */
+const words = (list, separator) => list.flatMap((word, i) => [i ? separator : '', h('span', { class: 'nowrap' }, word)]);
 const listed = (values) => (values?.length ? values.join(', ') : '–');
 
 /** "qplab", or for an import where it came from ("perftest import"; the program in the title). */
@@ -38,9 +40,9 @@ function experimentRow(experiment, refresh) {
   h('td', { class: 'providers' }, listed(experiment.providers)),
   toolCell(experiment),
   h('td', { class: 'agents' }, listed(experiment.agents)),
-  h('td', { class: 'time created' }, formatTime(experiment.createdAt)),
-  h('td', { class: 'progress-cell' }, progressBar(experiment), timeLeft(experiment)),
-  h('td', { class: experiment.runsFailed > 0 ? 'num failed' : 'num' }, experiment.runsFailed ?? 0),
+  h('td', { class: 'time created' }, words(formatTime(experiment.createdAt).split(' '), ' ')),
+  h('td', { class: 'progress-cell' }, progressBar(experiment), timeLeft(experiment),
+    experiment.runsFailed > 0 && h('span', { class: 'failed runs-failed' }, `${experiment.runsFailed} failed`)),
   h('td', { class: 'actions' }, cancelButton(experiment, refresh)));
 }
 
@@ -50,8 +52,7 @@ function experimentsTable() {
       h('th', {}, 'Name'), h('th', { class: 'num' }, 'ID'), h('th', {}, 'Status'),
       h('th', { title: 'The providers of its runs' }, 'Provider'), h('th', { title: 'What measured it' }, 'Tool'),
       h('th', { title: 'The agents its runs ran on' }, 'Host'),
-      h('th', {}, 'Created'), h('th', {}, 'Progress'),
-      h('th', { class: 'num' }, 'Failed'), h('th', {}, ''))),
+      h('th', {}, 'Created'), h('th', {}, 'Progress'), h('th', {}, ''))),
     h('tbody', {}));
 }
 

@@ -206,6 +206,13 @@ abstract class BrowserTest extends ControllerIntegrationTest {
                   .map((td, i) => [names[i], td.textContent])));""", id);
     }
 
+    /** Whether the table with this id fits the width its container gives it (no part of it scrolled out of sight). */
+    protected boolean fits(String id) {
+        return (Boolean) browser.executeScript("""
+                const table = document.getElementById(arguments[0]);
+                return table.scrollWidth <= table.parentElement.clientWidth;""", id);
+    }
+
     /** A number as a table shows it (three significant digits, "1,000" with separators) is this value. */
     protected static void assertShows(String shown, double value, String what) {
         assertThat(shown).as(what).isNotEqualTo("–");

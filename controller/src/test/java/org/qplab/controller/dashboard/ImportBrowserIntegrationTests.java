@@ -49,6 +49,11 @@ class ImportBrowserIntegrationTests extends BrowserTest {
                 Files.readString(fixture("ib_send_lat.txt")));
         long dropped = assertImported("ib_send_lat.txt", 1, "ib_send_lat");
         assertThat(experiment(dropped)).containsEntry("name", "ib_send_lat (ib_send_lat.txt) import");
+        assertThat(fits("experiments")).as("the list, provider, tool and host included, fits its column at 1400 px").isTrue();
+        WebElement name = browser.findElement(By.cssSelector("#experiment-" + dropped + " td.name-cell a"));
+        assertThat(name.getSize().getHeight()).as("an import's name on at most two lines")
+                .isLessThanOrEqualTo((int) (2 * 1.5 * Double.parseDouble(name.getCssValue("font-size").replace("px", ""))));
+        screenshot("import-list");
     }
 
     @Test

@@ -126,6 +126,7 @@ class LatencyBrowserIntegrationTests extends BrowserTest {
             long cycles = jdbc.sql("SELECT cycles FROM run_summary WHERE run_id = ?").param(runId).query(Long.class).single();
             assertThat(browser.findElement(By.cssSelector("#run-numbers tbody tr:first-child td:nth-child(2)")).getText())
                     .as("cycles with thousands separators").isEqualTo(String.format(java.util.Locale.ROOT, "%,d", cycles));
+            assertThat(fits("run-numbers")).as("the numbers table is not cut off at 1400 px").isTrue();
             screenshot("latency-run");
         }
     }
