@@ -154,6 +154,11 @@ export function addHost(host) {
   return request('POST', 'api/hosts', { body: JSON.stringify(host), contentType: 'application/json' });
 }
 
+/** Removes a host from the inventory; 409 (ApiError, naming the agent) while its agent is connected or deploying. */
+export function removeHost(name) {
+  return request('DELETE', `api/hosts/${id(name)}`);
+}
+
 /** action: deploy, upgrade or stop. Answers when it is done; errors carry the server's message verbatim. */
 export function hostAction(name, action) {
   return request('POST', `api/hosts/${id(name)}/${action}`);
