@@ -154,6 +154,11 @@ export function addHost(host) {
   return request('POST', 'api/hosts', { body: JSON.stringify(host), contentType: 'application/json' });
 }
 
+/** Removes a host from the inventory; 409 (ApiError, naming the agent) while its agent is connected or deploying. */
+export function removeHost(name) {
+  return request('DELETE', `api/hosts/${id(name)}`);
+}
+
 /** action: deploy, upgrade or stop. Answers when it is done; errors carry the server's message verbatim. */
 export function hostAction(name, action) {
   return request('POST', `api/hosts/${id(name)}/${action}`);
@@ -323,7 +328,14 @@ export function deleteUser(name) {
   return request('DELETE', `api/users/${id(name)}`);
 }
 
-/** Admins: the newest audit events, newest first. */
-export function listAudit(limit = 200) {
-  return request('GET', `api/audit?limit=${limit}`);
+/**
+ * Admins: a page of audit events, newest first. `before` (an event id: the last one of the page before) is the cursor;
+ * actor (exactly), action (a part of it), status (403 or 4xx), since and until (ISO 8601) filter when given.
+ */
+export function listAudit({ limit = 200, before, actor, action, status, since, until } = {}) {
+  const query = new URLSearchParams({ limit: String(limit) });
+  for (const [name, value] of Object.entries({ before, actor, action, status, since, until })) {
+    if (value !== undefined && value !== null && value !== '') query.set(name, String(value));
+  }
+  return request('GET', `api/audit?${query}`);
 }

@@ -1,5 +1,6 @@
-// One agent as the hosts page shows it: status, host facts, and its RDMA devices with their caps
-// and ports (or why it has none). Device fields are rendered as reported, whatever they are.
+// One agent as the hosts page shows it: status, host facts, its RDMA devices with their caps
+// and ports (or why it has none), and what it lacks to be an NVMe-oF target or initiator (its hello's
+// nvmeof facts). Device fields are rendered as reported, whatever they are.
 import { h } from './dom.js';
 import { formatBytes, formatTime } from './format.js';
 
@@ -73,11 +74,42 @@ function factsLine(facts) {
   ].filter(Boolean).join(' · '));
 }
 
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The hello's nvmeof.missing ({target: {rdma: [...], tcp: [...], local: [...]}, initiator: {...}}: what each side
+ * lacks over each transport, "module nvmet-rdma", "fio", "not root", ...) as a table, and the kernel modules' states
+ * (loaded, loadable, missing); null when the agent reported no nvmeof facts.
+ */
+function nvmeofBlock(nvmeof) {
+  if (!isObject(nvmeof)) return null;
+  const sides = Object.entries(isObject(nvmeof.missing) ? nvmeof.missing : {}).filter(([, byTransport]) => isObject(byTransport));
+  const transports = [...new Set(sides.flatMap(([, byTransport]) => Object.keys(byTransport)))];
+  const modules = Object.entries(isObject(nvmeof.modules) ? nvmeof.modules : {}).sort(([a], [b]) => a.localeCompare(b));
+  const missingModules = modules.filter(([, state]) => state === 'missing').map(([name]) => name);
+  return h('div', { class: 'nvmeof', dataset: { missingModules: missingModules.join(' ') } },
+    h('h4', {}, 'NVMe-oF', missingModules.length > 0
+      && h('span', { class: 'nvmeof-lacks' }, ` · modules missing: ${missingModules.join(', ')}`)),
+    sides.length > 0 && h('table', { class: 'grid nvmeof-missing' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'side'), transports.map((t) => h('th', {}, t)))),
+      h('tbody', {}, sides.map(([side, byTransport]) => h('tr', { dataset: { side } }, h('th', {}, side),
+        transports.map((t) => {
+          const lacks = byTransport[t];
+          if (!Array.isArray(lacks)) return h('td', { class: 'muted' }, '–');
+          return h('td', { dataset: { transport: t }, class: lacks.length > 0 ? 'nvmeof-lacks' : 'nvmeof-ready' },
+            lacks.length > 0 ? `missing ${lacks.join(', ')}` : 'ready');
+        }))))),
+    modules.length > 0 && h('p', { class: 'fixed-params nvmeof-modules' }, 'modules: ',
+      modules.map(([name, state], i) => [i > 0 && ' · ', h('code', {}, name), ' ',
+        h('span', { class: state === 'missing' ? 'nvmeof-lacks' : 'muted' }, String(state))])));
+}
+
 export function agentCard(agent) {
   const facts = agent.facts ?? {};
   return h('div', { class: 'agent', id: `agent-${agent.id}`, dataset: { connected: String(agent.connected) } },
     h('div', { class: 'summary-line' }, h('strong', {}, agent.id), h('span', { class: 'muted' }, agent.hostname),
       connectedBadge(agent.connected), h('span', {}, 'last heartbeat ', ago(agent.lastHeartbeat))),
     factsLine(facts),
-    devices(facts));
+    devices(facts),
+    nvmeofBlock(facts.nvmeof));
 }

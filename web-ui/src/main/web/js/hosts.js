@@ -1,7 +1,7 @@
-// Hosts, #/hosts: the SSH inventory with each agent's status and the Deploy / Upgrade / Stop
+// Hosts, #/hosts: the SSH inventory with each agent's status and the Deploy / Upgrade / Stop / Remove
 // buttons (their errors shown as the server words them), and every agent that has registered with
-// its host facts and RDMA devices.
-import { addHost, hostAction, listAgents, listHosts } from './api.js';
+// its host facts, RDMA devices and what it lacks for NVMe-oF.
+import { addHost, hostAction, listAgents, listHosts, removeHost } from './api.js';
 import { agentCard, ago, connectedBadge } from './hosts-agents.js';
 import { h, statusBadge } from './dom.js';
 import { formatTime } from './format.js';
@@ -11,7 +11,15 @@ const ACTIONS = [
   ['deploy', 'Deploy', (host) => !host.deployedAt],
   ['upgrade', 'Upgrade', (host) => Boolean(host.deployedAt)],
   ['stop', 'Stop', (host) => host.state !== 'ADDED'],
+  ['remove', 'Remove', (host) => host.state !== 'DEPLOYING'],
 ];
+
+/** Asks before an action that cannot be undone; true when there is nothing to ask or the answer is yes. */
+function confirmed(name, action) {
+  if (action !== 'remove') return true;
+  return window.confirm(`Remove host ${name} from the inventory? Its deploy state is forgotten; `
+    + 'the runs of its agent stay. (A host whose agent is connected is refused: stop the agent first.)');
+}
 
 /** The server's own words for a failed action: the body's error, else the request's message. */
 function verbatim(error) {
@@ -91,11 +99,17 @@ export function mountHosts(container) {
   const render = () => hostsBox.replaceChildren(hostsTable(lastHosts, pending, act));
 
   async function act(name, action) {
+    if (!confirmed(name, action)) return;
     pending.set(name, { running: action });
     render();
     refresh(); // shows the DEPLOYING step while the request runs
     try {
-      await hostAction(name, action);
+      if (action === 'remove') {
+        await removeHost(name);
+        lastHosts = lastHosts.filter((host) => host.name !== name);
+      } else {
+        await hostAction(name, action);
+      }
       pending.delete(name);
     } catch (error) {
       pending.set(name, { error: verbatim(error) });

@@ -61,7 +61,7 @@ public class AgentRegistry {
     }
 
     /** Whether agentId has a live link. */
-    boolean connected(String agentId) {
+    public boolean connected(String agentId) {
         AgentConnection live = connected.get(agentId);
         return live != null && live.open();
     }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.qplab.controller.agent.AgentRegistry;
 import org.qplab.controller.agent.AgentRepository;
 import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.api.BadRequest;
@@ -61,7 +62,8 @@ class HostController {
     /** POST /api/hosts body. */
     record NewHost(@Schema(description = "The host's name; its agent registers under it: 1-128 characters of A-Z "
                            + "a-z 0-9 . _ : -", requiredMode = Schema.RequiredMode.REQUIRED) String name,
-                   @Schema(description = "Host name or IP address to reach it by SSH.",
+                   @Schema(description = "The IP address (IPv4, or IPv6 optionally in brackets) or DNS name to reach "
+                           + "it by SSH; anything else is a 400 naming this field.",
                            requiredMode = Schema.RequiredMode.REQUIRED) String address,
                    @Schema(description = "SSH port, default 22.") Integer sshPort,
                    @Schema(description = "SSH user, default root.") String sshUser,
@@ -74,13 +76,16 @@ class HostController {
     private final Jdbc jdbc;
     private final HostRepository hosts;
     private final AgentRepository agents;
+    private final AgentRegistry registry;
     private final DeployService deploy;
     private final Scheduler ssh = Schedulers.newBoundedElastic(8, 64, "qplab-ssh");
 
-    HostController(Jdbc jdbc, HostRepository hosts, AgentRepository agents, DeployService deploy) {
+    HostController(Jdbc jdbc, HostRepository hosts, AgentRepository agents, AgentRegistry registry,
+                   DeployService deploy) {
         this.jdbc = jdbc;
         this.hosts = hosts;
         this.agents = agents;
+        this.registry = registry;
         this.deploy = deploy;
     }
 
@@ -112,8 +117,9 @@ class HostController {
     @PostMapping
     @ResponseStatus(HttpStatus.CREATED)
     @Operation(operationId = "addHost", summary = "Add a host",
-            description = "Adds a host to the inventory, to deploy the agent to later. 409 when one of that name is "
-                    + "there already. Needs an admin.")
+            description = "Adds a host to the inventory, to deploy the agent to later. 400 naming each field that is "
+                    + "wrong (an address that is neither an IP address nor a DNS name, ...); 409 when one of that name "
+                    + "is there already. Needs an admin.")
     @ApiResponse(responseCode = "201", description = "Added: the host, state ADDED.")
     @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
     Mono<HostView> add(@RequestBody NewHost body) {
@@ -121,8 +127,9 @@ class HostController {
         if (body.name() == null || !body.name().matches("[A-Za-z0-9._:-]{1,128}")) {
             violations.add(new Violation("name", "must be 1-128 characters of A-Z a-z 0-9 . _ : - (the agent registers under it)"));
         }
-        if (body.address() == null || !body.address().matches("[A-Za-z0-9.:%\\[\\]-]{1,253}")) {
-            violations.add(new Violation("address", "must be a host name or IP address"));
+        String address = HostAddress.problem(body.address());
+        if (address != null) {
+            violations.add(new Violation("address", "must be an IP address or a DNS name: " + address));
         }
         int port = body.sshPort() == null ? 22 : body.sshPort();
         if (port < 1 || port > 65535) {
@@ -152,14 +159,19 @@ class HostController {
     @DeleteMapping("/{name}")
     @ResponseStatus(HttpStatus.NO_CONTENT)
     @Operation(operationId = "removeHost", summary = "Remove a host",
-            description = "Removes the host from the inventory; 409 while its agent is being deployed or runs (stop "
-                    + "it first). Needs an admin.")
+            description = "Removes the host from the inventory; 409 while its agent (the agent registered under the "
+                    + "host's name) is connected, the error naming it, and while it is being deployed or runs: stop it "
+                    + "first. Needs an admin.")
     @ApiResponse(responseCode = "204", description = "Removed.")
     @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     @ApiResponse(responseCode = "409", ref = ErrorResponses.CONFLICT)
     Mono<Void> remove(@PathVariable String name) {
         return jdbc.run(() -> {
             HostRepository.Host host = hosts.get(name).orElseThrow(() -> new NotFound("no host " + name));
+            if (registry.connected(name)) { // deploy starts the host's agent with --id NAME
+                throw new Conflict("host " + name + " has a live agent: agent '" + name + "' is connected; stop it "
+                        + "first (POST /api/hosts/" + name + "/stop, or end it on the host), then remove the host");
+            }
             if (host.state().equals("DEPLOYING") || host.state().equals("RUNNING")) {
                 throw new Conflict("host " + name + " is " + host.state() + ": stop its agent first");
             }

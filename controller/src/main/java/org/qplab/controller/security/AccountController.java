@@ -2,10 +2,14 @@ package org.qplab.controller.security;
 
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.security.Principal;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.List;
 import org.qplab.controller.api.ApiTags;
 import org.qplab.controller.api.ErrorResponses;
@@ -29,6 +33,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.util.UriComponentsBuilder;
 import reactor.core.publisher.Mono;
 
 /**
@@ -230,18 +235,95 @@ class AccountController {
         });
     }
 
-    /** The newest audit events, newest first. */
+    /** The audit log, a page at a time, newest first, filtered. */
     @GetMapping("/api/audit")
     @Operation(operationId = "listAuditEvents", summary = "The audit log",
-            description = "The newest audit events, newest first: every change requested under /api/ (refused ones "
-                    + "included) and every login, with who, what, the status answered and from where. Failed logins "
-                    + "are one event per address and minute ('failed logins', 'throttled logins'): times counts the "
-                    + "tries, target lists the account names tried. Needs an admin.")
-    @ApiResponse(responseCode = "200", description = "The events, newest first.")
+            description = "Audit events, newest first (by id, the order they were recorded in): every change requested "
+                    + "under /api/ (refused ones included; reads, and POST /api/experiments/validate, which stores "
+                    + "nothing, are not audited) and every login, with who, what, the status answered and from where. "
+                    + "Failed logins are one event per address and minute ('failed logins', 'throttled logins'): times "
+                    + "counts the tries, target lists the account names tried. Paged: the next page is the same query "
+                    + "with before set to the last id of this one (the Link header, rel=\"next\", has it when the page "
+                    + "is full); a page shorter than limit is the last. Filters: actor, action, status, since, until. "
+                    + "Needs an admin.")
+    @ApiResponse(responseCode = "200", description = "The events, newest first.", headers = @Header(name = "Link",
+            description = "When the page is full: the next page's URL (this query with before), rel=\"next\".",
+            schema = @Schema(type = "string")))
     @ApiResponse(responseCode = "403", ref = ErrorResponses.FORBIDDEN)
-    Mono<List<AuditLog.Event>> audit(@Parameter(description = "How many events, 1 to 10000 (values outside are "
-                                             + "clamped).") @RequestParam(defaultValue = "200") int limit) {
-        return jdbc.call(() -> audit.recent(Math.max(1, Math.min(limit, 10_000))));
+    Mono<ResponseEntity<List<AuditLog.Event>>> audit(
+            @Parameter(description = "How many events, 1 to 10000 (values outside are clamped).")
+            @RequestParam(defaultValue = "200") int limit,
+            @Parameter(description = "The cursor: only events older than the event with this id (the last id of the "
+                    + "page before).") @RequestParam(required = false) Long before,
+            @Parameter(description = "Only this account's events (the name exactly).")
+            @RequestParam(required = false) String actor,
+            @Parameter(description = "Only events whose action contains this, in any case: DELETE, /api/hosts, login.")
+            @RequestParam(required = false) String action,
+            @Parameter(description = "Only events answered with this HTTP status (403), or of this class (4xx).")
+            @RequestParam(required = false) String status,
+            @Parameter(description = "Only events at or after this time, ISO 8601 with its offset "
+                    + "(2026-11-29T04:00:00Z).") @RequestParam(required = false) String since,
+            @Parameter(description = "Only events before this time, ISO 8601 with its offset.")
+            @RequestParam(required = false) String until,
+            ServerWebExchange exchange) {
+        AuditLog.Query query = auditQuery(Math.max(1, Math.min(limit, 10_000)), before, actor, action, status, since, until);
+        return jdbc.call(() -> audit.page(query)).map(events -> {
+            ResponseEntity.BodyBuilder answer = ResponseEntity.ok();
+            if (events.size() == query.limit()) {
+                var request = exchange.getRequest();
+                String next = UriComponentsBuilder.fromPath(request.getPath().value()).query(request.getURI().getRawQuery())
+                        .replaceQueryParam("before", events.get(events.size() - 1).id()).build().toUriString();
+                answer.header(HttpHeaders.LINK, "<" + next + ">; rel=\"next\"");
+            }
+            return answer.body(events);
+        });
+    }
+
+    /** The audit query of these parameters; a 400 naming each that is wrong. */
+    private static AuditLog.Query auditQuery(int limit, Long before, String actor, String action, String status,
+                                             String since, String until) {
+        List<Violation> violations = new ArrayList<>();
+        if (before != null && before < 1) {
+            violations.add(new Violation("before", "must be an event id (1 or more), got " + before));
+        }
+        Integer code = null;
+        Integer codeClass = null;
+        if (status != null && !status.isEmpty()) {
+            if (status.matches("[1-5][0-9][0-9]")) {
+                code = Integer.parseInt(status);
+            } else if (status.matches("[1-5][xX][xX]")) {
+                codeClass = status.charAt(0) - '0';
+            } else {
+                violations.add(new Violation("status", "must be an HTTP status (403) or a class of them (4xx), got '"
+                        + status + "'"));
+            }
+        }
+        OffsetDateTime from = time("since", since, violations);
+        OffsetDateTime to = time("until", until, violations);
+        if (from != null && to != null && !from.isBefore(to)) {
+            violations.add(new Violation("until", "must be after since (" + since + "), got " + until));
+        }
+        if (!violations.isEmpty()) {
+            throw new BadRequest("invalid request", violations);
+        }
+        return new AuditLog.Query(limit, before, blankToNull(actor), blankToNull(action), code, codeClass, from, to);
+    }
+
+    private static OffsetDateTime time(String field, String text, List<Violation> violations) {
+        if (text == null || text.isEmpty()) {
+            return null;
+        }
+        try {
+            return OffsetDateTime.parse(text);
+        } catch (DateTimeParseException e) {
+            violations.add(new Violation(field, "must be a time in ISO 8601 with its offset, e.g. 2026-11-29T04:00:00Z, "
+                    + "got '" + text + "'"));
+            return null;
+        }
+    }
+
+    private static String blankToNull(String text) {
+        return text == null || text.isEmpty() ? null : text;
     }
 
     /**

@@ -2,7 +2,9 @@ package org.qplab.controller.security;
 
 import java.security.Principal;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.qplab.controller.database.Jdbc;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,9 +19,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * Who did what, and when (table audit_event): every request that may change state (any method but GET, HEAD and
- * OPTIONS) under /api/ with who made it and the status answered, those its role may not make included
- * ({@link #refused}), and every login; failed logins as one row per address and minute ({@link #loginFailed}). Written
- * after the answer, off the event loop; a failed write is logged, never the caller's problem.
+ * OPTIONS, and but the read-only POSTs of {@link #READ_ONLY}) under /api/ with who made it and the status answered,
+ * those its role may not make included ({@link #refused}), and every login; failed logins as one row per address and
+ * minute ({@link #loginFailed}). Written after the answer, off the event loop; a failed write is logged, never the
+ * caller's problem. Read by admins a page at a time, newest first, filtered ({@link #page}).
  */
 @Component
 public class AuditLog implements WebFilter, Ordered {
@@ -27,6 +30,20 @@ public class AuditLog implements WebFilter, Ordered {
     /** One event as listed for admins. */
     public record Event(long id, OffsetDateTime at, String actor, String action, String target, Integer status,
                         String remote, int times) {}
+
+    /**
+     * A page of the log: at most limit events recorded before the event with id before (the cursor: the last id of
+     * the page before; null for the newest), by actor (the account, exactly), action (a part of it, any case), status
+     * (an HTTP status, or a class: 4xx), and time (since inclusive, until exclusive); null is "any".
+     */
+    public record Query(int limit, Long before, String actor, String action, Integer status, Integer statusClass,
+                        OffsetDateTime since, OffsetDateTime until) {}
+
+    /**
+     * POSTs that change nothing (a matrix checked, not stored): not audited, as GETs are not. Method and path as
+     * the request names them.
+     */
+    static final Set<String> READ_ONLY = Set.of("POST /api/experiments/validate");
 
     private static final Logger log = LoggerFactory.getLogger(AuditLog.class);
     private final JdbcClient jdbc;
@@ -46,8 +63,7 @@ public class AuditLog implements WebFilter, Ordered {
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         HttpMethod method = exchange.getRequest().getMethod();
         String path = exchange.getRequest().getPath().value();
-        if (HttpMethod.GET.equals(method) || HttpMethod.HEAD.equals(method) || HttpMethod.OPTIONS.equals(method)
-                || !path.startsWith("/api/")) {
+        if (!changes(method, path) || !path.startsWith("/api/")) {
             return chain.filter(exchange);
         }
         return exchange.getPrincipal().map(Principal::getName).defaultIfEmpty("")
@@ -62,9 +78,49 @@ public class AuditLog implements WebFilter, Ordered {
                 .subscribe(v -> { }, e -> log.warn("could not record audit event {} by {}: {}", action, actor, e.toString()));
     }
 
-    public List<Event> recent(int limit) {
-        return jdbc.sql("SELECT id, at, actor, action, target, status, remote, times FROM audit_event ORDER BY id DESC LIMIT ?")
-                .param(limit).query(Event.class).list();
+    /** Whether a request may change state, and so is audited: not a GET, HEAD or OPTIONS, nor a read-only POST. */
+    static boolean changes(HttpMethod method, String path) {
+        return !HttpMethod.GET.equals(method) && !HttpMethod.HEAD.equals(method) && !HttpMethod.OPTIONS.equals(method)
+                && !READ_ONLY.contains(method + " " + path);
+    }
+
+    /** A page of events, newest first (by id: the order they were recorded in, which never changes). */
+    public List<Event> page(Query query) {
+        StringBuilder sql = new StringBuilder("SELECT id, at, actor, action, target, status, remote, times FROM audit_event "
+                + "WHERE true");
+        List<Object> params = new ArrayList<>();
+        if (query.before() != null) {
+            sql.append(" AND id < ?");
+            params.add(query.before());
+        }
+        if (query.actor() != null) {
+            sql.append(" AND actor = ?");
+            params.add(query.actor());
+        }
+        if (query.action() != null) {
+            sql.append(" AND action ILIKE ? ESCAPE '\\'");
+            params.add("%" + query.action().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%");
+        }
+        if (query.status() != null) {
+            sql.append(" AND status = ?");
+            params.add(query.status());
+        }
+        if (query.statusClass() != null) {
+            sql.append(" AND status BETWEEN ? AND ?");
+            params.add(query.statusClass() * 100);
+            params.add(query.statusClass() * 100 + 99);
+        }
+        if (query.since() != null) {
+            sql.append(" AND at >= ?");
+            params.add(query.since());
+        }
+        if (query.until() != null) {
+            sql.append(" AND at < ?");
+            params.add(query.until());
+        }
+        sql.append(" ORDER BY id DESC LIMIT ?");
+        params.add(query.limit());
+        return jdbc.sql(sql.toString()).params(params).query(Event.class).list();
     }
 
     /**
@@ -92,8 +148,7 @@ public class AuditLog implements WebFilter, Ordered {
 
     /** A change refused for want of a role (403) or a CSRF token. */
     void refused(ServerWebExchange exchange, String actor) {
-        HttpMethod method = exchange.getRequest().getMethod();
-        if (HttpMethod.GET.equals(method) || HttpMethod.HEAD.equals(method)) {
+        if (!changes(exchange.getRequest().getMethod(), exchange.getRequest().getPath().value())) {
             return;
         }
         record(actor, exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath().value(), target(exchange),

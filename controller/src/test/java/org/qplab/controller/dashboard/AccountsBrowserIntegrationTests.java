@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.springframework.http.MediaType;
 
 /**
  * Accounts in the dashboard: the login page, who is logged in, logging out; a viewer sees no Cancel button and a
- * change it forces anyway (its own request from the page, with its CSRF token) is refused. The pages run under the
+ * change it forces anyway (its own request from the page, with its CSRF token) is refused. A new API token is on
+ * screen only until it is copied (or hidden, or a minute passes), and Revoke asks first. The pages run under the
  * controller's Content-Security-Policy, and what it refuses shows in the browser's log (BrowserTest checks that
  * log after every test).
  */
@@ -68,23 +71,54 @@ class AccountsBrowserIntegrationTests extends BrowserTest {
     }
 
     @Test
-    void aTokenMadeOnTheAccountPageIsShownOnceWorksUntilRevokedAndTheAdminSeesItInTheAuditLog() {
+    void aTokenMadeOnTheAccountPageIsShownOnlyUntilCopiedOrLeftWorksUntilRevokedAfterAConfirmationAndIsAudited()
+            throws Exception {
         open("#/account");
-        waitFor(By.id("token-name")).sendKeys("from the browser");
-        click(By.cssSelector("#create-token button"));
-        String token = waitFor(By.id("token-value")).getText();
-        assertThat(token).startsWith("qplab_");
+        String token = makeToken("from the browser");
+        assertThat(browser.findElement(By.cssSelector("#new-token .token-countdown")).getText())
+                .as("it hides itself").matches("hidden in \\d+ s");
         var script = anonymous().mutate().defaultHeader("Authorization", "Bearer " + token).build();
         script.get().uri("/api/me").exchange().expectStatus().isOk().expectBody().jsonPath("$.name").isEqualTo("admin");
 
-        browser.navigate().refresh(); // shown once: not on the page again
-        waitFor(By.id("tokens"));
+        // copied (as the browser's own copy of the selected value would be): hidden, in no element of the page
+        browser.executeScript("document.getElementById('token-value').dispatchEvent(new Event('copy', {bubbles: true}))");
+        assertThat(waitFor(By.id("token-hidden")).getText())
+                .isEqualTo("Token \"from the browser\" copied and hidden: it is not shown again.");
         assertThat(browser.getPageSource()).doesNotContain(token);
+        // one left on screen is gone once the page is left, and not shown again on coming back
+        String left = makeToken("left on screen");
+        open("#/hosts");
+        waitFor(By.id("hosts-page"));
+        assertThat(browser.getPageSource()).doesNotContain(left);
+        open("#/account");
+        waitFor(By.id("tokens"));
+        assertThat(browser.getPageSource()).doesNotContain(left).doesNotContain(token);
         assertThat(waitFor(By.id("audit")).getText()).contains("POST /api/tokens");
-        click(By.xpath("//table[@id='tokens']//tr[td[1]='from the browser']//button"));
-        waiting(Duration.ofSeconds(20)).until(driver -> driver.findElements(
-                By.xpath("//table[@id='tokens']//tr[td[1]='from the browser']//button")).isEmpty());
+
+        // Revoke asks first: "no" keeps the token working
+        By revoke = By.xpath("//table[@id='tokens']//tr[td[1]='from the browser']//button");
+        click(revoke);
+        Alert confirm = waiting(Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent());
+        assertThat(confirm.getText()).startsWith("Revoke the API token \"from the browser\"?");
+        confirm.dismiss();
+        script.get().uri("/api/me").exchange().expectStatus().isOk();
+        click(revoke);
+        waiting(Duration.ofSeconds(10)).until(ExpectedConditions.alertIsPresent()).accept();
+        waiting(Duration.ofSeconds(20)).until(driver -> driver.findElements(revoke).isEmpty());
         script.get().uri("/api/me").exchange().expectStatus().isUnauthorized();
+        screenshot("account");
+    }
+
+    /** Makes a token on the account page; its value, as the page shows it. */
+    private String makeToken(String name) {
+        waitFor(By.id("token-name")).sendKeys(name);
+        click(By.cssSelector("#create-token button"));
+        String value = waiting(Duration.ofSeconds(20)).until(driver -> {
+            String shown = driver.findElement(By.cssSelector("#new-token")).getText();
+            return shown.contains("Token \"" + name + "\"") ? driver.findElement(By.id("token-value")).getText() : null;
+        });
+        assertThat(value).startsWith("qplab_");
+        return value;
     }
 
     @Test
