@@ -29,8 +29,8 @@ import org.qplab.engine.provider.Providers;
  * at prepare what it cannot run). A host known here (an agent that once connected, or one in the hosts inventory)
  * is offline, with what its last hello says it lacks; a name never seen is unknown.</li>
  * <li>A point on any agent (hosts: loopback): refused when agents are connected and none of them can run it, naming
- * each and why; a warning when only some cannot (the scheduler gives a run to whichever agent is idle, and it fails
- * there), or when no agent is connected at all.</li>
+ * each and why; a warning when only some cannot (the scheduler hands its runs only to agents that can), or when no
+ * agent is connected at all.</li>
  * </ul>
  */
 final class HostCapabilities {
@@ -141,8 +141,8 @@ final class HostCapabilities {
             found.add(new Violation(fields.size() == 1 ? fields.iterator().next() : "hosts",
                     "no connected agent can run it (hosts: any agent): " + why));
         } else {
-            warned.add(new Violation(fields.size() == 1 ? fields.iterator().next() : "hosts", "runs on any agent may go to "
-                    + String.join(", ", refusing.keySet()) + ", which cannot run them and fails them: " + why));
+            warned.add(new Violation(fields.size() == 1 ? fields.iterator().next() : "hosts", "runs on any agent go only to the agents "
+                    + "that can run them, not to " + String.join(", ", refusing.keySet()) + ": " + why));
         }
     }
 

@@ -41,8 +41,8 @@ class HostWarningsTests {
         YamlMatrices matrices = YamlMatrices.asAController(Map.of("bare", NO_DEVICE, "rxe", RXE), Map.of());
         Matrix matrix = matrices.expand("name: v\nbase: {provider: verbs, msg_size: 64}\n");
         assertThat(matrix.runs()).hasSize(1);
-        assertThat(matrix.warnings()).containsExactly(new Violation("hosts", "runs on any agent may go to bare, which "
-                + "cannot run them and fails them: host bare cannot run provider verbs: no RDMA device on this host"));
+        assertThat(matrix.warnings()).containsExactly(new Violation("hosts", "runs on any agent go only to the agents "
+                + "that can run them, not to bare: host bare cannot run provider verbs: no RDMA device on this host"));
         assertThat(matrices.violationsOf("name: v\nbase: {provider: verbs, msg_size: 64}\n"
                 + "dimensions: {transport: [rc, xrc]}\n")).as("xrc: neither agent, each for its own reason")
                 .containsExactly(new Violation("hosts", "no connected agent can run it (hosts: any "
