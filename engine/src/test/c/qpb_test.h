@@ -6,9 +6,12 @@
 #ifndef QPB_TEST_H
 #define QPB_TEST_H
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 extern int qpb_test_failed; /* the running test has failed */
 
@@ -68,6 +71,24 @@ static inline double qpb_test_json_num(const char *json, const char *key)
     snprintf(pat, sizeof pat, "\"%s\":", key);
     const char *p = strstr(json, pat);
     return p ? strtod(p + strlen(pat), NULL) : -1.0;
+}
+
+/* Writes path from fmt, making its missing directories first (fake /proc and sysfs trees). */
+static inline void qpb_test_vwrite(const char *path, const char *fmt, va_list ap)
+{
+    char dirs[512];
+    snprintf(dirs, sizeof dirs, "%s", path);
+    for (char *slash = strchr(dirs + 1, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        CHECKF(mkdir(dirs, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", dirs, strerror(errno));
+        *slash = '/';
+    }
+    FILE *f = fopen(path, "w");
+    CHECKF(f != NULL, "cannot write %s: %s", path, strerror(errno));
+    if (f == NULL)
+        return;
+    vfprintf(f, fmt, ap);
+    fclose(f);
 }
 
 #endif /* QPB_TEST_H */

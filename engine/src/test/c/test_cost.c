@@ -41,20 +41,10 @@ static void put_file(const tree *t, const char *rel, const char *fmt, ...)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", t->root, rel);
-    for (char *slash = strchr(path + strlen(t->root) + 1, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
-        *slash = '\0';
-        CHECKF(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", path, strerror(errno));
-        *slash = '/';
-    }
-    FILE *f = fopen(path, "w");
-    CHECKF(f != NULL, "cannot write %s: %s", path, strerror(errno));
-    if (f == NULL)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(f, fmt, ap);
+    qpb_test_vwrite(path, fmt, ap);
     va_end(ap);
-    fclose(f);
 }
 
 static qpb_cost *begin(const tree *t, const char *keys)
