@@ -44,7 +44,8 @@ class AgentEnrolmentIntegrationTests extends ControllerIntegrationTest {
             assertThat(jdbc.sql("SELECT bound_by FROM agent_identity WHERE agent_id = ?").param(id).query(String.class)
                     .single()).isEqualTo("enrolment");
             assertThat(audited("agent enrolled", id)).isEqualTo(1);
-            assertThat(agent.log()).contains("enrolled: the controller issued this agent a token of its own, kept in " + file);
+            // the agent logs this just after it moved the file into place: wait for the line, not only the file
+            awaitLog(agent, "enrolled: the controller issued this agent a token of its own, kept in " + file);
             assertThat(agent.log()).doesNotContain(own).doesNotContain(TOKEN);
 
             agent.kill();
@@ -203,6 +204,14 @@ class AgentEnrolmentIntegrationTests extends ControllerIntegrationTest {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (!Files.exists(file)) {
             assertThat(System.nanoTime()).as("%s written (log: %s)", file, agent.log()).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
+    private static void awaitLog(AgentProcess agent, String line) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!agent.log().contains(line)) {
+            assertThat(System.nanoTime()).as("agent logged \"%s\" (log: %s)", line, agent.log()).isLessThan(deadline);
             Thread.sleep(50);
         }
     }
