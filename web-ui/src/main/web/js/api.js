@@ -116,6 +116,11 @@ export function liveRunUrl(runId) {
   return `api/runs/${id(runId)}/live`;
 }
 
+/** The server-sent events of an experiment: experiment (its state, on every change), end (once it and its runs ended). */
+export function liveExperimentUrl(experimentId) {
+  return `api/experiments/${id(experimentId)}/live`;
+}
+
 export function markBaseline(runId) {
   return request('PUT', `api/runs/${id(runId)}/baseline`);
 }

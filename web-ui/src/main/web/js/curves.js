@@ -3,7 +3,8 @@
 // percentiles for its latency runs, IOPS vs iodepth, latency percentiles vs IOPS and bandwidth vs block
 // size for its nvmeof runs, cycle-time percentiles, the cycle-time distribution of a point's runs, and the
 // runs table. Each curve point is one configuration: the pin bar fixes what a chart does not draw (pins.js).
-// Refreshed every 2 s while the experiment or any of its runs is queued or running.
+// While the experiment or any of its runs is queued or running, the page follows its event stream
+// (experiment-live.js) and reads itself again on each change, then once more at the end.
 import { getCurve, getExperiment, listRuns } from './api.js';
 import { chartCard, showChart } from './chart-card.js';
 import { destroyAllCharts } from './charts.js';
@@ -14,6 +15,7 @@ import {
 } from './curve-specs.js';
 import { distributionCard } from './curves-distribution.js';
 import { ACTIVE_STATUSES, h, progressBar, statusBadge, timeLeft } from './dom.js';
+import { followExperiment } from './experiment-live.js';
 import { experimentFailures } from './failures.js';
 import { formatTime } from './format.js';
 import { splitParams } from './params.js';
@@ -104,6 +106,8 @@ function familyDimensions(finished) {
 export function mountCurves(container, id) {
   let mounted = true;
   let loop = null;
+  let stream = null; // the experiment's event stream, while it runs
+  let polling = false; // the stream could not be held: read every 2 s instead
   const refresh = () => loop?.now();
   const title = h('h2', {}, `Experiment #${id}`);
   const actions = h('div', { class: 'header-actions' });
@@ -233,11 +237,23 @@ export function mountCurves(container, id) {
     runs.replaceChildren(runsTable(runList, refresh));
     // until the experiment and every one of its runs has ended: a cancelled experiment's runs end after it does,
     // so the read that first sees them all ended is the final one
-    return running || runList.some((run) => ACTIVE_STATUSES.has(run.status));
+    const active = running || runList.some((run) => ACTIVE_STATUSES.has(run.status));
+    if (active && stream === null && !polling) {
+      stream = followExperiment(id, {
+        onChange: refresh,
+        onEnd: refresh, // the final read
+        onLost: () => {
+          polling = true;
+          refresh();
+        },
+      });
+    }
+    return active && polling;
   });
 
   return () => {
     mounted = false;
+    stream?.stop();
     loop.stop();
     destroyAllCharts();
   };

@@ -21,6 +21,7 @@ public class LiveRuns {
     private record Watched(Sinks.Many<LiveEvent> sink, AtomicLong cycles) {}
 
     private final Map<Long, Watched> watched = new ConcurrentHashMap<>();
+    private final Sinks.Many<Long> statusChanges = Sinks.many().multicast().directBestEffort();
 
     /** Events of a running run from now on; completes after its End event. */
     public Flux<LiveEvent> watch(long runId) {
@@ -41,8 +42,14 @@ public class LiveRuns {
         }
     }
 
+    /** The ids of runs that start or end on this controller, from now on (a watched experiment reads itself again). */
+    public Flux<Long> statusChanges() {
+        return statusChanges.asFlux();
+    }
+
     /** Called once the run is marked RUNNING on its agent: its watchers get a "status" event (agent, start time). */
     public void started(long runId) {
+        changed(runId);
         Watched w = watched.get(runId);
         if (w != null) {
             emit(w, new LiveEvent.Watching(runId, "RUNNING"));
@@ -51,10 +58,17 @@ public class LiveRuns {
 
     /** Called once the run's end is stored. */
     public void ended(long runId, String status) {
+        changed(runId);
         Watched w = watched.remove(runId);
         if (w != null) {
             emit(w, new LiveEvent.End(runId, status));
             w.sink().tryEmitComplete();
+        }
+    }
+
+    private void changed(long runId) {
+        synchronized (statusChanges) { // a sink takes one emitter at a time; runs start and end on several threads
+            statusChanges.tryEmitNext(runId);
         }
     }
 

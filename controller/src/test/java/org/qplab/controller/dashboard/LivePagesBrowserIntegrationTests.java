@@ -14,8 +14,9 @@ import org.springframework.http.MediaType;
 
 /**
  * Pages that follow what happens: a run's header follows it from QUEUED to RUNNING while its page stays open; one
- * tab walks 20 live run pages, each loading within 2 s with at most one event stream open; a cancelled experiment's
- * table shows every run CANCELLED within 2 s of the API; a failed experiment and its run show the error at the top,
+ * tab walks 20 live run pages, each loading within 2 s with at most one event stream open; the experiment page
+ * follows its one event stream (no reads while nothing changes), and a cancelled experiment's table shows every run
+ * CANCELLED within 2 s of the API, the stream closed; a failed experiment and its run show the error at the top,
  * whole, the failed run linked.
  */
 class LivePagesBrowserIntegrationTests extends BrowserTest {
@@ -68,12 +69,24 @@ class LivePagesBrowserIntegrationTests extends BrowserTest {
 
             open("#/experiments/" + experiment);
             waiting(Duration.ofSeconds(10)).until(driver -> driver.findElements(By.cssSelector("#runs tbody tr")).size() == 20);
+            // the experiment page follows the experiment's event stream: while nothing changes it reads nothing
+            browser.executeScript("""
+                    const native = window.fetch;
+                    window.qplabReads = 0;
+                    window.fetch = (...args) => { window.qplabReads++; return native(...args); };""");
+            waiting(Duration.ofSeconds(5)).until(driver -> ((Number) browser.executeScript(
+                    "return window.qplabOpenStreams")).intValue() == 1);
+            Thread.sleep(3000);
+            assertThat(((Number) browser.executeScript("return window.qplabReads")).intValue())
+                    .as("requests in 3 s of a running experiment in which nothing changed").isZero();
             http().post().uri("/api/experiments/{id}/cancel", experiment).exchange().expectStatus().isOk();
             waiting(Duration.ofSeconds(30)).until(driver -> jdbc.sql("SELECT count(*) FROM run WHERE experiment_id = ? "
                     + "AND status IN ('QUEUED', 'RUNNING')").param(experiment).query(Long.class).single() == 0);
             waiting(WITHIN).withMessage("every run of the cancelled experiment shows CANCELLED").until(driver ->
                     driver.findElements(By.cssSelector("#runs tbody tr")).stream()
                             .allMatch(row -> "CANCELLED".equals(row.getAttribute("data-status"))));
+            waiting(WITHIN).withMessage("the stream closes once the experiment and its runs ended").until(driver ->
+                    ((Number) browser.executeScript("return window.qplabOpenStreams")).intValue() == 0);
             screenshot("cancelled");
         }
     }
