@@ -8,12 +8,13 @@ import { baselineToggle } from './baseline.js';
 import { chartCard } from './chart-card.js';
 import { destroyAllCharts } from './charts.js';
 import { compareHash } from './compare-picker.js';
+import { countsIos } from './curve-specs.js';
 import { drawDistributions, loadDistributions } from './distribution.js';
 import { runFailure } from './failures.js';
 import { fingerprintHash } from './fingerprint-history.js';
 import { ACTIVE_STATUSES, h, statusBadge } from './dom.js';
 import {
-  bytesPerSecondToGbit, formatNumber, formatTime, messagesPerSecondToMillions, nanosToMicros,
+  bytesPerSecondToGbit, formatNumber, formatTime, iopsToThousands, messagesPerSecondToMillions, nanosToMicros,
 } from './format.js';
 import { orderParams, paramList } from './params.js';
 import { runCost, runWarnings } from './run-cost.js';
@@ -26,22 +27,28 @@ import { runTimeline } from './run-timeline.js';
 const count = (n) => (n === null || n === undefined ? '–' : Number(n).toLocaleString('en'));
 const present = (value) => value !== null && value !== undefined && !Number.isNaN(value);
 
-/** The numbers table's column groups: [group label, [[column label, value of a row, format]]]. */
-const NUMBER_GROUPS = [
-  ['cycles', [['', (row) => row.cycles, count]]],
-  ['BW (Gbit/s)', [['avg', (row) => bytesPerSecondToGbit(row.bw_avg_bps)], ['peak', (row) => bytesPerSecondToGbit(row.bw_peak_bps)]]],
-  ['msg rate (Mmsg/s)', [['', (row) => messagesPerSecondToMillions(row.msg_rate)]]],
-  ['cycle time (µs)', [['min', 'min'], ['median', 'median'], ['avg', 'avg'], ['p99', 'p99'], ['p99.9', 'p999'], ['max', 'max']]
-    .map(([label, key]) => [label, (row) => nanosToMicros(row.cycle_ns?.[key])])],
-];
+/**
+ * The numbers table's column groups: [group label, [[column label, value of a row, format]]]; a run that counts
+ * I/Os (fio on NVMe-oF: a cycle is one I/O) names its counts and rate so.
+ */
+function numberGroups(ios) {
+  return [
+    [ios ? 'I/Os' : 'cycles', [['', (row) => row.cycles, count]]],
+    ['BW (Gbit/s)', [['avg', (row) => bytesPerSecondToGbit(row.bw_avg_bps)], ['peak', (row) => bytesPerSecondToGbit(row.bw_peak_bps)]]],
+    ios ? ['IOPS (k)', [['', (row) => iopsToThousands(row.msg_rate)]]]
+      : ['msg rate (Mmsg/s)', [['', (row) => messagesPerSecondToMillions(row.msg_rate)]]],
+    [ios ? 'I/O time (µs)' : 'cycle time (µs)', [['min', 'min'], ['median', 'median'], ['avg', 'avg'], ['p99', 'p99'],
+      ['p99.9', 'p999'], ['max', 'max']].map(([label, key]) => [label, (row) => nanosToMicros(row.cycle_ns?.[key])])],
+  ];
+}
 
 /**
  * The run's numbers over all threads and per thread, grouped under two header rows so that they fit the page;
  * a column no row has a value in (a perftest import's cycle times or bandwidth) is left out.
  */
-function numbersTable(summary) {
+function numbersTable(summary, ios) {
   const rows = [{ label: 'all threads', ...summary }, ...(summary.per_thread ?? []).map((t) => ({ label: `thread ${t.thread}`, ...t }))];
-  const groups = NUMBER_GROUPS.map(([label, columns]) => [label, columns.filter(([, value]) => rows.some((row) => present(value(row))))])
+  const groups = numberGroups(ios).map(([label, columns]) => [label, columns.filter(([, value]) => rows.some((row) => present(value(row))))])
     .filter(([, columns]) => columns.length > 0);
   const columns = groups.flatMap(([, list]) => list);
   return h('div', { class: 'table-scroll' }, h('table', { id: 'run-numbers', class: 'grid numbers' },
@@ -144,7 +151,7 @@ export function mountRun(container, id) {
       const ended = !ACTIVE_STATUSES.has(run.status);
       const fio = fioTable(run); // an nvmeof run: fio's numbers; its latency is fio's clat, in the table
       numbers.replaceChildren(...(run.summary ? [fio, !fio && latencyTable(run.summary), directionsTable(run),
-        numbersTable(run.summary), perftestTable(run.summary)].filter(Boolean)
+        numbersTable(run.summary, countsIos(run)), perftestTable(run.summary)].filter(Boolean)
         : [h('p', { class: 'empty' }, 'No summary yet: it is stored when the run ends.')]));
       numbersSection.hidden = ended && !run.summary;
       const measuredCost = [run.summary, run.serverSummary].some((summary) => summary?.cpu || summary?.counters);

@@ -4,10 +4,10 @@
 // times; an experiment of both kinds has both. A column no run has a value in is left out once no run is
 // still to come (a perftest bandwidth import measured no cycle times).
 import { baselineToggle } from './baseline.js';
-import { isLatencyRun } from './curve-specs.js';
+import { countsIos, isLatencyRun } from './curve-specs.js';
 import { ACTIVE_STATUSES, h, statusBadge } from './dom.js';
 import {
-  bytesPerSecondToGbit, formatNumber, formatParam, messagesPerSecondToMillions, nanosToMicros,
+  bytesPerSecondToGbit, formatNumber, formatParam, iopsToThousands, messagesPerSecondToMillions, nanosToMicros,
 } from './format.js';
 import { fixedParamsLine, splitParams } from './params.js';
 
@@ -27,11 +27,20 @@ const LATENCY_COLUMNS = [['min', 't_min'], ['typical', 't_typical'], ['p99', 'p9
 
 const present = (value) => value !== null && value !== undefined && !Number.isNaN(value);
 
+/** An nvmeof run's numbers (fio: a cycle is one I/O). */
+const IO_COLUMNS = [
+  { label: 'BW avg (Gbit/s)', value: (s) => bytesPerSecondToGbit(s?.bw_avg_bps) },
+  { label: 'IOPS (k)', value: (s) => iopsToThousands(s?.msg_rate) },
+  { label: 'I/O time median (µs)', value: (s) => nanosToMicros(s?.cycle_ns?.median) },
+  { label: 'I/O time p99 (µs)', value: (s) => nanosToMicros(s?.cycle_ns?.p99) },
+];
+
 /** The number columns for these runs: by their kind, less those no run fills once none is still to come. */
 function numberColumns(runs) {
   const latency = runs.some(isLatencyRun);
-  const bandwidth = runs.length === 0 || runs.some((run) => !isLatencyRun(run));
-  const columns = [...(bandwidth ? BANDWIDTH_COLUMNS : []), ...(latency ? LATENCY_COLUMNS : [])];
+  const ios = runs.length > 0 && runs.every(countsIos); // an experiment of fio runs only
+  const bandwidth = !ios && (runs.length === 0 || runs.some((run) => !isLatencyRun(run)));
+  const columns = [...(ios ? IO_COLUMNS : []), ...(bandwidth ? BANDWIDTH_COLUMNS : []), ...(latency ? LATENCY_COLUMNS : [])];
   if (runs.some((run) => ACTIVE_STATUSES.has(run.status))) return columns;
   return columns.filter((column) => runs.some((run) => present(column.value(run.summary))));
 }

@@ -83,6 +83,9 @@ class NvmeofBrowserIntegrationTests extends BrowserTest {
             assertThat(point.get(1)).isCloseTo(StoredNvmeofRuns.p99("local", "randwrite", 4096, 16, 0), within(1e-6));
         });
 
+        assertThat(browser.findElements(By.cssSelector("#runs thead th")).stream().map(WebElement::getText).toList())
+                .as("the runs table names what a fio run counts").contains("IOPS (k)", "I/O time p99 (µs)")
+                .doesNotContain("Msg rate (Mmsg/s)", "Cycle p99 (µs)");
         assertThat(browser.findElement(By.cssSelector("[data-chart=bandwidthVsSize]")).isDisplayed()).isFalse();
         assertThat(browser.findElement(By.cssSelector("[data-chart=cyclePercentiles]")).isDisplayed()).isFalse();
         screenshot("nvmeof-curves");
@@ -99,6 +102,11 @@ class NvmeofBrowserIntegrationTests extends BrowserTest {
         assertThat(Double.parseDouble(all.get(1))).as("IOPS to 3 digits").isCloseTo(iops("randread", 4096, 16),
                 within(iops("randread", 4096, 16) * 0.005));
         assertThat(all.get(8)).isEqualTo(String.valueOf(StoredNvmeofRuns.IOS));
+        String numbers = browser.findElement(By.cssSelector("#run-numbers thead")).getText();
+        assertThat(numbers).as("the numbers table names I/Os, not messages or cycles").contains("I/Os", "IOPS (k)",
+                "I/O time (µs)").doesNotContain("msg rate", "cycle");
+        assertThat(browser.findElements(By.cssSelector("#run-numbers tbody tr:first-child td")).get(1).getText())
+                .isEqualTo(String.format("%,d", StoredNvmeofRuns.IOS));
         assertThat(browser.findElement(By.id("run-fio-where")).getText()).contains("/dev/nvme0n1").contains("transport local")
                 .contains("randread").contains("bs 4 KiB").contains("iodepth 16");
         screenshot("nvmeof-run");
