@@ -76,6 +76,7 @@ export function compareCharts(mode) {
     const card = chartCard({
       name: 'compareDistribution', canvasId: 'chart-compare-distribution', title: 'Cycle-time distribution', className: 'compare-chart',
     });
+    card.classList.add('no-data'); // shown once it has something to draw: an imported run kept no cycle times
     return {
       element: card,
       async draw(query, comparison, isCurrent) {
@@ -84,7 +85,8 @@ export function compareCharts(mode) {
           id: side.runId, label: `${i ? 'candidate' : 'baseline'} · run #${side.runId}`,
         })));
         if (!isCurrent()) return;
-        drawDistributions(card, 'compareDistribution', series.map((s, i) => ({ ...s, dash: i ? [7, 4] : [] })), { colorIndexes: [0, 1] });
+        drawDistributions(card, 'compareDistribution', series.map((s, i) => ({ ...s, dash: i ? [7, 4] : [] })),
+          { colorIndexes: [0, 1], emptyText: null });
       },
     };
   }
@@ -95,6 +97,8 @@ export function compareCharts(mode) {
     name: name(chart), canvasId: chart.canvasId, title: chart.title, className: 'compare-chart',
   })]));
   cards.get(LATENCY).hidden = true;
+  // a card shows once it has something to draw: no "Loading…" placeholder, no card whose points table says why not
+  cards.forEach((card) => card.classList.add('no-data'));
   return {
     element: h('div', { class: 'compare-charts' }, [...cards.values()]),
     async draw(query, comparison, isCurrent) {
@@ -113,8 +117,7 @@ export function compareCharts(mode) {
         return curves.map((curve) => toSeries(curve, chart.toUnit));
       }));
       if (!isCurrent()) return;
-      charts.forEach((chart, i) => showChart(cards.get(chart), name(chart), { ...overlay(...drawn[i]), ...chart.axes },
-        baselines ? 'No run has a baseline yet.' : 'Neither experiment has finished runs.'));
+      charts.forEach((chart, i) => showChart(cards.get(chart), name(chart), { ...overlay(...drawn[i]), ...chart.axes }));
     },
   };
 }

@@ -1,6 +1,7 @@
 package org.qplab.controller.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -173,6 +174,60 @@ class ImportBrowserIntegrationTests extends BrowserTest {
         assertThat(browser.findElement(By.id("run-cost-card")).isDisplayed()).as("perftest measured no CPU or counters").isFalse();
         assertThat(emptyCards()).isEmpty();
         screenshot("import-bandwidth-run");
+    }
+
+    /**
+     * Imports compare like native runs: two imports of one ib_write_bw -a output overlay their bandwidth curves, each line the API's curve, and pair their 23 points; two imported runs
+     * compare without a distribution card, since perftest kept no cycle times. No card is empty.
+     */
+    @Test
+    void twoImportsCompareTheirCurvesAndPointsAndTheirRunsWithoutAnEmptyCard() throws Exception {
+        long baseline = imported("ib_write_bw-a.txt", MediaType.TEXT_PLAIN);
+        long candidate = imported("ib_write_bw-a.txt", MediaType.TEXT_PLAIN);
+        Map<String, Object> comparison = http().get().uri("/api/compare?baseline={b}&candidate={c}", baseline, candidate)
+                .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        int points = ((List<?>) comparison.get("points")).size();
+        assertThat(points).as("the two imports' points, paired").isEqualTo(23);
+
+        open("#/compare?baseline=" + baseline + "&candidate=" + candidate);
+        awaitCharts(Duration.ofSeconds(30), "compareBandwidth");
+        waiting(Duration.ofSeconds(10)).until(driver -> driver.findElements(By.cssSelector("#compare-table tbody tr")).size()
+                == points);
+        var lines = drawn("compareBandwidth");
+        assertThat(lines).containsOnlyKeys("baseline · 1 thread", "candidate · 1 thread");
+        for (var side : Map.of("baseline · 1 thread", baseline, "candidate · 1 thread", candidate).entrySet()) {
+            List<Map<String, Object>> curve = curvePoints(side.getValue());
+            assertThat(lines.get(side.getKey())).as(side.getKey()).hasSize(curve.size());
+            for (int i = 0; i < curve.size(); i++) {
+                assertThat(lines.get(side.getKey()).get(i).get(0)).isEqualTo(((Number) curve.get(i).get("x")).doubleValue());
+                assertThat(lines.get(side.getKey()).get(i).get(1)).as("%s at %s B, Gbit/s", side.getKey(), curve.get(i).get("x"))
+                        .isCloseTo(((Number) curve.get(i).get("y")).doubleValue() * 8 / 1e9, within(1e-9));
+            }
+        }
+        assertThat(browser.findElement(By.cssSelector("[data-chart=compareLatency]")).isDisplayed()).isFalse();
+        assertThat(emptyCards()).isEmpty();
+
+        List<Long> runs = List.of(baseline, candidate).stream().map(id -> jdbc.sql("SELECT id FROM run WHERE experiment_id = ? "
+                + "AND (params->>'msg_size')::int = 65536").param(id).query(Long.class).single()).toList();
+        open("#/compare?baselineRun=" + runs.get(0) + "&candidateRun=" + runs.get(1));
+        waiting(Duration.ofSeconds(10)).until(driver -> driver.findElements(By.cssSelector("#compare-table tbody tr")).size() == 1);
+        assertThat(browser.findElement(By.cssSelector("[data-chart=compareDistribution]")).isDisplayed())
+                .as("no distribution card: perftest kept no cycle times").isFalse();
+        assertThat(emptyCards()).isEmpty();
+    }
+
+    private long imported(String file, MediaType type) throws Exception {
+        return ((Number) http().post().uri("/api/import/perftest?file={file}", file).contentType(type)
+                .bodyValue(Files.readString(fixture(file))).exchange().expectStatus().isCreated()
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody().get("id")).longValue();
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<Map<String, Object>> curvePoints(long experiment) {
+        Map<String, Object> curve = http().get().uri("/api/experiments/{id}/curve?x=msg_size&y=bw_avg_bps&series=threads",
+                experiment).exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        return ((List<Map<String, Object>>) curve.get("points")).stream()
+                .sorted(java.util.Comparator.comparingDouble(p -> ((Number) p.get("x")).doubleValue())).toList();
     }
 
     /** A number as the dashboard shows it: three significant digits, no trailing zeros. */
