@@ -1,6 +1,6 @@
 // The "Import perftest output" box: files chosen in a picker or dropped on its zone are POSTed one at a time to
-// /api/import/perftest?file=NAME, as ./qplab import sends them; each file's line says what the server answered,
-// its refusal and every violation in the server's own words.
+// /api/import/perftest?file=NAME, as ./qplab import sends them; each file's line says what the server answered:
+// the new experiment with any repair it warns of, or its refusal and every violation, in the server's own words.
 import { importPerftest } from './api.js';
 import { h } from './dom.js';
 
@@ -19,7 +19,7 @@ function resultItem(file) {
     item,
     show(stateName, ...content) {
       item.dataset.state = stateName;
-      state.replaceChildren(...content.flat());
+      state.replaceChildren(...content.flat().filter((part) => part != null)); // null: a part left out
     },
   };
 }
@@ -29,9 +29,11 @@ async function upload(file, name, result, onImported) {
   try {
     const answer = await importPerftest(file, { file: file.name, name });
     if (answer.experiment) {
-      const { id, name: title, runs, tool } = answer.experiment;
+      const { id, name: title, runs, tool, warnings = [] } = answer.experiment;
+      // what the server repaired to read the file (damage perftest writes), in its own words, under the experiment
       result.show('imported', 'imported as ', h('a', { href: `#/experiments/${id}` }, `${title} (#${id})`),
-        `: ${runs} ${runs === 1 ? 'run' : 'runs'} of ${tool}`);
+        `: ${runs} ${runs === 1 ? 'run' : 'runs'} of ${tool}`,
+        warnings.length ? h('ul', { class: 'warnings' }, violationItems(warnings)) : null);
       onImported(answer.experiment);
     } else {
       result.show('refused', h('span', { class: 'error' }, answer.message),

@@ -29,8 +29,9 @@ import reactor.core.publisher.Mono;
  * POST /api/import/perftest[?name=NAME][&amp;file=NAME]: the body is perftest's text output (one run
  * of ib_send_bw, ib_write_bw, ib_read_bw or a _lat twin, -a included) or the file its --out_json
  * wrote: a body that is a JSON object, or is sent as application/json, is read as the latter. Answers
- * 201 with the new experiment's id, one finished run per message size; or 400 naming the line that
- * failed (for a perftest run that failed, quoting perftest's error lines), and nothing is stored.
+ * 201 with the new experiment's id, one finished run per message size, and a warning for each repair
+ * of damage perftest is known to write; or 400 naming the line that failed (for a perftest run that
+ * failed, quoting perftest's error lines), and nothing is stored.
  */
 @RestController
 @Tag(name = ApiTags.IMPORTS)
@@ -41,7 +42,11 @@ class ImportController {
                     @Schema(description = "Its name: the name parameter, else the tool and the file.") String name,
                     @Schema(description = "The perftest tool the output came from.", example = "ib_write_bw")
                     String tool,
-                    @Schema(description = "Its runs: one per message size.") int runs) {}
+                    @Schema(description = "Its runs: one per message size.") int runs,
+                    @Schema(description = "What was repaired to read the file, each where it is ('line N') and "
+                            + "what: damage some perftest versions write (e.g. closing braces after the end of "
+                            + "an --out_json file), left out or put right with the values kept. Empty when the "
+                            + "file needed none.") List<Violation> warnings) {}
 
     private static final int MAX_BYTES = 4 * 1024 * 1024;
     /** A binary file sent by mistake has invalid text on most lines: the first few say enough. */
@@ -62,7 +67,9 @@ class ImportController {
                     + "header, its BW average and peak (converted to bytes per second), message rate, and for latency "
                     + "tests t_typical as the median and the 99 % percentile. The body is perftest's text output, or "
                     + "the file its --out_json wrote (a body that is a JSON object, or is sent as application/json, is "
-                    + "read as that). A 400 names the line that failed; the output of a perftest run that failed is "
+                    + "read as that). Damage some perftest versions write into --out_json (closing braces after the "
+                    + "end of the JSON) is repaired, the values kept, and the answer's warnings name each repair. "
+                    + "A 400 names the line that failed; the output of a perftest run that failed is "
                     + "refused quoting perftest's own error lines. Nothing is stored on a 400. Needs an operator.",
             requestBody = @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true,
                     description = "perftest's output, at most 4 MiB.", content = {
@@ -125,7 +132,8 @@ class ImportController {
         PerftestOutput parsed = out;
         return jdbc.call(() -> imports.store(title, file, parsed, who.getName())).map(id -> ResponseEntity
                 .created(URI.create("/api/experiments/" + id))
-                .body(new Imported(id, title, parsed.tool(), parsed.rows().size())));
+                .body(new Imported(id, title, parsed.tool(), parsed.rows().size(), parsed.repairs().stream()
+                        .map(repair -> new Violation("line " + repair.line(), repair.message())).toList())));
     }
 
     /** A body with nothing in it (white space at most): what may have left it empty. */

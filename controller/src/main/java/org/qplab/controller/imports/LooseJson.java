@@ -67,8 +67,28 @@ final class LooseJson {
         this.text = text;
     }
 
+    /**
+     * The value a text holds, and the closing braces found after it and left out ({@link #readRepairing}):
+     * how many, and the line of the first (0 when none).
+     */
+    record Read(Value value, int extraBraces, int extraLine) {}
+
     /** The one value the text holds; anything but white space after it is an error. */
     static Value read(String text) {
+        return read(text, false).value();
+    }
+
+    /**
+     * As {@link #read}, except that closing braces after the value, with white space at most around and between
+     * them, are left out instead of refused: some perftest versions end their --out_json file with more closing
+     * braces than they opened. Anything else after the value is still an error, at its first character that is
+     * not such a brace.
+     */
+    static Read readRepairing(String text) {
+        return read(text, true);
+    }
+
+    private static Read read(String text, boolean repairBraces) {
         LooseJson reader = new LooseJson(text);
         reader.skipSpace();
         if (reader.pos == text.length()) {
@@ -76,11 +96,20 @@ final class LooseJson {
         }
         Value value = reader.value(0);
         reader.skipSpace();
+        int braces = 0;
+        int braceLine = 0;
+        while (repairBraces && reader.pos < text.length() && text.charAt(reader.pos) == '}') {
+            if (braces++ == 0) {
+                braceLine = reader.line;
+            }
+            reader.pos++;
+            reader.skipSpace();
+        }
         if (reader.pos < text.length()) {
             throw reader.error("unexpected '" + text.charAt(reader.pos) + "' after the value that ended on line "
                     + value.endLine());
         }
-        return value;
+        return new Read(value, braces, braceLine);
     }
 
     private Value value(int depth) {

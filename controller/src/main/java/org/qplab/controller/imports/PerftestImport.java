@@ -71,6 +71,10 @@ public class PerftestImport {
             imported.put("format", out.format());
             imported.put("file", fileName);
             imported.put("header", out.header());
+            if (!out.repairs().isEmpty()) {
+                imported.put("repaired", out.repairs().stream().map(repair -> Map.of("line", repair.line(),
+                        "message", repair.message())).toList());
+            }
             source.put("imported", imported);
             long id = jdbc.sql("""
                             INSERT INTO experiment (name, matrix, status, finished_at, submitted_by)

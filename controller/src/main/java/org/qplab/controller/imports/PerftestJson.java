@@ -31,8 +31,10 @@ import java.util.regex.Pattern;
  * </pre>
  *
  * perftest 4.5 writes bare keys and values and trailing commas ({@link LooseJson} reads that and
- * strict JSON alike). Anything else is refused naming the line: a syntax error with its column, a
- * missing section or value with the line where it should have been.
+ * strict JSON alike). Some perftest versions end the file with more closing braces than they opened:
+ * those are left out, and the output names the repair ({@link PerftestOutput#repairs}) for the
+ * import to pass on as a warning. Anything else is refused naming the line: a syntax error with its
+ * column, a missing section or value with the line where it should have been.
  */
 final class PerftestJson {
 
@@ -84,11 +86,16 @@ final class PerftestJson {
                     + (before.length() - before.lastIndexOf('\n')) + ": perftest's --out_json file is one JSON object, "
                     + "starting with '{'; is this its text output? Send that as text/plain"));
         }
-        LooseJson.Value root;
+        LooseJson.Read read;
         try {
-            root = LooseJson.read(text);
+            read = LooseJson.readRepairing(text);
         } catch (LooseJson.Malformed e) {
             throw new PerftestOutput.Invalid(e.line(), "column " + e.column() + ": " + e.getMessage());
+        }
+        LooseJson.Value root = read.value();
+        List<PerftestOutput.Repair> repairs = new ArrayList<>();
+        if (read.extraBraces() > 0) {
+            repairs.add(new PerftestOutput.Repair(read.extraLine(), extraBraces(read.extraBraces())));
         }
         LooseJson.Value info = section(root, "test_info", " (perftest's header: test, Device, Number_of_qps, ...): "
                 + "is this perftest's --out_json file?");
@@ -116,7 +123,14 @@ final class PerftestJson {
         if (!latency && bandwidthInGigabits(row.values())) {
             header.put("_bw_unit", "Gb");
         }
-        return new PerftestOutput(tool, op, latency, header, List.of(row), PerftestOutput.FORMAT_JSON);
+        return new PerftestOutput(tool, op, latency, header, List.of(row), PerftestOutput.FORMAT_JSON,
+                List.copyOf(repairs));
+    }
+
+    /** The warning for closing braces after the end of the JSON, which the reading left out. */
+    static String extraBraces(int count) {
+        return "repaired: " + count + " closing brace" + (count == 1 ? "" : "s") + " after the end of the JSON, left "
+                + "out (some perftest versions write them; linux-rdma/perftest#216)";
     }
 
     private static LooseJson.Value section(LooseJson.Value root, String name, String why) {

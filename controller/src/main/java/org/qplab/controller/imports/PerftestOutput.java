@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  * </pre>
  */
 public record PerftestOutput(String tool, String op, boolean latency, Map<String, String> header, List<Row> rows,
-                             String format) {
+                             String format, List<Repair> repairs) {
 
     /** What the report was read from: perftest's printed text, or the file --out_json wrote. */
     public static final String FORMAT_TEXT = "text";
@@ -35,6 +35,12 @@ public record PerftestOutput(String tool, String op, boolean latency, Map<String
 
     /** One result line: its 1-based line number in the file (of the results object in JSON) and its values by column. */
     public record Row(int line, long bytes, long iterations, Map<String, Double> values) {}
+
+    /**
+     * Damage a perftest version is known to write, which the reading left out or put right, keeping the values:
+     * the 1-based line where it is and what was repaired, worded for whoever imported the file.
+     */
+    public record Repair(int line, String message) {}
 
     /** A file that is not (complete) perftest output; line is 1-based, 0 for the file as a whole. */
     public static class Invalid extends RuntimeException {
@@ -194,7 +200,7 @@ public record PerftestOutput(String tool, String op, boolean latency, Map<String
                 throw new Invalid(columnsLine, "the result header lacks " + column + " for a " + tool + " run");
             }
         }
-        return new PerftestOutput(tool, op, latency, header, List.copyOf(rows), FORMAT_TEXT);
+        return new PerftestOutput(tool, op, latency, header, List.copyOf(rows), FORMAT_TEXT, List.of());
     }
 
     /**

@@ -121,6 +121,17 @@ class QplabCliIntegrationTests extends ControllerIntegrationTest {
         long id = Long.parseLong(imported.out().strip());
         assertThat(jdbc.sql("SELECT matrix->'imported'->>'format' FROM experiment WHERE id = ?").param(id)
                 .query(String.class).single()).isEqualTo("out_json");
+        assertThat(imported.err()).as("a sound file: nothing repaired").doesNotContain("warning");
+
+        String json = Files.readString(file);
+        Path braces = Files.writeString(Files.createTempFile("braces", ".json"), json + "}\n}\n");
+        Result repaired = qplab("import", braces.toString());
+        assertThat(repaired.exit()).as(repaired.err()).isZero();
+        assertThat(repaired.err()).contains("imported 1 runs of ib_read_lat").contains("warning: line "
+                + (json.lines().count() + 1) + ": repaired: 2 closing braces after the end of the JSON, left out (some "
+                + "perftest versions write them; linux-rdma/perftest#216)\n");
+        Long.parseLong(repaired.out().strip());
+        Files.delete(braces);
 
         Path cut = Files.writeString(Files.createTempFile("cut", ".json"), Files.readString(file).substring(0, 200));
         Result refused = qplab("import", cut.toString());

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
@@ -18,8 +20,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * Importing perftest output in the dashboard: real lab files chosen in the picker (or dropped) become experiments in
- * the list with their runs; a bad file shows the API's refusal and every violation word for word; a viewer sees no
- * import box, and one that forces it is told the server's 403.
+ * the list with their runs; a file the server repaired shows its warnings, and a bad file the API's refusal and every
+ * violation, word for word; a viewer sees no import box, and one that forces it is told the server's 403.
  */
 class ImportBrowserIntegrationTests extends BrowserTest {
 
@@ -251,20 +253,43 @@ class ImportBrowserIntegrationTests extends BrowserTest {
             open("");
             waitFor(PICKER).sendKeys(String.join("\n", truncated.toString(), truncatedJson.toString(), binary.toString()));
             for (Path file : List.of(truncated, truncatedJson, binary)) {
-                Map<String, Object> api = refusal(http(), file, 400);
+                Map<String, Object> api = answer(http(), file, 400);
                 WebElement line = awaitResult(file.getFileName().toString(), "refused");
                 assertThat(textOf(line, ".error")).isEqualTo(api.get("error"));
                 assertThat(shownViolations(line)).as("%s: every violation, as the API words it", file.getFileName())
                         .isEqualTo(violations(api)).isNotEmpty();
             }
-            assertThat(violations(refusal(http(), binary, 400))).as("the API's first ten lines").hasSize(10);
+            assertThat(violations(answer(http(), binary, 400))).as("the API's first ten lines").hasSize(10);
             screenshot("import-refused");
 
             browser.findElement(PICKER).sendKeys(tooLarge.toString());
-            Map<String, Object> api = refusal(http(), tooLarge, 413);
+            Map<String, Object> api = answer(http(), tooLarge, 413);
             WebElement line = awaitResult("too-large.txt", "failed");
             assertThat(textOf(line, ".error")).isEqualTo("POST /api/import/perftest?file=too-large.txt failed: 413 " + api.get("error"));
             assertThat(count("experiment")).as("nothing stored").isEqualTo(experiments);
+        } finally {
+            TestDirs.delete(dir);
+        }
+    }
+
+    /** A file with the closing braces some perftest versions add is imported, and its line lists the API's warning. */
+    @Test
+    void aRepairedFileIsImportedAndItsLineShowsTheApisWarningVerbatim() throws Exception {
+        Path dir = TestDirs.fresh("import-repaired");
+        try {
+            String json = Files.readString(fixture("ib_write_bw.json"));
+            Path damaged = Files.writeString(dir.resolve("ib_write_bw-braces.json"), json + "}\n}\n");
+            List<List<String>> api = warnings(answer(http(), damaged, 201));
+            assertThat(api).singleElement().satisfies(warning -> assertThat(warning.get(1))
+                    .startsWith("repaired: 2 closing braces after the end of the JSON"));
+
+            open("");
+            waitFor(PICKER).sendKeys(damaged.toString() + "\n" + fixture("ib_write_bw.json"));
+            long id = assertImported("ib_write_bw-braces.json", 1, "ib_write_bw", api);
+            assertThat(experiment(id)).containsEntry("name", "ib_write_bw (ib_write_bw-braces.json) import");
+            WebElement sound = awaitResult("ib_write_bw.json", "imported");
+            assertThat(sound.findElements(By.cssSelector(".warnings"))).as("a sound file: no warning").isEmpty();
+            screenshot("import-repaired");
         } finally {
             TestDirs.delete(dir);
         }
@@ -282,7 +307,7 @@ class ImportBrowserIntegrationTests extends BrowserTest {
         long experiments = count("experiment");
         browser.executeScript("document.getElementById('import-perftest').removeAttribute('data-needs')");
         browser.findElement(PICKER).sendKeys(fixture("ib_write_bw.txt").toString());
-        Map<String, Object> api = refusal(viewer, fixture("ib_write_bw.txt"), 403);
+        Map<String, Object> api = answer(viewer, fixture("ib_write_bw.txt"), 403);
         WebElement line = awaitResult("ib_write_bw.txt", "failed");
         assertThat(textOf(line, ".error")).isEqualTo("POST /api/import/perftest?file=ib_write_bw.txt failed: 403 " + api.get("error"));
         assertThat(count("experiment")).isEqualTo(experiments);
@@ -290,12 +315,20 @@ class ImportBrowserIntegrationTests extends BrowserTest {
 
     /** The file's line says it was imported, links the new experiment and its runs; the list shows it, all runs done. */
     private long assertImported(String file, int runs, String tool) {
+        return assertImported(file, runs, tool, List.of());
+    }
+
+    /** As above, the line listing below the experiment the warnings expected, field and message as the API words them. */
+    private long assertImported(String file, int runs, String tool, List<List<String>> warnings) {
         WebElement line = awaitResult(file, "imported");
         String href = line.findElement(By.cssSelector("a")).getDomAttribute("href");
         long id = Long.parseLong(href.replace("#/experiments/", ""));
         Map<String, Object> experiment = experiment(id);
-        assertThat(line.getText()).isEqualTo(file + ": imported as " + experiment.get("name") + " (#" + id + "): " + runs
-                + (runs == 1 ? " run of " : " runs of ") + tool);
+        String imported = file + ": imported as " + experiment.get("name") + " (#" + id + "): " + runs
+                + (runs == 1 ? " run of " : " runs of ") + tool;
+        assertThat(line.getText()).isEqualTo(Stream.concat(Stream.of(imported),
+                warnings.stream().map(w -> w.get(0) + ": " + w.get(1))).collect(Collectors.joining("\n")));
+        assertThat(shownItems(line, ".warnings")).as("%s: the repairs, as the API words them", file).isEqualTo(warnings);
         assertThat(experiment).containsEntry("runsTotal", runs).containsEntry("status", "FINISHED");
         WebElement row = waitFor(By.id("experiment-" + id));
         assertThat(row.getText()).contains((String) experiment.get("name")).contains(runs + " / " + runs + " runs · 100 %");
@@ -322,7 +355,7 @@ class ImportBrowserIntegrationTests extends BrowserTest {
     }
 
     /** What the API answers a script sending the same bytes as the dashboard (./qplab import's content type). */
-    private static Map<String, Object> refusal(WebTestClient client, Path file, int status) throws Exception {
+    private static Map<String, Object> answer(WebTestClient client, Path file, int status) throws Exception {
         String name = file.getFileName().toString();
         return client.post().uri("/api/import/perftest?file={file}", name)
                 .contentType(name.endsWith(".json") ? MediaType.APPLICATION_JSON : MediaType.TEXT_PLAIN)
@@ -337,10 +370,22 @@ class ImportBrowserIntegrationTests extends BrowserTest {
     }
 
     @SuppressWarnings("unchecked")
+    private static List<List<String>> warnings(Map<String, Object> answer) {
+        return ((List<Map<String, String>>) answer.get("warnings")).stream()
+                .map(v -> List.of(v.get("field"), v.get("message"))).toList();
+    }
+
     private List<List<String>> shownViolations(WebElement line) {
+        return shownItems(line, ".violations");
+    }
+
+    /** Each item of the list (.violations or .warnings) in a file's line: its field and its message. */
+    @SuppressWarnings("unchecked")
+    private List<List<String>> shownItems(WebElement line, String list) {
         return (List<List<String>>) browser.executeScript("""
-                return [...arguments[0].querySelectorAll('.violations > li')]
-                    .map(li => [li.querySelector('.field')?.textContent ?? '', li.querySelector('.message').textContent]);""", line);
+                return [...arguments[0].querySelectorAll(arguments[1] + ' > li')]
+                    .map(li => [li.querySelector('.field')?.textContent ?? '', li.querySelector('.message').textContent]);""",
+                line, list);
     }
 
     private String textOf(WebElement line, String selector) {

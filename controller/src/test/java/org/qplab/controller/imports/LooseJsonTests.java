@@ -45,4 +45,23 @@ class LooseJsonTests {
         assertThatThrownBy(() -> LooseJson.read("{\"a\": 1} x")).hasMessageContaining("unexpected 'x' after the value");
         assertThatThrownBy(() -> LooseJson.read("[".repeat(100))).hasMessageContaining("nested deeper than 32 levels");
     }
+
+    @Test
+    void leavesOutClosingBracesAfterTheValueOnlyWhenAskedCountingThemFromTheLineOfTheFirst() {
+        String text = "{\n\"a\": {\"b\": 1}\n}\n}  }\n\n}\n";
+        assertThatThrownBy(() -> LooseJson.read(text)).isInstanceOfSatisfying(LooseJson.Malformed.class, e -> {
+            assertThat(List.of(e.line(), e.column())).containsExactly(4, 1);
+            assertThat(e.getMessage()).isEqualTo("unexpected '}' after the value that ended on line 3");
+        });
+
+        LooseJson.Read read = LooseJson.readRepairing(text);
+        assertThat(read.value().members().get("a").members().get("b").text()).isEqualTo("1");
+        assertThat(List.of(read.extraBraces(), read.extraLine())).containsExactly(3, 4);
+        assertThat(LooseJson.readRepairing("{\"a\": 1}\n")).isEqualTo(new LooseJson.Read(LooseJson.read("{\"a\": 1}\n"), 0, 0));
+
+        assertThatThrownBy(() -> LooseJson.readRepairing("{\"a\": 1}}\n] }")).isInstanceOfSatisfying(LooseJson.Malformed.class, e -> {
+            assertThat(List.of(e.line(), e.column())).containsExactly(2, 1);
+            assertThat(e.getMessage()).isEqualTo("unexpected ']' after the value that ended on line 1");
+        });
+    }
 }

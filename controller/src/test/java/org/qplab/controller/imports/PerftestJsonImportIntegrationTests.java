@@ -16,8 +16,10 @@ import org.springframework.http.MediaType;
 
 /**
  * perftest's --out_json files captured in the lab go in over REST (as application/json or as plain
- * text: the content decides) and come out of the history like the same run's text output; a cut,
- * incomplete or empty file is refused naming its line (or saying why it is empty) and stores nothing.
+ * text: the content decides) and come out of the history like the same run's text output; a file
+ * with the extra closing braces some perftest versions write comes in with its numbers and a warning
+ * naming the repair; a cut, incomplete or empty file, or other damage, is refused naming its line (or
+ * saying why it is empty) and stores nothing.
  */
 class PerftestJsonImportIntegrationTests extends ControllerIntegrationTest {
 
@@ -123,6 +125,54 @@ class PerftestJsonImportIntegrationTests extends ControllerIntegrationTest {
         assertThat(runs(id)).singleElement()
                 .satisfies(run -> assertThat(run.get("params")).asInstanceOf(InstanceOfAssertFactories.MAP)
                         .containsEntry("msg_size", 8388608));
+    }
+
+    @Test
+    void aFileEndingWithExtraClosingBracesIsImportedWithItsNumbersAndAWarningNamingTheRepair() throws Exception {
+        String json = PerftestOutputTests.fixture("ib_write_bw.json");
+        int end = json.lines().toList().size();
+        String warning = "repaired: 2 closing braces after the end of the JSON, left out (some perftest versions write "
+                + "them; linux-rdma/perftest#216)";
+        Map<String, Object> created = http().post().uri("/api/import/perftest?file=damaged.json")
+                .contentType(MediaType.APPLICATION_JSON).bodyValue(json + "}\n}\n").exchange().expectStatus().isCreated()
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat(created).containsEntry("tool", "ib_write_bw").containsEntry("runs", 1)
+                .containsEntry("warnings", List.of(Map.of("field", "line " + (end + 1), "message", warning)));
+        long damaged = id(created);
+        long sound = id(upload("ib_write_bw.json", MediaType.APPLICATION_JSON, "?file=ib_write_bw.json"));
+        assertThat(upload("ib_write_bw.json", MediaType.APPLICATION_JSON, "")).as("a sound file needs no repair")
+                .containsEntry("warnings", List.of());
+
+        http().get().uri("/api/experiments/{id}", damaged).exchange().expectStatus().isOk().expectBody()
+                .jsonPath("$.status").isEqualTo("FINISHED")
+                .jsonPath("$.matrix.imported.header['Number of qps']").isEqualTo("2")
+                .jsonPath("$.matrix.imported.repaired[0].line").isEqualTo(end + 1)
+                .jsonPath("$.matrix.imported.repaired[0].message").isEqualTo(warning);
+        http().get().uri("/api/experiments/{id}", sound).exchange().expectStatus().isOk().expectBody()
+                .jsonPath("$.matrix.imported.repaired").doesNotExist();
+        assertThat(runs(damaged).get(0).get("params")).isEqualTo(runs(sound).get(0).get("params"));
+        PerftestImportIntegrationTests.assertStoredAsTheFileSays(http(), damaged, List.of(PerftestFixtures.jsonResults(json)),
+                PerftestFixtures.jsonParams(json), PerftestFixtures.bandwidthUnit(PerftestOutputTests.fixture("ib_write_bw.txt")),
+                "ib_write_bw");
+        for (String y : List.of("bw_avg_bps", "bw_peak_bps", "msg_rate")) {
+            assertThat(single(damaged, y)).as(y).isEqualTo(single(sound, y));
+        }
+        assertThat(single(damaged, "bw_avg_bps")).isCloseTo(PerftestJsonTests.field(json, "BW_average") * 1024 * 1024, within(1e-6));
+    }
+
+    @Test
+    void damageThatIsNoRepairIsRefusedNamingItsLineAndColumnAndNothingIsStored() throws Exception {
+        String json = PerftestOutputTests.fixture("ib_send_lat.json");
+        int end = json.lines().toList().size();
+        long experiments = count("experiment");
+
+        http().post().uri("/api/import/perftest").contentType(MediaType.APPLICATION_JSON).bodyValue(json + "}\n}, x\n")
+                .exchange().expectStatus().isBadRequest().expectBody()
+                .jsonPath("$.error").isEqualTo("invalid perftest output")
+                .jsonPath("$.violations.length()").isEqualTo(1)
+                .jsonPath("$.violations[0].field").isEqualTo("line " + (end + 2))
+                .jsonPath("$.violations[0].message").isEqualTo("column 2: unexpected ',' after the value that ended on line " + end);
+        assertThat(count("experiment")).isEqualTo(experiments);
     }
 
     @Test

@@ -85,6 +85,7 @@ class PerftestJsonTests {
                 .isEqualTo(PerftestFixtures.headerParams(text));
         assertThat(out.tool()).isEqualTo(fixture.tool());
         assertThat(out.format()).isEqualTo("out_json");
+        assertThat(out.repairs()).as("perftest 4.5's bare words and trailing commas are its dialect, no damage").isEmpty();
         assertThat(out.rows()).singleElement().satisfies(row -> {
             assertThat(row.bytes()).isEqualTo(expected.bytes());
             assertThat(row.iterations()).isEqualTo(expected.iterations());
@@ -182,6 +183,79 @@ class PerftestJsonTests {
         PerftestOutput original = PerftestJson.parse(loose);
         assertThat(out.header()).isEqualTo(original.header());
         assertThat(out.rows().get(0).values()).isEqualTo(original.rows().get(0).values());
+    }
+
+    /** The file as some perftest versions end it: more closing braces than it opened, after its last one. */
+    @Test
+    void readsAFileEndingWithMoreClosingBracesThanItOpenedKeepingItsValuesAndNamingTheRepair() throws IOException {
+        String json = PerftestOutputTests.fixture("ib_write_bw.json");
+        int lines = json.lines().toList().size();
+        PerftestOutput sound = PerftestJson.parse(json);
+
+        PerftestOutput out = PerftestJson.parse(json + "}\n}\n");
+
+        assertThat(out.repairs()).containsExactly(new PerftestOutput.Repair(lines + 1, "repaired: 2 closing braces after "
+                + "the end of the JSON, left out (some perftest versions write them; linux-rdma/perftest#216)"));
+        assertThat(out.header()).isEqualTo(sound.header()).containsEntry("Number of qps", "2");
+        assertThat(out.rows()).singleElement().satisfies(row -> {
+            assertThat(row.bytes()).isEqualTo((long) field(json, "MsgSize")).isEqualTo(4096L);
+            assertThat(row.iterations()).isEqualTo((long) field(json, "n_iterations"));
+            assertThat(row.values()).isEqualTo(sound.rows().get(0).values())
+                    .containsEntry("bw_peak", field(json, "BW_peak"))
+                    .containsEntry("bw_average", field(json, "BW_average"))
+                    .containsEntry("msg_rate_mpps", field(json, "MsgRate"));
+        });
+        assertThat(PerftestImport.params(out, out.rows().get(0))).isEqualTo(PerftestImport.params(sound, sound.rows().get(0)));
+    }
+
+    @Test
+    void oneExtraBraceOfAStrictLatencyFileIsOneRepairWhereverItsWhiteSpaceIs() throws IOException {
+        String loose = PerftestOutputTests.fixture("ib_read_lat.json");
+        // as perftest writes it since linux-rdma/perftest#239: keys and words quoted, no comma before a closing brace
+        String strict = loose.replaceAll("(?m)^([A-Za-z0-9_.]+)\\s*:", "\"$1\":")
+                .replaceAll("(?m): ([A-Za-z][A-Za-z0-9_]*),$", ": \"$1\",")
+                .replaceAll(",\\s*\n}", "\n}");
+        int lines = strict.lines().toList().size();
+
+        PerftestOutput one = PerftestJson.parse(strict.stripTrailing() + "}");
+        assertThat(one.repairs()).containsExactly(new PerftestOutput.Repair(lines, "repaired: 1 closing brace after the "
+                + "end of the JSON, left out (some perftest versions write them; linux-rdma/perftest#216)"));
+        assertThat(one.rows().get(0).values()).containsEntry("t_typical_us", field(loose, "t_typical"))
+                .containsEntry("t_p99_us", field(loose, "percentile_99"))
+                .isEqualTo(PerftestJson.parse(loose).rows().get(0).values());
+
+        PerftestOutput three = PerftestJson.parse(strict.replace("\n", "\r\n") + "} }\t\r\n\r\n}\r\n");
+        assertThat(three.repairs()).singleElement().satisfies(repair -> {
+            assertThat(repair.line()).isEqualTo(lines + 1);
+            assertThat(repair.message()).startsWith("repaired: 3 closing braces after the end of the JSON");
+        });
+        assertThat(three.rows().get(0).values()).isEqualTo(one.rows().get(0).values());
+    }
+
+    @Test
+    void damageBeyondExtraClosingBracesIsStillRefusedNamingLineAndColumn() throws IOException {
+        String json = PerftestOutputTests.fixture("ib_send_bw.json");
+        List<String> lines = json.lines().toList();
+        int end = lines.size();
+
+        // braces, then something else: the first character that is not a brace
+        assertThatThrownBy(() -> PerftestJson.parse(json + "}\n},\n")).isInstanceOfSatisfying(PerftestOutput.Invalid.class, e -> {
+            assertThat(e.line()).isEqualTo(end + 2);
+            assertThat(e.getMessage()).isEqualTo("column 2: unexpected ',' after the value that ended on line " + end);
+        });
+        // a brace too many inside the file ends the object early: what follows it is no repair
+        int results = lineOf(lines, "results");
+        String early = String.join("\n", lines.subList(0, results - 1)) + "\n}\n" + String.join("\n", lines.subList(results - 1, end));
+        assertThatThrownBy(() -> PerftestJson.parse(early)).isInstanceOfSatisfying(PerftestOutput.Invalid.class, e -> {
+            assertThat(e.line()).isEqualTo(results + 1);
+            assertThat(e.getMessage()).isEqualTo("column 1: unexpected 'r' after the value that ended on line " + results);
+        });
+        // a brace too few is a truncated file, as before
+        String missing = json.stripTrailing().substring(0, json.stripTrailing().length() - 1);
+        assertThatThrownBy(() -> PerftestJson.parse(missing)).isInstanceOfSatisfying(PerftestOutput.Invalid.class, e -> {
+            assertThat(e.line()).isEqualTo(end - 1);
+            assertThat(e.getMessage()).startsWith("column 2: the file ends inside the object opened on line 1");
+        });
     }
 
     @Test
