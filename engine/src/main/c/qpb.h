@@ -192,8 +192,10 @@ typedef struct qpb_session qpb_session;
  *                   relax order ON; --disable_pcie_relaxed is false), through
  *                   ibv_reg_mr_iova2, which drops the optional flag where the
  *                   kernel does not take it; without that symbol (rdma-core
- *                   < 28) the run goes without, and its summary says false
- *                                                               default true
+ *                   < 28) the run goes without, and its summary says false.
+ *                   Mode latency op write: false (it polls the buffer's last
+ *                   byte; perftest's ib_write_lat says OFF too), and true is
+ *                   refused                                     default true
  *   buffers         "heap" | "hugepages": the message buffers on 2 MiB
  *                   hugepages (mmap MAP_HUGETLB, each rounded up; perftest
  *                   --use_hugepages); refused before any verbs object exists

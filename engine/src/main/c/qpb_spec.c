@@ -406,6 +406,12 @@ static void check_latency(const qpb_json_object *o, qpb_spec *s, violations *v)
         if (s->polling == QPB_POLL_EVENT)
             add(v, "polling", false, "mode latency: polling event is not supported (busy polling, like perftest's "
                                      "latency tests without -e)");
+        if (s->op_kind == QPB_OP_WRITE && s->relaxed_ordering && qpb_json_get(o, "relaxed_ordering") != NULL)
+            add(v, "relaxed_ordering", false, "mode latency: op write polls the last byte of its buffer, which "
+                                              "relaxed ordering may place before the rest (perftest's ib_write_lat "
+                                              "runs with PCIe relax order OFF)");
+        if (s->op_kind == QPB_OP_WRITE)
+            s->relaxed_ordering = false;
     }
     s->tx_depth = 1;
     s->rx_depth = QPB_LAT_RECV_WR;

@@ -198,6 +198,17 @@ static void parses_memory_registration_keys(void)
                          "\"buffers\":\"hugepages\",\"odp\":true}", &s, err, sizeof err) == QPB_EUNSUPPORTED);
     CHECKF(!strcmp(err, "relaxed_ordering applies to provider verbs only; buffers applies to provider verbs only; "
                         "odp applies to provider verbs only"), "%s", err);
+    /* write latency polls the buffer's last byte: without relaxed ordering, as perftest's ib_write_lat */
+    CHECKF(qpb_spec_parse("{\"provider\":\"verbs\",\"mode\":\"latency\",\"op\":\"write\",\"msg_size\":64}", &s,
+                          err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(!s.relaxed_ordering);
+    CHECKF(qpb_spec_parse("{\"provider\":\"verbs\",\"mode\":\"latency\",\"op\":\"send\",\"msg_size\":64}", &s,
+                          err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(s.relaxed_ordering);
+    CHECK(qpb_spec_parse("{\"provider\":\"verbs\",\"mode\":\"latency\",\"op\":\"write\",\"msg_size\":64,"
+                         "\"relaxed_ordering\":true}", &s, err, sizeof err) == QPB_EINVAL);
+    CHECKF(strstr(err, "mode latency: op write polls the last byte of its buffer, which relaxed ordering may place "
+                       "before the rest") == err, "%s", err);
 }
 
 static void check_names_the_field_of_every_violation(void)

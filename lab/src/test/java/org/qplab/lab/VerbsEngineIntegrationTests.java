@@ -351,7 +351,10 @@ class VerbsEngineIntegrationTests {
                 .contains("lock_model thread_domain: rxe0 has no thread domains (ibv_alloc_td: ");
     }
 
-    /** perftest's default PCIe relax order: ON (rdma-core 44 exports ibv_reg_mr_iova2), and --disable_pcie_relaxed. */
+    /**
+     * perftest's default PCIe relax order: ON (rdma-core 44 exports ibv_reg_mr_iova2), OFF with --disable_pcie_relaxed
+     * and in write latency.
+     */
     @Test
     void relaxedOrderingIsOnByDefaultAndReportedInTheSummaryAndTheHeader(SoftRoceLab lab) throws Exception {
         Pair on = pair(lab, "--op=write -c RC -s 4096 -n 100");
@@ -365,6 +368,12 @@ class VerbsEngineIntegrationTests {
         assertReliableRun(off, 1, 1, 100, 4096);
         assertThat(off.client().get("relaxed_ordering")).isEqualTo(false);
         assertThat(off.clientOutput()).contains(" PCIe relax order: OFF\n");
+        // write latency polls the buffer's last byte: OFF, as perftest's ib_write_lat prints it
+        Pair writeLatency = pair(lab, "--lat --op=write -s 64 -n 200");
+        assertThat(writeLatency.client().get("status")).as("client: %s", writeLatency.client().get("error"))
+                .isEqualTo("ok");
+        assertThat(writeLatency.client().get("relaxed_ordering")).isEqualTo(false);
+        assertThat(writeLatency.clientOutput()).contains(" PCIe relax order: OFF\n");
     }
 
     /**
