@@ -102,9 +102,8 @@ int qpb_ibv_query_port(const qpb_ibv *v, struct ibv_context *context, uint8_t po
 int qpb_ibv_query_device_ex(const qpb_ibv *v, struct ibv_context *context, struct ibv_device_attr_ex *attr)
 {
     struct verbs_context *vctx = verbs_get_ctx_op(context, query_device_ex);
-    int rc = vctx != NULL ? vctx->query_device_ex(context, NULL, attr, sizeof(*attr)) : EOPNOTSUPP;
-    if (rc != EOPNOTSUPP && rc != ENOSYS)
-        return rc;
+    if (vctx != NULL && vctx->query_device_ex(context, NULL, attr, sizeof(*attr)) == 0)
+        return 0;
     memset(attr, 0, sizeof(*attr));
     return v->query_device(context, &attr->orig_attr);
 }

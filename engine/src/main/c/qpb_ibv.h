@@ -62,8 +62,9 @@ const qpb_ibv *qpb_ibv_get(char *err, uint32_t err_len);
 /* ibv_query_port without the header's fallback to the exported symbol. */
 int qpb_ibv_query_port(const qpb_ibv *v, struct ibv_context *context, uint8_t port, struct ibv_port_attr *attr);
 
-/* ibv_query_device_ex without the header's fallback to the exported ibv_query_device: 0 with attr (zeroed
- * past orig_attr where the device has no extended query), else an errno value. */
+/* ibv_query_device_ex without the header's inline (its fallback is the exported ibv_query_device, called here
+ * through the table): 0 with attr, zeroed past orig_attr where the extended query fails; else what
+ * ibv_query_device returned. */
 int qpb_ibv_query_device_ex(const qpb_ibv *v, struct ibv_context *context, struct ibv_device_attr_ex *attr);
 
 /* ibv_create_qp_ex / ibv_create_srq_ex for the extended attributes (XRC,
