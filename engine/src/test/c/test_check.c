@@ -339,6 +339,16 @@ static void refuses_hugepages_when_none_are_reserved(void)
         snprintf(dir, sizeof dir, "%s%s", root, dirs[i]);
         rmdir(dir);
     }
+    /* on hugepages: a whole number of 2 MiB pages, zeroed; where none can be had, NULL with the kernel's errno */
+    uint64_t huge_len = 0;
+    errno = 0;
+    uint8_t *h = qpb_buffer_alloc(3u << 20, true, &huge_len);
+    if (h != NULL) {
+        CHECK(huge_len == 4u << 20 && ((uintptr_t)h & (QPB_HUGE_PAGE - 1)) == 0 && h[(3u << 20) - 1] == 0);
+        qpb_buffer_free(h, huge_len);
+    } else {
+        CHECKF(huge_len == 0 && errno != 0, "errno %d", errno);
+    }
     /* heap buffers are zeroed and 4 KiB aligned; mapped 0 frees them */
     uint64_t mapped = 1;
     uint8_t *b = qpb_buffer_alloc(10000, false, &mapped);

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "qpb_test.h"
+#include "qpb_device.h"
 #include "qpb_json.h"
 #include "qpb_verbs.h"
 
@@ -259,7 +260,28 @@ static void access_flags_reach_reg_mr(void)
     free_fake(f);
 }
 
+/* The inventory's odp entry: general_caps as two booleans, each transport's ops by name. */
+static void the_inventory_lists_odp_ops_by_transport(void)
+{
+    qpb_dev_caps c = {.name = "mlx5_0", .odp_general = QPB_ODP_SUPPORT | QPB_ODP_IMPLICIT};
+    c.odp_ops[QPB_TR_RC] = QPB_ODP_SEND | QPB_ODP_RECV | QPB_ODP_WRITE | QPB_ODP_SRQ_RECV;
+    c.odp_ops[QPB_TR_UD] = QPB_ODP_SEND;
+    static char out[4096];
+    qpb_jw w;
+    qpb_jw_init(&w, out, sizeof out);
+    qpb_device_json(&w, &c);
+    CHECK(qpb_jw_ok(&w));
+    CHECKF(strstr(out, "\"odp\":{\"supported\":true,\"implicit\":true,\"rc\":[\"send\",\"recv\",\"write\","
+                       "\"srq_recv\"],\"uc\":[],\"ud\":[\"send\"],\"xrc\":[]}") != NULL, "%s", out);
+    c = (qpb_dev_caps){.name = "rxe0"};
+    qpb_jw_init(&w, out, sizeof out);
+    qpb_device_json(&w, &c);
+    CHECKF(strstr(out, "\"odp\":{\"supported\":false,\"implicit\":false,\"rc\":[],\"uc\":[],\"ud\":[],"
+                       "\"xrc\":[]}") != NULL, "%s", out);
+}
+
 const qpb_test_case qpb_verbs_run_tests[] = {
+    {"verbs inventory lists each transport's ODP ops", the_inventory_lists_odp_ops_by_transport},
     {"verbs MRs: relaxed ordering and odp reach ibv_reg_mr_iova2 as access flags", access_flags_reach_reg_mr},
     {"verbs receiver fails the run at once when a repost fails, naming the errno", failed_repost_fails_the_run_at_once},
     {"verbs receiver fails the run at once when an SRQ repost fails", failed_srq_repost_fails_the_run_at_once},
