@@ -205,7 +205,8 @@ typedef struct qpb_session qpb_session;
  *   odp             MRs with IBV_ACCESS_ON_DEMAND (perftest --odp); refused
  *                   on a device whose odp_caps lack IBV_ODP_SUPPORT or the
  *                   run's op over its transport (send: send and recv, or
- *                   srq_recv with an SRQ)                       default false
+ *                   srq_recv with an SRQ); such MRs pin nothing, so
+ *                   RLIMIT_MEMLOCK does not bound them          default false
  *   polling         "busy" | "event" (completion channel)       default "busy"
  *   lock_model      "shared" | "thread_domain" (ibv_alloc_td + a parent
  *                   domain per thread)                          default "shared"

@@ -228,7 +228,7 @@ static void plan_memory(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
     if (p->n_mr > c->max_mr)
         refuse(r, "mr_mode %s: %u memory regions > max_mr %u on %s", QPB_MR_NAMES[sp->mr_mode], p->n_mr, c->max_mr,
                c->name);
-    if (p->registered > c->memlock_limit) {
+    if (p->registered > c->memlock_limit && !sp->odp) { /* on-demand MRs pin nothing */
         char need[32], have[32];
         human_bytes(p->registered, need, sizeof need);
         human_bytes(c->memlock_limit, have, sizeof have);

@@ -258,6 +258,12 @@ static void refuses_odp_on_a_device_without_it(void)
            "%s", err);
     CHECKF(plan("{\"provider\":\"verbs\",\"op\":\"read\",\"msg_size\":64,\"odp\":true}", &c, &p, err,
                 sizeof err) == QPB_OK, "%s", err);
+    c.memlock_limit = 64ull << 20; /* on-demand MRs pin nothing: RLIMIT_MEMLOCK does not bound them */
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":1048576,\"threads\":4,\"qps_per_thread\":16,"
+                "\"tx_depth\":16,\"odp\":true}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":1048576,\"threads\":4,\"qps_per_thread\":16,"
+               "\"tx_depth\":16}", &c, &p, err, sizeof err) == QPB_EUNSUPPORTED);
+    c.memlock_limit = UINT64_MAX;
     CHECK(plan("{\"provider\":\"verbs\",\"op\":\"atomic_fadd\",\"msg_size\":8,\"odp\":true}", &c, &p, err,
                sizeof err) == QPB_EUNSUPPORTED);
     CHECKF(!strcmp(err, "odp: mlx5_0 has no on-demand paging for op atomic_fadd over rc (odp_caps rc_odp_caps 0xf "
