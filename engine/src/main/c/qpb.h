@@ -188,6 +188,25 @@ typedef struct qpb_session qpb_session;
  *                                                               default 512
  *   cq_mode         "per_qp" | "per_thread" | "shared"          default "per_thread"
  *   mr_mode         "per_thread" | "per_qp"                     default "per_thread"
+ *   relaxed_ordering  MRs with IBV_ACCESS_RELAXED_ORDERING (perftest's PCIe
+ *                   relax order ON; --disable_pcie_relaxed is false), through
+ *                   ibv_reg_mr_iova2, which drops the optional flag where the
+ *                   kernel does not take it; without that symbol (rdma-core
+ *                   < 28) the run goes without, and its summary says false.
+ *                   Mode latency op write: false (it polls the buffer's last
+ *                   byte; perftest's ib_write_lat says OFF too), and true is
+ *                   refused                                     default true
+ *   buffers         "heap" | "hugepages": the message buffers on 2 MiB
+ *                   hugepages (mmap MAP_HUGETLB, each rounded up; perftest
+ *                   --use_hugepages); refused before any verbs object exists
+ *                   when /proc/sys/vm/nr_hugepages is 0 or HugePages_Free is
+ *                   short, naming the sysctl and the pages to reserve
+ *                                                               default "heap"
+ *   odp             MRs with IBV_ACCESS_ON_DEMAND (perftest --odp); refused
+ *                   on a device whose odp_caps lack IBV_ODP_SUPPORT or the
+ *                   run's op over its transport (send: send and recv, or
+ *                   srq_recv with an SRQ); such MRs pin nothing, so
+ *                   RLIMIT_MEMLOCK does not bound them          default false
  *   polling         "busy" | "event" (completion channel)       default "busy"
  *   lock_model      "shared" | "thread_domain" (ibv_alloc_td + a parent
  *                   domain per thread)                          default "shared"
@@ -347,6 +366,9 @@ int32_t qpb_engine_info(char *buf, uint32_t buf_len);
  *   "hw_ver","max_qp","max_qp_wr","max_sge","max_cq","max_cqe","max_mr",
  *   "max_mr_size","max_pd","max_srq","max_srq_wr","max_qp_rd_atom",
  *   "max_qp_init_rd_atom","max_ah","max_inline_data","xrc","thread_domain",
+ *   "odp":{"supported","implicit","rc":["send","recv","write","read",
+ *   "atomic","srq_recv"],"uc":[...],"ud":[...],"xrc":[...]} (odp_caps of
+ *   ibv_query_device_ex: the ops each transport pages on demand),
  *   "device_cap_flags","ports":[{"port","state","link_layer","max_mtu",
  *   "active_mtu","lid","gids":[{"index","gid","type"}]}]}],
  *  "unavailable":"why"}   (the last key only when there is no device) */

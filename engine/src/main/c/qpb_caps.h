@@ -28,6 +28,18 @@
 typedef enum qpb_atomic_cap { QPB_ATOMIC_NONE, QPB_ATOMIC_HCA, QPB_ATOMIC_GLOB } qpb_atomic_cap;
 extern const char *const QPB_ATOMIC_CAP_NAMES[];
 
+/* ibv_odp_caps (rdma-core verbs.h): general_caps IBV_ODP_SUPPORT and _IMPLICIT, and per transport the ops
+ * that may touch on-demand memory (IBV_ODP_SUPPORT_SEND .. _SRQ_RECV, bits 0..5: QPB_ODP_OP_NAMES). */
+#define QPB_ODP_SUPPORT 1u
+#define QPB_ODP_IMPLICIT 2u
+#define QPB_ODP_SEND 1u
+#define QPB_ODP_RECV 2u
+#define QPB_ODP_WRITE 4u
+#define QPB_ODP_READ 8u
+#define QPB_ODP_ATOMIC 16u
+#define QPB_ODP_SRQ_RECV 32u
+extern const char *const QPB_ODP_OP_NAMES[]; /* "send", "recv", "write", "read", "atomic", "srq_recv" */
+
 typedef enum qpb_gid_type { QPB_GID_IB, QPB_GID_ROCE_V1, QPB_GID_ROCE_V2 } qpb_gid_type;
 
 typedef struct qpb_gid_caps {
@@ -62,6 +74,8 @@ typedef struct qpb_dev_caps {
     uint32_t max_inline_data;  /* the most an RC QP accepted (probed) */
     bool thread_domain;        /* ibv_alloc_td and a parent domain work */
     char thread_domain_error[128];
+    uint32_t odp_general;      /* odp_caps.general_caps (0: no ODP, or no ibv_query_device_ex) */
+    uint32_t odp_ops[4];       /* odp_caps per transport, by qpb_transport (rc, uc, ud; xrc_odp_caps) */
     uint32_t phys_port_cnt;
     uint32_t n_ports;
     qpb_port_caps ports[QPB_CAPS_MAX_PORTS];
@@ -85,7 +99,10 @@ typedef struct qpb_plan {
     uint64_t slot;            /* bytes of one QP's buffer slot */
     uint64_t registered;      /* bytes registered by this process */
     uint32_t n_mr;
+    uint64_t huge_pages;      /* buffers hugepages: 2 MiB pages the buffers take (each rounded up) */
 } qpb_plan;
+
+#define QPB_HUGE_PAGE (2ull << 20)
 
 /* Fills plan for spec on caps (port spec->ib_port). QPB_OK, or
  * QPB_EUNSUPPORTED with every limit the spec exceeds in err ("; "-joined). */

@@ -13,6 +13,9 @@
 #define MAX_RD_ATOMIC 255u /* max_rd_atomic is a uint8_t */
 
 const char *const QPB_ATOMIC_CAP_NAMES[] = {"IBV_ATOMIC_NONE", "IBV_ATOMIC_HCA", "IBV_ATOMIC_GLOB", NULL};
+const char *const QPB_ODP_OP_NAMES[] = {"send", "recv", "write", "read", "atomic", "srq_recv", NULL};
+static const char *const ODP_OP_FLAGS[] = {"IBV_ODP_SUPPORT_SEND", "IBV_ODP_SUPPORT_RECV", "IBV_ODP_SUPPORT_WRITE",
+                                           "IBV_ODP_SUPPORT_READ", "IBV_ODP_SUPPORT_ATOMIC", "IBV_ODP_SUPPORT_SRQ_RECV"};
 
 typedef struct refusals {
     char *buf;
@@ -182,6 +185,29 @@ static void plan_queues(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
         refuse(r, "cq_mode %s: %llu CQs > max_cq %u on %s", cqm, (unsigned long long)all_cqs, c->max_cq, c->name);
 }
 
+/* odp: the device pages on demand, for the run's transport and the ops it posts (perftest --odp asks the same:
+ * send and its receives, or the one-sided op). */
+static void plan_odp(const qpb_spec *sp, const qpb_dev_caps *c, refusals *r)
+{
+    if (!sp->odp)
+        return;
+    if (!(c->odp_general & QPB_ODP_SUPPORT)) {
+        refuse(r, "odp: %s does not report IBV_ODP_SUPPORT (odp_caps.general_caps 0x%x): no on-demand paging", c->name,
+               c->odp_general);
+        return;
+    }
+    uint32_t need = sp->op_kind == QPB_OP_SEND    ? QPB_ODP_SEND | (sp->srq != QPB_SRQ_NONE ? QPB_ODP_SRQ_RECV : QPB_ODP_RECV)
+                    : sp->op_kind == QPB_OP_WRITE ? QPB_ODP_WRITE
+                    : sp->op_kind == QPB_OP_READ  ? QPB_ODP_READ
+                                                  : QPB_ODP_ATOMIC;
+    uint32_t have = c->odp_ops[sp->transport], missing = need & ~have;
+    const char *tr = QPB_TRANSPORT_NAMES[sp->transport];
+    for (int bit = 0; missing != 0 && bit < 6; bit++)
+        if (missing & (1u << bit))
+            refuse(r, "odp: %s has no on-demand paging for op %s over %s (odp_caps %s_odp_caps 0x%x lacks %s)", c->name,
+                   QPB_OP_NAMES[sp->op_kind], tr, tr, have, ODP_OP_FLAGS[bit]);
+}
+
 static void plan_memory(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, refusals *r)
 {
     uint64_t payload = sp->msg_size + (sp->transport == QPB_TR_UD ? UD_GRH : 0);
@@ -190,13 +216,19 @@ static void plan_memory(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
     p->registered = align_up(bytes, 4096);
     uint32_t regions = sp->mr_mode == QPB_MR_PER_QP ? p->qps : sp->qp_sharing == QPB_QPS_SHARED ? 1 : sp->threads;
     p->n_mr = regions * p->sides + p->n_srq;
+    if (sp->buffers == QPB_BUF_HUGEPAGES) { /* a buffer per thread that makes QPs on each side, and per SRQ */
+        uint32_t makers = sp->qp_sharing == QPB_QPS_SHARED ? 1 : sp->threads;
+        uint64_t thread_bytes = (uint64_t)sp->qps_per_thread * p->slot, srq_bytes = (uint64_t)p->srq_depth * p->slot;
+        p->huge_pages = (uint64_t)p->sides * makers * ((thread_bytes + QPB_HUGE_PAGE - 1) / QPB_HUGE_PAGE) +
+                        (uint64_t)p->n_srq * ((srq_bytes + QPB_HUGE_PAGE - 1) / QPB_HUGE_PAGE);
+    }
     if (sp->msg_size > c->max_mr_size)
         refuse(r, "msg_size %llu B > max_mr_size %llu B on %s", (unsigned long long)sp->msg_size,
                (unsigned long long)c->max_mr_size, c->name);
     if (p->n_mr > c->max_mr)
         refuse(r, "mr_mode %s: %u memory regions > max_mr %u on %s", QPB_MR_NAMES[sp->mr_mode], p->n_mr, c->max_mr,
                c->name);
-    if (p->registered > c->memlock_limit) {
+    if (p->registered > c->memlock_limit && !sp->odp) { /* on-demand MRs pin nothing */
         char need[32], have[32];
         human_bytes(p->registered, need, sizeof need);
         human_bytes(c->memlock_limit, have, sizeof have);
@@ -238,6 +270,7 @@ qpb_status qpb_plan_run(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
                    QPB_OP_NAMES[sp->op_kind], c->name, sp->op_kind == QPB_OP_READ ? "read" : "atomic", c->max_qp_rd_atom,
                    c->max_qp_init_rd_atom);
     }
+    plan_odp(sp, c, &r);
     plan_queues(sp, c, p, &r);
     plan_memory(sp, c, p, &r);
     return r.count == 0 ? QPB_OK : QPB_EUNSUPPORTED;

@@ -19,6 +19,11 @@
 #include "qpb_device.h"
 #include "qpb_json.h"
 
+_Static_assert(QPB_ODP_SUPPORT == IBV_ODP_SUPPORT && QPB_ODP_IMPLICIT == IBV_ODP_SUPPORT_IMPLICIT &&
+                   QPB_ODP_SEND == IBV_ODP_SUPPORT_SEND && QPB_ODP_SRQ_RECV == IBV_ODP_SUPPORT_SRQ_RECV &&
+                   QPB_ODP_ATOMIC == IBV_ODP_SUPPORT_ATOMIC,
+               "qpb_caps.h's ODP bits are rdma-core's");
+
 #define PROBE_INLINE_MAX 65536u
 #define MAX_CACHED 16
 
@@ -208,8 +213,14 @@ void qpb_device_caps(const qpb_ibv *v, struct ibv_context *ctx, const char *name
 {
     memset(c, 0, sizeof(*c));
     snprintf(c->name, sizeof c->name, "%s", name);
-    struct ibv_device_attr a;
-    if (v->query_device(ctx, &a) == 0) {
+    struct ibv_device_attr_ex ax;
+    if (qpb_ibv_query_device_ex(v, ctx, &ax) == 0) {
+        const struct ibv_device_attr a = ax.orig_attr;
+        c->odp_general = (uint32_t)ax.odp_caps.general_caps;
+        c->odp_ops[QPB_TR_RC] = ax.odp_caps.per_transport_caps.rc_odp_caps;
+        c->odp_ops[QPB_TR_UC] = ax.odp_caps.per_transport_caps.uc_odp_caps;
+        c->odp_ops[QPB_TR_UD] = ax.odp_caps.per_transport_caps.ud_odp_caps;
+        c->odp_ops[QPB_TR_XRC] = ax.xrc_odp_caps;
         snprintf(c->fw_ver, sizeof c->fw_ver, "%s", a.fw_ver);
         c->node_guid = be64toh(a.node_guid);
         c->vendor_id = a.vendor_id;
@@ -315,6 +326,26 @@ static void put_gid(qpb_jw *w, const qpb_gid_caps *g)
     qpb_jw_obj_end(w);
 }
 
+/* "odp": {"supported", "implicit", and per transport the ops it pages on demand: "rc": ["send", "recv", ...]} */
+static void put_odp(qpb_jw *w, const qpb_dev_caps *c)
+{
+    qpb_jw_key(w, "odp");
+    qpb_jw_obj_begin(w);
+    qpb_jw_key(w, "supported");
+    qpb_jw_bool(w, (c->odp_general & QPB_ODP_SUPPORT) != 0);
+    qpb_jw_key(w, "implicit");
+    qpb_jw_bool(w, (c->odp_general & QPB_ODP_IMPLICIT) != 0);
+    for (int t = QPB_TR_RC; t <= QPB_TR_XRC; t++) {
+        qpb_jw_key(w, QPB_TRANSPORT_NAMES[t]);
+        qpb_jw_arr_begin(w);
+        for (int bit = 0; QPB_ODP_OP_NAMES[bit] != NULL; bit++)
+            if (c->odp_ops[t] & (1u << bit))
+                qpb_jw_str(w, QPB_ODP_OP_NAMES[bit]);
+        qpb_jw_arr_end(w);
+    }
+    qpb_jw_obj_end(w);
+}
+
 void qpb_device_json(qpb_jw *w, const qpb_dev_caps *c)
 {
     char hex[32];
@@ -349,6 +380,7 @@ void qpb_device_json(qpb_jw *w, const qpb_dev_caps *c)
     qpb_jw_bool(w, (c->device_cap_flags & QPB_DEVICE_XRC) != 0);
     qpb_jw_key(w, "thread_domain");
     qpb_jw_bool(w, c->thread_domain);
+    put_odp(w, c);
     snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)c->device_cap_flags);
     qpb_jw_key(w, "device_cap_flags");
     qpb_jw_str(w, hex);

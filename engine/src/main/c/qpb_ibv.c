@@ -71,6 +71,7 @@ static void load(void)
         }
     }
     table.query_gid_table = dlsym(h, "_ibv_query_gid_table"); /* optional: rdma-core 32 and later */
+    table.reg_mr_iova2 = dlsym(h, "ibv_reg_mr_iova2");         /* optional: rdma-core 28 and later */
     /* Never dlclose a loaded libibverbs: providers keep threads and state. */
     loaded = true;
 }
@@ -96,6 +97,15 @@ int qpb_ibv_query_port(const qpb_ibv *v, struct ibv_context *context, uint8_t po
         return v->query_port_compat(context, port, (struct _compat_ibv_port_attr *)attr);
     }
     return vctx->query_port(context, port, attr, sizeof(*attr));
+}
+
+int qpb_ibv_query_device_ex(const qpb_ibv *v, struct ibv_context *context, struct ibv_device_attr_ex *attr)
+{
+    struct verbs_context *vctx = verbs_get_ctx_op(context, query_device_ex);
+    if (vctx != NULL && vctx->query_device_ex(context, NULL, attr, sizeof(*attr)) == 0)
+        return 0;
+    memset(attr, 0, sizeof(*attr));
+    return v->query_device(context, &attr->orig_attr);
 }
 
 struct ibv_qp *qpb_ibv_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr)

@@ -34,6 +34,9 @@ typedef struct qpb_ibv {
     struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
     int (*dealloc_pd)(struct ibv_pd *pd);
     struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access);
+    /* takes optional access flags (IBV_ACCESS_RELAXED_ORDERING), dropping them where the kernel does not: what
+     * the header's ibv_reg_mr macro calls for such flags; NULL before rdma-core 28 */
+    struct ibv_mr *(*reg_mr_iova2)(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access);
     int (*dereg_mr)(struct ibv_mr *mr);
     struct ibv_comp_channel *(*create_comp_channel)(struct ibv_context *context);
     int (*destroy_comp_channel)(struct ibv_comp_channel *channel);
@@ -58,6 +61,11 @@ const qpb_ibv *qpb_ibv_get(char *err, uint32_t err_len);
 
 /* ibv_query_port without the header's fallback to the exported symbol. */
 int qpb_ibv_query_port(const qpb_ibv *v, struct ibv_context *context, uint8_t port, struct ibv_port_attr *attr);
+
+/* ibv_query_device_ex without the header's inline (its fallback is the exported ibv_query_device, called here
+ * through the table): 0 with attr, zeroed past orig_attr where the extended query fails; else what
+ * ibv_query_device returned. */
+int qpb_ibv_query_device_ex(const qpb_ibv *v, struct ibv_context *context, struct ibv_device_attr_ex *attr);
 
 /* ibv_create_qp_ex / ibv_create_srq_ex for the extended attributes (XRC,
  * parent domains): straight to the device's op, errno EOPNOTSUPP without it. */

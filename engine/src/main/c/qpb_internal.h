@@ -65,6 +65,7 @@ typedef enum qpb_transport { QPB_TR_RC, QPB_TR_UC, QPB_TR_UD, QPB_TR_XRC } qpb_t
 typedef enum qpb_srq_mode { QPB_SRQ_NONE, QPB_SRQ_PER_THREAD, QPB_SRQ_SHARED } qpb_srq_mode;
 typedef enum qpb_cq_mode { QPB_CQ_PER_QP, QPB_CQ_PER_THREAD, QPB_CQ_SHARED } qpb_cq_mode;
 typedef enum qpb_mr_mode { QPB_MR_PER_THREAD, QPB_MR_PER_QP } qpb_mr_mode;
+typedef enum qpb_buffers { QPB_BUF_HEAP, QPB_BUF_HUGEPAGES } qpb_buffers;
 typedef enum qpb_polling { QPB_POLL_BUSY, QPB_POLL_EVENT } qpb_polling;
 typedef enum qpb_lock_model { QPB_LOCK_SHARED, QPB_LOCK_THREAD_DOMAIN } qpb_lock_model;
 typedef enum qpb_qp_sharing { QPB_QPS_PER_THREAD, QPB_QPS_SHARED } qpb_qp_sharing;
@@ -76,6 +77,7 @@ extern const char *const QPB_TRANSPORT_NAMES[];
 extern const char *const QPB_SRQ_NAMES[];
 extern const char *const QPB_CQ_NAMES[];
 extern const char *const QPB_MR_NAMES[];
+extern const char *const QPB_BUFFERS_NAMES[];
 extern const char *const QPB_POLLING_NAMES[];
 extern const char *const QPB_LOCK_NAMES[];
 extern const char *const QPB_QP_SHARING_NAMES[];
@@ -119,6 +121,9 @@ typedef struct qpb_spec {
     uint32_t rx_depth;
     qpb_cq_mode cq_mode;
     qpb_mr_mode mr_mode;
+    bool relaxed_ordering; /* MRs with IBV_ACCESS_RELAXED_ORDERING where rdma-core takes optional access flags */
+    qpb_buffers buffers;   /* message buffers on the heap, or on 2 MiB hugepages (mmap MAP_HUGETLB) */
+    bool odp;              /* MRs with IBV_ACCESS_ON_DEMAND (on-demand paging) */
     qpb_polling polling;
     qpb_lock_model lock_model;
     uint32_t mtu; /* bytes; 0 = the port's active MTU */
@@ -234,6 +239,8 @@ struct qpb_session {
     const char *proc_stat_path;  /* "/proc/stat" */
     const char *proc_snmp_path;  /* "/proc/net/snmp" */
     const char *sysfs_ib_root;   /* "/sys/class/infiniband" */
+    const char *proc_nr_hugepages_path; /* "/proc/sys/vm/nr_hugepages" (buffers hugepages) */
+    const char *proc_meminfo_path;      /* "/proc/meminfo" */
     atomic_int host_begun;       /* the first measured span began: host_before was read */
     atomic_uint workers_running; /* the last worker to end reads host_after and counters_after */
     qpb_proc_cpu host_before, host_after;

@@ -197,6 +197,8 @@ QPB_EXPORT qpb_session *qpb_session_create(const char *spec_json, char *err, uin
     s->proc_stat_path = "/proc/stat";
     s->proc_snmp_path = "/proc/net/snmp";
     s->sysfs_ib_root = "/sys/class/infiniband";
+    s->proc_nr_hugepages_path = "/proc/sys/vm/nr_hugepages";
+    s->proc_meminfo_path = "/proc/meminfo";
     pthread_mutex_init(&s->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

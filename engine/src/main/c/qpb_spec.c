@@ -24,6 +24,7 @@ const char *const QPB_TRANSPORT_NAMES[] = {"rc", "uc", "ud", "xrc", NULL};
 const char *const QPB_SRQ_NAMES[] = {"none", "per_thread", "shared", NULL};
 const char *const QPB_CQ_NAMES[] = {"per_qp", "per_thread", "shared", NULL};
 const char *const QPB_MR_NAMES[] = {"per_thread", "per_qp", NULL};
+const char *const QPB_BUFFERS_NAMES[] = {"heap", "hugepages", NULL};
 const char *const QPB_POLLING_NAMES[] = {"busy", "event", NULL};
 const char *const QPB_LOCK_NAMES[] = {"shared", "thread_domain", NULL};
 const char *const QPB_QP_SHARING_NAMES[] = {"per_thread", "shared", NULL};
@@ -118,6 +119,9 @@ static const key_def KEYS[] = {
     {"rx_depth", K_UINT, 1, 16384, NULL, AT(rx_depth), true},
     {"cq_mode", K_CHOICE, 0, 0, QPB_CQ_NAMES, AT(cq_mode), true},
     {"mr_mode", K_CHOICE, 0, 0, QPB_MR_NAMES, AT(mr_mode), true},
+    {"relaxed_ordering", K_BOOL, 0, 0, NULL, AT(relaxed_ordering), true},
+    {"buffers", K_CHOICE, 0, 0, QPB_BUFFERS_NAMES, AT(buffers), true},
+    {"odp", K_BOOL, 0, 0, NULL, AT(odp), true},
     {"polling", K_CHOICE, 0, 0, QPB_POLLING_NAMES, AT(polling), true},
     {"lock_model", K_CHOICE, 0, 0, QPB_LOCK_NAMES, AT(lock_model), true},
     {"mtu", K_UINT, 0, 4096, NULL, AT(mtu), true},
@@ -133,6 +137,7 @@ static const qpb_spec DEFAULTS = {
     .tcp_nodelay = true, .bind = "127.0.0.1", .port = 0, .device = "", .ib_port = 1, .gid_index = -1,
     .transport = QPB_TR_RC, .srq = QPB_SRQ_NONE, .inline_size = 0, .signal_every = 1, .post_list = 1,
     .rx_depth = 512, .cq_mode = QPB_CQ_PER_THREAD, .mr_mode = QPB_MR_PER_THREAD, .polling = QPB_POLL_BUSY,
+    .relaxed_ordering = true, .buffers = QPB_BUF_HEAP, .odp = false,
     .lock_model = QPB_LOCK_SHARED, .mtu = 0, .rdma_cm = false, .qp_sharing = QPB_QPS_PER_THREAD,
     .bidirectional = false,
 };
@@ -401,6 +406,12 @@ static void check_latency(const qpb_json_object *o, qpb_spec *s, violations *v)
         if (s->polling == QPB_POLL_EVENT)
             add(v, "polling", false, "mode latency: polling event is not supported (busy polling, like perftest's "
                                      "latency tests without -e)");
+        if (s->op_kind == QPB_OP_WRITE && s->relaxed_ordering && qpb_json_get(o, "relaxed_ordering") != NULL)
+            add(v, "relaxed_ordering", false, "mode latency: op write polls the last byte of its buffer, which "
+                                              "relaxed ordering may place before the rest (perftest's ib_write_lat "
+                                              "runs with PCIe relax order OFF)");
+        if (s->op_kind == QPB_OP_WRITE)
+            s->relaxed_ordering = false;
     }
     s->tx_depth = 1;
     s->rx_depth = QPB_LAT_RECV_WR;

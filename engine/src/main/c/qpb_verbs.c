@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "qpb_buffers.h"
 #include "qpb_device.h"
 #include "qpb_json.h"
 #include "qpb_verbs.h"
@@ -33,6 +34,10 @@ static qpb_status verbs_create(qpb_session *s)
         s->spec.inline_size = (uint32_t)(sp->msg_size < most ? sp->msg_size : most);
     }
     if ((st = qpb_plan_run(sp, &vb->caps, &vb->plan, err, sizeof err)) != QPB_OK)
+        return qpb_fail(s, st, "%s", err);
+    if (sp->buffers == QPB_BUF_HUGEPAGES &&
+        (st = qpb_hugepages_check(s->proc_nr_hugepages_path, s->proc_meminfo_path, vb->plan.huge_pages, err,
+                                  sizeof err)) != QPB_OK)
         return qpb_fail(s, st, "%s", err);
     srand48((long)s->t0.tv_nsec ^ (long)getpid());
     vb->lid = vb->plan.port->lid;
@@ -74,6 +79,12 @@ static void verbs_summary(qpb_session *s, qpb_jw *w)
     qpb_jw_str(w, QPB_CQ_NAMES[sp->cq_mode]);
     qpb_jw_key(w, "mr_mode");
     qpb_jw_str(w, QPB_MR_NAMES[sp->mr_mode]);
+    qpb_jw_key(w, "relaxed_ordering"); /* what ran: false where rdma-core takes no optional access flag */
+    qpb_jw_bool(w, qpb_verbs_relaxed_ordering(s));
+    qpb_jw_key(w, "buffers");
+    qpb_jw_str(w, QPB_BUFFERS_NAMES[sp->buffers]);
+    qpb_jw_key(w, "odp");
+    qpb_jw_bool(w, sp->odp);
     qpb_jw_key(w, "polling");
     qpb_jw_str(w, QPB_POLLING_NAMES[sp->polling]);
     qpb_jw_key(w, "lock_model");

@@ -100,6 +100,7 @@ typedef struct qpb_vthread {
     struct ibv_comp_channel *channel;   /* event polling */
     struct ibv_cq *cq;                  /* cq_mode per_thread */
     uint8_t *buf;                       /* qps_per_thread slots */
+    uint64_t buf_mapped;                /* buffers hugepages: the mapping's length (qpb_buffers.h) */
     struct ibv_mr *mr;                  /* mr_mode per_thread */
     struct ibv_mr **qp_mrs;             /* mr_mode per_qp */
     struct ibv_srq *srq;                /* srq per_thread (or the side's shared one) */
@@ -115,6 +116,7 @@ typedef struct qpb_vsrq {
     struct ibv_srq *srq;
     uint32_t srqn;
     uint8_t *buf;
+    uint64_t buf_mapped;
     struct ibv_mr *mr;
     uint32_t depth;
 } qpb_vsrq;
@@ -190,6 +192,14 @@ struct qpb_verbs {
 qpb_status qpb_verbs_res_create(qpb_session *s);
 void qpb_verbs_res_destroy(qpb_session *s);
 int32_t qpb_verbs_conn_of_qpn(const qpb_vside *side, uint32_t qpn); /* -1 when unknown */
+/* Registers len bytes at addr with the run's access flags (relaxed ordering, on-demand paging, remote
+ * atomics), through ibv_reg_mr_iova2 where rdma-core exports it, as perftest's build calls it; NULL with the
+ * failure reported (qpb_fail). */
+struct ibv_mr *qpb_verbs_reg_mr(qpb_session *s, struct ibv_pd *pd, void *addr, uint64_t len);
+int qpb_verbs_mr_access(const qpb_session *s); /* those access flags */
+/* Whether the run's MRs ask for relaxed ordering: the spec's relaxed_ordering where rdma-core exports
+ * ibv_reg_mr_iova2 (an older one would hand the optional flag to a kernel that may refuse it). */
+bool qpb_verbs_relaxed_ordering(const qpb_session *s);
 uint8_t qpb_verbs_pattern(uint32_t conn, uint64_t offset);
 /* Posts one receive on c's QP, or on srq when it is not NULL. Returns 0 or what ibv_post_recv /
  * ibv_post_srq_recv returned (an errno value), and reports nothing: the caller knows whether a failure

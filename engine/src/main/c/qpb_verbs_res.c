@@ -13,6 +13,7 @@
 #include <string.h>
 #include <fcntl.h>
 
+#include "qpb_buffers.h"
 #include "qpb_verbs.h"
 
 static qpb_status verb_fail(qpb_session *s, const char *call, const char *what)
@@ -84,21 +85,36 @@ static qpb_status post_first_recv(qpb_session *s, qpb_vconn *c, uint64_t wr_id, 
 
 /* ---- creation ---- */
 
-static qpb_status alloc_buffer(qpb_session *s, uint8_t **out, uint64_t bytes)
+static qpb_status alloc_buffer(qpb_session *s, uint8_t **out, uint64_t *mapped, uint64_t bytes)
 {
-    if (posix_memalign((void **)out, 4096, bytes) != 0)
-        return qpb_fail(s, QPB_ESYS, "out of memory for a %llu-byte buffer (posix_memalign)", (unsigned long long)bytes);
-    memset(*out, 0, bytes);
+    bool huge = s->spec.buffers == QPB_BUF_HUGEPAGES;
+    if ((*out = qpb_buffer_alloc(bytes, huge, mapped)) == NULL)
+        return qpb_fail(s, QPB_ESYS, "out of memory for a %llu-byte buffer (%s): %s", (unsigned long long)bytes,
+                        huge ? "mmap MAP_HUGETLB; see HugePages_Free in /proc/meminfo" : "posix_memalign",
+                        strerror(errno));
     return QPB_OK;
 }
 
-static struct ibv_mr *reg(qpb_session *s, struct ibv_pd *pd, void *addr, uint64_t len)
+bool qpb_verbs_relaxed_ordering(const qpb_session *s)
 {
-    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-                 (qpb_op_atomic(s->spec.op_kind) ? IBV_ACCESS_REMOTE_ATOMIC : 0);
-    struct ibv_mr *mr = s->verbs->v->reg_mr(pd, addr, len, access);
+    return s->spec.relaxed_ordering && s->verbs->v->reg_mr_iova2 != NULL;
+}
+
+int qpb_verbs_mr_access(const qpb_session *s)
+{
+    return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+           (qpb_op_atomic(s->spec.op_kind) ? IBV_ACCESS_REMOTE_ATOMIC : 0) |
+           (s->spec.odp ? IBV_ACCESS_ON_DEMAND : 0) | (qpb_verbs_relaxed_ordering(s) ? IBV_ACCESS_RELAXED_ORDERING : 0);
+}
+
+struct ibv_mr *qpb_verbs_reg_mr(qpb_session *s, struct ibv_pd *pd, void *addr, uint64_t len)
+{
+    const qpb_ibv *v = s->verbs->v;
+    int access = qpb_verbs_mr_access(s);
+    struct ibv_mr *mr = v->reg_mr_iova2 != NULL ? v->reg_mr_iova2(pd, addr, len, (uintptr_t)addr, (unsigned)access)
+                                                : v->reg_mr(pd, addr, len, access);
     if (mr == NULL)
-        verb_fail(s, "ibv_reg_mr", "buffer");
+        verb_fail(s, "ibv_reg_mr", s->spec.odp ? "buffer, on-demand paging" : "buffer");
     return mr;
 }
 
@@ -153,10 +169,10 @@ static qpb_status make_srq(qpb_session *s, qpb_vsrq *srq, struct ibv_pd *pd, str
             return verb_fail(s, "ibv_create_srq", what);
         }
     }
-    qpb_status st = alloc_buffer(s, &srq->buf, (uint64_t)srq->depth * vb->plan.slot);
+    qpb_status st = alloc_buffer(s, &srq->buf, &srq->buf_mapped, (uint64_t)srq->depth * vb->plan.slot);
     if (st != QPB_OK)
         return st;
-    if ((srq->mr = reg(s, pd, srq->buf, (uint64_t)srq->depth * vb->plan.slot)) == NULL)
+    if ((srq->mr = qpb_verbs_reg_mr(s, pd, srq->buf, (uint64_t)srq->depth * vb->plan.slot)) == NULL)
         return QPB_ESYS;
     for (uint32_t i = 0; i < srq->depth; i++)
         if ((st = post_first_recv(s, NULL, i, srq->buf + (uint64_t)i * vb->plan.slot, srq->mr->lkey, srq)) != QPB_OK)
@@ -287,7 +303,7 @@ static qpb_status thread_memory(qpb_session *s, qpb_vside *side, qpb_vthread *th
     const qpb_spec *sp = &s->spec;
     uint32_t q = sp->qps_per_thread;
     uint64_t slot = vb->plan.slot, bytes = (uint64_t)q * slot;
-    qpb_status st = alloc_buffer(s, &th->buf, bytes);
+    qpb_status st = alloc_buffer(s, &th->buf, &th->buf_mapped, bytes);
     if (st != QPB_OK)
         return st;
     /* The data source of a verified run holds its connection's pattern. */
@@ -296,7 +312,7 @@ static qpb_status thread_memory(qpb_session *s, qpb_vside *side, qpb_vthread *th
         for (uint64_t o = 0; o < sp->msg_size; o++)
             th->buf[i * slot + o] = qpb_verbs_pattern(th->conns[i].index, o);
     if (sp->mr_mode == QPB_MR_PER_THREAD) {
-        if ((th->mr = reg(s, th->pd, th->buf, bytes)) == NULL)
+        if ((th->mr = qpb_verbs_reg_mr(s, th->pd, th->buf, bytes)) == NULL)
             return QPB_ESYS;
     } else if ((th->qp_mrs = calloc(q, sizeof(struct ibv_mr *))) == NULL) {
         return qpb_fail(s, QPB_ESYS, "out of memory for %u MR handles", q);
@@ -304,7 +320,7 @@ static qpb_status thread_memory(qpb_session *s, qpb_vside *side, qpb_vthread *th
     for (uint32_t i = 0; i < q; i++) {
         qpb_vconn *c = &th->conns[i];
         c->buf = th->buf + (uint64_t)i * slot;
-        if (th->qp_mrs != NULL && (th->qp_mrs[i] = reg(s, th->pd, c->buf, slot)) == NULL)
+        if (th->qp_mrs != NULL && (th->qp_mrs[i] = qpb_verbs_reg_mr(s, th->pd, c->buf, slot)) == NULL)
             return QPB_ESYS;
         c->lkey = th->qp_mrs != NULL ? th->qp_mrs[i]->lkey : th->mr->lkey;
     }
@@ -429,7 +445,7 @@ static void side_destroy(qpb_session *s, qpb_vside *side)
             v->destroy_srq(side->srqs[i].srq);
         if (side->srqs[i].mr != NULL)
             v->dereg_mr(side->srqs[i].mr);
-        free(side->srqs[i].buf);
+        qpb_buffer_free(side->srqs[i].buf, side->srqs[i].buf_mapped);
     }
     /* a connection owns its CQ with cq_mode per_qp (else it borrows its thread's or the side's);
      * destroyed after the SRQs: an XRC SRQ holds its CQ */
@@ -452,7 +468,7 @@ static void side_destroy(qpb_session *s, qpb_vside *side)
         if (th->td != NULL)
             ibv_dealloc_td(th->td);
         free(th->qp_mrs);
-        free(th->buf);
+        qpb_buffer_free(th->buf, th->buf_mapped);
         free(th->cycles);
     }
     if (side->shared_cq != NULL)

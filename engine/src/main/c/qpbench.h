@@ -39,6 +39,7 @@ typedef struct options {
     int ib_port, gid_index, events, rdma_cm;
     unsigned rx_depth, inline_size, signal_every, post_list, mtu;
     int inline_given; /* -I was given (else latency mode leaves inline_size to the engine: the device's most) */
+    int no_relaxed, hugepages, odp; /* --disable_pcie_relaxed, --use_hugepages, --odp */
 } options;
 
 /* qpbench.c: "qpbench: " and the message on stderr, then exit status 1. */
@@ -76,6 +77,7 @@ char *qpbench_peer_endpoint(const char *blob, const char *host, char *why, size_
 /* A value of a summary by path ("msg_size", "cycle_ns.p99"); 0 and "" when the summary has none. */
 double qpbench_num(const char *summary, const char *path);
 const char *qpbench_str(const char *summary, const char *path, char *out, size_t len);
+bool qpbench_bool(const char *summary, const char *path); /* false when the summary has none */
 /* Every "name":delta of the summary's counters.deltas, and every string of its warnings, in order, to fn;
  * return how many. */
 int qpbench_counter_deltas(const char *summary, void (*fn)(const char *name, long long delta, void *arg), void *arg);

@@ -85,6 +85,9 @@ static void usage(void)
          "      --qp-sharing=MODE  per_thread (default) or shared: every thread posts to the same -q QPs\n"
          "                         (write and read; implies --cq-mode=shared unless given)\n"
          "  -R, --rdma_cm          connect the QPs through rdma_cm (RC; what iWARP needs)\n"
+         "      --disable_pcie_relaxed  register memory without relaxed ordering (default: with it, as perftest)\n"
+         "      --use_hugepages    message buffers on 2 MiB hugepages (reserve them: sysctl vm.nr_hugepages=N)\n"
+         "      --odp              register memory on demand (IBV_ACCESS_ON_DEMAND; the device must page on demand)\n"
          "  -F                     accepted for perftest compatibility (no CPU frequency check here)\n"
          "      --report_gbits     report bandwidth in Gb/sec instead of MB/sec\n"
          "      --server           be the receiving side and wait for a client\n"
@@ -92,6 +95,8 @@ static void usage(void)
          "\n"
          "Errors go to stderr with the engine's message; the exit status is then 1.");
 }
+
+enum { OPT_NO_RELAXED = 0x100, OPT_HUGEPAGES, OPT_ODP }; /* long options without a short one */
 
 static uint64_t parse_size(const char *s)
 {
@@ -174,7 +179,9 @@ void qpbench_parse_args(int argc, char **argv, options *o)
         {"rate_units", required_argument, 0, 'Y'}, {"rate_limit_type", required_argument, 0, 'k'},
         {"interval", required_argument, 0, 'N'}, {"cpu_util", no_argument, 0, 'w'},
         {"counters", no_argument, 0, 'z'}, {"lat", no_argument, 0, 'g'}, {"perftest", required_argument, 0, 'X'},
-        {"atomic_type", required_argument, 0, 'A'}, {"bidirectional", no_argument, 0, 'b'}, {0, 0, 0, 0},
+        {"atomic_type", required_argument, 0, 'A'}, {"bidirectional", no_argument, 0, 'b'},
+        {"disable_pcie_relaxed", no_argument, 0, OPT_NO_RELAXED}, {"use_hugepages", no_argument, 0, OPT_HUGEPAGES},
+        {"odp", no_argument, 0, OPT_ODP}, {0, 0, 0, 0},
     };
     *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp",
                    .device = "", .op = "send", .transport = "rc", .srq = "none",
@@ -226,6 +233,9 @@ void qpbench_parse_args(int argc, char **argv, options *o)
                 qpbench_die("bad -A \"%s\": FETCH_AND_ADD or CMP_AND_SWAP", optarg);
             break;
         case 'b': o->bidirectional = 1; break;
+        case OPT_NO_RELAXED: o->no_relaxed = 1; break;
+        case OPT_HUGEPAGES: o->hugepages = 1; break;
+        case OPT_ODP: o->odp = 1; break;
         case 'G': o->gbits = 1; break;
         case 'Z': o->server = 1; break;
         case 'O': o->op = optarg; break;

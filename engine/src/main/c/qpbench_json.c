@@ -92,6 +92,13 @@ static void write_spec(qpb_jw *w, const options *o, uint64_t size, const char *r
     } else if (strcmp(o->op, "send") != 0) {
         put_str(w, "op", o->op);
     }
+    /* verbs knobs, also for tcp: the engine refuses them there with the reason */
+    if (o->no_relaxed)
+        put_b(w, "relaxed_ordering", false);
+    if (o->hugepages)
+        put_str(w, "buffers", "hugepages");
+    if (o->odp)
+        put_b(w, "odp", true);
     if (o->rate > 0)
         put_u(w, "rate_limit", rate);
     if (o->bidirectional)
@@ -174,6 +181,13 @@ const char *qpbench_str(const char *summary, const char *path, char *out, size_t
     bool found = qpb_json_find(summary, path, &f, err, sizeof err) == 1 && f.type == QPB_JSON_STRING;
     snprintf(out, len, "%s", found ? f.str : "");
     return out;
+}
+
+bool qpbench_bool(const char *summary, const char *path)
+{
+    qpb_json_field f;
+    char err[160];
+    return qpb_json_find(summary, path, &f, err, sizeof err) == 1 && f.type == QPB_JSON_BOOL && f.b;
 }
 
 bool qpbench_summary_ok(const char *summary, char *why, size_t why_len)

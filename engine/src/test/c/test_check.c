@@ -4,6 +4,9 @@
  * class device with XRC and thread domains. Every refusal names the limit and
  * the device; several at once are all listed.
  */
+#include <unistd.h>
+
+#include "qpb_buffers.h"
 #include "qpb_caps.h"
 #include "qpb_test.h"
 
@@ -235,7 +238,134 @@ static void plans_latency_queues(void)
     CHECKF(strstr(err, "mode latency: a CQ takes 19 entries > max_cqe 8 on rxe0") != NULL, "%s", err);
 }
 
+/* odp: refused before any verbs object exists on a device without on-demand paging, and on one that pages on
+ * demand but not for the run's transport and op; both name the device and the missing capability. */
+static void refuses_odp_on_a_device_without_it(void)
+{
+    qpb_dev_caps c = rxe0(); /* odp_general 0: rxe before Linux 6.13 */
+    qpb_plan p;
+    char err[1024];
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":64}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":64,\"odp\":true}", &c, &p, err, sizeof err) ==
+          QPB_EUNSUPPORTED);
+    CHECKF(!strcmp(err, "odp: rxe0 does not report IBV_ODP_SUPPORT (odp_caps.general_caps 0x0): no on-demand paging"),
+           "%s", err);
+    c = cx6();
+    c.odp_general = QPB_ODP_SUPPORT | QPB_ODP_IMPLICIT;
+    c.odp_ops[QPB_TR_RC] = QPB_ODP_SEND | QPB_ODP_RECV | QPB_ODP_WRITE | QPB_ODP_READ;
+    c.odp_ops[QPB_TR_UD] = QPB_ODP_SEND;
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":64,\"odp\":true}", &c, &p, err, sizeof err) == QPB_OK,
+           "%s", err);
+    CHECKF(plan("{\"provider\":\"verbs\",\"op\":\"read\",\"msg_size\":64,\"odp\":true}", &c, &p, err,
+                sizeof err) == QPB_OK, "%s", err);
+    c.memlock_limit = 64ull << 20; /* on-demand MRs pin nothing: RLIMIT_MEMLOCK does not bound them */
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":1048576,\"threads\":4,\"qps_per_thread\":16,"
+                "\"tx_depth\":16,\"odp\":true}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":1048576,\"threads\":4,\"qps_per_thread\":16,"
+               "\"tx_depth\":16}", &c, &p, err, sizeof err) == QPB_EUNSUPPORTED);
+    c.memlock_limit = UINT64_MAX;
+    CHECK(plan("{\"provider\":\"verbs\",\"op\":\"atomic_fadd\",\"msg_size\":8,\"odp\":true}", &c, &p, err,
+               sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(!strcmp(err, "odp: mlx5_0 has no on-demand paging for op atomic_fadd over rc (odp_caps rc_odp_caps 0xf "
+                        "lacks IBV_ODP_SUPPORT_ATOMIC)"), "%s", err);
+    CHECK(plan("{\"provider\":\"verbs\",\"transport\":\"ud\",\"msg_size\":64,\"odp\":true}", &c, &p, err,
+               sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(!strcmp(err, "odp: mlx5_0 has no on-demand paging for op send over ud (odp_caps ud_odp_caps 0x1 lacks "
+                        "IBV_ODP_SUPPORT_RECV)"), "%s", err);
+    CHECK(plan("{\"provider\":\"verbs\",\"srq\":\"shared\",\"msg_size\":64,\"odp\":true}", &c, &p, err,
+               sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "lacks IBV_ODP_SUPPORT_SRQ_RECV") != NULL, "%s", err);
+}
+
+/* buffers hugepages: the plan counts the 2 MiB pages of every buffer, each rounded up. */
+static void plans_the_hugepages_of_the_buffers(void)
+{
+    qpb_dev_caps c = rxe0();
+    qpb_plan p;
+    char err[1024];
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":4096,\"threads\":2,\"qps_per_thread\":4}", &c, &p, err,
+                sizeof err) == QPB_OK, "%s", err);
+    CHECK(p.huge_pages == 0);
+    /* loopback: 2 sides x 2 threads, each 4 x 4 KiB in one page */
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":4096,\"threads\":2,\"qps_per_thread\":4,"
+                "\"buffers\":\"hugepages\"}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECKF(p.huge_pages == 4, "%llu", (unsigned long long)p.huge_pages);
+    /* a client of 3 MiB messages: 2 pages per QP's slot, one thread of 3 QPs: 9 MiB in 5 pages */
+    CHECKF(plan("{\"provider\":\"verbs\",\"role\":\"client\",\"msg_size\":3145728,\"qps_per_thread\":3,"
+                "\"buffers\":\"hugepages\"}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECKF(p.huge_pages == 5, "%llu", (unsigned long long)p.huge_pages);
+    /* a server with a shared SRQ of 512 x 4 KiB (one page) beside its thread's buffer */
+    CHECKF(plan("{\"provider\":\"verbs\",\"role\":\"server\",\"msg_size\":4096,\"srq\":\"shared\","
+                "\"buffers\":\"hugepages\"}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECKF(p.huge_pages == 2, "%llu", (unsigned long long)p.huge_pages);
+}
+
+static void write_at(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void write_at(const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    qpb_test_vwrite(path, fmt, ap);
+    va_end(ap);
+}
+
+/* buffers hugepages with none reserved, or too few free, is refused naming the file and the sysctl to set. */
+static void refuses_hugepages_when_none_are_reserved(void)
+{
+    char root[] = "/tmp/qpb-huge-XXXXXX", nr[96], meminfo[96], err[512];
+    CHECK(mkdtemp(root) != NULL);
+    snprintf(nr, sizeof nr, "%s/proc/sys/vm/nr_hugepages", root);
+    snprintf(meminfo, sizeof meminfo, "%s/proc/meminfo", root);
+    write_at(nr, "0\n");
+    write_at(meminfo, "MemTotal:        8000000 kB\nHugePages_Total:       0\nHugePages_Free:        0\n"
+                      "Hugepagesize:       2048 kB\n");
+    CHECK(qpb_hugepages_check(nr, meminfo, 4, err, sizeof err) == QPB_EUNSUPPORTED);
+    char want[512];
+    snprintf(want, sizeof want, "buffers hugepages: none reserved (%s is 0; reserve 4 with sysctl vm.nr_hugepages=4)",
+             nr);
+    CHECKF(!strcmp(err, want), "%s", err);
+    write_at(nr, "8\n");
+    write_at(meminfo, "HugePages_Total:       8\nHugePages_Free:        3\nHugePages_Rsvd:        0\n"
+                      "Hugepagesize:       2048 kB\n");
+    CHECK(qpb_hugepages_check(nr, meminfo, 4, err, sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "buffers hugepages: 3 of 8 reserved 2 MiB pages free") == err &&
+               strstr(err, "HugePages_Free), the run's buffers take 4 (reserve more with sysctl vm.nr_hugepages=9)"),
+           "%s", err);
+    CHECKF(qpb_hugepages_check(nr, meminfo, 3, err, sizeof err) == QPB_OK, "%s", err);
+    write_at(meminfo, "HugePages_Free:      100\nHugepagesize:    1048576 kB\n");
+    CHECK(qpb_hugepages_check(nr, meminfo, 3, err, sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "the default hugepage is 1048576 kB") != NULL, "%s", err);
+    unlink(nr);
+    CHECK(qpb_hugepages_check(nr, meminfo, 1, err, sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "cannot read ") != NULL && strstr(err, "nr_hugepages: No such file") != NULL, "%s", err);
+    unlink(meminfo);
+    char dir[160];
+    const char *dirs[] = {"/proc/sys/vm", "/proc/sys", "/proc", ""};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(dir, sizeof dir, "%s%s", root, dirs[i]);
+        rmdir(dir);
+    }
+    /* on hugepages: a whole number of 2 MiB pages, zeroed; where none can be had, NULL with the kernel's errno */
+    uint64_t huge_len = 0;
+    errno = 0;
+    uint8_t *h = qpb_buffer_alloc(3u << 20, true, &huge_len);
+    if (h != NULL) {
+        CHECK(huge_len == 4u << 20 && ((uintptr_t)h & (QPB_HUGE_PAGE - 1)) == 0 && h[(3u << 20) - 1] == 0);
+        qpb_buffer_free(h, huge_len);
+    } else {
+        CHECKF(huge_len == 0 && errno != 0, "errno %d", errno);
+    }
+    /* heap buffers are zeroed and 4 KiB aligned; mapped 0 frees them */
+    uint64_t mapped = 1;
+    uint8_t *b = qpb_buffer_alloc(10000, false, &mapped);
+    CHECK(b != NULL && mapped == 0 && ((uintptr_t)b & 4095) == 0 && b[9999] == 0);
+    qpb_buffer_free(b, mapped);
+}
+
 const qpb_test_case qpb_check_tests[] = {
+    {"check refuses odp on a device without it, naming the capability", refuses_odp_on_a_device_without_it},
+    {"check counts the hugepages of the buffers", plans_the_hugepages_of_the_buffers},
+    {"check refuses hugepages when none are reserved, naming the sysctl", refuses_hugepages_when_none_are_reserved},
     {"check plans latency mode's fixed queues", plans_latency_queues},
     {"check plans a default run on rxe", plans_a_default_run_on_rxe},
     {"check plans a paced run (rate_limit)", plans_a_paced_run},

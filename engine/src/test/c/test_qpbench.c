@@ -199,6 +199,36 @@ static void latency_spec_leaves_inline_to_the_engine_unless_given(void)
     free(spec);
 }
 
+/* --disable_pcie_relaxed, --use_hugepages and --odp: perftest's flags as the engine's keys, which a tcp run refuses
+ * by name; a summary's booleans read back for the header (PCIe relax order). */
+static void perftest_memory_flags_reach_the_spec(void)
+{
+    options o = defaults("verbs");
+    char why[256] = "", err[256] = "", check[2048];
+    char *spec = qpbench_spec(&o, 64, "loopback", why, sizeof why);
+    qpb_json_field f;
+    CHECKF(spec != NULL, "%s", why);
+    CHECK(qpb_json_find(spec, "relaxed_ordering", &f, err, sizeof err) == 0); /* the engine's default: on */
+    CHECK(qpb_json_find(spec, "buffers", &f, err, sizeof err) == 0 && qpb_json_find(spec, "odp", &f, err, sizeof err) == 0);
+    free(spec);
+    o.no_relaxed = o.hugepages = o.odp = 1;
+    spec = qpbench_spec(&o, 64, "loopback", why, sizeof why);
+    CHECK(qpb_json_find(spec, "relaxed_ordering", &f, err, sizeof err) == 1 && f.type == QPB_JSON_BOOL && !f.b);
+    CHECK(qpb_json_find(spec, "buffers", &f, err, sizeof err) == 1 && strcmp(f.str, "hugepages") == 0);
+    CHECK(qpb_json_find(spec, "odp", &f, err, sizeof err) == 1 && f.b);
+    CHECKF(qpb_spec_check(spec, check, sizeof check) == QPB_OK, "%s", check);
+    free(spec);
+    o.provider = "tcp";
+    spec = qpbench_spec(&o, 64, "loopback", why, sizeof why);
+    CHECK(qpb_spec_check(spec, check, sizeof check) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(check, "relaxed_ordering applies to provider verbs only") && strstr(check, "buffers applies to "
+           "provider verbs only") && strstr(check, "odp applies to provider verbs only"), "%s", check);
+    free(spec);
+    CHECK(qpbench_bool("{\"relaxed_ordering\":true,\"odp\":false}", "relaxed_ordering"));
+    CHECK(!qpbench_bool("{\"relaxed_ordering\":true,\"odp\":false}", "odp"));
+    CHECK(!qpbench_bool("{\"relaxed_ordering\":1}", "relaxed_ordering") && !qpbench_bool("{}", "odp"));
+}
+
 /* A client of a server on 0.0.0.0 connects to the HOST it was given, whatever its characters: the endpoint is
  * written again by the JSON writer, the host escaped and every other field as the server wrote it. */
 static void a_host_with_quotes_and_backslashes_round_trips_in_the_peer_endpoint(void)
@@ -272,6 +302,7 @@ static void a_tcp_server_endpoint_names_the_host_the_client_was_given(void)
 }
 
 const qpb_test_case qpb_qpbench_tests[] = {
+    {"qpbench passes --disable_pcie_relaxed, --use_hugepages and --odp to the engine", perftest_memory_flags_reach_the_spec},
     {"qpbench escapes a host with quotes and backslashes in the server's endpoint",
      a_host_with_quotes_and_backslashes_round_trips_in_the_peer_endpoint},
     {"qpbench passes on a server's endpoint on its own address unchanged",

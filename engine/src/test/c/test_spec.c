@@ -178,6 +178,39 @@ static void tcp_refuses_verbs_knobs_but_accepts_their_defaults(void)
            "%s", err);
 }
 
+/* relaxed_ordering (default on, as perftest), buffers and odp: verbs knobs; tcp takes them at their default only. */
+static void parses_memory_registration_keys(void)
+{
+    qpb_spec s;
+    char err[1024];
+    CHECKF(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":64}", &s, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(s.relaxed_ordering && s.buffers == QPB_BUF_HEAP && !s.odp);
+    CHECKF(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":64,\"relaxed_ordering\":false,"
+                          "\"buffers\":\"hugepages\",\"odp\":true}", &s, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(!s.relaxed_ordering && s.buffers == QPB_BUF_HUGEPAGES && s.odp);
+    CHECK(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":64,\"buffers\":\"huge\",\"odp\":1}", &s, err,
+                         sizeof err) == QPB_EINVAL);
+    CHECKF(strstr(err, "buffers must be \"heap\" or \"hugepages\" (got \"huge\")") && strstr(err, "odp must be true "
+                                                                                        "or false"), "%s", err);
+    CHECKF(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":64,\"relaxed_ordering\":true,\"buffers\":\"heap\","
+                          "\"odp\":false}", &s, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":64,\"relaxed_ordering\":false,"
+                         "\"buffers\":\"hugepages\",\"odp\":true}", &s, err, sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(!strcmp(err, "relaxed_ordering applies to provider verbs only; buffers applies to provider verbs only; "
+                        "odp applies to provider verbs only"), "%s", err);
+    /* write latency polls the buffer's last byte: without relaxed ordering, as perftest's ib_write_lat */
+    CHECKF(qpb_spec_parse("{\"provider\":\"verbs\",\"mode\":\"latency\",\"op\":\"write\",\"msg_size\":64}", &s,
+                          err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(!s.relaxed_ordering);
+    CHECKF(qpb_spec_parse("{\"provider\":\"verbs\",\"mode\":\"latency\",\"op\":\"send\",\"msg_size\":64}", &s,
+                          err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(s.relaxed_ordering);
+    CHECK(qpb_spec_parse("{\"provider\":\"verbs\",\"mode\":\"latency\",\"op\":\"write\",\"msg_size\":64,"
+                         "\"relaxed_ordering\":true}", &s, err, sizeof err) == QPB_EINVAL);
+    CHECKF(strstr(err, "mode latency: op write polls the last byte of its buffer, which relaxed ordering may place "
+                       "before the rest") == err, "%s", err);
+}
+
 static void check_names_the_field_of_every_violation(void)
 {
     char out[8192];
@@ -476,6 +509,7 @@ static void latency_mode_refuses_what_a_ping_pong_cannot_use(void)
 }
 
 const qpb_test_case qpb_spec_tests[] = {
+    {"spec parses relaxed_ordering, buffers and odp (verbs only)", parses_memory_registration_keys},
     {"spec: mode latency refuses what a ping-pong cannot use", latency_mode_refuses_what_a_ping_pong_cannot_use},
     {"spec bounds intervals and the trace", bounds_intervals_and_the_trace},
     {"spec applies documented defaults", applies_documented_defaults},

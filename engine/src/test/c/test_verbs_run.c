@@ -11,6 +11,8 @@
 #include <time.h>
 
 #include "qpb_test.h"
+#include "qpb_device.h"
+#include "qpb_json.h"
 #include "qpb_verbs.h"
 
 #define MSG 64u
@@ -167,7 +169,120 @@ static void failed_srq_repost_fails_the_run_at_once(void)
     free_fake(f);
 }
 
+/* What the fake rdma-core's reg_mr calls were given. */
+static struct {
+    int plain, iova2;
+    int access;
+    uint64_t iova;
+    void *addr;
+    size_t len;
+} seen;
+static struct ibv_mr fake_mr;
+static bool fail_reg;
+
+static struct ibv_mr *fake_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+    (void)pd;
+    seen.plain++, seen.access = access, seen.addr = addr, seen.len = len, seen.iova = 0;
+    errno = EINVAL;
+    return fail_reg ? NULL : &fake_mr;
+}
+
+static struct ibv_mr *fake_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned access)
+{
+    (void)pd;
+    seen.iova2++, seen.access = (int)access, seen.addr = addr, seen.len = len, seen.iova = iova;
+    errno = EOPNOTSUPP;
+    return fail_reg ? NULL : &fake_mr;
+}
+
+/* relaxed_ordering and odp reach the MR as access flags, through ibv_reg_mr_iova2 (with the buffer's address as
+ * its iova, as the header's ibv_reg_mr macro calls it); an rdma-core without it gets no optional flag, and the
+ * summary says what ran. */
+static void access_flags_reach_reg_mr(void)
+{
+    fake *f = make_fake(false);
+    qpb_ibv table = {.reg_mr = fake_reg_mr, .reg_mr_iova2 = fake_reg_mr_iova2};
+    f->vb.v = &table;
+    const int base = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    memset(&seen, 0, sizeof seen);
+    fail_reg = false;
+
+    f->s.spec.relaxed_ordering = true; /* the default */
+    CHECK(qpb_verbs_reg_mr(&f->s, NULL, f->buf, MSG) == &fake_mr);
+    CHECK(seen.iova2 == 1 && seen.plain == 0 && seen.addr == f->buf && seen.len == MSG);
+    CHECK(seen.iova == (uintptr_t)f->buf);
+    CHECKF(seen.access == (base | IBV_ACCESS_RELAXED_ORDERING), "access 0x%x", seen.access);
+
+    f->s.spec.odp = true;
+    f->s.spec.op_kind = QPB_OP_ATOMIC_FADD;
+    CHECK(qpb_verbs_reg_mr(&f->s, NULL, f->buf, MSG) == &fake_mr);
+    CHECKF(seen.access == (base | IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ON_DEMAND | IBV_ACCESS_RELAXED_ORDERING),
+           "access 0x%x", seen.access);
+
+    f->s.spec.relaxed_ordering = false; /* qpbench --disable_pcie_relaxed */
+    f->s.spec.odp = false;
+    f->s.spec.op_kind = QPB_OP_SEND;
+    CHECK(qpb_verbs_reg_mr(&f->s, NULL, f->buf, MSG) == &fake_mr);
+    CHECKF(seen.iova2 == 3 && seen.access == base, "access 0x%x", seen.access);
+
+    /* rdma-core before ibv_reg_mr_iova2: the exported ibv_reg_mr passes every flag to the kernel, so the
+     * optional one is left out and the run says it ran without */
+    table.reg_mr_iova2 = NULL;
+    f->s.spec.relaxed_ordering = true;
+    CHECK(!qpb_verbs_relaxed_ordering(&f->s));
+    CHECK(qpb_verbs_reg_mr(&f->s, NULL, f->buf, MSG) == &fake_mr);
+    CHECKF(seen.plain == 1 && seen.access == base, "access 0x%x", seen.access);
+
+    qpb_port_caps port = {.port = 1, .ethernet = true};
+    f->vb.plan.port = &port;
+    f->s.spec.buffers = QPB_BUF_HUGEPAGES;
+    f->s.spec.odp = true;
+    static char out[4096];
+    qpb_jw w;
+    qpb_jw_init(&w, out, sizeof out);
+    qpb_jw_obj_begin(&w);
+    qpb_verbs_provider.summary(&f->s, &w);
+    qpb_jw_obj_end(&w);
+    CHECK(qpb_jw_ok(&w));
+    CHECKF(strstr(out, "\"relaxed_ordering\":false,\"buffers\":\"hugepages\",\"odp\":true") != NULL, "%s", out);
+    table.reg_mr_iova2 = fake_reg_mr_iova2;
+    qpb_jw_init(&w, out, sizeof out);
+    qpb_jw_obj_begin(&w);
+    qpb_verbs_provider.summary(&f->s, &w);
+    qpb_jw_obj_end(&w);
+    CHECKF(strstr(out, "\"relaxed_ordering\":true,") != NULL, "%s", out);
+
+    fail_reg = true; /* a refused registration names the verb, what it registered and the device */
+    CHECK(qpb_verbs_reg_mr(&f->s, NULL, f->buf, MSG) == NULL);
+    CHECKF(!strcmp(f->s.err, "ibv_reg_mr (buffer, on-demand paging) on fake0: Operation not supported (errno 95)"),
+           "%s", f->s.err);
+    free_fake(f);
+}
+
+/* The inventory's odp entry: general_caps as two booleans, each transport's ops by name. */
+static void the_inventory_lists_odp_ops_by_transport(void)
+{
+    qpb_dev_caps c = {.name = "mlx5_0", .odp_general = QPB_ODP_SUPPORT | QPB_ODP_IMPLICIT};
+    c.odp_ops[QPB_TR_RC] = QPB_ODP_SEND | QPB_ODP_RECV | QPB_ODP_WRITE | QPB_ODP_SRQ_RECV;
+    c.odp_ops[QPB_TR_UD] = QPB_ODP_SEND;
+    static char out[4096];
+    qpb_jw w;
+    qpb_jw_init(&w, out, sizeof out);
+    qpb_device_json(&w, &c);
+    CHECK(qpb_jw_ok(&w));
+    CHECKF(strstr(out, "\"odp\":{\"supported\":true,\"implicit\":true,\"rc\":[\"send\",\"recv\",\"write\","
+                       "\"srq_recv\"],\"uc\":[],\"ud\":[\"send\"],\"xrc\":[]}") != NULL, "%s", out);
+    c = (qpb_dev_caps){.name = "rxe0"};
+    qpb_jw_init(&w, out, sizeof out);
+    qpb_device_json(&w, &c);
+    CHECKF(strstr(out, "\"odp\":{\"supported\":false,\"implicit\":false,\"rc\":[],\"uc\":[],\"ud\":[],"
+                       "\"xrc\":[]}") != NULL, "%s", out);
+}
+
 const qpb_test_case qpb_verbs_run_tests[] = {
+    {"verbs inventory lists each transport's ODP ops", the_inventory_lists_odp_ops_by_transport},
+    {"verbs MRs: relaxed ordering and odp reach ibv_reg_mr_iova2 as access flags", access_flags_reach_reg_mr},
     {"verbs receiver fails the run at once when a repost fails, naming the errno", failed_repost_fails_the_run_at_once},
     {"verbs receiver fails the run at once when an SRQ repost fails", failed_srq_repost_fails_the_run_at_once},
     {NULL, NULL},

@@ -47,12 +47,23 @@ function portsTable(ports) {
       keys.map((key) => h('td', {}, value(p[key]))), h('td', {}, gidList(p.gids))))));
 }
 
+/** The inventory's odp entry in a line: "no", or "yes (implicit) · rc: send, recv, write · ud: send". */
+function odpText(odp) {
+  if (odp === null || typeof odp !== 'object' || Array.isArray(odp)) return null;
+  if (!odp.supported) return 'no';
+  const ops = ['rc', 'uc', 'ud', 'xrc'].filter((t) => Array.isArray(odp[t]) && odp[t].length > 0)
+    .map((t) => `${t}: ${odp[t].join(', ')}`);
+  return [odp.implicit ? 'yes (implicit)' : 'yes', ...ops].join(' · ');
+}
+
 function deviceBlock(device) {
   const keys = scalarKeys(device, DEVICE_ORDER, ['name', 'ports']);
+  const odp = odpText(device.odp);
   return h('div', { class: 'device', dataset: { device: device.name } },
     h('h4', {}, h('code', {}, device.name ?? '(unnamed device)')),
     h('table', { class: 'grid caps' },
-      h('tbody', {}, keys.map((key) => h('tr', { dataset: { cap: key } }, h('th', {}, key), h('td', { class: 'num' }, value(device[key])))))),
+      h('tbody', {}, keys.map((key) => h('tr', { dataset: { cap: key } }, h('th', {}, key), h('td', { class: 'num' }, value(device[key])))),
+        odp === null ? [] : h('tr', { dataset: { cap: 'odp' } }, h('th', {}, 'odp'), h('td', {}, odp)))),
     portsTable(device.ports));
 }
 

@@ -9,9 +9,11 @@ import java.util.Map;
  * {@code qpb_devices} in qpb_device.c, with {@code rdma_unavailable} when there is none), say of a verbs point: no
  * device at all, no device of the point's name, no such port, and the device capabilities qpb_plan_run
  * (qpb_check.c) refuses a run for, in its words: transport xrc without IBV_DEVICE_XRC, an atomic op on a device with
- * atomic_cap IBV_ATOMIC_NONE, lock_model thread_domain without thread domains, inline_size above max_inline_data. A
- * device entry without one of these attributes (an older agent) is not judged on it. On-demand paging is neither a
- * key of a run nor a fact a device entry carries, so nothing is judged of it.
+ * atomic_cap IBV_ATOMIC_NONE, lock_model thread_domain without thread domains, inline_size above max_inline_data, odp
+ * on a device whose {@code odp} entry (odp_caps) lacks on-demand paging or the point's op over its transport (send:
+ * send and recv, or srq_recv with an SRQ). A device entry without one of these attributes (an older agent) is not
+ * judged on it. buffers hugepages is not judged here: the hello does not say how many hugepages a host has reserved,
+ * so its engine refuses it at prepare.
  *
  * <p>The device a point runs on is the engine's choice (qpb_device_open): the one its {@code device} key names, else
  * the first whose port {@code ib_port} is ACTIVE, else the last one listed.
@@ -69,7 +71,37 @@ final class VerbsHostFacts {
             refusals.add(new SpecViolation("inline_size", who + " cannot run inline_size " + inline + " B: " + name
                     + " takes at most max_inline_data " + max + " B"));
         }
+        odp(point, defaults, device, who, name, refusals);
         return refusals;
+    }
+
+    /** odp: what qpb_check.c's plan_odp refuses, from the device's {"supported", "rc": ["send", ...], ...}. */
+    private static void odp(Map<String, Object> point, Map<String, Object> defaults, Map<?, ?> device, String who,
+                            String name, List<SpecViolation> refusals) {
+        if (!Boolean.TRUE.equals(value(point, "odp", defaults)) || !(device.get("odp") instanceof Map<?, ?> odp)) {
+            return;
+        }
+        if (!Boolean.TRUE.equals(odp.get("supported"))) {
+            refusals.add(new SpecViolation("odp", who + " cannot run odp: " + name
+                    + " does not report IBV_ODP_SUPPORT (no on-demand paging)"));
+            return;
+        }
+        String op = String.valueOf(value(point, "op", defaults));
+        String transport = String.valueOf(value(point, "transport", defaults));
+        boolean srq = !"none".equals(value(point, "srq", defaults)) || "xrc".equals(transport);
+        List<String> need = switch (op) {
+            case "send" -> List.of("send", srq ? "srq_recv" : "recv");
+            case "write", "read" -> List.of(op);
+            default -> List.of("atomic");
+        };
+        List<String> have = odp.get(transport) instanceof List<?> l ? l.stream().map(String::valueOf).toList() : List.of();
+        List<String> missing = need.stream().filter(o -> !have.contains(o)).toList();
+        if (!missing.isEmpty()) {
+            refusals.add(new SpecViolation("odp", who + " cannot run odp: " + name + " has no on-demand paging for op "
+                    + op + " over " + transport + " (its " + transport + " ODP ops: "
+                    + (have.isEmpty() ? "none" : String.join(", ", have)) + "; missing " + String.join(", ", missing)
+                    + ")"));
+        }
     }
 
     /** The engine's pick: by name; else the first with port ACTIVE, else the last (null: no device of that name). */

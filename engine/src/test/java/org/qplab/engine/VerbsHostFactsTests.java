@@ -58,6 +58,38 @@ class VerbsHostFactsTests {
     }
 
     @Test
+    void odpIsRefusedOnADeviceWithoutOnDemandPagingForThePointsOpAndTransport() {
+        Map<String, Object> noOdp = Map.of("name", "rxe0", "odp", Map.of("supported", false, "implicit", false,
+                "rc", List.of(), "uc", List.of(), "ud", List.of(), "xrc", List.of()),
+                "ports", List.of(Map.of("port", 1, "state", "ACTIVE")));
+        Map<String, Object> facts = Map.of("engine", ENGINE, "rdma_devices", List.of(noOdp));
+        assertThat(refused(Map.of("provider", "verbs", "odp", true), facts)).containsExactly(
+                "odp: host h1 cannot run odp: rxe0 does not report IBV_ODP_SUPPORT (no on-demand paging)");
+        assertThat(refused(Map.of("provider", "verbs", "odp", false), facts)).isEmpty();
+        assertThat(refused(Map.of("provider", "verbs"), facts)).as("odp defaults to false").isEmpty();
+
+        Map<String, Object> mlx = Map.of("name", "mlx5_0", "odp", Map.of("supported", true, "implicit", true,
+                "rc", List.of("send", "recv", "write", "read"), "uc", List.of(), "ud", List.of("send"),
+                "xrc", List.of("send", "srq_recv")), "ports", List.of(Map.of("port", 1, "state", "ACTIVE")));
+        Map<String, Object> onMlx = Map.of("engine", ENGINE, "rdma_devices", List.of(mlx));
+        assertThat(refused(Map.of("provider", "verbs", "odp", true), onMlx)).isEmpty();
+        assertThat(refused(Map.of("provider", "verbs", "odp", true, "op", "read"), onMlx)).isEmpty();
+        assertThat(refused(Map.of("provider", "verbs", "odp", true, "transport", "xrc"), onMlx))
+                .as("an XRC send receives through an SRQ").isEmpty();
+        assertThat(refused(Map.of("provider", "verbs", "odp", true, "op", "atomic_fadd"), onMlx)).containsExactly(
+                "odp: host h1 cannot run odp: mlx5_0 has no on-demand paging for op atomic_fadd over rc (its rc ODP "
+                        + "ops: send, recv, write, read; missing atomic)");
+        assertThat(refused(Map.of("provider", "verbs", "odp", true, "transport", "ud"), onMlx)).containsExactly(
+                "odp: host h1 cannot run odp: mlx5_0 has no on-demand paging for op send over ud (its ud ODP ops: "
+                        + "send; missing recv)");
+        assertThat(refused(Map.of("provider", "verbs", "odp", true, "srq", "shared"), onMlx)).containsExactly(
+                "odp: host h1 cannot run odp: mlx5_0 has no on-demand paging for op send over rc (its rc ODP ops: "
+                        + "send, recv, write, read; missing srq_recv)");
+        assertThat(refused(Map.of("provider", "verbs", "odp", true), Map.of("engine", ENGINE, "rdma_devices",
+                List.of(rxe("rxe0", "ACTIVE"))))).as("a device entry without odp (an older agent)").isEmpty();
+    }
+
+    @Test
     void theDeviceIsTheNamedOneElseTheFirstWithAnActivePort() {
         Map<String, Object> facts = Map.of("engine", ENGINE, "rdma_devices", List.of(rxe("rxe0", "DOWN"), MLX));
         assertThat(refused(Map.of("provider", "verbs", "transport", "xrc"), facts))

@@ -351,6 +351,94 @@ class VerbsEngineIntegrationTests {
                 .contains("lock_model thread_domain: rxe0 has no thread domains (ibv_alloc_td: ");
     }
 
+    /**
+     * perftest's default PCIe relax order: ON (rdma-core 44 exports ibv_reg_mr_iova2), OFF with --disable_pcie_relaxed
+     * and in write latency.
+     */
+    @Test
+    void relaxedOrderingIsOnByDefaultAndReportedInTheSummaryAndTheHeader(SoftRoceLab lab) throws Exception {
+        Pair on = pair(lab, "--op=write -c RC -s 4096 -n 100");
+        assertReliableRun(on, 1, 1, 100, 4096);
+        assertThat(on.client().get("relaxed_ordering")).isEqualTo(true);
+        assertThat(on.server().get("relaxed_ordering")).isEqualTo(true);
+        assertThat(on.client().get("buffers")).isEqualTo("heap");
+        assertThat(on.client().get("odp")).isEqualTo(false);
+        assertThat(on.clientOutput()).contains(" PCIe relax order: ON\n").doesNotContain("Using hugepages");
+        Pair off = pair(lab, "--op=write -c RC -s 4096 -n 100 --disable_pcie_relaxed");
+        assertReliableRun(off, 1, 1, 100, 4096);
+        assertThat(off.client().get("relaxed_ordering")).isEqualTo(false);
+        assertThat(off.clientOutput()).contains(" PCIe relax order: OFF\n");
+        // write latency polls the buffer's last byte: OFF, as perftest's ib_write_lat prints it
+        Pair writeLatency = pair(lab, "--lat --op=write -s 64 -n 200");
+        assertThat(writeLatency.client().get("status")).as("client: %s", writeLatency.client().get("error"))
+                .isEqualTo("ok");
+        assertThat(writeLatency.client().get("relaxed_ordering")).isEqualTo(false);
+        assertThat(writeLatency.clientOutput()).contains(" PCIe relax order: OFF\n");
+    }
+
+    /**
+     * odp as the inventory says rxe can (rxe pages on demand from Linux 6.13; the lab's Debian 12 kernel is older):
+     * without IBV_ODP_SUPPORT a run is refused before anything is created, naming the device; with it, an RC write
+     * registered on demand runs and its summary says so.
+     */
+    @Test
+    void odpRunsWhereTheInventorySaysSoAndIsRefusedNamingTheDeviceElsewhere(SoftRoceLab lab) throws Exception {
+        CommandResult devices = lab.ssh(CLIENT, TIMEOUT, qpbench() + " --devices");
+        assertThat(devices.succeeded()).as(devices.describe()).isTrue();
+        Map<?, ?> rxe = (Map<?, ?>) ((List<?>) json.readValue(devices.stdout(), Map.class).get("devices")).get(0);
+        Map<?, ?> odp = (Map<?, ?>) rxe.get("odp");
+        assertThat(odp.keySet().stream().map(String::valueOf).toList()).as("the inventory's odp entry")
+                .containsExactlyInAnyOrder("supported", "implicit", "rc", "uc", "ud", "xrc");
+        if (Boolean.TRUE.equals(odp.get("supported")) && ((List<?>) odp.get("rc")).contains("write")) {
+            Pair run = pair(lab, "--op=write -c RC -s 4096 -n 100 --odp");
+            assertReliableRun(run, 1, 1, 100, 4096);
+            assertThat(run.client().get("odp")).isEqualTo(true);
+            return;
+        }
+        CommandResult refused = lab.ssh(CLIENT, TIMEOUT, qpbench() + " --provider=verbs --op=write -s 4096 -n 10 --odp");
+        assertThat(refused.exitCode()).as(refused.describe()).isEqualTo(1);
+        assertThat(refused.stderr()).contains(Boolean.TRUE.equals(odp.get("supported"))
+                ? "odp: rxe0 has no on-demand paging for op write over rc"
+                : "odp: rxe0 does not report IBV_ODP_SUPPORT (odp_caps.general_caps 0x");
+    }
+
+    /**
+     * buffers hugepages: with none reserved, refused before anything is created, naming the sysctl; with some
+     * reserved (for this test, then given back), a pair runs on them and says so, in its summary and its header.
+     */
+    @Test
+    void hugepagesAreRefusedWhenNoneAreReservedAndUsedOnceReserved(SoftRoceLab lab) throws Exception {
+        long[] reserved = new long[3]; // by VM: what to give back
+        for (int vm : new int[] {SERVER, CLIENT}) {
+            CommandResult before = lab.ssh(vm, TIMEOUT, "cat /proc/sys/vm/nr_hugepages");
+            assertThat(before.succeeded()).as(before.describe()).isTrue();
+            reserved[vm] = Long.parseLong(before.stdout().trim());
+        }
+        if (reserved[CLIENT] == 0) {
+            CommandResult refused = lab.ssh(CLIENT, TIMEOUT, qpbench()
+                    + " --provider=verbs --op=write -s 4096 -n 10 --use_hugepages");
+            assertThat(refused.exitCode()).as(refused.describe()).isEqualTo(1);
+            assertThat(refused.stderr()).contains("buffers hugepages: none reserved (/proc/sys/vm/nr_hugepages is 0; "
+                    + "reserve ").contains(" with sysctl vm.nr_hugepages=");
+        }
+        String reserve = "sysctl -q vm.nr_hugepages=16";
+        try {
+            for (int vm : new int[] {SERVER, CLIENT}) {
+                CommandResult r = lab.ssh(vm, TIMEOUT, reserve + " && grep HugePages_Free /proc/meminfo");
+                assertThat(r.succeeded()).as(r.describe()).isTrue();
+            }
+            Pair run = pair(lab, "--op=send -c RC -q 2 -s 65536 -t 4 -n 100 --verify --use_hugepages");
+            assertReliableRun(run, 1, 2, 100, 65536);
+            assertThat(run.client().get("buffers")).isEqualTo("hugepages");
+            assertThat(run.server().get("buffers")).isEqualTo("hugepages");
+            assertThat(run.clientOutput()).contains(" Using hugepages : ON\n");
+        } finally {
+            for (int vm : new int[] {SERVER, CLIENT}) {
+                lab.ssh(vm, TIMEOUT, "sysctl -q vm.nr_hugepages=" + reserved[vm]);
+            }
+        }
+    }
+
     @Test
     void theDeviceInventoryDescribesRxe(SoftRoceLab lab) throws Exception {
         CommandResult devices = lab.ssh(SERVER, TIMEOUT, qpbench() + " --devices");

@@ -51,6 +51,9 @@ public class PerftestImport {
         if (out.value("rdma_cm QPs") != null) {
             p.put("rdma_cm", out.on("rdma_cm QPs"));
         }
+        if (out.value("PCIe relax order") != null) { // "Unsupported": built without it, so it ran without
+            p.put("relaxed_ordering", out.on("PCIe relax order"));
+        }
         return p;
     }
 

@@ -113,6 +113,9 @@ class EngineAgreementTests {
         maybe(r, p, "rx_depth", 0L, 1L, 512L, 16385L);
         maybe(r, p, "cq_mode", "per_qp", "per_thread", "shared");
         maybe(r, p, "mr_mode", "per_thread", "per_qp");
+        maybe(r, p, "relaxed_ordering", true, false);
+        maybe(r, p, "buffers", "heap", "hugepages", "huge");
+        maybe(r, p, "odp", true, false);
         maybe(r, p, "polling", "busy", "event");
         maybe(r, p, "lock_model", "shared", "thread_domain");
         maybe(r, p, "mtu", 0L, 256L, 1000L, 4096L);

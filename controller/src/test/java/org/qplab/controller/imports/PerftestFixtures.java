@@ -174,6 +174,10 @@ final class PerftestFixtures {
         putNumber(params, "signal_every", text, "CQ Moderation");
         putNumber(params, "mtu", text, "Mtu");
         putNumber(params, "inline_size", text, "Max inline data");
+        Matcher relaxed = Pattern.compile("(?m)^\\s*PCIe relax order\\s*:\\s*(\\S+)").matcher(text);
+        if (relaxed.find()) {
+            params.put("relaxed_ordering", relaxed.group(1).equals("ON"));
+        }
         return params;
     }
 
@@ -202,6 +206,9 @@ final class PerftestFixtures {
             if (Pattern.compile("(?m)^\"?" + key.getValue() + "\"?\\s*:").matcher(json).find()) {
                 params.put(key.getKey(), Long.parseLong(jsonValue(json, key.getValue())));
             }
+        }
+        if (Pattern.compile("(?m)^\"?PCIe_relax_order\"?\\s*:").matcher(json).find()) {
+            params.put("relaxed_ordering", jsonValue(json, "PCIe_relax_order").equals("ON"));
         }
         return params;
     }
