@@ -47,6 +47,7 @@ void qpbench_print_header(const options *o, const char *role, const char *sum)
             *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
         printf(" Device          : %s\n", qpbench_str(sum, "device", v, sizeof v));
         printf(" Connection type : %-8s Using SRQ              : %s\n", t, strcmp(o->srq, "none") ? o->srq : "OFF");
+        printf(" ibv_wr* API     : %s\n", !strcmp(qpbench_str(sum, "post_api", v, sizeof v), "wr") ? "ON" : "OFF");
         printf(" RX depth        : %-8.0f CQ Moderation          : %u\n", qpbench_num(sum, "rx_depth"),
                o->latency ? QPB_LAT_SIGNAL_EVERY : o->signal_every);
         printf(" Post List       : %-8u Max inline data        : %.0f[B]\n", o->post_list,
