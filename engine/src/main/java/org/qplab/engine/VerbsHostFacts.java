@@ -9,7 +9,8 @@ import java.util.Map;
  * {@code qpb_devices} in qpb_device.c, with {@code rdma_unavailable} when there is none), say of a verbs point: no
  * device at all, no device of the point's name, no such port, and the device capabilities qpb_plan_run
  * (qpb_check.c) refuses a run for, in its words: transport xrc without IBV_DEVICE_XRC, an atomic op on a device with
- * atomic_cap IBV_ATOMIC_NONE, lock_model thread_domain without thread domains, inline_size above max_inline_data. A
+ * atomic_cap IBV_ATOMIC_NONE, lock_model thread_domain without thread domains, inline_size above max_inline_data,
+ * post_api wr (given; its default falls back to legacy) without the extended QP API ({@code wr_api}). A
  * device entry without one of these attributes (an older agent) is not judged on it. On-demand paging is neither a
  * key of a run nor a fact a device entry carries, so nothing is judged of it.
  *
@@ -68,6 +69,10 @@ final class VerbsHostFacts {
                 && inline.longValue() > max.longValue()) {
             refusals.add(new SpecViolation("inline_size", who + " cannot run inline_size " + inline + " B: " + name
                     + " takes at most max_inline_data " + max + " B"));
+        }
+        if ("wr".equals(point.get("post_api")) && Boolean.FALSE.equals(device.get("wr_api"))) {
+            refusals.add(new SpecViolation("post_api", who + " cannot run post_api wr: " + name
+                    + " has no extended QP API (ibv_qp_ex; use post_api legacy)"));
         }
         return refusals;
     }
