@@ -51,6 +51,9 @@ public class PerftestImport {
         if (out.value("rdma_cm QPs") != null) {
             p.put("rdma_cm", out.on("rdma_cm QPs"));
         }
+        if (out.value("ibv_wr* API") != null) { // the engine's post_api: ibv_wr_* or ibv_post_send (--use_old_post_send)
+            p.put("post_api", out.on("ibv_wr* API") ? "wr" : "legacy");
+        }
         return p;
     }
 
