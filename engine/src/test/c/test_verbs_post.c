@@ -233,6 +233,7 @@ typedef struct shape {
     uint32_t qps, post_list, signal_every, tx_depth, inline_size;
     uint64_t iterations;
     bool wr;
+    bool shared; /* qp_sharing shared (every request signaled, named by thread, QP and cycle slot) */
 } shape;
 
 static fake *make_fake(const shape *sh)
@@ -253,7 +254,8 @@ static fake *make_fake(const shape *sh)
                          .tx_depth = sh->tx_depth, .transport = sh->transport, .srq = QPB_SRQ_NONE,
                          .signal_every = sh->signal_every, .post_list = sh->post_list, .rx_depth = 1,
                          .inline_size = sh->inline_size, .cq_mode = QPB_CQ_PER_THREAD, .polling = QPB_POLL_BUSY,
-                         .trace_every = 1, .post_api = sh->wr ? QPB_POST_WR : QPB_POST_LEGACY};
+                         .trace_every = 1, .post_api = sh->wr ? QPB_POST_WR : QPB_POST_LEGACY,
+                         .qp_sharing = sh->shared ? QPB_QPS_SHARED : QPB_QPS_PER_THREAD};
     clock_gettime(CLOCK_MONOTONIC_RAW, &s->t0);
     pthread_mutex_init(&s->lock, NULL);
     atomic_init(&s->stop, 0);
@@ -379,6 +381,28 @@ static void wr_and_legacy_post_the_same_requests(void)
                              "ud send inline");
     both_paths_post_the_same((shape){.op = QPB_OP_SEND, .transport = QPB_TR_XRC, .qps = 1, .post_list = 1,
                                      .signal_every = 1, .tx_depth = 4, .iterations = 6}, "xrc send");
+    both_paths_post_the_same((shape){.op = QPB_OP_READ, .transport = QPB_TR_RC, .qps = 2, .post_list = 2,
+                                     .signal_every = 1, .tx_depth = 8, .iterations = 12, .shared = true},
+                             "rc read, qp_sharing shared");
+    /* every instance of post_wr_as (op x transport x inline) */
+    both_paths_post_the_same((shape){.op = QPB_OP_WRITE, .transport = QPB_TR_RC, .qps = 1, .post_list = 2,
+                                     .signal_every = 2, .tx_depth = 8, .inline_size = MSG, .iterations = 10},
+                             "rc write inline");
+    both_paths_post_the_same((shape){.op = QPB_OP_SEND, .transport = QPB_TR_UD, .qps = 1, .post_list = 3,
+                                     .signal_every = 3, .tx_depth = 9, .iterations = 9}, "ud send");
+    both_paths_post_the_same((shape){.op = QPB_OP_SEND, .transport = QPB_TR_XRC, .qps = 1, .post_list = 1,
+                                     .signal_every = 1, .tx_depth = 4, .inline_size = MSG, .iterations = 6},
+                             "xrc send inline");
+    both_paths_post_the_same((shape){.op = QPB_OP_WRITE, .transport = QPB_TR_XRC, .qps = 2, .post_list = 2,
+                                     .signal_every = 2, .tx_depth = 8, .iterations = 8}, "xrc write");
+    both_paths_post_the_same((shape){.op = QPB_OP_WRITE, .transport = QPB_TR_XRC, .qps = 1, .post_list = 1,
+                                     .signal_every = 1, .tx_depth = 4, .inline_size = MSG, .iterations = 4},
+                             "xrc write inline");
+    both_paths_post_the_same((shape){.op = QPB_OP_READ, .transport = QPB_TR_XRC, .qps = 1, .post_list = 1,
+                                     .signal_every = 1, .tx_depth = 4, .iterations = 4}, "xrc read");
+    both_paths_post_the_same((shape){.op = QPB_OP_SEND, .transport = QPB_TR_UC, .qps = 1, .post_list = 1,
+                                     .signal_every = 1, .tx_depth = 4, .inline_size = MSG, .iterations = 4},
+                             "uc send inline");
     both_paths_post_the_same((shape){.op = QPB_OP_READ, .transport = QPB_TR_RC, .mode = QPB_MODE_LATENCY, .qps = 1,
                                      .post_list = 1, .signal_every = 1, .tx_depth = 1, .iterations = 10},
                              "rc read latency");
