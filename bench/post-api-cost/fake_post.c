@@ -5,7 +5,8 @@
  * completes every signaled request at once. The fake does the least a provider must (read each
  * request's fields once) the same way for both paths, so the engine's side of the post is what
  * differs. Usage: fake_post wr|legacy send|write|read POST_LIST INLINE(0|1) rc|ud ITERATIONS QPS
- * Prints "messages N". Built by run.sh against the engine's objects (-O2 -g).
+ * Prints "messages N". Built by run.sh against the engine's objects (-O2 -g); with -DBEFORE_POST_API
+ * against an engine from before post_api (legacy only: no qpx, post_wr or post_api to set).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +116,11 @@ int main(int argc, char **argv)
                         .qps_per_thread = qps, .msg_size = MSG, .iterations = iterations, .tx_depth = depth,
                         .transport = ud ? QPB_TR_UD : QPB_TR_RC, .signal_every = post_list, .post_list = post_list,
                         .rx_depth = 1, .inline_size = inl ? MSG : 0, .cq_mode = QPB_CQ_PER_THREAD,
-                        .polling = QPB_POLL_BUSY, .trace_every = 1, .post_api = wr ? QPB_POST_WR : QPB_POST_LEGACY};
+                        .polling = QPB_POLL_BUSY, .trace_every = 1,
+#ifndef BEFORE_POST_API
+                        .post_api = wr ? QPB_POST_WR : QPB_POST_LEGACY
+#endif
+    };
     clock_gettime(CLOCK_MONOTONIC_RAW, &s.t0);
     pthread_mutex_init(&s.lock, NULL);
     s.proc_stat_path = "/proc/stat";
@@ -125,7 +130,15 @@ int main(int argc, char **argv)
     if (!qpb_ring_init(&out.ring, 1) || !qpb_stats_init(&out.stats, MSG * qps, qps))
         return 1;
     snprintf(vb.caps.name, sizeof vb.caps.name, "fake0");
-    vb.plan.slot = MSG, vb.plan.qps = qps, vb.plan.post_wr = wr;
+    vb.plan.slot = MSG, vb.plan.qps = qps;
+#ifndef BEFORE_POST_API
+    vb.plan.post_wr = wr;
+#else
+    if (wr) {
+        fprintf(stderr, "fake_post: this engine has no post_api wr\n");
+        return 2;
+    }
+#endif
     vb.tx = &tx;
     vb.expected = expected;
     atomic_init(&vb.senders_left, 1);
@@ -135,8 +148,11 @@ int main(int argc, char **argv)
         q->wr_start = wr_start, q->wr_complete = wr_complete, q->wr_abort = wr_abort, q->wr_send = wr_send;
         q->wr_rdma_write = wr_write, q->wr_rdma_read = wr_read, q->wr_set_sge = wr_sge;
         q->wr_set_inline_data = wr_inline, q->wr_set_ud_addr = wr_ud;
-        conns[i] = (qpb_vconn){.qp = &q->qp_base, .qpx = wr ? q : NULL, .cq = &dev.cq, .index = i, .buf = buf[i],
-                               .lkey = 3, .remote_qpn = 0x200 + i, .remote_addr = 0x10000, .rkey = 4};
+        conns[i] = (qpb_vconn){.qp = &q->qp_base, .cq = &dev.cq, .index = i, .buf = buf[i], .lkey = 3,
+                               .remote_qpn = 0x200 + i, .remote_addr = 0x10000, .rkey = 4};
+#ifndef BEFORE_POST_API
+        conns[i].qpx = wr ? q : NULL;
+#endif
     }
     th = (qpb_vthread){.cq = &dev.cq, .conns = conns, .cycles = calloc(depth, sizeof(qpb_vcycle))};
     tx = (qpb_vside){.sending = true, .threads = &th, .conns = conns, .ah = (struct ibv_ah *)&dev.ctx};
