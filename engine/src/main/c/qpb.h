@@ -361,6 +361,7 @@ int32_t qpb_engine_info(char *buf, uint32_t buf_len);
  *   "hw_ver","max_qp","max_qp_wr","max_sge","max_cq","max_cqe","max_mr",
  *   "max_mr_size","max_pd","max_srq","max_srq_wr","max_qp_rd_atom",
  *   "max_qp_init_rd_atom","max_ah","max_inline_data","xrc","thread_domain",
+ *   "wr_api" (ibv_create_qp_ex with send_ops_flags works: post_api wr),
  *   "device_cap_flags","ports":[{"port","state","link_layer","max_mtu",
  *   "active_mtu","lid","gids":[{"index","gid","type"}]}]}],
  *  "unavailable":"why"}   (the last key only when there is no device) */
