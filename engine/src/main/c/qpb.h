@@ -183,7 +183,8 @@ typedef struct qpb_session qpb_session;
  *   inline_size     0..65536 bytes; messages up to it go inline default 0
  *   signal_every    signal every Nth request of a QP (CQ moderation), and
  *                   the last of a run; 1..tx_depth             default 1
- *   post_list       cycles posted per ibv_post_send, 1..tx_depth default 1
+ *   post_list       cycles posted at once (one ibv_post_send, or one
+ *                   ibv_wr_start..ibv_wr_complete), 1..tx_depth default 1
  *   rx_depth        receives kept posted per QP, or per SRQ
  *                                                               default 512
  *   cq_mode         "per_qp" | "per_thread" | "shared"          default "per_thread"
@@ -211,6 +212,19 @@ typedef struct qpb_session qpb_session;
  *   lock_model      "shared" | "thread_domain" (ibv_alloc_td + a parent
  *                   domain per thread)                          default "shared"
  *   mtu             0 = the port's active MTU, else 256..4096   default 0
+ *   post_api        "wr" | "legacy": how requests are posted     default "wr"
+ *                   wr is perftest's new post path: QPs that send are made
+ *                   with ibv_create_qp_ex (send_ops_flags for the run's op)
+ *                   and each post list is one ibv_wr_start, per request an
+ *                   ibv_wr_<op> with ibv_wr_set_sge or _set_inline_data (and
+ *                   _set_ud_addr, _set_xrc_srqn), then one ibv_wr_complete;
+ *                   legacy is ibv_post_send with a chain of requests. Left
+ *                   out, wr runs only where perftest uses it by default (the
+ *                   mlx5 family, EFA, HNS: not rxe or siw) and the device has
+ *                   the extended QP API, else legacy; given as wr on a device
+ *                   without that API it is refused, naming the device. The
+ *                   summary's "post_api" says which ran (qpbench:
+ *                   --use_old_post_send for legacy, "ibv_wr* API" ON/OFF).
  * A verbs session is checked against its device before any verbs object
  * exists: every limit it exceeds is refused at once with QPB_EUNSUPPORTED,
  * naming the limit and the device ("inline_size 512 B > max_inline_data
@@ -282,8 +296,8 @@ int32_t qpb_wait(qpb_session *s, int32_t timeout_ms);
 int32_t qpb_stop(qpb_session *s);
 
 /* Summary JSON of an ended run (perftest's definitions, see README; verbs
- * adds its knobs, the device, path_mtu and "peer": what the receiving side
- * got, {"messages","bytes","errors","short_connections","missing"}):
+ * adds its knobs, the device, path_mtu, "post_api" (the one that ran: "wr"
+ * or "legacy") and "peer": what the receiving side got, {"messages","bytes","errors","short_connections","missing"}):
  * {"provider","role","op","threads","qps_per_thread","msg_size",
  *  "iterations","cycles","messages","bytes","errors","stopped",
  *  "interval_ms","intervals","intervals_late","traced","dropped",
@@ -369,6 +383,7 @@ int32_t qpb_engine_info(char *buf, uint32_t buf_len);
  *   "odp":{"supported","implicit","rc":["send","recv","write","read",
  *   "atomic","srq_recv"],"uc":[...],"ud":[...],"xrc":[...]} (odp_caps of
  *   ibv_query_device_ex: the ops each transport pages on demand),
+ *   "wr_api" (ibv_create_qp_ex with send_ops_flags works: post_api wr),
  *   "device_cap_flags","ports":[{"port","state","link_layer","max_mtu",
  *   "active_mtu","lid","gids":[{"index","gid","type"}]}]}],
  *  "unavailable":"why"}   (the last key only when there is no device) */

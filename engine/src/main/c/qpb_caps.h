@@ -76,6 +76,8 @@ typedef struct qpb_dev_caps {
     char thread_domain_error[128];
     uint32_t odp_general;      /* odp_caps.general_caps (0: no ODP, or no ibv_query_device_ex) */
     uint32_t odp_ops[4];       /* odp_caps per transport, by qpb_transport (rc, uc, ud; xrc_odp_caps) */
+    bool wr_api;               /* ibv_create_qp_ex with send_ops_flags and ibv_qp_to_qp_ex work (probed) */
+    char wr_api_error[128];
     uint32_t phys_port_cnt;
     uint32_t n_ports;
     qpb_port_caps ports[QPB_CAPS_MAX_PORTS];
@@ -100,6 +102,7 @@ typedef struct qpb_plan {
     uint64_t registered;      /* bytes registered by this process */
     uint32_t n_mr;
     uint64_t huge_pages;      /* buffers hugepages: 2 MiB pages the buffers take (each rounded up) */
+    bool post_wr;             /* QPs that send are made with ibv_create_qp_ex and post through ibv_wr_* */
 } qpb_plan;
 
 #define QPB_HUGE_PAGE (2ull << 20)
@@ -107,6 +110,10 @@ typedef struct qpb_plan {
 /* Fills plan for spec on caps (port spec->ib_port). QPB_OK, or
  * QPB_EUNSUPPORTED with every limit the spec exceeds in err ("; "-joined). */
 qpb_status qpb_plan_run(const qpb_spec *spec, const qpb_dev_caps *caps, qpb_plan *plan, char *err, uint32_t err_len);
+
+/* Whether perftest posts through ibv_wr_* on this device by default (its list of devices: the mlx5
+ * family, EFA, HNS; every other device gets --use_old_post_send). */
+bool qpb_wr_by_default(const qpb_dev_caps *caps);
 
 /* The GID index the engine picks on a port when the spec does not: the first
  * RoCE v2 GID with an IPv4 address, else the first RoCE v2, else the first

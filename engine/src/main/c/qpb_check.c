@@ -238,6 +238,35 @@ static void plan_memory(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
     }
 }
 
+bool qpb_wr_by_default(const qpb_dev_caps *c)
+{
+    /* perftest_parameters.c: ctx_device by vendor_part_id (Chelsio's and Intel's are told by vendor_id), then
+     * every device but these posts with --use_old_post_send */
+    static const uint32_t parts[] = {
+        4113, 4114,                                     /* Connect-IB */
+        4115, 4116, 4117, 4118, 4119, 4120, 4121, 4122, /* ConnectX-4, -4 Lx, -5, -5 Ex */
+        4123, 4124, 4125, 4126, 4127, 4129, 4131,       /* ConnectX-6, -6 Dx, mlx5 VF, -6 Lx, -7, -8 */
+        41682, 41683, 41686, 41692,                     /* BlueField, -2, -3 */
+        61344, 61345, 61346,                            /* EFA */
+        41506, 41507, 41508, 41509, 41510, 41512, 41519 /* HNS */
+    };
+    if (c->vendor_id == 5157 || c->vendor_id == 0x8086)
+        return false;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (c->vendor_part_id == parts[i])
+            return true;
+    return false;
+}
+
+/* post_api: wr when the spec says so (refused where the device has no ibv_qp_ex), else where perftest uses it. */
+static void plan_post_api(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, refusals *r)
+{
+    if (sp->post_api == QPB_POST_WR && sp->post_api_given && !c->wr_api)
+        refuse(r, "post_api wr: %s has no extended QP API (%s; use post_api legacy)", c->name,
+               c->wr_api_error[0] ? c->wr_api_error : "ibv_create_qp_ex with send_ops_flags failed");
+    p->post_wr = sp->post_api == QPB_POST_WR && c->wr_api && (sp->post_api_given || qpb_wr_by_default(c));
+}
+
 qpb_status qpb_plan_run(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, char *err, uint32_t err_len)
 {
     refusals r = {err, err_len, 0, 0};
@@ -273,5 +302,6 @@ qpb_status qpb_plan_run(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
     plan_odp(sp, c, &r);
     plan_queues(sp, c, p, &r);
     plan_memory(sp, c, p, &r);
+    plan_post_api(sp, c, p, &r);
     return r.count == 0 ? QPB_OK : QPB_EUNSUPPORTED;
 }

@@ -3,10 +3,11 @@
  * (or the first with an active port), its limits as qpb_dev_caps, and the
  * inventory JSON the agent reports (qpb_devices).
  *
- * Two limits no query returns are probed once per device and process:
+ * Three limits no query returns are probed once per device and process:
  * max_inline_data (the largest inline size an RC QP accepts: perftest only
- * says "Unable to create QP" when it is exceeded) and thread domains
- * (ibv_alloc_td plus a parent domain; rxe has neither).
+ * says "Unable to create QP" when it is exceeded), thread domains
+ * (ibv_alloc_td plus a parent domain; rxe has neither) and the extended QP
+ * API (ibv_create_qp_ex with send_ops_flags, then ibv_qp_to_qp_ex: post_api wr).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,6 +33,8 @@ typedef struct probe_cache {
     uint32_t max_inline;
     bool td;
     char td_error[128];
+    bool wr;
+    char wr_error[128];
 } probe_cache;
 
 static probe_cache cache[MAX_CACHED];
@@ -51,6 +54,34 @@ static bool inline_fits(const qpb_ibv *v, struct ibv_pd *pd, struct ibv_cq *cq, 
     return true;
 }
 
+/* An RC QP with send_ops_flags for send, write and read, and its ibv_qp_ex with ibv_wr_start. */
+static void probe_wr(const qpb_ibv *v, struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq, probe_cache *out)
+{
+    struct ibv_qp_init_attr_ex a = {
+        .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC, .pd = pd,
+        .cap = {.max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1},
+        .comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+        .send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ,
+    };
+    if (v->qp_to_qp_ex == NULL) {
+        snprintf(out->wr_error, sizeof out->wr_error, "libibverbs has no ibv_qp_to_qp_ex (rdma-core before 25)");
+        return;
+    }
+    errno = 0;
+    struct ibv_qp *qp = pd != NULL && cq != NULL ? qpb_ibv_create_qp_ex(ctx, &a) : NULL;
+    if (qp == NULL) {
+        int e = errno ? errno : EOPNOTSUPP;
+        snprintf(out->wr_error, sizeof out->wr_error, "ibv_create_qp_ex with send_ops_flags: %s (errno %d)",
+                 strerror(e), e);
+        return;
+    }
+    struct ibv_qp_ex *qpx = v->qp_to_qp_ex(qp);
+    out->wr = qpx != NULL && qpx->wr_start != NULL && qpx->wr_complete != NULL;
+    if (!out->wr)
+        snprintf(out->wr_error, sizeof out->wr_error, "ibv_qp_to_qp_ex gave no ibv_wr_* functions");
+    v->destroy_qp(qp);
+}
+
 static void probe(const qpb_ibv *v, struct ibv_context *ctx, probe_cache *out)
 {
     out->max_inline = 0;
@@ -67,6 +98,7 @@ static void probe(const qpb_ibv *v, struct ibv_context *ctx, probe_cache *out)
         }
         out->max_inline = lo;
     }
+    probe_wr(v, ctx, pd, cq, out);
     struct ibv_td_init_attr ta = {0};
     errno = 0;
     struct ibv_td *td = ibv_alloc_td(ctx, &ta);
@@ -94,24 +126,22 @@ static void probe(const qpb_ibv *v, struct ibv_context *ctx, probe_cache *out)
 static void probe_cached(const qpb_ibv *v, struct ibv_context *ctx, qpb_dev_caps *c)
 {
     pthread_mutex_lock(&cache_lock);
-    probe_cache *hit = NULL;
+    probe_cache *hit = NULL, fresh = {0};
     for (uint32_t i = 0; i < n_cached && hit == NULL; i++)
         if (!strcmp(cache[i].name, c->name))
             hit = &cache[i];
     if (hit == NULL) {
-        probe_cache fresh = {0};
         snprintf(fresh.name, sizeof fresh.name, "%s", c->name);
         probe(v, ctx, &fresh);
         if (n_cached < MAX_CACHED)
             cache[n_cached++] = fresh;
-        c->max_inline_data = fresh.max_inline;
-        c->thread_domain = fresh.td;
-        snprintf(c->thread_domain_error, sizeof c->thread_domain_error, "%s", fresh.td_error);
-    } else {
-        c->max_inline_data = hit->max_inline;
-        c->thread_domain = hit->td;
-        snprintf(c->thread_domain_error, sizeof c->thread_domain_error, "%s", hit->td_error);
+        hit = &fresh;
     }
+    c->max_inline_data = hit->max_inline;
+    c->thread_domain = hit->td;
+    snprintf(c->thread_domain_error, sizeof c->thread_domain_error, "%s", hit->td_error);
+    c->wr_api = hit->wr;
+    snprintf(c->wr_api_error, sizeof c->wr_api_error, "%s", hit->wr_error);
     pthread_mutex_unlock(&cache_lock);
 }
 
@@ -381,6 +411,8 @@ void qpb_device_json(qpb_jw *w, const qpb_dev_caps *c)
     qpb_jw_key(w, "thread_domain");
     qpb_jw_bool(w, c->thread_domain);
     put_odp(w, c);
+    qpb_jw_key(w, "wr_api");
+    qpb_jw_bool(w, c->wr_api);
     snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)c->device_cap_flags);
     qpb_jw_key(w, "device_cap_flags");
     qpb_jw_str(w, hex);

@@ -72,6 +72,7 @@ static void load(void)
     }
     table.query_gid_table = dlsym(h, "_ibv_query_gid_table"); /* optional: rdma-core 32 and later */
     table.reg_mr_iova2 = dlsym(h, "ibv_reg_mr_iova2");         /* optional: rdma-core 28 and later */
+    table.qp_to_qp_ex = dlsym(h, "ibv_qp_to_qp_ex");          /* optional: rdma-core 25 and later */
     /* Never dlclose a loaded libibverbs: providers keep threads and state. */
     loaded = true;
 }

@@ -53,6 +53,8 @@ typedef struct qpb_ibv {
     struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
     int (*destroy_ah)(struct ibv_ah *ah);
     const char *(*wc_status_str)(enum ibv_wc_status status);
+    /* a QP made with send_ops_flags as its ibv_qp_ex (NULL otherwise); NULL before rdma-core 25 (no ibv_wr_*) */
+    struct ibv_qp_ex *(*qp_to_qp_ex)(struct ibv_qp *qp);
 } qpb_ibv;
 
 /* The table, loading libibverbs.so.1 on first use (thread-safe); NULL when it

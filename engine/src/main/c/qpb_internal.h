@@ -70,6 +70,8 @@ typedef enum qpb_polling { QPB_POLL_BUSY, QPB_POLL_EVENT } qpb_polling;
 typedef enum qpb_lock_model { QPB_LOCK_SHARED, QPB_LOCK_THREAD_DOMAIN } qpb_lock_model;
 typedef enum qpb_qp_sharing { QPB_QPS_PER_THREAD, QPB_QPS_SHARED } qpb_qp_sharing;
 typedef enum qpb_mode { QPB_MODE_BW, QPB_MODE_LATENCY } qpb_mode;
+/* wr: ibv_create_qp_ex, then ibv_wr_start, ibv_wr_<op> and ibv_wr_complete (perftest's new post path); legacy: ibv_post_send */
+typedef enum qpb_post_api { QPB_POST_WR, QPB_POST_LEGACY } qpb_post_api;
 
 /* Names of the enum values above, as the spec spells them. */
 extern const char *const QPB_OP_NAMES[];
@@ -82,6 +84,7 @@ extern const char *const QPB_POLLING_NAMES[];
 extern const char *const QPB_LOCK_NAMES[];
 extern const char *const QPB_QP_SHARING_NAMES[];
 extern const char *const QPB_MODE_NAMES[];
+extern const char *const QPB_POST_API_NAMES[];
 
 typedef struct qpb_spec {
     char provider[16];
@@ -130,6 +133,8 @@ typedef struct qpb_spec {
     bool rdma_cm; /* connect through the RDMA connection manager (RC) */
     qpb_qp_sharing qp_sharing; /* shared: every thread posts to the same qps_per_thread QPs */
     bool bidirectional; /* client/server: both sides send at once (perftest -b) */
+    qpb_post_api post_api;
+    bool post_api_given; /* post_api was in the spec (else wr only where perftest would use it: qpb_check.c) */
 } qpb_spec;
 
 const char *qpb_role_name(qpb_role role);

@@ -53,6 +53,7 @@ static void load(void)
             return;
         }
     }
+    table.create_qp_ex = dlsym(h, "rdma_create_qp_ex"); /* optional: post_api wr over rdma_cm */
     loaded = true;
 }
 

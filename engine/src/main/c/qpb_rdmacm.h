@@ -33,6 +33,7 @@ typedef struct qpb_rdmacm {
     struct ibv_context **(*get_devices)(int *num_devices);
     void (*free_devices)(struct ibv_context **list);
     const char *(*event_str)(enum rdma_cm_event_type event);
+    int (*create_qp_ex)(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr); /* NULL where librdmacm lacks it */
 } qpb_rdmacm;
 
 /* The table, loading librdmacm.so.1 on first use; NULL with the reason in err. */

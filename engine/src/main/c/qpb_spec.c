@@ -29,6 +29,7 @@ const char *const QPB_POLLING_NAMES[] = {"busy", "event", NULL};
 const char *const QPB_LOCK_NAMES[] = {"shared", "thread_domain", NULL};
 const char *const QPB_QP_SHARING_NAMES[] = {"per_thread", "shared", NULL};
 const char *const QPB_MODE_NAMES[] = {"bw", "latency", NULL};
+const char *const QPB_POST_API_NAMES[] = {"wr", "legacy", NULL};
 static const char *const PROVIDER_NAMES[] = {"tcp", "verbs", NULL};
 static const char *const ROLE_NAMES[] = {"loopback", "client", "server", NULL};
 
@@ -127,6 +128,7 @@ static const key_def KEYS[] = {
     {"mtu", K_UINT, 0, 4096, NULL, AT(mtu), true},
     {"rdma_cm", K_BOOL, 0, 0, NULL, AT(rdma_cm), true},
     {"qp_sharing", K_CHOICE, 0, 0, QPB_QP_SHARING_NAMES, AT(qp_sharing), true},
+    {"post_api", K_CHOICE, 0, 0, QPB_POST_API_NAMES, AT(post_api), true},
 };
 
 static const qpb_spec DEFAULTS = {
@@ -139,7 +141,7 @@ static const qpb_spec DEFAULTS = {
     .rx_depth = 512, .cq_mode = QPB_CQ_PER_THREAD, .mr_mode = QPB_MR_PER_THREAD, .polling = QPB_POLL_BUSY,
     .relaxed_ordering = true, .buffers = QPB_BUF_HEAP, .odp = false,
     .lock_model = QPB_LOCK_SHARED, .mtu = 0, .rdma_cm = false, .qp_sharing = QPB_QPS_PER_THREAD,
-    .bidirectional = false,
+    .bidirectional = false, .post_api = QPB_POST_WR,
 };
 
 static const key_def *find_key(const char *name)
@@ -442,6 +444,7 @@ static qpb_status validate(const char *json, qpb_spec *s, violations *v)
     if (s->ring_capacity & (s->ring_capacity - 1))
         add(v, "ring_capacity", false, "ring_capacity must be a power of two (got %u)", s->ring_capacity);
     s->inline_given = qpb_json_get(&o, "inline_size") != NULL;
+    s->post_api_given = qpb_json_get(&o, "post_api") != NULL;
     check_statistics(&o, s, v);
     check_combinations(&o, s, v);
     check_latency(&o, s, v);

@@ -93,6 +93,8 @@ static void verbs_summary(qpb_session *s, qpb_jw *w)
     qpb_jw_bool(w, sp->rdma_cm);
     qpb_jw_key(w, "qp_sharing");
     qpb_jw_str(w, QPB_QP_SHARING_NAMES[sp->qp_sharing]);
+    qpb_jw_key(w, "post_api");
+    qpb_jw_str(w, QPB_POST_API_NAMES[vb->plan.post_wr ? QPB_POST_WR : QPB_POST_LEGACY]);
     qpb_jw_key(w, "peer");
     if (!vb->have_result) {
         qpb_jw_null(w);

@@ -72,6 +72,7 @@ typedef struct qpb_vcycle {
 /* One connection end: a QP and its buffer slot. */
 typedef struct qpb_vconn {
     struct ibv_qp *qp;
+    struct ibv_qp_ex *qpx;   /* post_api wr: qp as an ibv_qp_ex (the QPs that send), else NULL */
     struct rdma_cm_id *cm_id; /* rdma_cm runs: the connection's id (its qp is qp) */
     struct ibv_cq *cq;       /* where its completions arrive */
     uint32_t index;          /* thread * qps_per_thread + i */
@@ -207,6 +208,11 @@ uint8_t qpb_verbs_pattern(uint32_t conn, uint64_t offset);
 int qpb_verbs_post_recv(qpb_session *s, qpb_vconn *c, uint64_t wr_id, uint8_t *buf, uint32_t lkey, qpb_vsrq *srq);
 void qpb_verbs_qp_attr(qpb_session *s, const qpb_vside *side, const qpb_vthread *th, const qpb_vconn *c,
                        struct ibv_qp_init_attr *attr);
+/* Makes c's QP from attr (qpb_verbs_qp_attr) on th's PD: on cm_id when not NULL (rdma_create_qp), XRC through
+ * ibv_create_qp_ex, and with post_api wr a QP that sends through ibv_create_qp_ex with the run's send_ops_flags
+ * (c->qpx set). Fails naming the call. */
+qpb_status qpb_verbs_create_qp(qpb_session *s, const qpb_vside *side, qpb_vthread *th, qpb_vconn *c,
+                               struct ibv_qp_init_attr *attr, struct rdma_cm_id *cm_id);
 /* A new QP of c: its number and PSN; receiving side: posts its receives. */
 qpb_status qpb_verbs_qp_ready(qpb_session *s, qpb_vside *side, qpb_vthread *th, qpb_vconn *c);
 qpb_status qpb_verbs_qp_fail(qpb_session *s, const qpb_vconn *c, const struct ibv_qp_cap *cap, const char *call);

@@ -127,11 +127,11 @@ static qpb_status accept_request(qpb_session *s, struct rdma_cm_event *ev)
     qpb_vconn *c = &th->conns[i];
     struct ibv_qp_init_attr a;
     qpb_verbs_qp_attr(s, vb->rx, th, c, &a);
-    if (vb->cm->create_qp(ev->id, th->pd, &a) != 0)
-        return qpb_verbs_qp_fail(s, c, &a.cap, "rdma_create_qp");
+    qpb_status st = qpb_verbs_create_qp(s, vb->rx, th, c, &a, ev->id);
+    if (st != QPB_OK)
+        return st;
     c->cm_id = ev->id;
-    c->qp = ev->id->qp;
-    qpb_status st = qpb_verbs_qp_ready(s, vb->rx, th, c);
+    st = qpb_verbs_qp_ready(s, vb->rx, th, c);
     if (st != QPB_OK)
         return st;
     struct rdma_conn_param p = {.responder_resources = rd_depth(s), .initiator_depth = rd_depth(s),
@@ -227,9 +227,8 @@ qpb_status qpb_verbs_cm_connect(qpb_session *s, const char *host, uint32_t port)
                             vb->v->get_device_name(c->cm_id->verbs->device), vb->caps.name);
         struct ibv_qp_init_attr a;
         qpb_verbs_qp_attr(s, vb->tx, th, c, &a);
-        if (vb->cm->create_qp(c->cm_id, th->pd, &a) != 0)
-            return qpb_verbs_qp_fail(s, c, &a.cap, "rdma_create_qp");
-        c->qp = c->cm_id->qp;
+        if ((st = qpb_verbs_create_qp(s, vb->tx, th, c, &a, c->cm_id)) != QPB_OK)
+            return st;
         if ((st = qpb_verbs_qp_ready(s, vb->tx, th, c)) != QPB_OK)
             return st;
         cm_private pd = {htonl(CM_MAGIC), htonl(c->thread), htonl(k % sp->qps_per_thread), htonl(sp->qps_per_thread)};

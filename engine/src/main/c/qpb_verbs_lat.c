@@ -20,7 +20,8 @@
  * side's end of run arrives: by then every ping was answered, since the
  * initiator's last cycle ended with the last reply.
  * Sends and writes go inline up to inline_size (qpb_verbs.c picks the
- * device's most when the spec does not say). Every QPB_LAT_SIGNAL-th request
+ * device's most when the spec does not say). A request is posted through
+ * ibv_wr_start/ibv_wr_<op>/ibv_wr_complete with post_api wr, else ibv_post_send. Every QPB_LAT_SIGNAL-th request
  * is signaled so that the send queue drains without a completion per
  * iteration; a read is always signaled: its completion is the reply.
  */
@@ -165,30 +166,52 @@ static uint64_t post_request(vlat *x, enum ibv_wr_opcode opcode, uint64_t compar
         return 0;
     uint64_t count = c->posted + 1;
     bool atomic = opcode == IBV_WR_ATOMIC_CMP_AND_SWP || opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
-    struct ibv_sge sge = {.addr = (uintptr_t)c->buf, .length = atomic ? 8 : (uint32_t)x->msz, .lkey = c->lkey};
-    struct ibv_send_wr wr = {.wr_id = count, .sg_list = &sge, .num_sge = 1, .opcode = opcode}, *bad = NULL;
-    if (atomic) {
-        wr.wr.atomic.remote_addr = c->remote_addr;
-        wr.wr.atomic.compare_add = compare_add;
-        wr.wr.atomic.swap = swap;
-        wr.wr.atomic.rkey = c->rkey;
-    } else if (opcode != IBV_WR_SEND) {
-        wr.wr.rdma.remote_addr = c->remote_addr;
-        wr.wr.rdma.rkey = c->rkey;
-    } else if (s->spec.transport == QPB_TR_UD) {
-        wr.wr.ud.ah = x->side->ah;
-        wr.wr.ud.remote_qpn = c->remote_qpn;
-        wr.wr.ud.remote_qkey = QPB_VERBS_QKEY;
+    bool inl = x->use_inline && (opcode == IBV_WR_SEND || opcode == IBV_WR_RDMA_WRITE);
+    unsigned flags = (inl ? IBV_SEND_INLINE : 0) | (signal || count % QPB_LAT_SIGNAL == 0 ? IBV_SEND_SIGNALED : 0);
+    uint32_t len = atomic ? 8 : (uint32_t)x->msz;
+    int rc;
+    if (c->qpx != NULL) { /* post_api wr */
+        struct ibv_qp_ex *q = c->qpx;
+        ibv_wr_start(q);
+        q->wr_id = count;
+        q->wr_flags = flags;
+        switch (opcode) {
+        case IBV_WR_RDMA_WRITE: ibv_wr_rdma_write(q, c->rkey, c->remote_addr); break;
+        case IBV_WR_RDMA_READ: ibv_wr_rdma_read(q, c->rkey, c->remote_addr); break;
+        case IBV_WR_ATOMIC_FETCH_AND_ADD: ibv_wr_atomic_fetch_add(q, c->rkey, c->remote_addr, compare_add); break;
+        case IBV_WR_ATOMIC_CMP_AND_SWP: ibv_wr_atomic_cmp_swp(q, c->rkey, c->remote_addr, compare_add, swap); break;
+        default: ibv_wr_send(q); break;
+        }
+        if (opcode == IBV_WR_SEND && s->spec.transport == QPB_TR_UD)
+            ibv_wr_set_ud_addr(q, x->side->ah, c->remote_qpn, QPB_VERBS_QKEY);
+        if (inl)
+            ibv_wr_set_inline_data(q, c->buf, len);
+        else
+            ibv_wr_set_sge(q, c->lkey, (uintptr_t)c->buf, len);
+        rc = ibv_wr_complete(q);
+    } else {
+        struct ibv_sge sge = {.addr = (uintptr_t)c->buf, .length = len, .lkey = c->lkey};
+        struct ibv_send_wr wr = {.wr_id = count, .sg_list = &sge, .num_sge = 1, .opcode = opcode, .send_flags = flags};
+        struct ibv_send_wr *bad = NULL;
+        if (atomic) {
+            wr.wr.atomic.remote_addr = c->remote_addr;
+            wr.wr.atomic.compare_add = compare_add;
+            wr.wr.atomic.swap = swap;
+            wr.wr.atomic.rkey = c->rkey;
+        } else if (opcode != IBV_WR_SEND) {
+            wr.wr.rdma.remote_addr = c->remote_addr;
+            wr.wr.rdma.rkey = c->rkey;
+        } else if (s->spec.transport == QPB_TR_UD) {
+            wr.wr.ud.ah = x->side->ah;
+            wr.wr.ud.remote_qpn = c->remote_qpn;
+            wr.wr.ud.remote_qkey = QPB_VERBS_QKEY;
+        }
+        rc = ibv_post_send(c->qp, &wr, &bad);
     }
-    if (x->use_inline && (opcode == IBV_WR_SEND || opcode == IBV_WR_RDMA_WRITE))
-        wr.send_flags |= IBV_SEND_INLINE;
-    if (signal || count % QPB_LAT_SIGNAL == 0)
-        wr.send_flags |= IBV_SEND_SIGNALED;
-    int rc = ibv_post_send(c->qp, &wr, &bad);
     if (rc != 0) {
-        qpb_run_fail(s, QPB_ESYS, "ibv_post_send on the QP of thread %u (%s latency, message %llu) on %s: %s "
-                     "(errno %d)", x->thread, QPB_OP_NAMES[s->spec.op_kind], (unsigned long long)count,
-                     s->verbs->caps.name, strerror(rc), rc);
+        qpb_run_fail(s, QPB_ESYS, "%s on the QP of thread %u (%s latency, message %llu) on %s: %s "
+                     "(errno %d)", c->qpx != NULL ? "ibv_wr_complete" : "ibv_post_send", x->thread,
+                     QPB_OP_NAMES[s->spec.op_kind], (unsigned long long)count, s->verbs->caps.name, strerror(rc), rc);
         return 0;
     }
     c->posted = count;

@@ -244,33 +244,71 @@ qpb_status qpb_verbs_qp_ready(qpb_session *s, qpb_vside *side, qpb_vthread *th, 
     return QPB_OK;
 }
 
-static qpb_status make_qp(qpb_session *s, qpb_vside *side, qpb_vthread *th, qpb_vconn *c)
+/* The ibv_wr_* operations a QP of this run posts (the same for both ends of a latency run). */
+static uint64_t send_ops(qpb_op op)
+{
+    switch (op) {
+    case QPB_OP_SEND: return IBV_QP_EX_WITH_SEND;
+    case QPB_OP_WRITE: return IBV_QP_EX_WITH_RDMA_WRITE;
+    case QPB_OP_READ: return IBV_QP_EX_WITH_RDMA_READ;
+    case QPB_OP_ATOMIC_FADD: return IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+    case QPB_OP_ATOMIC_CSWAP: return IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
+    }
+    return IBV_QP_EX_WITH_SEND;
+}
+
+qpb_status qpb_verbs_create_qp(qpb_session *s, const qpb_vside *side, qpb_vthread *th, qpb_vconn *c,
+                               struct ibv_qp_init_attr *a, struct rdma_cm_id *cm_id)
 {
     qpb_verbs *vb = s->verbs;
     const qpb_spec *sp = &s->spec;
-    struct ibv_qp_init_attr a;
-    qpb_verbs_qp_attr(s, side, th, c, &a);
-    if (sp->transport == QPB_TR_XRC) {
-        struct ibv_qp_init_attr_ex x = {.cap = a.cap};
-        if (side->sending) {
-            x.qp_type = IBV_QPT_XRC_SEND;
-            x.send_cq = c->cq;
-            x.comp_mask = IBV_QP_INIT_ATTR_PD;
-            x.pd = th->pd;
-            x.cap.max_recv_wr = x.cap.max_recv_sge = 0;
-        } else {
-            x.qp_type = IBV_QPT_XRC_RECV;
-            x.comp_mask = IBV_QP_INIT_ATTR_XRCD;
-            x.xrcd = vb->xrcd;
-            memset(&x.cap, 0, sizeof x.cap);
-        }
+    /* the QPs that post sends: the sending side's, and both ends' in a latency run */
+    bool wr = vb->plan.post_wr && (side->sending || sp->mode == QPB_MODE_LATENCY);
+    struct ibv_qp_init_attr_ex x = {
+        .qp_context = a->qp_context, .send_cq = a->send_cq, .recv_cq = a->recv_cq, .srq = a->srq, .cap = a->cap,
+        .qp_type = a->qp_type, .sq_sig_all = a->sq_sig_all, .comp_mask = IBV_QP_INIT_ATTR_PD, .pd = th->pd,
+    };
+    if (sp->transport == QPB_TR_XRC && side->sending) {
+        x.qp_type = IBV_QPT_XRC_SEND;
+        x.recv_cq = NULL;
+        x.cap.max_recv_wr = x.cap.max_recv_sge = 0;
+    } else if (sp->transport == QPB_TR_XRC) {
+        x = (struct ibv_qp_init_attr_ex){.qp_type = IBV_QPT_XRC_RECV, .comp_mask = IBV_QP_INIT_ATTR_XRCD,
+                                         .xrcd = vb->xrcd};
+    }
+    if (wr) {
+        x.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+        x.send_ops_flags = send_ops(sp->op_kind);
+    }
+    const char *call;
+    if (cm_id != NULL) {
+        call = wr ? "rdma_create_qp_ex" : "rdma_create_qp";
+        int rc = !wr ? vb->cm->create_qp(cm_id, th->pd, a)
+               : vb->cm->create_qp_ex != NULL ? vb->cm->create_qp_ex(cm_id, &x) : (errno = EOPNOTSUPP, -1);
+        c->qp = rc == 0 ? cm_id->qp : NULL;
+    } else if (wr || sp->transport == QPB_TR_XRC) {
+        call = "ibv_create_qp_ex";
         c->qp = qpb_ibv_create_qp_ex(vb->ctx, &x);
     } else {
-        c->qp = vb->v->create_qp(th->pd, &a);
+        call = "ibv_create_qp";
+        c->qp = vb->v->create_qp(th->pd, a);
     }
     if (c->qp == NULL)
-        return qpb_verbs_qp_fail(s, c, &a.cap, sp->transport == QPB_TR_XRC ? "ibv_create_qp_ex" : "ibv_create_qp");
-    qpb_status st = to_init(s, c);
+        return qpb_verbs_qp_fail(s, c, &a->cap, call);
+    if (wr && (c->qpx = vb->v->qp_to_qp_ex(c->qp)) == NULL) {
+        errno = EOPNOTSUPP;
+        return qpb_verbs_qp_fail(s, c, &a->cap, "ibv_qp_to_qp_ex");
+    }
+    return QPB_OK;
+}
+
+static qpb_status make_qp(qpb_session *s, qpb_vside *side, qpb_vthread *th, qpb_vconn *c)
+{
+    struct ibv_qp_init_attr a;
+    qpb_verbs_qp_attr(s, side, th, c, &a);
+    qpb_status st = qpb_verbs_create_qp(s, side, th, c, &a, NULL);
+    if (st == QPB_OK)
+        st = to_init(s, c);
     return st != QPB_OK ? st : qpb_verbs_qp_ready(s, side, th, c);
 }
 

@@ -31,6 +31,7 @@ typedef struct vsender {
     uint64_t msz, warmup, total;
     uint64_t rate, first_ns; /* rate_limit (cycles/s, 0 = unpaced) and when the first cycle was posted */
     bool use_inline, verify_read;
+    bool wr;                 /* post_api wr: ibv_wr_start .. ibv_wr_complete on each QP's qpx */
     enum ibv_wr_opcode opcode;
     struct ibv_send_wr *wrs; /* post_list requests, reused for every QP */
     struct ibv_sge *sges;
@@ -158,8 +159,8 @@ static uint64_t until_due(const vsender *x, uint64_t now)
     return due > now ? due - now : 0;
 }
 
-/* Posts cycles [first, first + n) on every QP of the thread. */
-static bool post_cycles(vsender *x, uint64_t first, uint32_t n, bool flush)
+/* Cycles [first, first + n) start now. */
+static inline void start_cycles(vsender *x, uint64_t first, uint32_t n)
 {
     uint64_t now = qpb_now_ns(x->s);
     if (first == 0)
@@ -171,6 +172,13 @@ static bool post_cycles(vsender *x, uint64_t first, uint32_t n, bool flush)
         atomic_store_explicit(&cy->end_ns, 0, memory_order_relaxed);
         atomic_store_explicit(&cy->remaining, x->q, memory_order_release);
     }
+}
+
+/* Legacy: cycles [first, first + n) on every QP of the thread, one chain of requests and one ibv_post_send
+ * per QP. */
+static bool post_cycles_legacy(vsender *x, uint64_t first, uint32_t n, bool flush)
+{
+    start_cycles(x, first, n);
     bool shared = x->s->spec.qp_sharing == QPB_QPS_SHARED;
     for (uint32_t i = 0; i < x->q; i++) {
         qpb_vconn *c = &x->th->conns[i];
@@ -219,6 +227,109 @@ static bool post_cycles(vsender *x, uint64_t first, uint32_t n, bool flush)
     }
     x->th->admitted += n;
     return true;
+}
+
+/*
+ * wr (perftest's _new_post_send): the same requests between one ibv_wr_start and one ibv_wr_complete on c's
+ * ibv_qp_ex, each an ibv_wr_<op>, its address (UD, XRC) and its data (inline, or one SGE). Nothing is built in
+ * memory first: the provider writes each request straight into its send queue. op, tr and inl are constants in
+ * every instance post_wr picks (as perftest's new_post_* functions), so the loop keeps no branch on them; what
+ * it hands the provider is read into locals once per post.
+ */
+static inline __attribute__((always_inline)) int post_wr_as(vsender *x, qpb_vconn *c, uint64_t first, uint32_t n,
+                                                            bool flush, bool shared, enum ibv_wr_opcode op,
+                                                            qpb_transport tr, bool inl)
+{
+    struct ibv_qp_ex *q = c->qpx;
+    const unsigned base = inl ? IBV_SEND_INLINE : 0;
+    const uint32_t rkey = c->rkey, lkey = c->lkey, len = (uint32_t)x->msz, remote = tr == QPB_TR_UD ? c->remote_qpn
+                                                                                  : c->remote_srqn;
+    const uint64_t raddr = c->remote_addr, posted = c->posted, id = (uint64_t)c->index << 32;
+    uint8_t *buf = c->buf;
+    struct ibv_ah *ah = x->side->ah;
+    uint64_t last = c->last_signaled;
+    ibv_wr_start(q);
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t msg = shared ? first + k : posted + k;
+        q->wr_id = shared ? shared_wr_id(x->thread, c->index, (uint32_t)((first + k) % x->depth)) : id | (uint32_t)msg;
+        if (signaled(x, c, first + k, msg, flush)) {
+            q->wr_flags = base | IBV_SEND_SIGNALED;
+            last = posted + k + 1;
+        } else {
+            q->wr_flags = base;
+        }
+        switch (op) {
+        case IBV_WR_RDMA_WRITE: ibv_wr_rdma_write(q, rkey, raddr); break;
+        case IBV_WR_RDMA_READ: ibv_wr_rdma_read(q, rkey, raddr); break;
+        case IBV_WR_ATOMIC_FETCH_AND_ADD: ibv_wr_atomic_fetch_add(q, rkey, raddr, 1); break;
+        case IBV_WR_ATOMIC_CMP_AND_SWP: ibv_wr_atomic_cmp_swp(q, rkey, raddr, 0, 0); break;
+        default: ibv_wr_send(q); break;
+        }
+        if (tr == QPB_TR_UD)
+            ibv_wr_set_ud_addr(q, ah, remote, QPB_VERBS_QKEY);
+        else if (tr == QPB_TR_XRC)
+            ibv_wr_set_xrc_srqn(q, remote);
+        if (inl)
+            ibv_wr_set_inline_data(q, buf, len);
+        else
+            ibv_wr_set_sge(q, lkey, (uintptr_t)buf, len);
+    }
+    int rc = ibv_wr_complete(q);
+    if (rc == 0 && !shared)
+        c->last_signaled = last;
+    return rc;
+}
+
+/* The instance of post_wr_as for the run's op, transport (UC posts as RC) and inline. */
+static int post_wr(vsender *x, qpb_vconn *c, uint64_t first, uint32_t n, bool flush, bool shared)
+{
+#define AS(op, tr, inl) post_wr_as(x, c, first, n, flush, shared, op, tr, inl)
+    qpb_transport tr = x->s->spec.transport;
+    bool inl = x->use_inline;
+    switch (x->opcode) {
+    case IBV_WR_RDMA_WRITE:
+        if (tr == QPB_TR_XRC)
+            return inl ? AS(IBV_WR_RDMA_WRITE, QPB_TR_XRC, true) : AS(IBV_WR_RDMA_WRITE, QPB_TR_XRC, false);
+        return inl ? AS(IBV_WR_RDMA_WRITE, QPB_TR_RC, true) : AS(IBV_WR_RDMA_WRITE, QPB_TR_RC, false);
+    case IBV_WR_RDMA_READ:
+        return tr == QPB_TR_XRC ? AS(IBV_WR_RDMA_READ, QPB_TR_XRC, false) : AS(IBV_WR_RDMA_READ, QPB_TR_RC, false);
+    case IBV_WR_ATOMIC_FETCH_AND_ADD: return AS(IBV_WR_ATOMIC_FETCH_AND_ADD, QPB_TR_RC, false); /* rc only */
+    case IBV_WR_ATOMIC_CMP_AND_SWP: return AS(IBV_WR_ATOMIC_CMP_AND_SWP, QPB_TR_RC, false);
+    default:
+        if (tr == QPB_TR_UD)
+            return inl ? AS(IBV_WR_SEND, QPB_TR_UD, true) : AS(IBV_WR_SEND, QPB_TR_UD, false);
+        if (tr == QPB_TR_XRC)
+            return inl ? AS(IBV_WR_SEND, QPB_TR_XRC, true) : AS(IBV_WR_SEND, QPB_TR_XRC, false);
+        return inl ? AS(IBV_WR_SEND, QPB_TR_RC, true) : AS(IBV_WR_SEND, QPB_TR_RC, false);
+    }
+#undef AS
+}
+
+/* wr: cycles [first, first + n) on every QP of the thread, one ibv_wr_start .. ibv_wr_complete per QP. */
+static bool post_cycles_wr(vsender *x, uint64_t first, uint32_t n, bool flush)
+{
+    start_cycles(x, first, n);
+    bool shared = x->s->spec.qp_sharing == QPB_QPS_SHARED;
+    for (uint32_t i = 0; i < x->q; i++) {
+        qpb_vconn *c = &x->th->conns[i];
+        int rc = post_wr(x, c, first, n, flush, shared);
+        if (rc != 0) {
+            qpb_run_fail(x->s, QPB_ESYS,
+                         "ibv_wr_complete on QP %u of thread %u (%u requests, message %llu) on %s: %s (errno %d)", i,
+                         x->thread, n, (unsigned long long)c->posted, x->vb->caps.name, strerror(rc), rc);
+            return false;
+        }
+        if (!shared)
+            c->posted += n;
+    }
+    x->th->admitted += n;
+    return true;
+}
+
+/* Posts cycles [first, first + n) on every QP of the thread, through the run's post_api. */
+static bool post_cycles(vsender *x, uint64_t first, uint32_t n, bool flush)
+{
+    return x->wr ? post_cycles_wr(x, first, n, flush) : post_cycles_legacy(x, first, n, flush);
 }
 
 static void record_done(vsender *x)
@@ -369,7 +480,7 @@ void qpb_verbs_run_sender(qpb_session *s, uint32_t thread)
         .msz = sp->msg_size, .warmup = sp->warmup_cycles, .rate = sp->rate_limit,
         .total = sp->duration_ms > 0 ? UINT64_MAX : sp->warmup_cycles + sp->iterations,
         .use_inline = (sp->op_kind == QPB_OP_SEND || sp->op_kind == QPB_OP_WRITE) && sp->msg_size <= sp->inline_size,
-        .opcode = verbs_opcode(sp->op_kind),
+        .opcode = verbs_opcode(sp->op_kind), .wr = vb->plan.post_wr,
     };
     x.wrs = calloc(x.post_list, sizeof(struct ibv_send_wr));
     x.sges = calloc(x.post_list, sizeof(struct ibv_sge));

@@ -75,7 +75,7 @@ static void usage(void)
          "  -r, --rx-depth=N       receives posted per QP, or per SRQ (default 512)\n"
          "  -I, --inline_size=N    send messages up to N bytes inline (default 0; --lat: the device's most)\n"
          "  -Q, --cq-mod=N         signal every Nth request (default 1; perftest's default is 100)\n"
-         "  -l, --post_list=N      cycles posted per ibv_post_send (default 1)\n"
+         "  -l, --post_list=N      cycles posted at once: one ibv_post_send or ibv_wr_complete (default 1)\n"
          "      --use_srq          one SRQ per thread (--srq=shared: one for all threads)\n"
          "  -e, --events           sleep on a completion channel instead of busy polling\n"
          "  -m, --mtu=BYTES        path MTU 256..4096 (default: the port's active MTU)\n"
@@ -88,6 +88,9 @@ static void usage(void)
          "      --disable_pcie_relaxed  register memory without relaxed ordering (default: with it, as perftest)\n"
          "      --use_hugepages    message buffers on 2 MiB hugepages (reserve them: sysctl vm.nr_hugepages=N)\n"
          "      --odp              register memory on demand (IBV_ACCESS_ON_DEMAND; the device must page on demand)\n"
+         "      --use_old_post_send  post with ibv_post_send (post_api legacy); without it ibv_wr_* where perftest\n"
+         "                         uses them (mlx5, EFA, HNS), else ibv_post_send\n"
+         "      --post-api=API     wr (ibv_wr_*, wherever the device has them) or legacy (ibv_post_send)\n"
          "  -F                     accepted for perftest compatibility (no CPU frequency check here)\n"
          "      --report_gbits     report bandwidth in Gb/sec instead of MB/sec\n"
          "      --server           be the receiving side and wait for a client\n"
@@ -181,7 +184,8 @@ void qpbench_parse_args(int argc, char **argv, options *o)
         {"counters", no_argument, 0, 'z'}, {"lat", no_argument, 0, 'g'}, {"perftest", required_argument, 0, 'X'},
         {"atomic_type", required_argument, 0, 'A'}, {"bidirectional", no_argument, 0, 'b'},
         {"disable_pcie_relaxed", no_argument, 0, OPT_NO_RELAXED}, {"use_hugepages", no_argument, 0, OPT_HUGEPAGES},
-        {"odp", no_argument, 0, OPT_ODP}, {0, 0, 0, 0},
+        {"odp", no_argument, 0, OPT_ODP},
+        {"use_old_post_send", no_argument, 0, 1001}, {"post-api", required_argument, 0, 1002}, {0, 0, 0, 0},
     };
     *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp",
                    .device = "", .op = "send", .transport = "rc", .srq = "none",
@@ -266,6 +270,8 @@ void qpbench_parse_args(int argc, char **argv, options *o)
         case 'z': o->counters = 1; break;
         case 'R': case 'K': o->rdma_cm = 1; break;
         case 'H': o->qp_sharing = optarg; break;
+        case 1001: o->post_api = "legacy"; break;
+        case 1002: o->post_api = optarg; break;
         case 'y': {
             char *end;
             o->rate = strtod(optarg, &end);

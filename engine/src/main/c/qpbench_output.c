@@ -48,6 +48,7 @@ void qpbench_print_header(const options *o, const char *role, const char *sum)
         printf(" Device          : %s\n", qpbench_str(sum, "device", v, sizeof v));
         printf(" Connection type : %-8s Using SRQ              : %s\n", t, strcmp(o->srq, "none") ? o->srq : "OFF");
         printf(" PCIe relax order: %s\n", qpbench_bool(sum, "relaxed_ordering") ? "ON" : "OFF");
+        printf(" ibv_wr* API     : %s\n", !strcmp(qpbench_str(sum, "post_api", v, sizeof v), "wr") ? "ON" : "OFF");
         if (!strcmp(qpbench_str(sum, "buffers", v, sizeof v), "hugepages"))
             printf(" Using hugepages : ON\n");
         printf(" RX depth        : %-8.0f CQ Moderation          : %u\n", qpbench_num(sum, "rx_depth"),

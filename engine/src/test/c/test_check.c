@@ -362,10 +362,47 @@ static void refuses_hugepages_when_none_are_reserved(void)
     qpb_buffer_free(b, mapped);
 }
 
+/* post_api: wr by default only where perftest posts through ibv_wr_* (not rxe), wr when asked wherever the device
+ * has the extended QP API, and refused, naming the device, where it has not. */
+static void post_api_follows_perftest_and_refuses_wr_without_the_api(void)
+{
+    qpb_dev_caps c = rxe0();
+    c.wr_api = true;
+    qpb_plan p;
+    char err[1024];
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":64}", &c, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(!p.post_wr && !qpb_wr_by_default(&c)); /* perftest's ibv_wr* API: OFF on rxe */
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":64,\"post_api\":\"wr\"}", &c, &p, err, sizeof err) ==
+           QPB_OK, "%s", err);
+    CHECK(p.post_wr);
+    qpb_dev_caps m = cx6();
+    m.vendor_id = 0x02c9, m.vendor_part_id = 4123, m.wr_api = true;
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":64}", &m, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(p.post_wr && qpb_wr_by_default(&m));
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":64,\"post_api\":\"legacy\"}", &m, &p, err, sizeof err) ==
+           QPB_OK, "%s", err);
+    CHECK(!p.post_wr);
+    m.vendor_part_id = 4103; /* ConnectX-3 Pro: perftest's old post send */
+    CHECK(!qpb_wr_by_default(&m));
+    m.vendor_part_id = 4123;
+    m.wr_api = false; /* a provider without ibv_qp_ex: legacy by default, wr refused */
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":64}", &m, &p, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(!p.post_wr);
+    c.wr_api = false;
+    snprintf(c.wr_api_error, sizeof c.wr_api_error, "ibv_create_qp_ex with send_ops_flags: Operation not supported "
+             "(errno 95)");
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":64,\"post_api\":\"wr\"}", &c, &p, err, sizeof err) ==
+          QPB_EUNSUPPORTED);
+    CHECKF(!strcmp(err, "post_api wr: rxe0 has no extended QP API (ibv_create_qp_ex with send_ops_flags: Operation "
+                        "not supported (errno 95); use post_api legacy)"), "%s", err);
+}
+
 const qpb_test_case qpb_check_tests[] = {
     {"check refuses odp on a device without it, naming the capability", refuses_odp_on_a_device_without_it},
     {"check counts the hugepages of the buffers", plans_the_hugepages_of_the_buffers},
     {"check refuses hugepages when none are reserved, naming the sysctl", refuses_hugepages_when_none_are_reserved},
+    {"check: post_api wr as perftest picks it, refused without the extended QP API",
+     post_api_follows_perftest_and_refuses_wr_without_the_api},
     {"check plans latency mode's fixed queues", plans_latency_queues},
     {"check plans a default run on rxe", plans_a_default_run_on_rxe},
     {"check plans a paced run (rate_limit)", plans_a_paced_run},

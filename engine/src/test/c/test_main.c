@@ -11,15 +11,18 @@ int qpb_test_failed;
 /* A tcp-only engine (built without rdma-core's headers, see the Makefile) has no verbs internals to test:
  * it is tested for how it refuses the verbs provider instead. */
 #ifdef QPB_NO_VERBS
+static const qpb_test_case qpb_no_tests[] = {{NULL, NULL}};
 #define QPB_VERBS_TESTS qpb_noverbs_tests
+#define QPB_VERBS_POST_TESTS qpb_no_tests
 #else
 #define QPB_VERBS_TESTS qpb_verbs_run_tests
+#define QPB_VERBS_POST_TESTS qpb_verbs_post_tests
 #endif
 
 int main(int argc, char **argv)
 {
     const qpb_test_case *tables[] = {qpb_ring_tests, qpb_stats_tests, qpb_spec_tests, qpb_tcp_tests, qpb_check_tests,
-                                     QPB_VERBS_TESTS, qpb_qpbench_tests, qpb_counters_tests,
+                                     QPB_VERBS_TESTS, QPB_VERBS_POST_TESTS, qpb_qpbench_tests, qpb_counters_tests,
                                      qpb_latency_tests, qpb_cost_tests};
     const char *only = argc > 1 ? argv[1] : NULL;
     int passed = 0, failed = 0;

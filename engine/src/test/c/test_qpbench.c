@@ -229,6 +229,24 @@ static void perftest_memory_flags_reach_the_spec(void)
     CHECK(!qpbench_bool("{\"relaxed_ordering\":1}", "relaxed_ordering") && !qpbench_bool("{}", "odp"));
 }
 
+/* --use_old_post_send asks for post_api legacy; without it the spec leaves post_api to the engine (wr where
+ * perftest posts through ibv_wr_*). */
+static void use_old_post_send_asks_for_legacy(void)
+{
+    options o = defaults("verbs");
+    char why[256] = "", err[256] = "", check[2048];
+    qpb_json_field f;
+    char *spec = qpbench_spec(&o, 64, "loopback", why, sizeof why);
+    CHECKF(spec != NULL, "%s", why);
+    CHECK(qpb_json_find(spec, "post_api", &f, err, sizeof err) == 0);
+    free(spec);
+    o.post_api = "legacy"; /* --use_old_post_send */
+    spec = qpbench_spec(&o, 64, "loopback", why, sizeof why);
+    CHECK(qpb_json_find(spec, "post_api", &f, err, sizeof err) == 1 && strcmp(f.str, "legacy") == 0);
+    CHECKF(qpb_spec_check(spec, check, sizeof check) == QPB_OK, "%s", check);
+    free(spec);
+}
+
 /* A client of a server on 0.0.0.0 connects to the HOST it was given, whatever its characters: the endpoint is
  * written again by the JSON writer, the host escaped and every other field as the server wrote it. */
 static void a_host_with_quotes_and_backslashes_round_trips_in_the_peer_endpoint(void)
@@ -310,6 +328,7 @@ const qpb_test_case qpb_qpbench_tests[] = {
     {"qpbench names the client's HOST in a tcp server's endpoint on 0.0.0.0",
      a_tcp_server_endpoint_names_the_host_the_client_was_given},
     {"qpbench reads the counters that moved and the warnings", counter_deltas_and_warnings_are_read},
+    {"qpbench --use_old_post_send asks for post_api legacy", use_old_post_send_asks_for_legacy},
     {"qpbench --lat leaves inline to the engine unless -I", latency_spec_leaves_inline_to_the_engine_unless_given},
     {"qpbench escapes a 5000-character --ib-dev and the engine refuses it", long_device_is_escaped_and_refused},
     {"qpbench spec strings round-trip through the engine's parser", odd_strings_round_trip},

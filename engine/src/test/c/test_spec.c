@@ -508,8 +508,36 @@ static void latency_mode_refuses_what_a_ping_pong_cannot_use(void)
                        "\"default\":\"bw\",\"verbs_only\":false}") != NULL, "%s", out);
 }
 
+/* post_api: wr (the default; given, it is what the run must use) or legacy; a verbs key, tcp takes only its default. */
+static void post_api_is_a_verbs_choice(void)
+{
+    qpb_spec s;
+    char err[1024], out[8192];
+    CHECKF(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":64}", &s, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(s.post_api == QPB_POST_WR && !s.post_api_given);
+    CHECKF(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":64,\"post_api\":\"legacy\"}", &s, err,
+                          sizeof err) == QPB_OK, "%s", err);
+    CHECK(s.post_api == QPB_POST_LEGACY && s.post_api_given);
+    CHECKF(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":64,\"mode\":\"latency\",\"post_api\":\"wr\"}",
+                          &s, err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(s.post_api == QPB_POST_WR && s.post_api_given);
+    CHECK(qpb_spec_check("{\"provider\":\"verbs\",\"msg_size\":64,\"post_api\":\"new\"}", out, sizeof out) ==
+          QPB_EINVAL);
+    CHECKF(strstr(out, "post_api must be \\\"wr\\\" or \\\"legacy\\\" (got \\\"new\\\")") != NULL, "%s", out);
+    CHECKF(qpb_spec_parse("{\"provider\":\"tcp\",\"msg_size\":64,\"post_api\":\"wr\"}", &s, err, sizeof err) ==
+           QPB_OK, "%s", err);
+    CHECK(qpb_spec_check("{\"provider\":\"tcp\",\"msg_size\":64,\"post_api\":\"legacy\"}", out, sizeof out) ==
+          QPB_EUNSUPPORTED);
+    CHECKF(strstr(out, "{\"field\":\"post_api\",\"message\":\"post_api applies to provider verbs only\"}"), "%s",
+           out);
+    CHECK(qpb_spec_schema(out, sizeof out) == QPB_OK);
+    CHECKF(strstr(out, "{\"name\":\"post_api\",\"type\":\"string\",\"enum\":[\"wr\",\"legacy\"],"
+                       "\"default\":\"wr\",\"verbs_only\":true}") != NULL, "%s", out);
+}
+
 const qpb_test_case qpb_spec_tests[] = {
     {"spec parses relaxed_ordering, buffers and odp (verbs only)", parses_memory_registration_keys},
+    {"spec: post_api is a verbs choice, wr by default", post_api_is_a_verbs_choice},
     {"spec: mode latency refuses what a ping-pong cannot use", latency_mode_refuses_what_a_ping_pong_cannot_use},
     {"spec bounds intervals and the trace", bounds_intervals_and_the_trace},
     {"spec applies documented defaults", applies_documented_defaults},

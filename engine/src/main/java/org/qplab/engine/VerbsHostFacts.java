@@ -9,11 +9,12 @@ import java.util.Map;
  * {@code qpb_devices} in qpb_device.c, with {@code rdma_unavailable} when there is none), say of a verbs point: no
  * device at all, no device of the point's name, no such port, and the device capabilities qpb_plan_run
  * (qpb_check.c) refuses a run for, in its words: transport xrc without IBV_DEVICE_XRC, an atomic op on a device with
- * atomic_cap IBV_ATOMIC_NONE, lock_model thread_domain without thread domains, inline_size above max_inline_data, odp
- * on a device whose {@code odp} entry (odp_caps) lacks on-demand paging or the point's op over its transport (send:
- * send and recv, or srq_recv with an SRQ). A device entry without one of these attributes (an older agent) is not
- * judged on it. buffers hugepages is not judged here: the hello does not say how many hugepages a host has reserved,
- * so its engine refuses it at prepare.
+ * atomic_cap IBV_ATOMIC_NONE, lock_model thread_domain without thread domains, inline_size above max_inline_data,
+ * post_api wr (given; its default falls back to legacy) without the extended QP API ({@code wr_api}), odp on a device
+ * whose {@code odp} entry (odp_caps) lacks on-demand paging or the point's op over its transport (send: send and recv,
+ * or srq_recv with an SRQ). A device entry without one of these attributes (an older agent) is not judged on it.
+ * buffers hugepages is not judged here: the hello does not say how many hugepages a host has reserved, so its engine
+ * refuses it at prepare.
  *
  * <p>The device a point runs on is the engine's choice (qpb_device_open): the one its {@code device} key names, else
  * the first whose port {@code ib_port} is ACTIVE, else the last one listed.
@@ -72,6 +73,10 @@ final class VerbsHostFacts {
                     + " takes at most max_inline_data " + max + " B"));
         }
         odp(point, defaults, device, who, name, refusals);
+        if ("wr".equals(point.get("post_api")) && Boolean.FALSE.equals(device.get("wr_api"))) {
+            refusals.add(new SpecViolation("post_api", who + " cannot run post_api wr: " + name
+                    + " has no extended QP API (ibv_qp_ex; use post_api legacy)"));
+        }
         return refusals;
     }
 

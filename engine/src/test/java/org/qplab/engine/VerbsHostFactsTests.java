@@ -90,6 +90,19 @@ class VerbsHostFactsTests {
     }
 
     @Test
+    void postApiWrIsRefusedWhereTheDeviceHasNoExtendedQpApiUnlessLeftToTheEngine() {
+        Map<String, Object> siw = Map.of("name", "siw0", "wr_api", false, "ports", List.of(Map.of("port", 1,
+                "state", "ACTIVE")));
+        Map<String, Object> facts = Map.of("engine", ENGINE, "rdma_devices", List.of(siw));
+        assertThat(refused(Map.of("provider", "verbs", "post_api", "wr"), facts)).containsExactly(
+                "post_api: host h1 cannot run post_api wr: siw0 has no extended QP API (ibv_qp_ex; use post_api legacy)");
+        assertThat(refused(Map.of("provider", "verbs"), facts)).as("the default falls back to legacy").isEmpty();
+        assertThat(refused(Map.of("provider", "verbs", "post_api", "legacy"), facts)).isEmpty();
+        assertThat(refused(Map.of("provider", "verbs", "post_api", "wr"), Map.of("engine", ENGINE, "rdma_devices",
+                List.of(MLX)))).as("an agent that does not say").isEmpty();
+    }
+
+    @Test
     void theDeviceIsTheNamedOneElseTheFirstWithAnActivePort() {
         Map<String, Object> facts = Map.of("engine", ENGINE, "rdma_devices", List.of(rxe("rxe0", "DOWN"), MLX));
         assertThat(refused(Map.of("provider", "verbs", "transport", "xrc"), facts))

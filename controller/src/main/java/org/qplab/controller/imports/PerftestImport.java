@@ -54,6 +54,9 @@ public class PerftestImport {
         if (out.value("PCIe relax order") != null) { // "Unsupported": built without it, so it ran without
             p.put("relaxed_ordering", out.on("PCIe relax order"));
         }
+        if (out.value("ibv_wr* API") != null) { // the engine's post_api: ibv_wr_* or ibv_post_send (--use_old_post_send)
+            p.put("post_api", out.on("ibv_wr* API") ? "wr" : "legacy");
+        }
         return p;
     }
 

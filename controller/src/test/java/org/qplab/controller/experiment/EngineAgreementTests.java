@@ -121,6 +121,7 @@ class EngineAgreementTests {
         maybe(r, p, "mtu", 0L, 256L, 1000L, 4096L);
         maybe(r, p, "rdma_cm", true, false);
         maybe(r, p, "qp_sharing", "per_thread", "shared", "shared");
+        maybe(r, p, "post_api", "wr", "legacy", "new");
         return p;
     }
 

@@ -68,7 +68,8 @@ class PerftestJsonTests {
                 .isEqualTo(PerftestImport.params(text, text.rows().get(0)))
                 .containsEntry("op", "write").containsEntry("qps_per_thread", 2L).containsEntry("tx_depth", 128L)
                 .containsEntry("signal_every", 100L).containsEntry("mtu", 1024L).containsEntry("device", "rxe0")
-                .containsEntry("srq", "none").containsEntry("rdma_cm", false).containsEntry("transport", "rc");
+                .containsEntry("srq", "none").containsEntry("rdma_cm", false).containsEntry("transport", "rc")
+                .containsEntry("post_api", "legacy");
     }
 
     @ParameterizedTest(name = "{0}")

@@ -83,7 +83,8 @@ class PerftestOutputTests {
         assertThat(params).containsEntry("provider", "perftest").containsEntry("op", "send").containsEntry("transport", "rc")
                 .containsEntry("msg_size", 4096L).containsEntry("device", "rxe0").containsEntry("mtu", 1024L)
                 .containsEntry("qps_per_thread", 1L).containsEntry("srq", "none").containsEntry("mode", "bw")
-                .containsEntry("relaxed_ordering", true);
+                .containsEntry("relaxed_ordering", true)
+                .containsEntry("post_api", "legacy"); // ibv_wr* API : OFF (rxe)
     }
 
     @Test
