@@ -5,6 +5,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.stereotype.Component;
@@ -19,7 +21,8 @@ import reactor.netty.http.server.HttpServer;
  * request on that connection then waits unanswered: a reloaded page never loaded one of its calls (seen as an account
  * page without its tokens for 20 s and more). The fixed Reactor Netty needs a newer Netty than this Spring Boot's.
  *
- * <p>Here each response's last part, once written, asks the connection for one more read. When a request is still
+ * <p>Here each response's last part, once written, asks the connection for one more read (not a WebSocket
+ * upgrade's: that connection is no longer HTTP). When a request is still
  * being handled, what that read brings is queued as a pipelined request, the way Reactor Netty does on its own; when
  * the connection is idle, the read waits for the client's next request, as it should.
  */
@@ -43,11 +46,15 @@ class KeepAliveReads implements NettyServerCustomizer {
 
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-            if (msg instanceof LastHttpContent) {
+            // not after 101 Switching Protocols: the connection becomes a WebSocket (an agent's link), whose frames
+            // are read as its handlers ask, and a read while the handlers change over could take its first frame
+            if (msg instanceof LastHttpContent && !(msg instanceof HttpResponse response
+                    && response.status().equals(HttpResponseStatus.SWITCHING_PROTOCOLS))) {
                 Channel channel = ctx.channel();
                 promise = promise.unvoid();
                 promise.addListener(written -> {
-                    if (written.isSuccess() && channel.isActive() && !channel.config().isAutoRead()) {
+                    if (written.isSuccess() && channel.isActive() && !channel.config().isAutoRead()
+                            && channel.pipeline().get(NettyPipeline.HttpTrafficHandler) != null) {
                         channel.eventLoop().execute(channel::read);
                     }
                 });
