@@ -245,7 +245,8 @@ bool qpb_verbs_send_result(qpb_session *s, const qpb_vresult *r);
 qpb_vside *qpb_verbs_reverse_side(qpb_session *s);
 /* Receiving thread 0 of a server (of either end, bidirectional) reads the peer's control messages (waiting up
  * to timeout_ms): the FIN sets fin, a bidirectional peer's RES its result. Any other thread or role returns at
- * once. false: the run failed. */
+ * once. false: the run failed. (A bidirectional send end has no receiving thread: its sending thread 0 calls it,
+ * as thread 0, while it sends.) */
 bool qpb_verbs_poll_fin(qpb_session *s, uint32_t thread, int timeout_ms);
 
 /* qpb_verbs_cm.c: rdma_cm connection set-up (RC) */

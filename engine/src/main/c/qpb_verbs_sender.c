@@ -18,6 +18,9 @@
 #include "qpb_verbs.h"
 
 #define STOP_GRACE_NS (5ull * 1000000000ull)
+/* Bidirectional send in one loop: how often sending thread 0 reads the control socket, as receiving thread 0 would
+ * (qpb_verbs_receiver.c FIN_CHECK_NS), so that a peer that failed and closed it ends this run too */
+#define CTL_CHECK_NS 1000000ull
 /* Cycles in flight and no completion for this long: the run fails. A reliable QP normally reports a
  * dead peer itself (retry or RNR retry exceeded, well under this), but a link that stops carrying
  * packets can leave it retransmitting without end and without an error (rxe across a stalled or
@@ -367,6 +370,7 @@ static bool sender_loop(vsender *x)
     qpb_vthread *th = x->th;
     uint64_t deadline = UINT64_MAX, stop_by = UINT64_MAX;
     uint64_t last_progress = qpb_now_ns(s), last_done = th->done;
+    uint64_t next_ctl = x->reap_rx && x->thread == 0 ? last_progress + CTL_CHECK_NS : UINT64_MAX;
     uint64_t full_since = 0; /* when the window filled and nothing completed since (0: it is not) */
     uint64_t *full_ns = &s->senders[x->thread].window_full_ns;
     bool flushed = false;
@@ -411,6 +415,11 @@ static bool sender_loop(vsender *x)
          * would stall the peer's sends); they touch no cycle of this thread */
         if (x->reap_rx && qpb_verbs_reap_receives(s, x->thread, x->wc) < 0)
             return false;
+        if (now >= next_ctl) { /* reads the peer's FIN if it came early; fails the run if the peer closed */
+            next_ctl = now + CTL_CHECK_NS;
+            if (!qpb_verbs_poll_fin(s, 0, 0))
+                return false;
+        }
         int got = qpb_verbs_poll_thread(s, x->side, th, x->wc, sender_completion);
         if (got < 0)
             return false;

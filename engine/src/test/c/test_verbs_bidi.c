@@ -37,8 +37,8 @@ typedef struct fake_thread {
     struct ibv_qp txqp, rxqp;
     struct ibv_srq srq;
     struct ibv_mr srq_mr;
-    uint64_t done[MAX_REQS]; /* signaled sends not yet polled */
-    uint32_t n_done, polled;
+    uint64_t done[MAX_REQS]; /* signaled sends not yet polled (a ring) */
+    uint64_t n_done, polled;
     uint32_t delivered;       /* the peer's messages handed out */
     uint32_t while_sending;   /* of those, handed out while the thread still had cycles to complete */
     uint32_t reposts;
@@ -84,8 +84,10 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
     fake_thread *ft = qp->qp_context;
     for (; wr != NULL; wr = wr->next) {
         CHECK(wr->opcode == IBV_WR_SEND);
-        if ((wr->send_flags & IBV_SEND_SIGNALED) && ft->n_done < MAX_REQS)
-            ft->done[ft->n_done++] = wr->wr_id;
+        if (wr->send_flags & IBV_SEND_SIGNALED) { /* a ring: at most tx_depth are ever outstanding */
+            CHECK(ft->n_done - ft->polled < MAX_REQS);
+            ft->done[ft->n_done++ % MAX_REQS] = wr->wr_id;
+        }
     }
     return 0;
 }
@@ -101,14 +103,14 @@ static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
     if (cq == &ft->txcq) {
         int got = 0;
         for (; got < n && ft->polled < ft->n_done; got++, ft->polled++)
-            wc[got] = (struct ibv_wc){.wr_id = ft->done[ft->polled], .status = IBV_WC_SUCCESS, .opcode = IBV_WC_SEND,
+            wc[got] = (struct ibv_wc){.wr_id = ft->done[ft->polled % MAX_REQS], .status = IBV_WC_SUCCESS, .opcode = IBV_WC_SEND,
                                       .qp_num = ft->txqp.qp_num};
         return got;
     }
     if (n < 1 || ft->delivered == PEER_MSGS)
         return 0;
     ft->delivered++;
-    if (f->txth[i].done < ITERS)
+    if (f->txth[i].done < f->s.spec.iterations)
         ft->while_sending++;
     uint8_t *buf = f->s.spec.srq != QPB_SRQ_NONE ? ft->srqbuf : ft->rxbuf;
     for (uint32_t o = 0; o < MSG; o++) /* the peer's pattern, for verify */
@@ -252,7 +254,8 @@ static void free_fake(fake *f)
     free(f->s.counters_before);
     free(f->s.counters_after);
     close(f->sp[0]);
-    close(f->sp[1]);
+    if (f->sp[1] >= 0)
+        close(f->sp[1]);
     pthread_mutex_destroy(&f->vb.ctl_lock);
     pthread_cond_destroy(&f->s.ended);
     pthread_mutex_destroy(&f->s.lock);
@@ -366,6 +369,26 @@ static void bidirectional_send_with_srq_runs_in_the_sender_threads(void)
     run_bidirectional_send(QPB_SRQ_PER_THREAD, "bidirectional send, srq per_thread");
 }
 
+/* The peer failed and closed the control socket: the end learns it while it sends (sending thread 0 reads the
+ * control socket, as a receiving thread 0 would), not after its last cycle. */
+static void a_peer_that_closed_the_control_socket_ends_the_run_while_it_sends(void)
+{
+    fake *f = make_fake(QPB_SRQ_NONE);
+    qpb_session *s = &f->s;
+    s->spec.iterations = 1000000000ull; /* far more than it can send before it looks */
+    close(f->sp[1]);
+    f->sp[1] = -1;
+    CHECKF(qpb_start(s) == QPB_OK, "%s", s->err);
+    CHECKF(qpb_wait(s, 20000) == QPB_OK, "%s", s->err);
+    CHECKF(s->run_status == QPB_ERUN && strstr(s->run_err, "control socket") != NULL &&
+               strstr(s->run_err, "before the server's end of run") != NULL,
+           "status %d: %s", s->run_status, s->run_err);
+    CHECKF(f->txth[0].admitted < 1000000000ull && atomic_load(&f->polls) < 20000000, "admitted %llu, %d polls",
+           (unsigned long long)f->txth[0].admitted, atomic_load(&f->polls));
+    CHECK(s->n_threads == THREADS);
+    free_fake(f);
+}
+
 /* Only a bidirectional send end in mode bw with busy polling folds its receivers into its senders. */
 static void only_bidirectional_busy_send_folds_the_receivers(void)
 {
@@ -393,6 +416,7 @@ static void only_bidirectional_busy_send_folds_the_receivers(void)
 const qpb_test_case qpb_verbs_bidi_tests[] = {
     {"verbs bidirectional send: the senders reap the receives, no receiving thread", bidirectional_send_runs_in_the_sender_threads},
     {"verbs bidirectional send with an SRQ: the senders reap and repost to it", bidirectional_send_with_srq_runs_in_the_sender_threads},
+    {"verbs bidirectional send: a peer that closed the control socket ends the run while it sends", a_peer_that_closed_the_control_socket_ends_the_run_while_it_sends},
     {"verbs: only a bidirectional send end in mode bw with busy polling folds its receivers", only_bidirectional_busy_send_folds_the_receivers},
     {NULL, NULL},
 };
