@@ -256,4 +256,3 @@ int qpb_verbs_reap_receives(qpb_session *s, uint32_t thread, struct ibv_wc *wc)
     qpb_verbs *vb = s->verbs;
     return qpb_verbs_poll_thread(s, vb->rx, &vb->rx->threads[thread], wc, receiver_completion);
 }
-
