@@ -12,6 +12,8 @@
  * socketpair: its FIN (what it posted) and its RES (what it received) wait
  * in the control socket; the end's own FIN and RES are read back after the
  * run. Every poll notes the calling thread's name (qpb-send-N, qpb-recv-N).
+ * Shapes: CQs per thread and per QP, a shared CQ (either sender reaps any
+ * thread's completions), SRQs per thread and shared.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -60,6 +62,15 @@ typedef struct fake {
     qpb_sender_out senders[THREADS];
     qpb_receiver_out receivers[THREADS];
     int sp[2]; /* sp[0]: the end's control socket, sp[1]: the peer's */
+    /* cq_mode shared: one send CQ and one receive CQ for every thread (polled under the engine's lock, posted to
+     * without it: mu guards the send ring) */
+    bool shared;
+    struct ibv_cq stx, srx;
+    pthread_mutex_t mu;
+    uint64_t sdone[MAX_REQS];
+    uint32_t sdone_qp[MAX_REQS];
+    uint64_t sn_done, spolled;
+    uint32_t next_conn;
     atomic_int recv_thread_polls, send_thread_polls, other_polls;
     atomic_int polls;
 } fake;
@@ -84,7 +95,16 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
     fake_thread *ft = qp->qp_context;
     for (; wr != NULL; wr = wr->next) {
         CHECK(wr->opcode == IBV_WR_SEND);
-        if (wr->send_flags & IBV_SEND_SIGNALED) { /* a ring: at most tx_depth are ever outstanding */
+        if (!(wr->send_flags & IBV_SEND_SIGNALED))
+            continue;
+        if (the_fake->shared) { /* one ring for every thread's QP */
+            fake *f = the_fake;
+            pthread_mutex_lock(&f->mu);
+            CHECK(f->sn_done - f->spolled < MAX_REQS);
+            f->sdone_qp[f->sn_done % MAX_REQS] = qp->qp_num;
+            f->sdone[f->sn_done++ % MAX_REQS] = wr->wr_id;
+            pthread_mutex_unlock(&f->mu);
+        } else { /* a ring: at most tx_depth are ever outstanding */
             CHECK(ft->n_done - ft->polled < MAX_REQS);
             ft->done[ft->n_done++ % MAX_REQS] = wr->wr_id;
         }
@@ -95,11 +115,28 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
     fake *f = the_fake;
-    fake_thread *ft = cq->cq_context;
-    uint32_t i = (uint32_t)(ft - f->t);
     note_thread(f);
     if (atomic_fetch_add(&f->polls, 1) > 20000000) /* the run did not end: stop it so that the test fails */
         atomic_store(&f->s.abort, 1);
+    if (cq == &f->stx) {
+        int got = 0;
+        pthread_mutex_lock(&f->mu);
+        for (; got < n && f->spolled < f->sn_done; got++, f->spolled++)
+            wc[got] = (struct ibv_wc){.wr_id = f->sdone[f->spolled % MAX_REQS], .status = IBV_WC_SUCCESS,
+                                      .opcode = IBV_WC_SEND, .qp_num = f->sdone_qp[f->spolled % MAX_REQS]};
+        pthread_mutex_unlock(&f->mu);
+        return got;
+    }
+    fake_thread *ft = cq->cq_context;
+    if (cq == &f->srx) { /* the next connection with messages left, round robin */
+        ft = NULL;
+        for (uint32_t k = 0; k < THREADS && ft == NULL; k++, f->next_conn = (f->next_conn + 1) % THREADS)
+            if (f->t[f->next_conn].delivered < PEER_MSGS)
+                ft = &f->t[f->next_conn];
+        if (ft == NULL)
+            return 0;
+    }
+    uint32_t i = (uint32_t)(ft - f->t);
     if (cq == &ft->txcq) {
         int got = 0;
         for (; got < n && ft->polled < ft->n_done; got++, ft->polled++)
@@ -112,7 +149,7 @@ static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
     ft->delivered++;
     if (f->txth[i].done < f->s.spec.iterations)
         ft->while_sending++;
-    uint8_t *buf = f->s.spec.srq != QPB_SRQ_NONE ? ft->srqbuf : ft->rxbuf;
+    uint8_t *buf = f->s.spec.srq == QPB_SRQ_NONE ? ft->rxbuf : f->srqs[f->s.spec.srq == QPB_SRQ_SHARED ? 0 : i].buf;
     for (uint32_t o = 0; o < MSG; o++) /* the peer's pattern, for verify */
         buf[o] = qpb_verbs_pattern(i, o);
     wc[0] = (struct ibv_wc){.wr_id = f->s.spec.srq != QPB_SRQ_NONE ? 0 : i, .status = IBV_WC_SUCCESS,
@@ -139,7 +176,7 @@ static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struc
 }
 
 /* The client end of a bidirectional send run of THREADS threads with one RC QP each way, connected. */
-static fake *make_fake(qpb_srq_mode srq)
+static fake *make_fake(qpb_srq_mode srq, qpb_cq_mode cq_mode)
 {
     fake *f = calloc(1, sizeof(*f));
     the_fake = f;
@@ -157,7 +194,7 @@ static fake *make_fake(qpb_srq_mode srq)
     s->spec = (qpb_spec){.provider_kind = QPB_PROVIDER_VERBS, .role = QPB_ROLE_CLIENT, .op_kind = QPB_OP_SEND,
                          .mode = QPB_MODE_BW, .threads = THREADS, .qps_per_thread = 1, .msg_size = MSG,
                          .iterations = ITERS, .tx_depth = TX_DEPTH, .transport = QPB_TR_RC, .srq = srq,
-                         .signal_every = 1, .post_list = 1, .rx_depth = 1, .cq_mode = QPB_CQ_PER_THREAD,
+                         .signal_every = 1, .post_list = 1, .rx_depth = 1, .cq_mode = cq_mode,
                          .polling = QPB_POLL_BUSY, .post_api = QPB_POST_LEGACY, .bidirectional = true,
                          .verify = true, .ib_port = 1};
     snprintf(s->spec.provider, sizeof s->spec.provider, "verbs");
@@ -234,6 +271,21 @@ static fake *make_fake(qpb_srq_mode srq)
     }
     f->tx = (qpb_vside){.sending = true, .threads = f->txth, .conns = f->txc};
     f->rx = (qpb_vside){.threads = f->rxth, .conns = f->rxc};
+    f->shared = cq_mode == QPB_CQ_SHARED;
+    pthread_mutex_init(&f->mu, NULL);
+    if (f->shared) {
+        f->stx = (struct ibv_cq){.context = &f->ctx};
+        f->srx = (struct ibv_cq){.context = &f->ctx};
+        f->tx.shared_cq = &f->stx;
+        f->rx.shared_cq = &f->srx;
+        for (uint32_t i = 0; i < THREADS; i++) {
+            f->txc[i].cq = &f->stx, f->txth[i].cq = NULL;
+            f->rxc[i].cq = &f->srx, f->rxth[i].cq = NULL;
+        }
+        pthread_mutex_init(&f->tx.shared_cq_lock, NULL);
+        pthread_mutex_init(&f->rx.shared_cq_lock, NULL);
+        f->tx.shared_cq_lock_init = f->rx.shared_cq_lock_init = true;
+    }
     if (srq != QPB_SRQ_NONE) {
         f->rx.srqs = f->srqs;
         f->rx.qpn_keys = f->qpn_keys;
@@ -257,6 +309,11 @@ static void free_fake(fake *f)
     if (f->sp[1] >= 0)
         close(f->sp[1]);
     pthread_mutex_destroy(&f->vb.ctl_lock);
+    pthread_mutex_destroy(&f->mu);
+    if (f->shared) {
+        pthread_mutex_destroy(&f->tx.shared_cq_lock);
+        pthread_mutex_destroy(&f->rx.shared_cq_lock);
+    }
     pthread_cond_destroy(&f->s.ended);
     pthread_mutex_destroy(&f->s.lock);
     free(f);
@@ -299,9 +356,9 @@ static void end_wrote(fake *f, uint64_t *posted, uint64_t *res)
         res[i] = be64toh(r[1 + i]);
 }
 
-static void run_bidirectional_send(qpb_srq_mode srq, const char *what)
+static void run_bidirectional_send(qpb_srq_mode srq, qpb_cq_mode cq_mode, const char *what)
 {
-    fake *f = make_fake(srq);
+    fake *f = make_fake(srq, cq_mode);
     qpb_session *s = &f->s;
     peer_writes(f, THREADS * ITERS);
     CHECKF(qpb_start(s) == QPB_OK, "%s: %s", what, s->err);
@@ -313,6 +370,7 @@ static void run_bidirectional_send(qpb_srq_mode srq, const char *what)
                atomic_load(&f->send_thread_polls) > 0,
            "%s: polls from qpb-recv-* %d, qpb-send-* %d, others %d", what, atomic_load(&f->recv_thread_polls),
            atomic_load(&f->send_thread_polls), atomic_load(&f->other_polls));
+    uint32_t reposts = 0;
     for (uint32_t i = 0; i < THREADS; i++) {
         const fake_thread *ft = &f->t[i];
         /* the sending side: every cycle counted once */
@@ -326,11 +384,14 @@ static void run_bidirectional_send(qpb_srq_mode srq, const char *what)
                "%s: thread %u received %llu messages, %llu bytes, %llu errors", what, i,
                (unsigned long long)f->receivers[i].messages, (unsigned long long)f->receivers[i].bytes,
                (unsigned long long)f->receivers[i].errors);
-        CHECKF(ft->reposts == PEER_MSGS, "%s: thread %u reposted %u", what, i, ft->reposts);
-        CHECKF(ft->while_sending == PEER_MSGS, "%s: thread %u reaped %u of %u receives while sending", what, i,
-               ft->while_sending, PEER_MSGS);
+        reposts += ft->reposts; /* srq shared: every repost goes to thread 0's SRQ */
+        CHECKF(srq == QPB_SRQ_SHARED || ft->reposts == PEER_MSGS, "%s: thread %u reposted %u", what, i, ft->reposts);
+        /* per thread CQs: thread i reaps its own receives while it sends (a shared CQ: whichever thread holds it) */
+        CHECKF(f->shared || ft->while_sending == PEER_MSGS, "%s: thread %u reaped %u of %u receives while sending",
+               what, i, ft->while_sending, PEER_MSGS);
         CHECK(f->rxc[i].received == PEER_MSGS && f->rxc[i].bad == 0);
     }
+    CHECKF(reposts == THREADS * PEER_MSGS, "%s: %u receives posted again", what, reposts);
     /* the end of run both ways: our FIN and RES to the peer, the peer's RES as "peer" */
     uint64_t posted[THREADS] = {0}, res[5] = {0};
     end_wrote(f, posted, res);
@@ -361,19 +422,26 @@ static void run_bidirectional_send(qpb_srq_mode srq, const char *what)
 
 static void bidirectional_send_runs_in_the_sender_threads(void)
 {
-    run_bidirectional_send(QPB_SRQ_NONE, "bidirectional send");
+    run_bidirectional_send(QPB_SRQ_NONE, QPB_CQ_PER_THREAD, "bidirectional send");
+    run_bidirectional_send(QPB_SRQ_NONE, QPB_CQ_PER_QP, "bidirectional send, cq_mode per_qp");
+}
+
+static void bidirectional_send_with_a_shared_cq_runs_in_the_sender_threads(void)
+{
+    run_bidirectional_send(QPB_SRQ_NONE, QPB_CQ_SHARED, "bidirectional send, cq_mode shared");
+    run_bidirectional_send(QPB_SRQ_SHARED, QPB_CQ_SHARED, "bidirectional send, cq_mode shared, srq shared");
 }
 
 static void bidirectional_send_with_srq_runs_in_the_sender_threads(void)
 {
-    run_bidirectional_send(QPB_SRQ_PER_THREAD, "bidirectional send, srq per_thread");
+    run_bidirectional_send(QPB_SRQ_PER_THREAD, QPB_CQ_PER_THREAD, "bidirectional send, srq per_thread");
 }
 
 /* The peer failed and closed the control socket: the end learns it while it sends (sending thread 0 reads the
  * control socket, as a receiving thread 0 would), not after its last cycle. */
 static void a_peer_that_closed_the_control_socket_ends_the_run_while_it_sends(void)
 {
-    fake *f = make_fake(QPB_SRQ_NONE);
+    fake *f = make_fake(QPB_SRQ_NONE, QPB_CQ_PER_THREAD);
     qpb_session *s = &f->s;
     s->spec.iterations = 1000000000ull; /* far more than it can send before it looks */
     close(f->sp[1]);
@@ -416,6 +484,7 @@ static void only_bidirectional_busy_send_folds_the_receivers(void)
 const qpb_test_case qpb_verbs_bidi_tests[] = {
     {"verbs bidirectional send: the senders reap the receives, no receiving thread", bidirectional_send_runs_in_the_sender_threads},
     {"verbs bidirectional send with an SRQ: the senders reap and repost to it", bidirectional_send_with_srq_runs_in_the_sender_threads},
+    {"verbs bidirectional send with a shared CQ: either sender reaps any thread's receives", bidirectional_send_with_a_shared_cq_runs_in_the_sender_threads},
     {"verbs bidirectional send: a peer that closed the control socket ends the run while it sends", a_peer_that_closed_the_control_socket_ends_the_run_while_it_sends},
     {"verbs: only a bidirectional send end in mode bw with busy polling folds its receivers", only_bidirectional_busy_send_folds_the_receivers},
     {NULL, NULL},
