@@ -150,6 +150,7 @@ class VerbsEngineIntegrationTests {
             assertThat(perThread).hasSize(threads).allSatisfy(t ->
                     assertThat(((Number) t.get("cycles")).longValue()).isEqualTo(iterations));
         }
+        assertThat(run.clientOutput()).contains("bidirectional loop: one (2 worker threads: each sender also reaps");
     }
 
     @Test
