@@ -164,8 +164,14 @@ typedef struct qpb_session qpb_session;
  *                   side's summary reports what it sent ("side":
  *                   "sender" on both) and "received" what came the
  *                   other way. tcp: the client opens every connection
- *                   a second time for the server's direction. Not in
- *                   loopback (one process holds both ends)     default false
+ *                   a second time for the server's direction. verbs op
+ *                   send with polling busy: each sender thread also
+ *                   reaps and reposts its receives in its own loop (as
+ *                   perftest's run_iter_bi) and no receiving thread runs
+ *                   ("worker_threads" = threads, "bidirectional_loop":
+ *                   "one"; op write or polling event: "split", a
+ *                   receiving thread each). Not in loopback (one
+ *                   process holds both ends)                    default false
  *   tcp_nodelay     TCP_NODELAY on data sockets (tcp)           default true
  *   bind            address to listen on (server/loopback)      default "127.0.0.1"
  *                   (verbs: the server's control socket; without bind it
@@ -297,9 +303,12 @@ int32_t qpb_stop(qpb_session *s);
 
 /* Summary JSON of an ended run (perftest's definitions, see README; verbs
  * adds its knobs, the device, path_mtu, "post_api" (the one that ran: "wr"
- * or "legacy") and "peer": what the receiving side got, {"messages","bytes","errors","short_connections","missing"}):
+ * or "legacy"), in bidirectional runs "bidirectional_loop" ("one": the sender threads reaped the receives
+ * too, no receiving thread; "split": a receiving thread per thread) and "peer": what the receiving side got,
+ * {"messages","bytes","errors","short_connections","missing"}):
  * {"provider","role","op","threads","qps_per_thread","msg_size",
  *  "iterations","cycles","messages","bytes","errors","stopped",
+ *  "worker_threads" (the threads qpb_start ran: senders, and receivers where they have threads of their own),
  *  "interval_ms","intervals","intervals_late","traced","dropped",
  *  "duration_ns","bw_avg_bps","bw_peak_bps","msg_rate",
  *  "window_full_ns","window_full_share",

@@ -155,6 +155,9 @@ typedef struct qpb_provider {
     qpb_status (*connect)(qpb_session *s, const char *peer_json);
     void (*run_sender)(qpb_session *s, uint32_t thread);
     void (*run_receiver)(qpb_session *s, uint32_t thread);
+    /* Whether each sender thread also reaps its receivers' completions, so that the receivers get no
+     * thread of their own (verbs bidirectional send, perftest's run_iter_bi); may be NULL: never. */
+    bool (*receives_in_sender)(const qpb_session *s);
     void (*summary)(qpb_session *s, qpb_jw *w); /* extra keys; may be NULL */
     void (*destroy)(qpb_session *s);
 } qpb_provider;
@@ -231,7 +234,7 @@ struct qpb_session {
     atomic_int abort; /* leave now: an error or destroy */
 
     pthread_t *threads;
-    uint32_t n_threads;
+    uint32_t n_threads;   /* worker threads started (the summary's "worker_threads") */
     pthread_mutex_t lock; /* guards live, run_status, run_err, err */
     pthread_cond_t ended;
     uint32_t live;

@@ -251,6 +251,7 @@ typedef struct worker_arg {
     qpb_session *s;
     uint32_t index;
     bool sender;
+    bool then_receiver; /* a sender that reaped its receiver's completions goes on as that receiver (receives_in_sender) */
 } worker_arg;
 
 static void *worker_main(void *p)
@@ -265,6 +266,8 @@ static void *worker_main(void *p)
     if (a.sender) {
         a.s->provider->run_sender(a.s, a.index);
         qpb_interval_finish(&a.s->senders[a.index]);
+        if (a.then_receiver) /* its cycles are done: the receiver's end of run (the peer's FIN, the totals) */
+            a.s->provider->run_receiver(a.s, a.index);
     } else
         a.s->provider->run_receiver(a.s, a.index);
     qpb_cpu_end(a.s, cpu);
@@ -299,7 +302,10 @@ QPB_EXPORT int32_t qpb_start(qpb_session *s)
                                            ? "qpb_start: call qpb_connect with the peer's endpoint first"
                                            : "qpb_start: the session was already started");
     uint32_t t = s->spec.threads;
-    uint32_t want = (s->senders ? t : 0) + (s->receivers ? t : 0);
+    /* receivers whose reaping a sender's loop does (verbs bidirectional send) get no thread */
+    bool merged = s->provider->receives_in_sender != NULL && s->provider->receives_in_sender(s);
+    uint32_t rx = s->receivers != NULL && !merged ? t : 0;
+    uint32_t want = (s->senders ? t : 0) + rx;
     s->threads = calloc(want, sizeof(pthread_t));
     if (s->threads == NULL)
         return qpb_fail(s, QPB_ESYS, "qpb_start: out of memory for %u threads", want);
@@ -313,8 +319,9 @@ QPB_EXPORT int32_t qpb_start(qpb_session *s)
         if (a != NULL) {
             /* Receivers first so data meets a reader as early as possible. */
             a->s = s;
-            a->sender = s->receivers == NULL || k >= t;
-            a->index = s->receivers != NULL && k >= t ? k - t : k;
+            a->sender = k >= rx;
+            a->index = k >= rx ? k - rx : k;
+            a->then_receiver = a->sender && merged && s->receivers != NULL;
             rc = pthread_create(&s->threads[k], NULL, worker_main, a);
             if (rc != 0)
                 free(a);

@@ -11,7 +11,8 @@
  * in a bidirectional run both sides send: "sender" on both, each reporting
  * what it sent, and "received":{"bytes","messages","errors"} what its
  * receivers counted of the peer's messages: nothing for one-sided ops),
- * "bidirectional",
+ * "bidirectional", "worker_threads" (the threads qpb_start ran: a bidirectional verbs send end runs
+ * its senders only, each reaping its receives too; see qpb.h),
  * "status" and "error" (the run failure, or null), "warmup_cycles",
  * "tx_depth", "verify", "duration_ms".
  */
@@ -244,6 +245,7 @@ QPB_EXPORT int32_t qpb_summary(qpb_session *s, char *buf, uint32_t buf_len)
     put_count(&w, "errors", t.errors);
     qpb_jw_key(&w, "stopped");
     qpb_jw_bool(&w, atomic_load(&s->stop) != 0);
+    put_count(&w, "worker_threads", s->n_threads); /* threads qpb_start ran: senders and receivers */
     put_count(&w, "interval_ms", s->spec.interval_ms);
     put_count(&w, "intervals", t.intervals);
     put_count(&w, "intervals_late", t.late);

@@ -95,6 +95,10 @@ static void verbs_summary(qpb_session *s, qpb_jw *w)
     qpb_jw_str(w, QPB_QP_SHARING_NAMES[sp->qp_sharing]);
     qpb_jw_key(w, "post_api");
     qpb_jw_str(w, QPB_POST_API_NAMES[vb->plan.post_wr ? QPB_POST_WR : QPB_POST_LEGACY]);
+    if (sp->bidirectional) { /* one: the senders reap the receives too (no receiving thread); split: threads of each */
+        qpb_jw_key(w, "bidirectional_loop");
+        qpb_jw_str(w, qpb_verbs_receives_in_sender(s) ? "one" : "split");
+    }
     qpb_jw_key(w, "peer");
     if (!vb->have_result) {
         qpb_jw_null(w);
@@ -134,6 +138,7 @@ const qpb_provider qpb_verbs_provider = {
     .connect = verbs_connect,
     .run_sender = qpb_verbs_run_sender,
     .run_receiver = qpb_verbs_run_receiver,
+    .receives_in_sender = qpb_verbs_receives_in_sender,
     .summary = verbs_summary,
     .destroy = verbs_destroy,
 };

@@ -16,7 +16,7 @@
  *   qpb_verbs.c          -> conn, cm, sender, receiver, oob, res
  *   qpb_verbs_conn.c     -> cm, oob
  *   qpb_verbs_cm.c       -> res
- *   qpb_verbs_sender.c   -> lat, oob, poll, res
+ *   qpb_verbs_sender.c   -> receiver, lat, oob, poll, res
  *   qpb_verbs_receiver.c -> lat, oob, poll, res
  *   qpb_verbs_lat.c      -> oob, res
  *   qpb_verbs_oob.c      -> res
@@ -43,7 +43,11 @@
  * the server's receiving side as usual, and the server's sending side with
  * the client's receiving side (the blob's "r" fields). Each end sends FIN when
  * its senders are done and RES when its receivers are; receiving thread 0 of
- * each end reads both of the peer's messages, whatever their order.
+ * each end reads both of the peer's messages, whatever their order. With op
+ * send (polling busy) an end runs its senders only: sending thread t also
+ * reaps and reposts receiving thread t's receives in its loop, as perftest's
+ * run_iter_bi does, and after its last cycle it goes on as receiving thread
+ * t (qpb_verbs_run_receiver, from qpb_session.c); no second busy thread.
  */
 #ifndef QPB_VERBS_H
 #define QPB_VERBS_H
@@ -241,7 +245,8 @@ bool qpb_verbs_send_result(qpb_session *s, const qpb_vresult *r);
 qpb_vside *qpb_verbs_reverse_side(qpb_session *s);
 /* Receiving thread 0 of a server (of either end, bidirectional) reads the peer's control messages (waiting up
  * to timeout_ms): the FIN sets fin, a bidirectional peer's RES its result. Any other thread or role returns at
- * once. false: the run failed. */
+ * once. false: the run failed. (A bidirectional send end has no receiving thread: its sending thread 0 calls it,
+ * as thread 0, while it sends.) */
 bool qpb_verbs_poll_fin(qpb_session *s, uint32_t thread, int timeout_ms);
 
 /* qpb_verbs_cm.c: rdma_cm connection set-up (RC) */
@@ -272,5 +277,12 @@ bool qpb_verbs_wait_event(qpb_session *s, qpb_vside *side, qpb_vthread *th, uint
 /* qpb_verbs_sender.c and qpb_verbs_receiver.c: a thread of the sending and of the receiving side, to its end */
 void qpb_verbs_run_sender(qpb_session *s, uint32_t thread);
 void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread);
+/* qpb_verbs_receiver.c: bidirectional send in one loop. Whether this end's receivers run in its sender
+ * threads (bidirectional, op send, mode bw, polling busy: qpb_start then starts no receiving thread, and each
+ * sender thread runs qpb_verbs_run_receiver after its cycles, for the end of run; polling event keeps a
+ * receiving thread, which sleeps on its own completion channel), and receiving thread `thread`'s reaping: one
+ * poll of its CQs, every receive posted again (completions, or -1: the run failed). */
+bool qpb_verbs_receives_in_sender(const qpb_session *s);
+int qpb_verbs_reap_receives(qpb_session *s, uint32_t thread, struct ibv_wc *wc);
 
 #endif /* QPB_VERBS_H */

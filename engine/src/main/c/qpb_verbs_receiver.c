@@ -6,6 +6,14 @@
  * Mode latency's responder (qpb_verbs_lat.c) ends here too (finish_receiving):
  * the receivers' totals, which a server (and either end of a bidirectional
  * run) sends to its peer.
+ *
+ * A bidirectional send end (qpb_verbs_receives_in_sender) runs no receiving
+ * thread: sending thread t reaps receiving thread t's CQs in its own loop
+ * (qpb_verbs_reap_receives, as perftest's run_iter_bi polls its receive CQ
+ * beside its send CQ); once its cycles are done the session has the same
+ * thread run qpb_verbs_run_receiver (qpb_session.c worker_main): the rest of
+ * receiving thread t, until the peer's FIN and what it announced arrived,
+ * then the totals and the peer's RES.
  */
 #include <string.h>
 #include <time.h>
@@ -216,6 +224,15 @@ static void await_peer_result(qpb_session *s)
     }
 }
 
+/* A receiving thread's end, once it reaped what it will: the receivers' totals (the last one's) and, for
+ * bidirectional thread 0, the peer's. */
+static void receiving_ended(qpb_session *s, uint32_t thread)
+{
+    finish_receiving(s);
+    if (s->spec.bidirectional && thread == 0)
+        await_peer_result(s);
+}
+
 void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread)
 {
     if (s->spec.mode == QPB_MODE_LATENCY && !qpb_op_fetches(s->spec.op_kind))
@@ -224,7 +241,18 @@ void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread)
         receive_loop(s, thread);
     else
         passive_wait(s, thread);
-    finish_receiving(s);
-    if (s->spec.bidirectional && thread == 0)
-        await_peer_result(s);
+    receiving_ended(s, thread);
+}
+
+bool qpb_verbs_receives_in_sender(const qpb_session *s)
+{
+    const qpb_spec *sp = &s->spec;
+    return sp->bidirectional && sp->role != QPB_ROLE_LOOPBACK && sp->op_kind == QPB_OP_SEND &&
+           sp->mode == QPB_MODE_BW && sp->polling == QPB_POLL_BUSY;
+}
+
+int qpb_verbs_reap_receives(qpb_session *s, uint32_t thread, struct ibv_wc *wc)
+{
+    qpb_verbs *vb = s->verbs;
+    return qpb_verbs_poll_thread(s, vb->rx, &vb->rx->threads[thread], wc, receiver_completion);
 }

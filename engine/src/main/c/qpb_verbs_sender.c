@@ -6,7 +6,9 @@
  * completion of message m on a QP covers every earlier message of that QP, so
  * it counts down the cycles up to m. Cycles are recorded in order as they
  * complete. Mode latency runs its ping-pongs in qpb_verbs_lat.c; both modes
- * end here (finish_sending). The receiving side is qpb_verbs_receiver.c.
+ * end here (finish_sending). The receiving side is qpb_verbs_receiver.c; in a
+ * bidirectional send run this loop also reaps it (qpb_verbs_reap_receives),
+ * and the thread's cycles and their accounting stay as in any other run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,9 @@
 #include "qpb_verbs.h"
 
 #define STOP_GRACE_NS (5ull * 1000000000ull)
+/* Bidirectional send in one loop: how often sending thread 0 reads the control socket, as receiving thread 0 would
+ * (qpb_verbs_receiver.c FIN_CHECK_NS), so that a peer that failed and closed it ends this run too */
+#define CTL_CHECK_NS 1000000ull
 /* Cycles in flight and no completion for this long: the run fails. A reliable QP normally reports a
  * dead peer itself (retry or RNR retry exceeded, well under this), but a link that stops carrying
  * packets can leave it retransmitting without end and without an error (rxe across a stalled or
@@ -31,6 +36,7 @@ typedef struct vsender {
     uint64_t msz, warmup, total;
     uint64_t rate, first_ns; /* rate_limit (cycles/s, 0 = unpaced) and when the first cycle was posted */
     bool use_inline, verify_read;
+    bool reap_rx;            /* bidirectional send: also reap (and repost) receiving thread `thread`'s receives */
     bool wr;                 /* post_api wr: ibv_wr_start .. ibv_wr_complete on each QP's qpx */
     enum ibv_wr_opcode opcode;
     struct ibv_send_wr *wrs; /* post_list requests, reused for every QP */
@@ -364,6 +370,7 @@ static bool sender_loop(vsender *x)
     qpb_vthread *th = x->th;
     uint64_t deadline = UINT64_MAX, stop_by = UINT64_MAX;
     uint64_t last_progress = qpb_now_ns(s), last_done = th->done;
+    uint64_t next_ctl = x->reap_rx && x->thread == 0 ? last_progress + CTL_CHECK_NS : UINT64_MAX;
     uint64_t full_since = 0; /* when the window filled and nothing completed since (0: it is not) */
     uint64_t *full_ns = &s->senders[x->thread].window_full_ns;
     bool flushed = false;
@@ -403,6 +410,15 @@ static bool sender_loop(vsender *x)
             if (needs_flush(x) && !post_cycles(x, th->admitted, 1, true))
                 return false;
             posted = true;
+        }
+        /* bidirectional send: the receives first, as perftest's run_iter_bi (a receive queue left to run dry
+         * would stall the peer's sends); they touch no cycle of this thread */
+        if (x->reap_rx && qpb_verbs_reap_receives(s, x->thread, x->wc) < 0)
+            return false;
+        if (now >= next_ctl) { /* reads the peer's FIN if it came early; fails the run if the peer closed */
+            next_ctl = now + CTL_CHECK_NS;
+            if (!qpb_verbs_poll_fin(s, 0, 0))
+                return false;
         }
         int got = qpb_verbs_poll_thread(s, x->side, th, x->wc, sender_completion);
         if (got < 0)
@@ -481,6 +497,7 @@ void qpb_verbs_run_sender(qpb_session *s, uint32_t thread)
         .total = sp->duration_ms > 0 ? UINT64_MAX : sp->warmup_cycles + sp->iterations,
         .use_inline = (sp->op_kind == QPB_OP_SEND || sp->op_kind == QPB_OP_WRITE) && sp->msg_size <= sp->inline_size,
         .opcode = verbs_opcode(sp->op_kind), .wr = vb->plan.post_wr,
+        .reap_rx = vb->rx != NULL && qpb_verbs_receives_in_sender(s),
     };
     x.wrs = calloc(x.post_list, sizeof(struct ibv_send_wr));
     x.sges = calloc(x.post_list, sizeof(struct ibv_sge));

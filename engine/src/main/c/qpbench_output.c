@@ -181,6 +181,11 @@ void qpbench_print_result(const options *o, const char *sum)
         if (o->bidirectional)
             printf(" received from the peer: %.0f bytes, %.0f messages, %.0f errors\n", qpbench_num(sum, "received.bytes"),
                    qpbench_num(sum, "received.messages"), qpbench_num(sum, "received.errors"));
+        char loop[16];
+        if (o->bidirectional && qpbench_str(sum, "bidirectional_loop", loop, sizeof loop)[0] != '\0')
+            printf(" bidirectional loop: %s (%.0f worker threads: %s)\n", loop, qpbench_num(sum, "worker_threads"),
+                   strcmp(loop, "one") == 0 ? "each sender also reaps its receives, as perftest's run_iter_bi"
+                                            : "a sender and a receiver per thread");
         if (strcmp(qpbench_str(sum, "provider", v, sizeof v), "verbs") == 0)
             printf(" window full: %.1f %% of the time (tx depth %.0f in flight, waiting for a completion)\n",
                    100.0 * qpbench_num(sum, "window_full_share"), qpbench_num(sum, "tx_depth"));

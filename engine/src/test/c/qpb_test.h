@@ -46,6 +46,7 @@ extern const qpb_test_case qpb_tcp_tests[];
 extern const qpb_test_case qpb_check_tests[];
 extern const qpb_test_case qpb_verbs_run_tests[];
 extern const qpb_test_case qpb_verbs_post_tests[];
+extern const qpb_test_case qpb_verbs_bidi_tests[];
 extern const qpb_test_case qpb_noverbs_tests[];
 extern const qpb_test_case qpb_qpbench_tests[];
 extern const qpb_test_case qpb_counters_tests[];

@@ -14,15 +14,17 @@ int qpb_test_failed;
 static const qpb_test_case qpb_no_tests[] = {{NULL, NULL}};
 #define QPB_VERBS_TESTS qpb_noverbs_tests
 #define QPB_VERBS_POST_TESTS qpb_no_tests
+#define QPB_VERBS_BIDI_TESTS qpb_no_tests
 #else
 #define QPB_VERBS_TESTS qpb_verbs_run_tests
 #define QPB_VERBS_POST_TESTS qpb_verbs_post_tests
+#define QPB_VERBS_BIDI_TESTS qpb_verbs_bidi_tests
 #endif
 
 int main(int argc, char **argv)
 {
     const qpb_test_case *tables[] = {qpb_ring_tests, qpb_stats_tests, qpb_spec_tests, qpb_tcp_tests, qpb_check_tests,
-                                     QPB_VERBS_TESTS, QPB_VERBS_POST_TESTS, qpb_qpbench_tests, qpb_counters_tests,
+                                     QPB_VERBS_TESTS, QPB_VERBS_POST_TESTS, QPB_VERBS_BIDI_TESTS, qpb_qpbench_tests, qpb_counters_tests,
                                      qpb_latency_tests, qpb_cost_tests};
     const char *only = argc > 1 ? argv[1] : NULL;
     int passed = 0, failed = 0;

@@ -106,9 +106,51 @@ class VerbsEngineIntegrationTests {
                 Map<String, Object> peer = (Map<String, Object>) side.get("peer");
                 assertThat(((Number) peer.get("errors")).longValue()).isZero();
                 assertThat(((Number) peer.get("missing")).longValue()).isZero();
+                // send: the sender thread reaps the receives too (perftest's run_iter_bi); write: nothing to reap,
+                // the receiving thread only waits for the end of run
+                assertThat(side.get("bidirectional_loop")).as("%s %s", op, side.get("role"))
+                        .isEqualTo(op.equals("send") ? "one" : "split");
+                assertThat(((Number) side.get("worker_threads")).longValue()).isEqualTo(op.equals("send") ? 1 : 2);
             }
             assertThat(run.clientOutput()).contains("Bidirectional          : on").contains("received from the peer");
         }
+    }
+
+    /**
+     * Issue 35: a bidirectional send end polls both directions in one loop per thread, as perftest's run_iter_bi:
+     * each sender thread also reaps and reposts its receives, and no receiving thread runs beside it. With two
+     * threads each side ran two workers (worker_threads), not four, and both sides sent and received the whole
+     * run, every cycle counted once.
+     */
+    @Test
+    void bidirectionalSendRunsOneBusyThreadPerThreadOnEachSide(SoftRoceLab lab) throws Exception {
+        int threads = 2;
+        long iterations = 1500, size = 1024, bytes = threads * iterations * size;
+        Pair run = pair(lab, "--op=send -b --threads=" + threads + " -s " + size + " -n " + iterations + " --verify");
+        assertReliableRun(run, threads, 1, iterations, size);
+        for (Map<String, Object> side : List.of(run.client(), run.server())) {
+            Object role = side.get("role");
+            assertThat(side.get("status")).as("%s: %s", role, side.get("error")).isEqualTo("ok");
+            assertThat(side.get("bidirectional_loop")).as("%s", role).isEqualTo("one");
+            assertThat(((Number) side.get("worker_threads")).longValue()).as("worker threads of the %s", role)
+                    .isEqualTo(threads);
+            assertThat(((Number) side.get("cycles")).longValue()).as("cycles %s", role).isEqualTo(threads * iterations);
+            assertThat(((Number) side.get("bytes")).longValue()).as("bytes %s sent", role).isEqualTo(bytes);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> received = (Map<String, Object>) side.get("received");
+            assertThat(((Number) received.get("bytes")).longValue()).as("bytes %s received", role).isEqualTo(bytes);
+            assertThat(((Number) received.get("messages")).longValue()).isEqualTo(threads * iterations);
+            assertThat(((Number) received.get("errors")).longValue()).as("payloads %s failed to verify", role).isZero();
+            @SuppressWarnings("unchecked")
+            Map<String, Object> peer = (Map<String, Object>) side.get("peer");
+            assertThat(((Number) peer.get("bytes")).longValue()).as("what the %s's peer received", role).isEqualTo(bytes);
+            assertThat(((Number) peer.get("missing")).longValue()).isZero();
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> perThread = (List<Map<String, Object>>) side.get("per_thread");
+            assertThat(perThread).hasSize(threads).allSatisfy(t ->
+                    assertThat(((Number) t.get("cycles")).longValue()).isEqualTo(iterations));
+        }
+        assertThat(run.clientOutput()).contains("bidirectional loop: one (2 worker threads: each sender also reaps");
     }
 
     @Test
