@@ -119,18 +119,20 @@ class ConclusionsIntegrationTests extends ControllerIntegrationTest {
     /**
      * Both sides paced (the baseline at a quarter of the free rate, the candidate at half that), so the change is
      * the one injected, not the free runs' scatter (bench/compare measures a limited candidate against free runs).
-     * Paced runs scatter by ~0.5 %, so the interval is narrow: at alpha 0.001 (a 99.9 % interval) this one check of
-     * its coverage fails about once in a thousand; bench/compare measures the coverage at 0.01 over many points.
+     * Paced runs scatter by 0.1–0.5 %, so the interval is narrow, narrower than the pacer's own accuracy: the two
+     * rates are not exactly 2:1 (a CI run had the baseline 0.1 % and the candidate 0.53 % above their targets, a
+     * true change of -49.79 %, interval -49.98 … -49.60). So the interval must hold -50 % to within 1 % (of the
+     * baseline), the pacer's accuracy, not exactly; bench/compare measures the coverage at 0.01 over many points.
      */
     @Test
-    void aCandidateRateLimitedToHalfIsARegressionWhoseIntervalHoldsMinusFiftyPercent() {
+    void aCandidateRateLimitedToHalfIsARegressionWhoseIntervalHoldsMinusFiftyPercentToThePacersAccuracy() {
         Map<String, Object> point = single(get("/api/compare?baseline=" + paced + "&candidate=" + limited
                 + "&across=rate_limit&alpha=0.001").get("points"));
         assertThat(point).containsEntry("verdict", "regression").containsEntry("method", "welch-log");
         assertThat(list(point.get("differing"))).singleElement().satisfies(d -> assertThat(d)
                 .containsEntry("param", "rate_limit"));
-        assertThat(number(point, "ciLowPercent")).as("%s", point).isLessThanOrEqualTo(-50);
-        assertThat(number(point, "ciHighPercent")).as("%s", point).isGreaterThanOrEqualTo(-50).isLessThan(-5);
+        assertThat(number(point, "ciLowPercent")).as("%s", point).isLessThanOrEqualTo(-49);
+        assertThat(number(point, "ciHighPercent")).as("%s", point).isGreaterThanOrEqualTo(-51).isLessThan(-5);
         assertThat(number(point, "pValue")).isLessThan(0.001);
     }
 
