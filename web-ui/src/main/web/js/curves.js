@@ -102,12 +102,19 @@ function familyDimensions(finished) {
   };
 }
 
+/** What the experiment's event stream reports a change of (its status, its runs' counts and agents). */
+function stateOf(experiment) {
+  const { status, runsTotal, runsDone, runsFailed, runsRunning, runsRetried, agents } = experiment;
+  return JSON.stringify([status, runsTotal, runsDone, runsFailed, runsRunning, runsRetried, agents]);
+}
+
 /** Renders experiment `id` into `container`; returns the function that tears it down. */
 export function mountCurves(container, id) {
   let mounted = true;
   let loop = null;
   let stream = null; // the experiment's event stream, while it runs
   let polling = false; // the stream could not be held: read every 2 s instead
+  let shown = null; // the state of the experiment the page last read (stateOf)
   const refresh = () => loop?.now();
   const title = h('h2', {}, `Experiment #${id}`);
   const actions = h('div', { class: 'header-actions' });
@@ -238,9 +245,11 @@ export function mountCurves(container, id) {
     // until the experiment and every one of its runs has ended: a cancelled experiment's runs end after it does,
     // so the read that first sees them all ended is the final one
     const active = running || runList.some((run) => ACTIVE_STATUSES.has(run.status));
+    shown = stateOf(experiment);
     if (active && stream === null && !polling) {
       stream = followExperiment(id, {
-        onChange: refresh,
+        // the stream's first event is the state the page may have just read: read again only on a change
+        onChange: (now) => { if (stateOf(now) !== shown) refresh(); },
         onEnd: refresh, // the final read
         onLost: () => {
           polling = true;

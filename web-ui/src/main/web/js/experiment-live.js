@@ -5,7 +5,8 @@
 import { liveExperimentUrl } from './api.js';
 
 /**
- * Calls `onChange()` whenever experiment `id` changes, and `onEnd()` once it and all its runs have ended.
+ * Calls `onChange(experiment)` whenever experiment `id` changes (and once as the stream opens, with the experiment as
+ * it is then), and `onEnd()` once it and all its runs have ended.
  * If the stream cannot be opened (or is closed by the server before the end), `onLost()` is called: the
  * page falls back to reading on a timer. Returns { stop() }.
  */
@@ -16,7 +17,7 @@ export function followExperiment(id, { onChange, onEnd, onLost }) {
 
   function open() {
     source = new EventSource(liveExperimentUrl(id));
-    source.addEventListener('experiment', () => onChange());
+    source.addEventListener('experiment', (event) => onChange(JSON.parse(event.data)));
     source.addEventListener('end', () => {
       ended = true;
       source.close();

@@ -76,7 +76,7 @@ class LivePagesBrowserIntegrationTests extends BrowserTest {
                     window.fetch = (...args) => { window.qplabReads++; return native(...args); };""");
             waiting(Duration.ofSeconds(5)).until(driver -> ((Number) browser.executeScript(
                     "return window.qplabOpenStreams")).intValue() == 1);
-            Thread.sleep(3000);
+            Thread.sleep(3000); // the stream's first event (the state the page read) comes in this time, too
             assertThat(((Number) browser.executeScript("return window.qplabReads")).intValue())
                     .as("requests in 3 s of a running experiment in which nothing changed").isZero();
             http().post().uri("/api/experiments/{id}/cancel", experiment).exchange().expectStatus().isOk();
