@@ -76,6 +76,8 @@ typedef struct qpb_dev_caps {
     char thread_domain_error[128];
     uint32_t odp_general;      /* odp_caps.general_caps (0: no ODP, or no ibv_query_device_ex) */
     uint32_t odp_ops[4];       /* odp_caps per transport, by qpb_transport (rc, uc, ud; xrc_odp_caps) */
+    bool iwarp;                /* ibv_device.transport_type IBV_TRANSPORT_IWARP (siw, irdma in iWARP mode, cxgb4): RC
+                                  only, connected through rdma_cm (qpb_check.c's plan_iwarp) */
     bool wr_api;               /* ibv_create_qp_ex with send_ops_flags and ibv_qp_to_qp_ex work (probed) */
     char wr_api_error[128];
     uint32_t phys_port_cnt;

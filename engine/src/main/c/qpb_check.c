@@ -267,6 +267,21 @@ static void plan_post_api(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p
     p->post_wr = sp->post_api == QPB_POST_WR && c->wr_api && (sp->post_api_given || qpb_wr_by_default(c));
 }
 
+/* iWARP (RDMAP over DDP over MPA/TCP) has reliable connections only, and no QP of an iWARP device reaches RTS
+ * without the connection manager's MPA exchange (ibv_modify_qp to RTS: EINVAL on siw). Atomics are refused by
+ * atomic_cap (siw: IBV_ATOMIC_NONE). */
+static void plan_iwarp(const qpb_spec *sp, const qpb_dev_caps *c, refusals *r)
+{
+    if (!c->iwarp)
+        return;
+    if (sp->transport != QPB_TR_RC)
+        refuse(r, "transport %s: %s is an iWARP device (iWARP has reliable connections only: use transport rc)",
+               QPB_TRANSPORT_NAMES[sp->transport], c->name);
+    else if (!sp->rdma_cm)
+        refuse(r, "rdma_cm false: %s is an iWARP device, whose QPs connect only through rdma_cm (use rdma_cm true, "
+                  "qpbench -R)", c->name);
+}
+
 qpb_status qpb_plan_run(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, char *err, uint32_t err_len)
 {
     refusals r = {err, err_len, 0, 0};
@@ -282,6 +297,7 @@ qpb_status qpb_plan_run(const qpb_spec *sp, const qpb_dev_caps *c, qpb_plan *p, 
     if (sp->lock_model == QPB_LOCK_THREAD_DOMAIN && !c->thread_domain)
         refuse(&r, "lock_model thread_domain: %s has no thread domains (%s)", c->name,
                c->thread_domain_error[0] ? c->thread_domain_error : "ibv_alloc_td failed");
+    plan_iwarp(sp, c, &r);
     plan_port(sp, c, p, &r);
     uint64_t all_qps = (uint64_t)p->qps * p->sides;
     if (all_qps > c->max_qp)

@@ -243,6 +243,7 @@ void qpb_device_caps(const qpb_ibv *v, struct ibv_context *ctx, const char *name
 {
     memset(c, 0, sizeof(*c));
     snprintf(c->name, sizeof c->name, "%s", name);
+    c->iwarp = ctx->device->transport_type == IBV_TRANSPORT_IWARP;
     struct ibv_device_attr_ex ax;
     if (qpb_ibv_query_device_ex(v, ctx, &ax) == 0) {
         const struct ibv_device_attr a = ax.orig_attr;
@@ -382,6 +383,8 @@ void qpb_device_json(qpb_jw *w, const qpb_dev_caps *c)
     qpb_jw_obj_begin(w);
     qpb_jw_key(w, "name");
     qpb_jw_str(w, c->name);
+    qpb_jw_key(w, "transport"); /* the device's RDMA technology: iwarp, else ib (InfiniBand or RoCE: see link_layer) */
+    qpb_jw_str(w, c->iwarp ? "iwarp" : "ib");
     qpb_jw_key(w, "fw_ver");
     qpb_jw_str(w, c->fw_ver);
     snprintf(hex, sizeof hex, "%016llx", (unsigned long long)c->node_guid);

@@ -308,10 +308,9 @@ static void check_combinations(const qpb_json_object *o, qpb_spec *s, violations
     }
     if (qpb_json_get(o, "tcp_nodelay") != NULL)
         add(v, "tcp_nodelay", false, "tcp_nodelay applies to provider tcp only");
-    if (s->bidirectional && (s->rdma_cm || s->transport == QPB_TR_XRC || s->qp_sharing == QPB_QPS_SHARED))
-        add(v, "bidirectional", true, "bidirectional: not supported with %s (verbs: rc, uc or ud QPs per thread, "
-            "connected without rdma_cm)", s->rdma_cm ? "rdma_cm" : s->transport == QPB_TR_XRC ? "transport xrc"
-                                                                                             : "qp_sharing shared");
+    if (s->bidirectional && (s->transport == QPB_TR_XRC || s->qp_sharing == QPB_QPS_SHARED))
+        add(v, "bidirectional", true, "bidirectional: not supported with %s (verbs: rc, uc or ud QPs per thread)",
+            s->transport == QPB_TR_XRC ? "transport xrc" : "qp_sharing shared");
     const char *tr = QPB_TRANSPORT_NAMES[s->transport], *op = QPB_OP_NAMES[s->op_kind];
     if (s->op_kind == QPB_OP_READ && (s->transport == QPB_TR_UC || s->transport == QPB_TR_UD))
         add(v, "op", false, "op read: transport %s has no RDMA read (use rc or xrc)", tr);

@@ -62,6 +62,8 @@ static void verbs_summary(qpb_session *s, qpb_jw *w)
     qpb_jw_key(w, "device");
     qpb_jw_str(w, vb->caps.name);
     put_u(w, "ib_port", sp->ib_port);
+    qpb_jw_key(w, "device_transport"); /* perftest's "Transport type": IB (InfiniBand, RoCE) or IW (iWARP) */
+    qpb_jw_str(w, vb->caps.iwarp ? "iwarp" : "ib");
     qpb_jw_key(w, "link_layer");
     qpb_jw_str(w, vb->plan.port->ethernet ? "Ethernet" : "InfiniBand");
     qpb_jw_key(w, "gid_index");

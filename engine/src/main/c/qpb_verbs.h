@@ -254,6 +254,7 @@ qpb_status qpb_verbs_cm_open(qpb_session *s, char *err, uint32_t err_len);
 qpb_status qpb_verbs_cm_listen(qpb_session *s, const char *address);
 qpb_status qpb_verbs_cm_connect(qpb_session *s, const char *host, uint32_t port);
 qpb_status qpb_verbs_cm_accept_all(qpb_session *s);
+qpb_status qpb_verbs_cm_connect_back(qpb_session *s, uint32_t port);
 void qpb_verbs_cm_close(qpb_session *s);
 
 /* qpb_verbs_conn.c */

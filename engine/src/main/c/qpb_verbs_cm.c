@@ -243,6 +243,23 @@ qpb_status qpb_verbs_cm_connect(qpb_session *s, const char *host, uint32_t port)
     return s->spec.role == QPB_ROLE_LOOPBACK ? qpb_verbs_cm_accept_all(s) : QPB_OK;
 }
 
+/* Bidirectional, on the server once the client's connections are accepted: its sending side's QPs connect to the
+ * client's listener at the address those connections came from. */
+qpb_status qpb_verbs_cm_connect_back(qpb_session *s, uint32_t port)
+{
+    qpb_verbs *vb = s->verbs;
+    struct rdma_cm_id *accepted = vb->rx->conns[0].cm_id;
+    char host[INET_ADDRSTRLEN] = "";
+    const struct sockaddr *peer = accepted != NULL ? rdma_get_peer_addr(accepted) : NULL;
+    if (peer == NULL || peer->sa_family != AF_INET ||
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr, host, sizeof host) == NULL)
+        return qpb_fail(s, QPB_EINVAL, "rdma_cm: bidirectional: the client's address is not IPv4");
+    if (port == 0)
+        return qpb_fail(s, QPB_EINVAL, "rdma_cm: bidirectional: the client's endpoint names no cm_port (it does not "
+                                       "listen: an older qpbench?)");
+    return qpb_verbs_cm_connect(s, host, port);
+}
+
 qpb_status qpb_verbs_cm_accept_all(qpb_session *s)
 {
     qpb_verbs *vb = s->verbs;

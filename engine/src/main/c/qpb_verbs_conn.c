@@ -26,6 +26,14 @@ qpb_status qpb_verbs_endpoint(qpb_session *s, char *buf, uint32_t buf_len)
         if (st != QPB_OK)
             return st;
     }
+    /* bidirectional over rdma_cm: the server connects the reverse direction's QPs to the client's own listener (its
+     * port in the client's blob, its address the one the client's connections came from). Every address: a client's
+     * bind is no address of the RDMA network (qpbench gives it 127.0.0.1). */
+    if (sp->role == QPB_ROLE_CLIENT && sp->rdma_cm && sp->bidirectional && vb->cm_listen == NULL) {
+        qpb_status st = qpb_verbs_cm_listen(s, "0.0.0.0");
+        if (st != QPB_OK)
+            return st;
+    }
     return qpb_verbs_blob_write(s, buf, buf_len);
 }
 
@@ -160,10 +168,12 @@ qpb_status qpb_verbs_connect_peer(qpb_session *s, const char *peer_json)
     bool server = s->spec.role == QPB_ROLE_SERVER;
     if (st == QPB_OK && !s->spec.rdma_cm) {
         st = bring_up_side(s, qpb_verbs_own_side(s), peer.gid, peer.lid, peer.mtu);
-        if (st == QPB_OK && s->spec.bidirectional) /* the reverse direction's QPs (no rdma_cm: refused in the spec) */
+        if (st == QPB_OK && s->spec.bidirectional) /* the reverse direction's QPs */
             st = bring_up_side(s, qpb_verbs_reverse_side(s), peer.gid, peer.lid, peer.mtu);
     } else if (st == QPB_OK) {
         st = server ? qpb_verbs_cm_accept_all(s) : qpb_verbs_cm_connect(s, peer.host, peer.cm_port);
+        if (st == QPB_OK && s->spec.bidirectional) /* then the reverse direction: the server connects to the client */
+            st = server ? qpb_verbs_cm_connect_back(s, peer.cm_port) : qpb_verbs_cm_accept_all(s);
     }
     if (st != QPB_OK)
         return st;

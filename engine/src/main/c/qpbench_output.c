@@ -42,10 +42,12 @@ void qpbench_print_header(const options *o, const char *role, const char *sum)
            (unsigned long long)o->warmup);
     if (!strcmp(o->provider, "verbs")) {
         char t[16];
+        bool iwarp = !strcmp(qpbench_str(sum, "device_transport", t, sizeof t), "iwarp");
+        printf(" Device          : %-8s Transport type         : %s\n", qpbench_str(sum, "device", v, sizeof v),
+               iwarp ? "IW" : "IB"); /* perftest's: IB for InfiniBand and RoCE, IW for iWARP */
         snprintf(t, sizeof t, "%s", o->transport);
         for (char *p = t; *p; p++)
             *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
-        printf(" Device          : %s\n", qpbench_str(sum, "device", v, sizeof v));
         printf(" Connection type : %-8s Using SRQ              : %s\n", t, strcmp(o->srq, "none") ? o->srq : "OFF");
         printf(" PCIe relax order: %s\n", qpbench_bool(sum, "relaxed_ordering") ? "ON" : "OFF");
         printf(" ibv_wr* API     : %s\n", !strcmp(qpbench_str(sum, "post_api", v, sizeof v), "wr") ? "ON" : "OFF");

@@ -180,6 +180,50 @@ static void shared_qps_take_every_threads_requests(void)
         CHECKF(strstr(err, want[i]) != NULL, "missing \"%s\" in: %s", want[i], err);
 }
 
+/* siw0 as `lab siw` makes it in a lab VM: iWARP, no atomics, one GID (eth2's MAC, sysfs type "IB/RoCE v1"). */
+static qpb_dev_caps siw0(void)
+{
+    qpb_dev_caps c = rxe0();
+    snprintf(c.name, sizeof c.name, "siw0");
+    c.iwarp = true, c.atomic_cap = QPB_ATOMIC_NONE, c.max_qp_wr = 32768, c.max_sge = 6, c.max_inline_data = 80;
+    c.wr_api = false, c.device_cap_flags = 0x200000;
+    c.ports[0].n_gids = 1;
+    c.ports[0].gids[0] = (qpb_gid_caps){.index = 0, .raw = {0x82, 0x84, 0x00, 0x24, 0x01, 0x01}, .type = QPB_GID_ROCE_V1};
+    return c;
+}
+
+/* iWARP: RC through rdma_cm only; a UD, UC or XRC run, or RC without rdma_cm, is refused naming the device. */
+static void refuses_what_iwarp_cannot_do(void)
+{
+    qpb_dev_caps c = siw0();
+    qpb_plan p;
+    char err[1024];
+    const char *ok[] = {"{\"provider\":\"verbs\",\"msg_size\":4096,\"op\":\"write\",\"rdma_cm\":true}",
+                        "{\"provider\":\"verbs\",\"msg_size\":4096,\"op\":\"read\",\"rdma_cm\":true}",
+                        "{\"provider\":\"verbs\",\"msg_size\":1024,\"bidirectional\":true,\"rdma_cm\":true}",
+                        "{\"provider\":\"verbs\",\"msg_size\":64,\"mode\":\"latency\",\"rdma_cm\":true}"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        CHECKF(plan(ok[i], &c, &p, err, sizeof err) == QPB_OK, "%s: %s", ok[i], err);
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":64,\"op\":\"write\"}", &c, &p, err, sizeof err) ==
+          QPB_EUNSUPPORTED);
+    CHECKF(!strcmp(err, "rdma_cm false: siw0 is an iWARP device, whose QPs connect only through rdma_cm (use rdma_cm "
+                        "true, qpbench -R)"), "%s", err);
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":64,\"transport\":\"ud\"}", &c, &p, err, sizeof err) ==
+          QPB_EUNSUPPORTED);
+    CHECKF(!strcmp(err, "transport ud: siw0 is an iWARP device (iWARP has reliable connections only: use transport "
+                        "rc)"), "%s", err);
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":64,\"transport\":\"uc\",\"op\":\"write\"}", &c, &p, err,
+               sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(strstr(err, "transport uc: siw0 is an iWARP device") == err, "%s", err);
+    CHECK(plan("{\"provider\":\"verbs\",\"msg_size\":8,\"op\":\"atomic_fadd\",\"rdma_cm\":true}", &c, &p, err,
+               sizeof err) == QPB_EUNSUPPORTED);
+    CHECKF(!strcmp(err, "op atomic_fadd needs RDMA atomics: siw0 reports atomic_cap IBV_ATOMIC_NONE"), "%s", err);
+    /* the same RC runs without rdma_cm are fine on RoCE */
+    c = rxe0();
+    CHECKF(plan("{\"provider\":\"verbs\",\"msg_size\":64,\"op\":\"write\"}", &c, &p, err, sizeof err) == QPB_OK,
+           "%s", err);
+}
+
 /* Atomics need a device that does them; they are bounded in flight like reads. */
 static void refuses_atomics_on_a_device_without_them(void)
 {
@@ -414,5 +458,6 @@ const qpb_test_case qpb_check_tests[] = {
     {"check: shared QPs take every thread's requests", shared_qps_take_every_threads_requests},
     {"check picks the IPv4 RoCE v2 GID", picks_the_ipv4_roce_v2_gid},
     {"check refuses atomics on a device without them", refuses_atomics_on_a_device_without_them},
+    {"check refuses what iWARP cannot do (UD, UC, XRC, RC without rdma_cm)", refuses_what_iwarp_cannot_do},
     {NULL, NULL},
 };

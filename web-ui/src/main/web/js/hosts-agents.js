@@ -17,7 +17,7 @@ export function connectedBadge(connected) {
   return h('span', { class: `badge ${connected ? 'badge-finished' : 'badge-cancelled'}` }, connected ? 'connected' : 'disconnected');
 }
 
-const DEVICE_ORDER = ['fw_ver', 'node_guid', 'vendor_id', 'vendor_part_id', 'max_qp', 'max_qp_wr', 'max_sge', 'max_cq',
+const DEVICE_ORDER = ['transport', 'fw_ver', 'node_guid', 'vendor_id', 'vendor_part_id', 'max_qp', 'max_qp_wr', 'max_sge', 'max_cq',
   'max_cqe', 'max_mr', 'max_srq', 'max_srq_wr', 'max_qp_rd_atom', 'max_inline_data', 'xrc', 'device_cap_flags'];
 const PORT_ORDER = ['port', 'state', 'link_layer', 'active_mtu', 'max_mtu', 'lid'];
 

@@ -12,7 +12,8 @@ import java.util.Map;
  * atomic_cap IBV_ATOMIC_NONE, lock_model thread_domain without thread domains, inline_size above max_inline_data,
  * post_api wr (given; its default falls back to legacy) without the extended QP API ({@code wr_api}), odp on a device
  * whose {@code odp} entry (odp_caps) lacks on-demand paging or the point's op over its transport (send: send and recv,
- * or srq_recv with an SRQ). A device entry without one of these attributes (an older agent) is not judged on it.
+ * or srq_recv with an SRQ), and on an iWARP device ({@code transport} iwarp) any transport but rc, or rc without
+ * rdma_cm. A device entry without one of these attributes (an older agent) is not judged on it.
  * buffers hugepages is not judged here: the hello does not say how many hugepages a host has reserved, so its engine
  * refuses it at prepare.
  *
@@ -53,7 +54,16 @@ final class VerbsHostFacts {
             refusals.add(new SpecViolation("ib_port", who + " cannot run ib_port " + port + ": " + name + " has no port "
                     + port));
         }
-        if ("xrc".equals(value(point, "transport", defaults)) && Boolean.FALSE.equals(device.get("xrc"))) {
+        Object transport = value(point, "transport", defaults);
+        if ("iwarp".equals(device.get("transport"))) { // qpb_check.c's plan_iwarp
+            if (!"rc".equals(transport)) {
+                refusals.add(new SpecViolation("transport", who + " cannot run transport " + transport + ": " + name
+                        + " is an iWARP device (iWARP has reliable connections only: use transport rc)"));
+            } else if (!Boolean.TRUE.equals(value(point, "rdma_cm", defaults))) {
+                refusals.add(new SpecViolation("rdma_cm", who + " cannot run rdma_cm false: " + name
+                        + " is an iWARP device, whose QPs connect only through rdma_cm (use rdma_cm true)"));
+            }
+        } else if ("xrc".equals(transport) && Boolean.FALSE.equals(device.get("xrc"))) {
             refusals.add(new SpecViolation("transport", who + " cannot run transport xrc: " + name
                     + " does not report IBV_DEVICE_XRC"));
         }

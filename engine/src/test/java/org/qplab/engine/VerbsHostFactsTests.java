@@ -102,6 +102,28 @@ class VerbsHostFactsTests {
                 List.of(MLX)))).as("an agent that does not say").isEmpty();
     }
 
+    /** siw as the lab's VMs report it: iWARP, no atomics. */
+    @Test
+    void anIwarpDeviceTakesRcThroughRdmaCmOnly() {
+        Map<String, Object> siw = Map.of("name", "siw0", "transport", "iwarp", "atomic_cap", "IBV_ATOMIC_NONE",
+                "xrc", false, "ports", List.of(Map.of("port", 1, "state", "ACTIVE")));
+        Map<String, Object> facts = Map.of("engine", ENGINE, "rdma_devices", List.of(siw));
+        for (String transport : List.of("ud", "uc", "xrc")) {
+            assertThat(refused(Map.of("provider", "verbs", "transport", transport, "rdma_cm", true), facts))
+                    .containsExactly("transport: host h1 cannot run transport " + transport + ": siw0 is an iWARP "
+                            + "device (iWARP has reliable connections only: use transport rc)");
+        }
+        assertThat(refused(Map.of("provider", "verbs", "transport", "rc"), facts)).containsExactly(
+                "rdma_cm: host h1 cannot run rdma_cm false: siw0 is an iWARP device, whose QPs connect only through "
+                        + "rdma_cm (use rdma_cm true)");
+        assertThat(refused(Map.of("provider", "verbs", "rdma_cm", true, "op", "atomic_fadd"), facts)).containsExactly(
+                "op: host h1 cannot run op atomic_fadd: siw0 reports atomic_cap IBV_ATOMIC_NONE (no RDMA atomics)");
+        assertThat(refused(Map.of("provider", "verbs", "rdma_cm", true, "op", "read", "bidirectional", false), facts))
+                .isEmpty();
+        assertThat(refused(Map.of("provider", "verbs"), Map.of("engine", ENGINE, "rdma_devices",
+                List.of(rxe("rxe0", "ACTIVE"))))).as("RoCE needs no rdma_cm").isEmpty();
+    }
+
     @Test
     void theDeviceIsTheNamedOneElseTheFirstWithAnActivePort() {
         Map<String, Object> facts = Map.of("engine", ENGINE, "rdma_devices", List.of(rxe("rxe0", "DOWN"), MLX));

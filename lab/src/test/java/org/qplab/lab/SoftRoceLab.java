@@ -105,6 +105,45 @@ public final class SoftRoceLab implements AutoCloseable {
         return "198.18.0." + (10 + vm);
     }
 
+    /** VM vm's address on eth2, where {@link #iwarpOn()} puts siw0: 198.18.1.(10+vm). */
+    public String iwarpAddress(int vm) {
+        checkVm(vm);
+        return "198.18.1." + (10 + vm);
+    }
+
+    /**
+     * Why siw (Soft-iWARP) cannot run here: what `lab siw check` lists (the kernel's source and build tree, which
+     * Debian ships as linux-source-X.Y and linux-headers-KVER), or empty when it can.
+     */
+    public Optional<String> iwarpUnavailability() {
+        try {
+            CommandResult check = script.run(SCRIPT_TIMEOUT, "siw", "check");
+            return check.succeeded() ? Optional.empty()
+                    : Optional.of("siw.ko cannot be built here: " + check.stdout().strip().replace('\n', ';'));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted: lab siw check", e);
+        }
+    }
+
+    /** siw0 on eth2 in every VM (`lab siw`: builds siw.ko once, cached in the state directory), ACTIVE on return. */
+    public void iwarpOn() throws IOException, InterruptedException {
+        CommandResult on = script.run(Duration.ofSeconds(300), "siw");
+        if (!on.succeeded()) {
+            throw new IllegalStateException("lab siw failed: " + on.describe());
+        }
+    }
+
+    /** Deletes siw0 again (`lab siw off`), so that runs which name no device find rxe0 alone. */
+    public void iwarpOff() throws IOException, InterruptedException {
+        CommandResult off = script.run(SCRIPT_TIMEOUT, "siw", "off");
+        if (!off.succeeded()) {
+            throw new IllegalStateException("lab siw off failed: " + off.describe());
+        }
+    }
+
     /** The GID index of rxe0's RoCEv2 GID for {@link #rdmaAddress}, read from the VM's sysfs. */
     public int roceGidIndex(int vm) {
         checkVm(vm);

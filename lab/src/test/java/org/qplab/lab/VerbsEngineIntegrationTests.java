@@ -52,7 +52,7 @@ class VerbsEngineIntegrationTests {
     void rcSendWithSeveralThreadsAndQpsAddsUpAndVerifies(SoftRoceLab lab) throws Exception {
         Pair run = pair(lab, "--op=send -c RC --threads=2 -q 3 -s 4096 -t 4 -n 200 --verify");
         assertReliableRun(run, 2, 3, 200, 4096);
-        assertThat(run.clientOutput()).contains("Send BW Test").contains("Device          : rxe0")
+        assertThat(run.clientOutput()).contains("Send BW Test").contains("Device          : rxe0     Transport type         : IB")
                 .contains("Link type       : Ethernet").contains("Connection type : RC");
     }
 
@@ -573,16 +573,25 @@ class VerbsEngineIntegrationTests {
         return pair(lab, args, null);
     }
 
+    /** As pair(lab, args), with the server listening on address (VM 1's, e.g. its iWARP NIC's). */
+    static Pair pairAt(SoftRoceLab lab, String address, String args) throws Exception {
+        return pair(lab, address, args, null);
+    }
+
     /** As pair(lab, args), and flapAfter (unless null) into the client's run the server's eth1 goes down for 1 s. */
     private static Pair pair(SoftRoceLab lab, String args, Duration flapAfter) throws Exception {
+        return pair(lab, lab.rdmaAddress(SERVER), args, flapAfter);
+    }
+
+    private static Pair pair(SoftRoceLab lab, String address, String args, Duration flapAfter) throws Exception {
         int port = PORTS.getAndIncrement();
         String common = qpbench() + " --provider=verbs -p " + port + " " + args;
-        String server = common + " --server --bind=" + lab.rdmaAddress(SERVER) + " --json=/tmp/server-" + port + ".json";
+        String server = common + " --server --bind=" + address + " --json=/tmp/server-" + port + ".json";
         try (RemoteProcess served = lab.start(SERVER, TIMEOUT, server + " && cat /tmp/server-" + port + ".json")) {
             lab.awaitListening(SERVER, port, Duration.ofSeconds(60));
             CommandResult client;
             try (RemoteProcess running = lab.start(CLIENT, TIMEOUT, common + " --json=/tmp/client-" + port + ".json "
-                    + lab.rdmaAddress(SERVER) + " && echo '#json' && cat /tmp/client-" + port + ".json")) {
+                    + address + " && echo '#json' && cat /tmp/client-" + port + ".json")) {
                 if (flapAfter != null) {
                     Thread.sleep(flapAfter.toMillis());
                     assertThat(running.isAlive()).as("the client still runs when the link flaps: %s",
