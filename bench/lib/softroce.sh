@@ -61,6 +61,7 @@ try_run() {
             echo "  a VM's eth1 transmit queue is stuck (NETDEV WATCHDOG in dmesg): restarting the lab..." >&2
             "$LAB" down >/dev/null 2>&1 || true
             "$LAB" up 2 >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log" >&2; die "lab up failed"; }
+            [ -z "${AFTER_RESTART:-}" ] || $AFTER_RESTART >>"$TMP/up.log" 2>&1 || die "$AFTER_RESTART failed after the restart"
             [ "$("$LAB" gid 1) $("$LAB" gid 2) $("$LAB" addr 1)" = "$GID1 $GID2 $ADDR1" ] ||
                 die "the restarted lab has other GIDs or addresses"
         fi

@@ -11,12 +11,19 @@
 #   Part 3, bidirectional: ib_{write,send}_bw -b vs qpbench -b, BW average of both directions summed
 #     (what perftest's client prints with -b; qpbench's from both sides' JSON), BIDIR_SIZE bytes (1 KiB: one
 #     packet at the lab's MTU; rxe stalls multi-packet messages both ways for both tools), BIDIR_ITERS iterations.
+#   Part 4, post path: ib_{write,send}_bw vs qpbench at POST_SIZES, qpbench --post-api=wr (ibv_wr_*) against
+#     perftest's default and qpbench --use_old_post_send (ibv_post_send) against perftest --use_old_post_send,
+#     BW average [MB/s], POST_BYTES per run (iterations = POST_BYTES / size, at least 2000).
+#   Part 5, iWARP: siw0 (lab siw) on both VMs, everything through rdma_cm (-R): ib_write_bw vs qpbench at 4 KiB
+#     (IWARP_BW_ITERS) and ib_write_lat vs qpbench --lat at 64 B (IWARP_LAT_ITERS).
 # Writes results-lat-atomic-bidir.md next to this script.
 #
 # Usage: bench/verbs-vs-perftest/run-lat-atomic-bidir.sh
 # Knobs (environment): REPEATS=5 LAT_OPS="send write read" LAT_SIZES="64 1024 4096" LAT_ITERS=2000
 #   ATOMICS="fadd cswap" ATOMIC_ITERS=20000 BIDIR_OPS="write send" BIDIR_SIZE=1024 BIDIR_ITERS=8192
-#   PARTS="lat atomic bidir" (the parts to run; the others keep their rows from rows/PART.md) QPLAB_LAB_DIR (the lab's state; default lab/target/bench-lab)
+#   POST_OPS="write send" POST_SIZES="64 1024 4096" POST_BYTES=4194304 IWARP_BW_ITERS=2000 IWARP_LAT_ITERS=1000
+#   PARTS="lat atomic bidir post iwarp" (the parts to run; the others keep their rows from rows/PART.md)
+#   QPLAB_LAB_DIR (the lab's state; default lab/target/bench-lab)
 set -euo pipefail
 shopt -s inherit_errexit # a die inside $(...) ends the script, not just its subshell
 
@@ -31,7 +38,12 @@ ATOMIC_ITERS=${ATOMIC_ITERS:-20000}
 BIDIR_OPS=${BIDIR_OPS:-"write send"}
 BIDIR_SIZE=${BIDIR_SIZE:-1024}
 BIDIR_ITERS=${BIDIR_ITERS:-8192}
-PARTS=${PARTS:-"lat atomic bidir"}
+POST_OPS=${POST_OPS:-"write send"}
+POST_SIZES=${POST_SIZES:-"64 1024 4096"}
+POST_BYTES=${POST_BYTES:-4194304}
+IWARP_BW_ITERS=${IWARP_BW_ITERS:-2000}
+IWARP_LAT_ITERS=${IWARP_LAT_ITERS:-1000}
+PARTS=${PARTS:-"lat atomic bidir post iwarp"}
 export QPLAB_LAB_DIR=${QPLAB_LAB_DIR:-$ROOT/lab/target/bench-lab}
 LAB="$ROOT/lab/lab"
 OUT="$ROOT/engine/target/native"
@@ -50,15 +62,18 @@ column_of() { # size column file -> that column of the size's result line
 # A figure is a result only when it is a positive finite number (perftest now and then prints "inf" as t_typical).
 finite_positive() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v v="$1" 'BEGIN { exit !(v > 0) }'; }
 
+# The device both tools run on: rxe0 (RoCE, GIDs given to perftest), or siw0 in part iwarp (rdma_cm, its own address)
+DEV=rxe0 SERVER_ADDR=$ADDR1 P_SERVER="-x $GID1" P_CLIENT="-x $GID2" Q_EXTRA=""
+
 # perftest NAME SIZE COLUMN ARGS... -> the column of the client's result line; server in VM 1, client in VM 2
 perftest_run() {
     local tool=$1 size=$2 col=$3 port
     shift 3
     port=$(next_ports 1)
-    timeout $((LIMIT + 30)) "$LAB" ssh 1 "timeout $LIMIT $tool -d rxe0 -x $GID1 -F -p $port $*" >/dev/null 2>&1 &
+    timeout $((LIMIT + 30)) "$LAB" ssh 1 "timeout $LIMIT $tool -d $DEV $P_SERVER -F -p $port $*" >/dev/null 2>&1 &
     local server=$!
     await_listening "$port" || { kill "$server" 2>/dev/null; return 1; }
-    timeout $((LIMIT + 30)) "$LAB" ssh 2 "timeout $LIMIT $tool -d rxe0 -x $GID2 -F -p $port $* $ADDR1" >"$TMP/p.log" 2>&1 || true
+    timeout $((LIMIT + 30)) "$LAB" ssh 2 "timeout $LIMIT $tool -d $DEV $P_CLIENT -F -p $port $* $SERVER_ADDR" >"$TMP/p.log" 2>&1 || true
     wait "$server" || true
     local v
     v=$(column_of "$size" "$col" "$TMP/p.log") || { cat "$TMP/p.log" >&2; return 1; }
@@ -71,10 +86,10 @@ qplab_run() {
     local size=$1 col=$2 port
     shift 2
     port=$(next_ports 1)
-    timeout $((LIMIT + 30)) "$LAB" ssh 1 "timeout $LIMIT $QPB --provider=verbs -d rxe0 -p $port $* --server --bind=$ADDR1" >/dev/null 2>&1 &
+    timeout $((LIMIT + 30)) "$LAB" ssh 1 "timeout $LIMIT $QPB --provider=verbs -d $DEV $Q_EXTRA -p $port $* --server --bind=$SERVER_ADDR" >/dev/null 2>&1 &
     local server=$!
     await_listening "$port" || { kill "$server" 2>/dev/null; return 1; }
-    timeout $((LIMIT + 30)) "$LAB" ssh 2 "timeout $LIMIT $QPB --provider=verbs -d rxe0 -p $port $* $ADDR1" >"$TMP/q.log" 2>&1 || true
+    timeout $((LIMIT + 30)) "$LAB" ssh 2 "timeout $LIMIT $QPB --provider=verbs -d $DEV $Q_EXTRA -p $port $* $SERVER_ADDR" >"$TMP/q.log" 2>&1 || true
     wait "$server" || true
     local v
     v=$(column_of "$size" "$col" "$TMP/q.log") || { cat "$TMP/q.log" >&2; return 1; }
@@ -107,6 +122,21 @@ bidir_qplab() {
         { cat "$TMP/q.log" "$TMP/q.json" >&2; return 1; }
     finite_positive "$v" || { cat "$TMP/q.log" "$TMP/q.json" >&2; return 1; }
     echo "$v"
+}
+
+# post path: ARGS = op size iterations path (wr: qpbench's ibv_wr_* against perftest's default post path; legacy:
+# both with --use_old_post_send)
+post_perftest() { perftest_run "ib_$1_bw" "$2" 4 -s "$2" -n "$3" $BW_COMMON $([ "$4" = legacy ] && echo --use_old_post_send); }
+post_qplab() { qplab_run "$2" 4 --op="$1" -s "$2" -n "$3" $BW_COMMON $([ "$4" = legacy ] && echo --use_old_post_send || echo --post-api=wr); }
+post_iters() { local n=$((POST_BYTES / $1)); echo $((n < 2000 ? 2000 : n)); }
+# iWARP: ARGS = bw|lat size iterations (everything over siw0 through rdma_cm)
+iwarp_perftest() {
+    if [ "$1" = bw ]; then perftest_run ib_write_bw "$2" 4 -s "$2" -n "$3" $BW_COMMON
+    else perftest_run ib_write_lat "$2" 5 -s "$2" -n "$3" -I 0; fi
+}
+iwarp_qplab() {
+    if [ "$1" = bw ]; then qplab_run "$2" 4 --op=write -s "$2" -n "$3" $BW_COMMON
+    else qplab_run "$2" 5 --lat --op=write -s "$2" -n "$3" -I 0; fi
 }
 
 # point LABEL PART ARGS... -> a table row; ratios are qplab / perftest and perftest again / perftest
@@ -142,7 +172,7 @@ header='| point | qplab | perftest | median of pair ratios (qplab / perftest) | 
 # last rows; each file ends with the date and machine of its run.
 ROWS="$HERE/rows"
 mkdir -p "$ROWS"
-rows_lat="" rows_atomic="" rows_bidir=""
+rows_lat="" rows_atomic="" rows_bidir="" rows_post="" rows_iwarp=""
 # row LABEL PART ARGS... -> point's row, or a row saying the point failed (the other points still run)
 row() { point "$@" || echo "| $1 | failed $MAX_TRIES times (see below) | | | | | | **no** | | | |"; }
 # keep PART ROWS: writes the part's rows with the run's date and failures into rows/PART.md
@@ -172,6 +202,22 @@ case " $PARTS " in *" bidir "*)
         rows_bidir+="$(row "$op -b $(human "$BIDIR_SIZE") [MB/s]" bidir "$op" "$BIDIR_SIZE" "$BIDIR_ITERS")"$'\n'
     done
     keep bidir "$rows_bidir" ;;
+esac
+
+case " $PARTS " in *" post "*)
+    for path in wr legacy; do for op in $POST_OPS; do for size in $POST_SIZES; do
+        label="$op $(human "$size"), qplab $([ $path = wr ] && echo "wr vs perftest default" || echo "legacy vs perftest --use_old_post_send") [MB/s]"
+        rows_post+="$(row "$label" post "$op" "$size" "$(post_iters "$size")" "$path")"$'\n'
+    done; done; done
+    keep post "$rows_post" ;;
+esac
+case " $PARTS " in *" iwarp "*)
+    "$LAB" siw >"$TMP/siw.log" 2>&1 || { cat "$TMP/siw.log" >&2; die "lab siw failed (lab siw check: $("$LAB" siw check))"; }
+    DEV=siw0 SERVER_ADDR=$("$LAB" siw-addr 1) P_SERVER="-R" P_CLIENT="-R" Q_EXTRA="-R"
+    AFTER_RESTART="$LAB siw" # a lab restarted by try_run (a stuck eth1) gets its siw0 back
+    rows_iwarp+="$(row "write 4 KiB [MB/s]" iwarp bw 4096 "$IWARP_BW_ITERS")"$'\n'
+    rows_iwarp+="$(row "write latency 64 B [µs]" iwarp lat 64 "$IWARP_LAT_ITERS")"$'\n'
+    keep iwarp "$rows_iwarp" ;;
 esac
 
 verdict() { # rows -> how many points lie inside the control's range
@@ -214,18 +260,37 @@ tool), TX depth 128, CQ moderation 100, $BIDIR_ITERS iterations.
 
 $header
 $(rows_of bidir)
+
+## Post path — ib_{write,send}_bw vs qpbench, ibv_wr_* and ibv_post_send, BW average [MB/s] (higher is better)
+
+qpbench \`--post-api=wr\` (\`ibv_wr_start\` … \`ibv_wr_complete\`, one per post list) against perftest's default, and
+qpbench \`--use_old_post_send\` (\`ibv_post_send\`) against perftest \`--use_old_post_send\`. perftest takes its new post
+path only on the devices it names (mlx5 family, EFA, HNS): on rxe its default prints \`ibv_wr* API : OFF\` and posts
+with \`ibv_post_send\` too, so the first half pits qpbench's wr path against perftest's old one (rxe has the API;
+qpbench uses it when told). TX depth 128, CQ moderation 100, $((POST_BYTES / 1048576)) MiB per run (iterations = that / size, at least 2000).
+
+$header
+$(rows_of post)
+## iWARP — siw0 (Soft-iWARP, \`lab siw\`), everything through rdma_cm (-R)
+
+Both tools over siw0 on the VMs' eth2: ib_write_bw vs qpbench --op=write at 4 KiB (BW average [MB/s], higher is
+better, TX depth 128, CQ moderation 100, $IWARP_BW_ITERS iterations) and ib_write_lat vs qpbench --lat --op=write at 64 B
+(t_typical [µs], lower is better, no inline, $IWARP_LAT_ITERS iterations).
+
+$header
+$(rows_of iwarp)
 $(cat "$ROWS/notes.md" 2>/dev/null)
 
 Under TCG (no KVM here) the VMs' kernels do rxe's packet work in emulated code: absolute numbers
 mean nothing outside this lab; the ratios compare the two user-space engines on identical kernels
 and devices.
 
-Verdict: latency: $(verdict "$(rows_of lat)"); atomics: $(verdict "$(rows_of atomic)"); bidirectional: $(verdict "$(rows_of bidir)").
+Verdict: latency: $(verdict "$(rows_of lat)"); atomics: $(verdict "$(rows_of atomic)"); bidirectional: $(verdict "$(rows_of bidir)"); post path: $(verdict "$(rows_of post)"); iWARP: $(verdict "$(rows_of iwarp)").
 
 - date of this file: $(date -u '+%Y-%m-%d %H:%M UTC') (each part's own run: under its table)
 - machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), host kernel $(uname -r)
 - VMs: kernel $("$LAB" kernel), $(sed -n 's/.*booting [0-9]* VM(s): kernel [^,]*, \([a-z]*\),.*/\1/p' "$TMP/up.log" | head -1), 1 vCPU and ${QPLAB_LAB_MEM:-1024} MiB each
 - perftest: $(dpkg-query -W -f='${Version}' perftest 2>/dev/null || echo unknown); rdma-core: $(dpkg-query -W -f='${Version}' rdma-core 2>/dev/null || echo unknown)
-- regenerate: \`REPEATS=$REPEATS LAT_ITERS=$LAT_ITERS bench/verbs-vs-perftest/run-lat-atomic-bidir.sh\` (\`PARTS=lat\`, \`atomic\` or \`bidir\` for one part)
+- regenerate: \`REPEATS=$REPEATS LAT_ITERS=$LAT_ITERS bench/verbs-vs-perftest/run-lat-atomic-bidir.sh\` (\`PARTS=lat\`, \`atomic\`, \`bidir\`, \`post\` or \`iwarp\` for one part)
 EOF
 cat "$HERE/results-lat-atomic-bidir.md"
