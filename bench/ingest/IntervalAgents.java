@@ -52,11 +52,14 @@ import tools.jackson.databind.json.JsonMapper;
  *   javac -cp agent/target/qplab-agent.jar -d DIR bench/ingest/IntervalAgents.java
  *   QPLAB_AGENT_TOKEN=TOKEN java -cp agent/target/qplab-agent.jar:DIR org.qplab.agent.IntervalAgents \
  *       --controller ws://HOST:PORT/agent --agents 1000 [--id-prefix sim-] [--first 1] [--cycles 400000] [--median-ns 32000]
- *       [--templates 64] [--seed N]
+ *       [--templates 64] [--seed N] [--register-within 120]
  * </pre>
- * Agent ids are the prefix and a 4-digit number from --first. Output, one line per run once the controller has
- * recorded it: {@code run RUN agent ID frames N acked N intervals N cycles N late_ms MS:COUNT,...} (how many
- * frames went out how many whole milliseconds after their intervals closed). Runs until killed.
+ * Agent ids are the prefix and a 4-digit number from --first. Every agent must be welcomed within --register-within
+ * seconds of the start: else it prints {@code N of M agents registered in T s}, then for each agent that was not
+ * {@code never registered: ID: LAST_ERROR} (the last error it saw, or what it was waiting for) and exits with status 3.
+ * Output once all are registered, one line per run once the controller has recorded it:
+ * {@code run RUN agent ID frames N acked N intervals N cycles N late_ms MS:COUNT,...} (how many frames went out how
+ * many whole milliseconds after their intervals closed). Runs until killed.
  */
 public final class IntervalAgents {
 
@@ -82,14 +85,23 @@ public final class IntervalAgents {
             connecting.submit(agent::connect);
         }
         connecting.shutdown();
-        connecting.awaitTermination(10, TimeUnit.MINUTES);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        // every agent must be in by the deadline: one that is not would leave the bench waiting for it for good
+        long deadline = started + TimeUnit.SECONDS.toNanos(o.registerWithinSeconds);
         long welcomed = 0;
         for (SimulatedAgent agent : agents) {
             welcomed += agent.welcomed.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS) ? 1 : 0;
         }
         System.out.printf(Locale.ROOT, "%d of %d agents registered in %.1f s%n", welcomed, o.agents,
                 (System.nanoTime() - started) / 1e9);
+        if (welcomed < o.agents) {
+            for (SimulatedAgent agent : agents) {
+                if (agent.welcomed.getCount() > 0) {
+                    System.out.println("never registered: " + agent.id + ": " + agent.lastError());
+                }
+            }
+            System.out.flush();
+            System.exit(3);
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.printf(Locale.ROOT,
                 "exiting: %d links lost%n", linksLost.get())));
         new CountDownLatch(1).await(); // until killed
@@ -97,12 +109,13 @@ public final class IntervalAgents {
 
     /** Command-line options. */
     private record Options(URI controller, String token, int agents, String idPrefix, int first, long cycles,
-                           long medianNs, int templates, long seed) {
+                           long medianNs, int templates, long seed, long registerWithinSeconds) {
 
         /** The token from the environment: ps shows argv to every local user, /proc/PID/environ only to this one. */
         static Options parse(String[] args, String token) {
             Map<String, String> v = new LinkedHashMap<>(Map.of("--id-prefix", "sim-", "--first", "1", "--cycles", "400000",
-                    "--median-ns", "32000", "--templates", "64", "--seed", String.valueOf(System.nanoTime())));
+                    "--median-ns", "32000", "--templates", "64", "--seed", String.valueOf(System.nanoTime()),
+                    "--register-within", "120"));
             for (int i = 0; i + 1 < args.length; i += 2) {
                 v.put(args[i], args[i + 1]);
             }
@@ -113,11 +126,13 @@ public final class IntervalAgents {
             if (args.length % 2 != 0 || !v.containsKey("--controller") || !v.containsKey("--agents")
                     || token == null || token.isBlank()) {
                 throw new IllegalArgumentException("usage: QPLAB_AGENT_TOKEN=TOKEN IntervalAgents --controller ws://HOST:PORT/agent "
-                        + "--agents N [--id-prefix P] [--first K] [--cycles C] [--median-ns NS] [--templates T] [--seed S]");
+                        + "--agents N [--id-prefix P] [--first K] [--cycles C] [--median-ns NS] [--templates T] [--seed S] "
+                        + "[--register-within SECONDS]");
             }
             return new Options(URI.create(v.get("--controller")), token, Integer.parseInt(v.get("--agents")),
                     v.get("--id-prefix"), Integer.parseInt(v.get("--first")), Long.parseLong(v.get("--cycles")),
-                    Long.parseLong(v.get("--median-ns")), Integer.parseInt(v.get("--templates")), Long.parseLong(v.get("--seed")));
+                    Long.parseLong(v.get("--median-ns")), Integer.parseInt(v.get("--templates")), Long.parseLong(v.get("--seed")),
+                    Long.parseLong(v.get("--register-within")));
         }
     }
 
@@ -196,6 +211,12 @@ public final class IntervalAgents {
         private final Map<Long, AtomicLong> acked = new ConcurrentHashMap<>();
         private final Map<Long, Sent> sent = new ConcurrentHashMap<>();
         private volatile BlockingWebSocket socket;
+        /** What went wrong last on this agent's way in (null: nothing yet), for the report when it never registered. */
+        private volatile String lastError;
+        /** How the link ended (null: open or never opened): it, not the sends that failed after it, is the cause. */
+        private volatile String closedWith;
+        /** How far it got: for an agent that saw no error, what it was waiting for. */
+        private volatile String stage = "waiting to connect (all connecting threads busy)";
         private volatile long cancelled = -1;
         private long nextHeartbeat;
 
@@ -207,17 +228,24 @@ public final class IntervalAgents {
 
         void connect() {
             try {
+                stage = "connecting (WebSocket upgrade)";
                 socket = BlockingWebSocket.connect(options.controller(), CONNECT_TIMEOUT, this);
                 Map<String, Object> facts = Map.of("hostname", id, "simulated", "bench/ingest/IntervalAgents.java",
                         "cpus", Runtime.getRuntime().availableProcessors());
                 send(new AgentMessage.Hello(id, options.token(), facts, null, List.of(), null));
+                stage = "no error: connected and sent its hello, no welcome came";
                 socket.startReading("reader-" + id);
                 Thread sender = new Thread(this::serve, "sender-" + id);
                 sender.setDaemon(true);
                 sender.start();
             } catch (IOException e) {
-                System.err.println(id + ": cannot connect: " + e);
+                lastError = "cannot connect: " + e;
+                System.err.println(id + ": " + lastError);
             }
+        }
+
+        String lastError() {
+            return closedWith != null ? closedWith : lastError != null ? lastError : stage;
         }
 
         /** The sender thread: heartbeats while idle, and each assigned run in turn. */
@@ -232,7 +260,8 @@ public final class IntervalAgents {
                     heartbeatIfDue(null);
                 }
             } catch (IOException e) {
-                System.err.println(id + ": sending failed: " + e);
+                lastError = "sending failed: " + e;
+                System.err.println(id + ": " + lastError);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -404,7 +433,8 @@ public final class IntervalAgents {
         @Override
         public void onClosed(BlockingWebSocket ws, int code, String reason, Throwable error) {
             linksLost.incrementAndGet();
-            System.err.println(id + ": link closed (" + code + " " + reason + ")" + (error == null ? "" : ": " + error));
+            closedWith = "link closed (" + code + " " + reason + ")" + (error == null ? "" : ": " + error);
+            System.err.println(id + ": " + closedWith);
         }
 
         private static int intOf(Map<String, Object> spec, String key, int otherwise) {

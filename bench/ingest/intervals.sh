@@ -43,10 +43,19 @@ for ((j = 0; j * PER_JVM < AGENTS; j++)); do
     n=$((AGENTS - j * PER_JVM < PER_JVM ? AGENTS - j * PER_JVM : PER_JVM))
     QPLAB_AGENT_TOKEN=$BENCH_AGENT_TOKEN nice -n "$AGENT_NICE" java -Xmx"$SIM_HEAP" -cp "$AJAR:$CLASSES" org.qplab.agent.IntervalAgents \
         --controller "ws://127.0.0.1:$CPORT/agent" --agents "$n" --first $((j * PER_JVM + 1)) \
-        --cycles "$CYCLES" >"$TMP/sim-$j.log" 2>"$TMP/sim-$j.err" &
+        --cycles "$CYCLES" --register-within "$REGISTER_SECONDS" >"$TMP/sim-$j.log" 2>"$TMP/sim-$j.err" &
     PIDS+=($!)
 done
-await_agents "$AGENTS"
+# the agents a simulator reports never registered (it exits when one is not in within REGISTER_SECONDS), and the
+# last error a simulated agent saw: from that report, else the last line the simulator wrote about the agent
+unregistered() { sed -n 's/^never registered: \([^:]*\): .*/\1/p' "$TMP"/sim-*.log 2>/dev/null; }
+agent_error() {
+    local e
+    e=$(grep -h -- "^never registered: $1: " "$TMP"/sim-*.log 2>/dev/null | tail -1 | sed "s/^never registered: $1: //")
+    [ -n "$e" ] || e=$(grep -h -- "^$1: " "$TMP"/sim-*.err 2>/dev/null | tail -1 | sed "s/^$1: //")
+    echo "${e:-(none reported)}"
+}
+await_agents "${ids[@]}"
 cat "$TMP"/sim-*.log | sed 's/^/  simulator: /' >&2
 TEMPLATES=$(sed -n '1s/^histograms: //p' "$TMP/sim-0.log")
 
@@ -332,6 +341,7 @@ controller and PostgreSQL leave.
 - machine: $(machine_facts); psql $(psql --version | awk '{ print $3 }')
 - load average (1, 5, 15 min) at the start: $LOAD_AT_START$WAITED; at the end of the measured experiment: $LOAD_AT_END (this bench's own processes included)
 - checkpoints during the measured experiment: $((S1_CKPT - S0_CKPT))
+- registration: $(sed -n 's/^\([0-9]* of [0-9]* agents registered in [0-9.]* s\)$/\1/p' "$TMP"/sim-*.log | paste -sd ';' | sed 's/;/; /g') (each agent must be in within REGISTER_SECONDS=$REGISTER_SECONDS)
 - regenerate: \`./mvnw -q package -DskipTests && ${WRITERS:+WRITERS=$WRITERS }AGENTS=$AGENTS AGENT_JVMS=$AGENT_JVMS THREADS=$THREADS INTERVAL_MS=$INTERVAL_MS DURATION=$DURATION WARMUP_SECONDS=$WARMUP_SECONDS CYCLES=$CYCLES MSG_SIZE=$MSG_SIZE AGENT_NICE=$AGENT_NICE bench/ingest/run.sh\`
 EOF
 write_section "$TMP/section.md"

@@ -17,7 +17,9 @@
 #   LOAD_MAX=1.5 LOAD_WAIT_MINUTES=20 (before anything starts, wait until the 1-minute load average is below
 #   LOAD_MAX, checking every 30 s, at most this long; 0: do not wait) EXPERIMENT_LIMIT_MINUTES=180 (an experiment
 #   that has not ended by then stops the script: an overloaded ingest takes long to drain) KEEP_TMP=1 (keep the logs and the
-#   database in /tmp/qplab-ingest-bench.*, for looking into a run)
+#   database in /tmp/qplab-ingest-bench.*, for looking into a run) REGISTER_SECONDS=120 (every agent must have
+#   registered this long after the agents were started, else the script names those that did not, with the last error
+#   each saw, and exits non-zero)
 # Needs: the packaged jars (./mvnw -q package -DskipTests), psql (Debian: postgresql-client), curl; javac for
 #   the intervals mode.
 set -euo pipefail
@@ -30,6 +32,7 @@ WRITERS=${WRITERS:-}
 LOAD_MAX=${LOAD_MAX:-1.5}
 LOAD_WAIT_MINUTES=${LOAD_WAIT_MINUTES:-20}
 EXPERIMENT_LIMIT_MINUTES=${EXPERIMENT_LIMIT_MINUTES:-180}
+REGISTER_SECONDS=${REGISTER_SECONDS:-120}
 AJAR=$ROOT/agent/target/qplab-agent.jar
 RESULTS=$HERE/results.md
 
@@ -122,14 +125,35 @@ PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U qplab -d qp
 echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
 BENCH_JAVA_OPTS=-Xmx2g start_controller "$TMP" "$CPORT" "$PGPORT" ${WRITERS:+--qplab.ingest.writers=$WRITERS}
 
-await_agents() { # n: until n agents are connected
-    local n=0
-    for _ in $(seq 600); do
+# alive PID: the process runs (a child that exited stays a zombie until waited for, and kill -0 still finds it)
+alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]; }
+
+# await_agents ID...: until every agent of the list is connected. Gives up when REGISTER_SECONDS have passed (plus
+# 15 s for the simulator's own report, which comes at REGISTER_SECONDS) or an agent process has exited, and then
+# names the agents that never registered, each with the last error it saw, and stops the script. Issue 38: one agent
+# of 1000 whose hello was lost left the bench waiting. The mode says, from its agents' logs, the last error an agent
+# saw (agent_error ID) and, if its agents report it themselves, which never registered (unregistered: one id a line;
+# once a simulator has exited, its links are closing and the database no longer says which were in).
+await_agents() {
+    local want=$# n=0 deadline=$((SECONDS + REGISTER_SECONDS + 15)) why="" p id missing
+    while [ -z "$why" ]; do
         n=$("${PSQL[@]}" -c "SELECT count(*) FROM agent WHERE connected")
-        [ "$n" -ge "$1" ] && return
-        sleep 0.5
+        [ "$n" -ge "$want" ] && return
+        for p in "${PIDS[@]}"; do alive "$p" || { why="agent process $p exited"; break; }; done
+        [ -n "$why" ] || [ "$SECONDS" -lt "$deadline" ] || why="not within REGISTER_SECONDS=$REGISTER_SECONDS s"
+        [ -n "$why" ] || sleep 0.5
     done
-    die "only $n of $1 agents registered"
+    sleep 1 # what an exiting simulator still writes
+    missing=$(declare -F unregistered >/dev/null && unregistered)
+    if [ -z "$missing" ]; then
+        missing=$(grep -vxF -f <("${PSQL[@]}" -c "SELECT id FROM agent WHERE connected") <(printf '%s\n' "$@") || true)
+    fi
+    local count
+    count=$(grep -c . <<<"$missing")
+    echo "$count of $want agents never registered ($why):" >&2
+    head -50 <<<"$missing" | while read -r id; do echo "  $id: $(agent_error "$id")" >&2; done
+    [ "$count" -le 50 ] || echo "  ... and $((count - 50)) more" >&2
+    die "$count of $want agents never registered"
 }
 
 # run_experiment NAME BASE (the base parameters, YAML flow mapping) -> experiment id, after it ended (all runs must

@@ -56,7 +56,13 @@ for i in $(seq -w 1 "$AGENTS"); do
         >"$TMP/agent-$i.log" 2>&1 &
     PIDS+=($!)
 done
-await_agents "$AGENTS"
+# the last warning or error an agent logged (its log: agent-N.log for ingest-N)
+agent_error() {
+    local e
+    e=$(grep -hE "WARN|ERROR|Exception" "$TMP/agent-${1#ingest-}.log" 2>/dev/null | tail -1)
+    echo "${e:-(none logged)}"
+}
+await_agents "${ids[@]}"
 HOSTS=$(IFS=,; echo "${ids[*]}")
 
 # SQL columns of an experiment's runs: trace records their engines kept, records their rings dropped (the agent did not

@@ -40,6 +40,8 @@ public final class AgentConnection {
     private volatile boolean refused;
     private volatile long spooled;
     private volatile long spoolBytes;
+    /** What the link's first frame was (type, length, start), for the log when the link is refused before a hello. */
+    private volatile String firstFrame;
 
     AgentConnection(String remote) {
         this.remote = remote;
@@ -64,6 +66,22 @@ public final class AgentConnection {
 
     String remote() {
         return remote;
+    }
+
+    /** Whether the link's first frame is still to be described (nothing has arrived yet). */
+    boolean awaitsFirstFrame() {
+        return firstFrame == null;
+    }
+
+    void firstFrame(String description) {
+        if (firstFrame == null) {
+            firstFrame = description;
+        }
+    }
+
+    /** The link's first frame as the gateway received it, or null when none has arrived. */
+    String firstFrame() {
+        return firstFrame;
     }
 
     void presented(byte[] tokenSha256) {

@@ -1,8 +1,10 @@
 package org.qplab.controller.agent;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.qplab.controller.database.Installation;
@@ -13,6 +15,7 @@ import org.qplab.protocol.IntervalFrame;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.socket.CloseStatus;
 import org.springframework.web.reactive.socket.WebSocketHandler;
@@ -85,6 +88,11 @@ public class AgentGateway implements WebSocketHandler {
                 .map(message -> session.textMessage(json.writeValueAsString(message))), keepalive));
         Mono<Void> inbound = session.receive()
                 .filter(m -> m.getType() == WebSocketMessage.Type.TEXT || m.getType() == WebSocketMessage.Type.BINARY)
+                .doOnNext(m -> {
+                    if (connection.awaitsFirstFrame()) {
+                        connection.firstFrame(describe(m));
+                    }
+                })
                 .map(this::decode)
                 .concatMap(message -> handle(connection, session, message))
                 .onErrorResume(e -> {
@@ -98,6 +106,8 @@ public class AgentGateway implements WebSocketHandler {
                 .filter(t -> connection.agentId() == null && !connection.refused())
                 .flatMap(t -> {
                     admission.failed(session.getHandshakeInfo().getRemoteAddress());
+                    log.warn("agent connection from {}: no hello within {} ms; its first frame: {}", remote,
+                            helloTimeout.toMillis(), connection.firstFrame() == null ? "none arrived" : connection.firstFrame());
                     return refuse(session, connection, CloseStatus.POLICY_VIOLATION,
                             "no hello within " + helloTimeout.toMillis() + " ms");
                 })
@@ -107,6 +117,27 @@ public class AgentGateway implements WebSocketHandler {
                 .subscribe(v -> { }, e -> log.debug("closing a revoked link failed: {}", e.toString()));
         return Mono.when(inbound.doFinally(signal -> connection.close()), outbound)
                 .doFinally(signal -> disconnected(connection));
+    }
+
+    /**
+     * A frame as it arrived, for the log: its type, length and first bytes (text up to 80 characters, any token in it
+     * blanked out; binary as hex up to 16 bytes). Read without consuming the payload.
+     */
+    static String describe(WebSocketMessage message) {
+        DataBuffer payload = message.getPayload();
+        int length = payload.readableByteCount();
+        int start = payload.readPosition();
+        if (message.getType() == WebSocketMessage.Type.TEXT) {
+            String prefix = payload.toString(start, Math.min(length, 80), StandardCharsets.UTF_8)
+                    .replaceAll("(\"token\"\\s*:\\s*\")[^\"]*\"?", "$1…\"");
+            return "text, " + length + " bytes: " + prefix + (length > 80 ? "…" : "");
+        }
+        StringBuilder hex = new StringBuilder();
+        for (int i = 0; i < Math.min(length, 16); i++) {
+            hex.append(String.format("%02x", payload.getByte(start + i)));
+        }
+        return message.getType().name().toLowerCase(Locale.ROOT) + ", " + length + " bytes: " + hex
+                + (length > 16 ? "…" : "");
     }
 
     /** A frame of a layout this controller does not read: the agent is refused, told why (not an error to retry). */
@@ -140,6 +171,8 @@ public class AgentGateway implements WebSocketHandler {
                                 : welcome(connection, session, hello, (AgentAdmission.Admitted) verdict));
             }
             admission.failed(session.getHandshakeInfo().getRemoteAddress());
+            log.warn("agent connection from {}: its first message is a {}, not a hello; its first frame: {}",
+                    connection.remote(), message.getClass().getSimpleName(), connection.firstFrame());
             return refuse(session, connection, LinkClose.BAD_HELLO, "the first message must be hello");
         }
         if (message instanceof IntervalFrame frame) {

@@ -20,11 +20,12 @@ class AgentWebSocketConfiguration {
 
     /**
      * Frames are up to 1 MiB; Reactor Netty's default limit is 64 KiB. /agent is the only WebSocket: its
-     * upgrade is refused to browsers ({@link AgentHandshake}).
+     * upgrade is refused to browsers ({@link AgentHandshake}) and runs on the connection's event loop
+     * ({@link EventLoopUpgrade}: off it, an agent's hello could be lost).
      */
     @Bean
     WebSocketHandlerAdapter webSocketHandlerAdapter() {
         var spec = WebsocketServerSpec.builder().maxFramePayloadLength(IntervalFrame.MAX_BYTES);
-        return new WebSocketHandlerAdapter(new AgentHandshake(new ReactorNettyRequestUpgradeStrategy(spec)));
+        return new WebSocketHandlerAdapter(new AgentHandshake(new EventLoopUpgrade(new ReactorNettyRequestUpgradeStrategy(spec))));
     }
 }
