@@ -38,5 +38,5 @@ record MatrixBody(
                 + "to shuffle it reproducibly; without a seed one is picked and stored with the experiment.")
         Object order,
         @Schema(description = "Where runs go: \"loopback\" (any agent, the default), {\"loopback\": [host, ...]}, "
-                + "{\"pairs\": [[client, server], ...]} or {\"group\": [host, ...]} (every pair of the group).")
+                + "{\"pairs\": [[client, server], ...]} or {\"group\": [host, ...]} (every pair of the group, in n−1 rounds of n/2 pairs that share no host).")
         Object hosts) {}

@@ -18,7 +18,8 @@ final class MatrixHosts {
     }
 
     private static final String HOSTS_FORMS = "must be loopback (any agent), {loopback: [host, ...]}, "
-            + "{pairs: [[client, server], ...]} or {group: [host, ...]} (every pair of the group)";
+            + "{pairs: [[client, server], ...]} or {group: [host, ...]} (every pair of the group, in rounds of pairs that "
+            + "share no host)";
     private static final Pattern HOST_NAME = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
     private MatrixHosts() {
@@ -48,11 +49,7 @@ final class MatrixHosts {
             } else if (names.size() < 2) {
                 violations.add(new Violation(field, "needs at least two hosts to make a pair"));
             } else {
-                for (int a = 0; a < names.size(); a++) {
-                    for (int b = a + 1; b < names.size(); b++) {
-                        where.add(new Pair(names.get(a), names.get(b)));
-                    }
-                }
+                where.addAll(rounds(names));
             }
         } else if (form.equals("pairs")) {
             pairs(list, field, where, violations);
@@ -63,6 +60,37 @@ final class MatrixHosts {
             where.add(Pair.ANY_LOOPBACK);
         }
         return where;
+    }
+
+    /**
+     * Every pair of a group, in n−1 rounds of n/2 pairs that share no host (the circle method; an odd group has one
+     * host idle in each round), as ClusterKit tests a fabric. The scheduler runs one benchmark per host at a time
+     * and holds busy hosts for the runs first in the queue, so a round's pairs start together and the next round's
+     * wait for their hosts, instead of one host's pairs queuing behind each other (a, b), (a, c), (a, d) while the
+     * others idle. In each pair the host listed first in the group is the client.
+     */
+    static List<Pair> rounds(List<String> group) {
+        List<String> slots = new ArrayList<>(group);
+        if (slots.size() % 2 == 1) {
+            slots.add(null); // the bye
+        }
+        int n = slots.size();
+        List<Pair> pairs = new ArrayList<>(group.size() * (group.size() - 1) / 2);
+        for (int round = 0; round < n - 1; round++) {
+            List<String> at = new ArrayList<>(n);
+            at.add(slots.get(0));
+            for (int i = 0; i < n - 1; i++) {
+                at.add(slots.get(1 + (i + round) % (n - 1)));
+            }
+            for (int i = 0; i < n / 2; i++) {
+                String x = at.get(i);
+                String y = at.get(n - 1 - i);
+                if (x != null && y != null) {
+                    pairs.add(group.indexOf(x) < group.indexOf(y) ? new Pair(x, y) : new Pair(y, x));
+                }
+            }
+        }
+        return pairs;
     }
 
     private static List<String> names(JsonNode list, String field, List<Violation> violations) {

@@ -223,13 +223,33 @@ class MatrixExpanderTests {
                 repeats: 2
                 """);
         assertThat(group.runs()).as("repeats in rounds").extracting(r -> r.client() + "->" + r.server() + "#" + r.repeat())
-                .containsExactly("a->b#0", "a->c#0", "b->c#0", "a->b#1", "a->c#1", "b->c#1");
+                .containsExactly("b->c#0", "a->b#0", "a->c#0", "b->c#1", "a->b#1", "a->c#1");
         assertThat(matrices.expand("hosts: {pairs: [[x, y], [y, x]]}\nbase: {msg_size: 64}").runs())
                 .extracting(r -> r.client() + "->" + r.server()).containsExactly("x->y", "y->x");
         assertThat(matrices.expand("hosts: {loopback: [x, y]}\nbase: {msg_size: 64}").runs())
                 .extracting(r -> r.client() + "->" + r.server()).containsExactly("x->null", "y->null");
         assertThat(matrices.expand("hosts: loopback\nbase: {msg_size: 64}").runs())
                 .extracting(r -> r.client() + "->" + r.server()).containsExactly("null->null");
+    }
+
+    /** ClusterKit's schedule: n−1 rounds of n/2 pairs that share no host; every pair once; odd n: one host idles. */
+    @Test
+    void aGroupRunsInRoundsOfPairsThatShareNoHost() {
+        for (int n = 2; n <= 9; n++) {
+            List<String> group = java.util.stream.IntStream.range(0, n).mapToObj(i -> "h" + i).toList();
+            List<MatrixHosts.Pair> pairs = MatrixHosts.rounds(group);
+            int perRound = n / 2;
+            int rounds = n % 2 == 0 ? n - 1 : n;
+            assertThat(pairs).as("n=%d: every pair once", n).hasSize(n * (n - 1) / 2).doesNotHaveDuplicates();
+            assertThat(pairs).allMatch(p -> group.indexOf(p.client()) < group.indexOf(p.server()));
+            for (int r = 0; r < rounds; r++) {
+                List<MatrixHosts.Pair> round = pairs.subList(r * perRound, (r + 1) * perRound);
+                assertThat(round.stream().flatMap(p -> java.util.stream.Stream.of(p.client(), p.server())))
+                        .as("n=%d round %d: %s", n, r, round).doesNotHaveDuplicates().hasSize(2 * perRound);
+            }
+        }
+        assertThat(MatrixHosts.rounds(List.of("a", "b", "c", "d"))).extracting(p -> p.client() + "-" + p.server())
+                .containsExactly("a-d", "b-c", "a-b", "c-d", "a-c", "b-d");
     }
 
     @Test

@@ -56,9 +56,10 @@ class NvmeofMatrixTests {
                 hosts: {group: [vm2, vm3, vm4]}
                 """);
         assertThat(matrix.runs()).filteredOn(r -> r.params().get("transport").equals("tcp"))
-                .extracting(r -> r.client() + ">" + r.server()).containsExactly("vm2>vm3", "vm2>vm4", "vm3>vm4");
+                .extracting(r -> r.client() + ">" + r.server()).as("in rounds of pairs that share no host")
+                .containsExactly("vm3>vm4", "vm2>vm3", "vm2>vm4");
         assertThat(matrix.runs()).filteredOn(r -> r.params().get("transport").equals("local"))
-                .extracting(r -> r.client() + ">" + r.server()).containsExactly("vm3>null", "vm4>null");
+                .extracting(r -> r.client() + ">" + r.server()).containsExactlyInAnyOrder("vm3>null", "vm4>null");
     }
 
     @Test
