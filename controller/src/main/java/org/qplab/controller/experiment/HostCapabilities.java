@@ -2,6 +2,7 @@ package org.qplab.controller.experiment;
 
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -59,6 +60,11 @@ final class HostCapabilities {
         this.connectedFacts = connectedFacts;
         this.connected = connected;
         this.offline = offline;
+    }
+
+    /** The ids of the agents connected now; null when not known (a matrix checked without a controller's agents). */
+    Collection<String> connectedAgents() {
+        return connected == null ? null : connected.keySet();
     }
 
     /**

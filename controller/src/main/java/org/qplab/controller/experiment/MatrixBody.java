@@ -37,6 +37,8 @@ record MatrixBody(
         @Schema(description = "The run order: \"sequential\" (the default), or {\"random\": true, \"seed\": 7} "
                 + "to shuffle it reproducibly; without a seed one is picked and stored with the experiment.")
         Object order,
-        @Schema(description = "Where runs go: \"loopback\" (any agent, the default), {\"loopback\": [host, ...]}, "
-                + "{\"pairs\": [[client, server], ...]} or {\"group\": [host, ...]} (every pair of the group, in n−1 rounds of n/2 pairs that share no host).")
+        @Schema(description = "Where runs go: \"loopback\" (any agent, the default), \"all_pairs\" (every pair of the "
+                + "agents connected at submit, as a group of them), {\"loopback\": [host, ...]}, {\"pairs\": [[client, "
+                + "server], ...]} or {\"group\": [host, ...]} (every pair of the group, in n−1 rounds of n/2 pairs that "
+                + "share no host, an odd group's hosts each idle one round).")
         Object hosts) {}

@@ -99,7 +99,7 @@ public final class MatrixExpander {
         }
         String name = name(root.get("name"), violations);
         int repeats = repeats(root.get("repeats"), violations);
-        List<MatrixHosts.Pair> where = MatrixHosts.read(root.get("hosts"), violations);
+        List<MatrixHosts.Pair> where = MatrixHosts.read(root.get("hosts"), hosts.connectedAgents(), violations);
         MatrixPoints matrix = MatrixPoints.read(root, violations);
         MatrixExcludes excludes = MatrixExcludes.read(root.get("exclude"), violations);
         RunOrder order = RunOrder.read(root.get("order"), violations);

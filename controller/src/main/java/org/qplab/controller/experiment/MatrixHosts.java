@@ -1,13 +1,14 @@
 package org.qplab.controller.experiment;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.qplab.controller.api.Violation;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The matrix's hosts: reads the hosts forms (loopback, {loopback: [...]}, {pairs: [...]}, {group: [...]})
+ * The matrix's hosts: reads the hosts forms (loopback, all_pairs, {loopback: [...]}, {pairs: [...]}, {group: [...]})
  * into the client/server pairs every point runs on.
  */
 final class MatrixHosts {
@@ -17,19 +18,39 @@ final class MatrixHosts {
         static final Pair ANY_LOOPBACK = new Pair(null, null);
     }
 
-    private static final String HOSTS_FORMS = "must be loopback (any agent), {loopback: [host, ...]}, "
-            + "{pairs: [[client, server], ...]} or {group: [host, ...]} (every pair of the group, in rounds of pairs that "
-            + "share no host)";
+    private static final String HOSTS_FORMS = "must be loopback (any agent), all_pairs (every pair of the agents "
+            + "connected now), {loopback: [host, ...]}, {pairs: [[client, server], ...]} or {group: [host, ...]} (every "
+            + "pair of the group, in rounds of pairs that share no host)";
     private static final Pattern HOST_NAME = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
     private MatrixHosts() {
     }
 
-    /** Never empty: a matrix whose hosts are all refused still counts as running once, on loopback. */
+    /** As read(node, null, violations): all_pairs refused, no agents being known. */
     static List<Pair> read(JsonNode node, List<Violation> violations) {
+        return read(node, null, violations);
+    }
+
+    /**
+     * Never empty: a matrix whose hosts are all refused still counts as running once, on loopback. connected: the
+     * agents connected now, by id (all_pairs makes a group of them, sorted); null when not known.
+     */
+    static List<Pair> read(JsonNode node, Collection<String> connected, List<Violation> violations) {
         List<Pair> where = new ArrayList<>();
         if (node == null || node.isNull() || (node.isString() && node.stringValue().equals("loopback"))) {
             where.add(Pair.ANY_LOOPBACK);
+            return where;
+        }
+        if (node.isString() && node.stringValue().equals("all_pairs")) {
+            List<String> agents = connected == null ? List.of() : connected.stream().sorted().toList();
+            if (agents.size() < 2) {
+                violations.add(new Violation("hosts", "all_pairs needs at least two connected agents; connected now: "
+                        + (agents.isEmpty() ? "none" : agents.get(0)) + " (name the hosts with {group: [host, ...]} to "
+                        + "queue runs for agents that connect later)"));
+                where.add(Pair.ANY_LOOPBACK);
+            } else {
+                where.addAll(rounds(agents));
+            }
             return where;
         }
         if (!node.isObject() || node.size() != 1) {

@@ -252,6 +252,21 @@ class MatrixExpanderTests {
                 .containsExactly("a-d", "b-c", "a-b", "c-d", "a-c", "b-d");
     }
 
+    /** all_pairs: the agents connected at submit, as a group (sorted), in rounds; fewer than two is refused. */
+    @Test
+    void allPairsIsAGroupOfTheAgentsConnectedNow() {
+        Map<String, Map<String, Object>> three = Map.of("c", Map.of(), "a", Map.of(), "b", Map.of());
+        assertThat(YamlMatrices.asAController(three, Map.of()).expand("hosts: all_pairs\nbase: {msg_size: 64}").runs())
+                .extracting(r -> r.client() + "->" + r.server()).containsExactly("b->c", "a->b", "a->c");
+        assertThat(YamlMatrices.asAController(Map.of("a", Map.of()), Map.of())
+                .violationsOf("hosts: all_pairs\nbase: {msg_size: 64}")).extracting(Violation::field, Violation::message)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("hosts", "all_pairs needs at least two connected "
+                        + "agents; connected now: a (name the hosts with {group: [host, ...]} to queue runs for agents "
+                        + "that connect later)"));
+        assertThat(matrices.violationsOf("hosts: all_pairs\nbase: {msg_size: 64}")).extracting(Violation::message)
+                .singleElement().asString().startsWith("all_pairs needs at least two connected agents; connected now: none");
+    }
+
     @Test
     void refusesMalformedHostsWithTheField() {
         assertThat(matrices.violationsOf("hosts: {pairs: [[a, a], [b], [c, 'd e']]}\nbase: {msg_size: 64}"))
