@@ -88,6 +88,16 @@ public final class NetworkNamespaces implements AutoCloseable {
         return all;
     }
 
+    /**
+     * Limits host i's link to rate (tc's units: 100mbit) both ways: a token bucket on its veth's bridge side (what
+     * it receives) and on its eth0 (what it sends). Removed with the namespace.
+     */
+    public void shape(int i, String rate) throws IOException, InterruptedException {
+        check("tc", "qdisc", "add", "dev", prefix + i, "root", "tbf", "rate", rate, "burst", "64kb", "latency", "100ms");
+        check("ip", "netns", "exec", name(i), "tc", "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", rate,
+                "burst", "64kb", "latency", "100ms");
+    }
+
     /** Takes host i's link down (or up again): its veth on the bridge side. */
     public void link(int i, boolean up) throws IOException, InterruptedException {
         check("ip", "link", "set", prefix + i, up ? "up" : "down");

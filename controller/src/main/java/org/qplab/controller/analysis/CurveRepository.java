@@ -60,6 +60,29 @@ public class CurveRepository {
                 rs.getDouble(4), rs.getDouble(5), rs.getObject(6, Double.class))).list();
     }
 
+    /**
+     * The experiment's finished runs placed on a client/server pair, one row per configuration (parameters) and
+     * pair: the median of metric (an SQL expression over run_summary s and run r) over its runs, and their count.
+     */
+    public List<PairMatrix.Row> pairs(long experimentId, String metric) {
+        String sql = """
+                SELECT c.p::text, c.client, c.server, percentile_cont(0.5) WITHIN GROUP (ORDER BY c.y), count(*)
+                FROM (SELECT r.params AS p, r.want_client AS client, r.want_server AS server, %s AS y
+                      FROM run r JOIN run_summary s ON s.run_id = r.id
+                      WHERE r.experiment_id = ? AND r.status = 'FINISHED' AND r.want_client IS NOT NULL
+                        AND r.want_server IS NOT NULL) c
+                WHERE c.y IS NOT NULL
+                GROUP BY c.p, c.client, c.server""".formatted(metric);
+        return jdbc.sql(sql).param(experimentId).query((rs, i) -> new PairMatrix.Row(map(rs.getString(1)),
+                rs.getString(2), rs.getString(3), rs.getDouble(4), rs.getInt(5))).list();
+    }
+
+    /** The parameters of one of the experiment's runs (the first), or null when it has none. */
+    public Map<String, Object> someParams(long experimentId) {
+        return jdbc.sql("SELECT params::text FROM run WHERE experiment_id = ? ORDER BY id LIMIT 1").param(experimentId)
+                .query(String.class).optional().map(this::map).orElse(null);
+    }
+
     /** Every parameter (and {@link #HOSTS}) of the experiment's runs, with the distinct values they take. */
     public Map<String, Set<String>> values(long experimentId) {
         Map<String, Set<String>> values = new TreeMap<>();
