@@ -79,6 +79,11 @@ export function getCurve(experimentId, { x, y, series, along, pins = {} }) {
   return request('GET', `api/experiments/${id(experimentId)}/curve?${query}`);
 }
 
+/** The experiment's host pairs judged against the best pair (GET /api/experiments/{id}/pairs). */
+export function getPairs(experimentId) {
+  return request('GET', `api/experiments/${id(experimentId)}/pairs`);
+}
+
 export function getRun(runId) {
   return request('GET', `api/runs/${id(runId)}`);
 }

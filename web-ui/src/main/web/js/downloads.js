@@ -27,7 +27,7 @@ export function chartData(chart) {
 
 // The server's CSV rules (controller/.../api/Csv.java): numbers as they are; text that a spreadsheet would run
 // as a formula (= + - @, tab or CR first) gets a leading '; a comma, quote, CR or LF quotes the field.
-function csvField(value) {
+export function csvField(value) {
   let text = value === undefined || value === null ? '' : String(value);
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) {
     text = `'${text}`;
@@ -57,7 +57,7 @@ function save(filename, href) {
   link.remove();
 }
 
-function saveText(filename, text, type) {
+export function saveText(filename, text, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));
   save(filename, url);
   setTimeout(() => URL.revokeObjectURL(url), 10_000);

@@ -1,8 +1,9 @@
-package org.qplab.controller.schedule;
+package org.qplab.controller.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import java.nio.file.Files;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,17 +12,19 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.NetworkNamespaces;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
 import org.qplab.testkit.AgentProcess;
 import org.springframework.http.MediaType;
 
 /**
  * A fabric of four hosts (network namespaces on one bridge, a real agent in each) with one slow link: host 4's is
  * limited to 100 Mbit/s by tc. Every pair runs, in rounds of pairs that share no host (a round's pairs at the same
- * time), and the pairs judged against the best name exactly host 4's as bad.
+ * time); the pairs judged against the best name exactly host 4's as bad, and the experiment page shows them as a
+ * host x host heatmap, bad pairs outlined, with its CSV.
  */
-class PairsIntegrationTests extends ControllerIntegrationTest {
+class HostPairsBrowserIntegrationTests extends BrowserTest {
 
     private static final int HOSTS = 4;
     private static NetworkNamespaces net;
@@ -57,7 +60,7 @@ class PairsIntegrationTests extends ControllerIntegrationTest {
                 .contentType(MediaType.parseMediaType("application/yaml")).bodyValue("""
                         name: fabric
                         hosts: {group: [p1, p2, p3, p4]}
-                        base: {provider: tcp, msg_size: 64K, iterations: 400}
+                        base: {provider: tcp, msg_size: 64K, duration_ms: 1500}
                         """).exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         long id = ((Number) created.get("id")).longValue();
         Map<String, Object> ended = awaitExperimentEnd(id, Duration.ofMinutes(3), this::logs);
@@ -91,6 +94,32 @@ class PairsIntegrationTests extends ControllerIntegrationTest {
         }
         assertThat((String) configurations.get(0).get("bestPair")).doesNotContain("p4");
         assertThat(configurations.get(0).get("bad")).isEqualTo(3);
+
+        // the experiment page: the heatmap at the default rule (0.93 of the best): host 4's pairs outlined, each cell the
+        // pair's median in Gbit/s
+        open("#/experiments/" + id);
+        waitFor(By.cssSelector("[data-chart=hostPairs] table.pair-heatmap"));
+        Map<String, Object> byDefault = http().get().uri("/api/experiments/" + id + "/pairs").exchange()
+                .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        List<Map<String, Object>> shown = (List<Map<String, Object>>) ((List<Map<String, Object>>) byDefault
+                .get("configurations")).get(0).get("pairs");
+        List<WebElement> cells = browser.findElements(By.cssSelector("[data-chart=hostPairs] td[data-pair]"));
+        assertThat(cells).hasSize(6);
+        for (Map<String, Object> pair : shown) {
+            String name = pair.get("client") + "/" + pair.get("server");
+            WebElement cell = browser.findElement(By.cssSelector("[data-chart=hostPairs] td[data-pair='" + name + "']"));
+            assertThat(cell.getDomAttribute("data-bad")).as(name).isEqualTo(String.valueOf(pair.get("bad")));
+            assertShows(cell.getText(), ((Number) pair.get("value")).doubleValue() * 8 / 1e9, name + " [Gbit/s]");
+            if (name.contains("p4")) {
+                assertThat(cell.getDomAttribute("class")).as(name).contains("bad");
+            }
+        }
+        assertThat(browser.findElement(By.cssSelector("[data-chart=hostPairs] .chart-title")).getText())
+                .isEqualTo("Host pairs: bw_avg_bps [Gbit/s], bad below 93 % of the best");
+        click(By.cssSelector("[data-chart=hostPairs] .card-controls button"));
+        List<String> csv = Files.readAllLines(downloaded("host-pairs.csv"));
+        assertThat(csv.get(0)).startsWith("client,server,bw_avg_bps [B/s],n,relative to best,bad,");
+        assertThat(csv).hasSize(7).anyMatch(line -> line.startsWith("p1,p4,") && line.contains(",true,"));
 
         http().get().uri("/api/experiments/" + id + "/pairs?bad_below=1.5&bad_above=0.5&metric=speed").exchange()
                 .expectStatus().isBadRequest().expectBody(JSON_OBJECT).value(body -> assertThat(body.toString())
