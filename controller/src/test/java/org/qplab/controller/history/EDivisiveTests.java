@@ -63,13 +63,26 @@ class EDivisiveTests {
     @Test
     void theMinimumMagnitudeSuppressesATinySignificantShift() {
         double[] series = series(4, 60, 0.005, new int[] {30}, new double[] {1.02});
-        EDivisive anyChange = new EDivisive(new EDivisive.Settings(0.001, 50, 0));
+        EDivisive anyChange = new EDivisive(new EDivisive.Settings(0.001, 50, 0, true));
         assertThat(anyChange.scan(series).all()).as("a 2 %% step at CV 0.5 %% is significant")
                 .singleElement().satisfies(c -> {
                     assertThat(c.pValue()).isLessThan(1e-6);
                     assertThat(c.changePercent()).isCloseTo(2, within(0.5));
                 });
         assertThat(DEFAULT.scan(series).all()).as("but below the default 5 %%").isEmpty();
+    }
+
+    @Test
+    void pCountsThePlacesTheSplitCouldHaveTakenUnlessAskedForOtavasP() {
+        double[] series = series(5, 40, 0.05, new int[] {20}, new double[] {1.15});
+        EDivisive otava = new EDivisive(new EDivisive.Settings(0.001, 50, 5, false));
+        ChangePoint uncorrected = otava.scan(series).all().get(0);
+        ChangePoint corrected = DEFAULT.scan(series).all().get(0);
+        assertThat(corrected.index()).isEqualTo(uncorrected.index());
+        double[] logs = java.util.Arrays.stream(series).map(Math::log).toArray();
+        assertThat(uncorrected.pValue()).isEqualTo(EDivisive.welch(logs, 0, uncorrected.index(), 40)[3]);
+        assertThat(corrected.pValue()).as("40 points: splits at 5 .. 35, 31 places")
+                .isCloseTo(31 * uncorrected.pValue(), within(1e-12));
     }
 
     @Test
@@ -118,9 +131,9 @@ class EDivisiveTests {
 
     @Test
     void settingsRefuseWhatCannotWork() {
-        assertThatThrownBy(() -> new EDivisive.Settings(0, 50, 5)).hasMessage("pValue must be in (0, 1), got 0.0");
-        assertThatThrownBy(() -> new EDivisive.Settings(0.001, 5, 5)).hasMessage("window must be at least 20 points, got 5");
-        assertThatThrownBy(() -> new EDivisive.Settings(0.001, 50, -1))
+        assertThatThrownBy(() -> new EDivisive.Settings(0, 50, 5, true)).hasMessage("pValue must be in (0, 1), got 0.0");
+        assertThatThrownBy(() -> new EDivisive.Settings(0.001, 5, 5, true)).hasMessage("window must be at least 20 points, got 5");
+        assertThatThrownBy(() -> new EDivisive.Settings(0.001, 50, -1, true))
                 .hasMessage("minMagnitudePercent must be >= 0, got -1.0");
     }
 
