@@ -34,8 +34,9 @@ import java.util.List;
  *
  * <p><b>Incremental.</b> A window that ends before the series does holds the same points whatever comes later, so what
  * it found is settled; only the last window, which reaches the series' end, can change when runs arrive.
- * {@link #resume} starts again at that window (kept in {@link Scan#resumeAt()}), so a new run costs one or two
- * windows of work however long the history is, and gives exactly what {@link #scan} of the whole series gives. A
+ * {@link #resume} starts again at that window (kept in {@link Scan#resumeAt()}) and needs only the points from there
+ * on, so a new run costs one or two windows of work however long the history is, and gives exactly what
+ * {@link #scan} of the whole series gives. A
  * series restarted at a confirmed change point is a scan from there: {@link Scan#from(int)}.
  *
  * <p><b>What it assumes.</b> Runs are taken as independent. Runs of one experiment share the machine's state of that
@@ -117,17 +118,30 @@ public final class EDivisive {
      * re-examining only what lies from {@code previous.resumeAt()} on.
      */
     public Scan resume(double[] values, Scan previous) {
-        if (values.length < previous.length()) {
-            throw new IllegalArgumentException("the series has " + values.length + " points, fewer than the "
+        return resume(values, 0, previous);
+    }
+
+    /**
+     * As {@link #resume(double[], Scan)}, given only the series' tail: {@code tail[i]} is point {@code offset + i},
+     * and no point before {@code previous.resumeAt()} is read, so the caller loads the runs from there on, not the
+     * whole history.
+     */
+    public Scan resume(double[] tail, int offset, Scan previous) {
+        int n = offset + tail.length;
+        if (n < previous.length()) {
+            throw new IllegalArgumentException("the series has " + n + " points, fewer than the "
                     + previous.length() + " scanned before");
         }
+        if (offset < 0 || offset > previous.resumeAt()) {
+            throw new IllegalArgumentException("the tail starts at point " + offset + ", after point "
+                    + previous.resumeAt() + " where the scan resumes");
+        }
         List<ChangePoint> settled = new ArrayList<>(previous.settled());
-        int n = values.length;
         int step = settings.window() / 2;
         int start = previous.resumeAt();
         while (true) {
             int end = Math.min(start + settings.window(), n);
-            List<ChangePoint> found = window(values, start, end);
+            List<ChangePoint> found = window(tail, offset, start, end);
             if (end == n) {
                 return new Scan(List.copyOf(settled), found, start, n);
             }
@@ -137,11 +151,11 @@ public final class EDivisive {
         }
     }
 
-    /** The change points among values[start, end), judged on those points alone. */
-    private List<ChangePoint> window(double[] values, int start, int end) {
+    /** The change points among points [start, end) of the series (tail[i] is point offset + i), judged on those alone. */
+    private List<ChangePoint> window(double[] tail, int offset, int start, int end) {
         double[] x = new double[Math.max(0, end - start)];
         for (int i = 0; i < x.length; i++) {
-            double v = values[start + i];
+            double v = tail[start - offset + i];
             if (!(v > 0) || Double.isInfinite(v)) {
                 throw new IllegalArgumentException("point " + (start + i) + " is " + v
                         + ": a run-level value must be positive and finite");

@@ -112,6 +112,20 @@ class EDivisiveTests {
     }
 
     @Test
+    void resumingFromTheTailAloneGivesWhatAFullScanGives() {
+        double[] series = series(10, 500, 0.04, new int[] {120, 300, 460}, new double[] {1.15, 0.9, 1.2});
+        EDivisive.Scan earlier = DEFAULT.scan(java.util.Arrays.copyOf(series, 470));
+        int from = earlier.resumeAt();
+        double[] tail = java.util.Arrays.copyOfRange(series, from, series.length);
+        EDivisive.Scan resumed = DEFAULT.resume(tail, from, earlier);
+        assertThat(resumed.all()).extracting(ChangePoint::index).hasSize(3).last()
+                .satisfies(i -> assertThat(i).isBetween(458, 462));
+        assertThat(resumed).isEqualTo(DEFAULT.scan(series));
+        assertThatThrownBy(() -> DEFAULT.resume(tail, from + 1, earlier))
+                .hasMessage("the tail starts at point " + (from + 1) + ", after point " + from + " where the scan resumes");
+    }
+
+    @Test
     void aSeriesRestartedAtAChangePointReportsNothingBeforeIt() {
         double[] series = series(8, 120, 0.03, new int[] {30, 90}, new double[] {1.2, 1.1});
         List<ChangePoint> restarted = DEFAULT.resume(series, EDivisive.Scan.from(60)).all();
