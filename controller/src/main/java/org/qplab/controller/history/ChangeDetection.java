@@ -1,0 +1,128 @@
+package org.qplab.controller.history;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import org.qplab.controller.analysis.Metric;
+import org.qplab.controller.run.RunFinished;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.event.EventListener;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Keeps change_point up to date as runs finish (V24__change_points.sql): each series of the finished run's
+ * fingerprint that issue 36 watches is scanned on from where its last scan stopped ({@link EDivisive#resume}),
+ * reading only the runs from there, so a run costs one or two windows however long the history is. A series is
+ * ordered as the history shows it (finished_at, id) over the runs whose value is positive, so positions match
+ * GET /api/fingerprints/{fingerprint}/history's changes. One series at a time per fingerprint and metric: its
+ * change_scan row is locked. Blocking; a failure is logged, never the run's end.
+ */
+@Component
+public class ChangeDetection {
+
+    /** The run-level series watched: bandwidth, message rate (an NVMe-oF run's IOPS), typical and p99 latency. */
+    static final List<Metric> WATCHED = List.of("bw_avg_bps", "msg_rate", "latency_typical_us", "latency_p99_us")
+            .stream().map(name -> Metric.byName(name).orElseThrow()).toList();
+
+    private static final Logger log = LoggerFactory.getLogger(ChangeDetection.class);
+
+    private record State(int length, Long lastRunId, int resumeAt) {}
+
+    private record Point(long runId, double value) {}
+
+    private final JdbcClient jdbc;
+    private final TransactionTemplate tx;
+    private final Fingerprints fingerprints;
+    private final EDivisive detector = new EDivisive(EDivisive.Settings.DEFAULT);
+
+    public ChangeDetection(JdbcClient jdbc, TransactionTemplate tx, Fingerprints fingerprints) {
+        this.jdbc = jdbc;
+        this.tx = tx;
+        this.fingerprints = fingerprints;
+    }
+
+    @EventListener
+    public void finished(RunFinished finished) {
+        try {
+            update(finished.runId());
+        } catch (RuntimeException e) {
+            log.warn("change points after run {} not updated: {}", finished.runId(), e.toString(), e);
+        }
+    }
+
+    /** Scans on every watched series of the run's fingerprint. */
+    public void update(long runId) {
+        fingerprints.fill();
+        String fingerprint = jdbc.sql("SELECT fingerprint FROM run WHERE id = ? AND status = 'FINISHED'").param(runId)
+                .query(String.class).optional().orElse(null);
+        if (fingerprint == null) {
+            return;
+        }
+        for (Metric metric : WATCHED) {
+            tx.executeWithoutResult(status -> scan(fingerprint, metric));
+        }
+    }
+
+    private void scan(String fingerprint, Metric metric) {
+        jdbc.sql("INSERT INTO change_scan (fingerprint, metric, length, resume_at) VALUES (?, ?, 0, 0) ON CONFLICT DO NOTHING")
+                .params(fingerprint, metric.name()).update();
+        State stored = jdbc.sql("SELECT length, last_run_id, resume_at FROM change_scan WHERE fingerprint = ? AND metric = ? FOR UPDATE")
+                .params(fingerprint, metric.name())
+                .query((rs, i) -> new State(rs.getInt(1), (Long) rs.getObject(2), rs.getInt(3))).single();
+        // runs that came in before the end of what was scanned (or went) change the series: scan it all again
+        State state = stored.length() == 0 || Objects.equals(stored.lastRunId(), at(fingerprint, metric, stored.length() - 1))
+                ? stored : new State(0, null, 0);
+        List<Point> tail = points(fingerprint, metric, state.resumeAt());
+        int length = state.resumeAt() + tail.size();
+        if (length == state.length() || tail.isEmpty()) {
+            return;
+        }
+        EDivisive.Scan scan = detector.resume(tail.stream().mapToDouble(Point::value).toArray(), state.resumeAt(),
+                new EDivisive.Scan(List.of(), List.of(), state.resumeAt(), Math.min(state.length(), length)));
+        Set<Long> found = new HashSet<>();
+        scan.settled().forEach(c -> found.add(store(fingerprint, metric, tail, state.resumeAt(), c, true)));
+        scan.tail().forEach(c -> found.add(store(fingerprint, metric, tail, state.resumeAt(), c, false)));
+        // an open change point from the part scanned again that was not found again has moved or gone
+        jdbc.sql("""
+                DELETE FROM change_point WHERE fingerprint = ? AND metric = ? AND status = 'open' AND position > ?
+                AND run_after <> ALL(?::bigint[])""")
+                .params(fingerprint, metric.name(), state.resumeAt(), found.toArray(Long[]::new)).update();
+        jdbc.sql("UPDATE change_scan SET length = ?, last_run_id = ?, resume_at = ?, scanned_at = now() WHERE fingerprint = ? AND metric = ?")
+                .params(length, tail.get(tail.size() - 1).runId(), scan.resumeAt(), fingerprint, metric.name()).update();
+    }
+
+    private long store(String fingerprint, Metric metric, List<Point> tail, int offset, ChangePoint c, boolean settled) {
+        long before = tail.get(c.index() - 1 - offset).runId();
+        long after = tail.get(c.index() - offset).runId();
+        jdbc.sql("""
+                INSERT INTO change_point (fingerprint, metric, run_before, run_after, position, mean_before, mean_after,
+                    change_percent, p_value, points_before, points_after, settled)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (fingerprint, metric, run_after) DO UPDATE SET run_before = excluded.run_before,
+                    position = excluded.position, mean_before = excluded.mean_before, mean_after = excluded.mean_after,
+                    change_percent = excluded.change_percent, p_value = excluded.p_value,
+                    points_before = excluded.points_before, points_after = excluded.points_after, settled = excluded.settled""")
+                .params(fingerprint, metric.name(), before, after, c.index(), c.meanBefore(), c.meanAfter(),
+                        c.changePercent(), c.pValue(), c.pointsBefore(), c.pointsAfter(), settled)
+                .update();
+        return after;
+    }
+
+    private static final String SERIES = """
+            FROM run r JOIN run_summary s ON s.run_id = r.id
+            WHERE r.fingerprint = ? AND r.status = 'FINISHED' AND %s > 0 ORDER BY r.finished_at, r.id""";
+
+    private Long at(String fingerprint, Metric metric, int position) {
+        return jdbc.sql("SELECT r.id " + SERIES.formatted(metric.sql()) + " OFFSET ? LIMIT 1")
+                .params(fingerprint, position).query(Long.class).optional().orElse(null);
+    }
+
+    private List<Point> points(String fingerprint, Metric metric, int from) {
+        return jdbc.sql("SELECT r.id, " + metric.sql() + " " + SERIES.formatted(metric.sql()) + " OFFSET ?")
+                .params(fingerprint, from).query((rs, i) -> new Point(rs.getLong(1), rs.getDouble(2))).list();
+    }
+}
