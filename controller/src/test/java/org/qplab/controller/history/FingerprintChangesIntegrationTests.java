@@ -81,6 +81,15 @@ class FingerprintChangesIntegrationTests extends ControllerIntegrationTest {
                 .params(fingerprint, "bw_avg_bps").query().singleRow())
                 .as("the next run resumes at the window after the change").containsEntry("length", 60)
                 .containsEntry("last_run_id", runs.get(59)).containsEntry("resume_at", 30);
+
+        // the first night deleted, a thirteenth run: the series before where its scan resumed changed, so the
+        // next run scans it again from the start (resumed at 30, it would keep the change there and see none)
+        http().delete().uri("/api/experiments/{id}", experiments.get(0)).exchange().expectStatus().isNoContent();
+        new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096]", 372, 1.25, "changes-6.20", 5, 0.03);
+        assertThat(jdbc.sql("SELECT position, run_before, run_after FROM change_point WHERE fingerprint = ? AND metric = ?")
+                .params(fingerprint, "bw_avg_bps").query().singleRow())
+                .containsEntry("position", 25).containsEntry("run_before", lastBefore).containsEntry("run_after", firstAfter);
+        assertThat(single(get("/api/fingerprints/" + fingerprint + "/history").get("changes"))).containsEntry("index", 25);
     }
 
     @Test
