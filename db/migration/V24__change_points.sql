@@ -1,15 +1,18 @@
 -- Change points of each fingerprint's run-level series (controller/history/EDivisive.java, issue 36), kept up to
 -- date as runs finish (history/ChangeDetection). change_scan is where each fingerprint's series by one metric was
--- scanned to: its next run resumes the scan at resume_at (the start of the window that reached the series' end) and
--- reads only the runs from there on. last_run_id is the run at position length - 1 then; when it is not any more (a
--- run stored with an older finish, an import), the series is scanned again from its start.
+-- scanned to: its next run resumes the scan at resume_at, the start of the window that reached the series' end
+-- (resume_run_id is the run there), and reads only the runs from there on. runs_to_last counts the fingerprint's
+-- runs (any metric) up to last_run_id: when that count changes (a run deleted, a fingerprint filled in late), the
+-- series is scanned again from its start.
 CREATE TABLE change_scan (
-    fingerprint  TEXT        NOT NULL,
-    metric       TEXT        NOT NULL,
-    length       INT         NOT NULL,
-    last_run_id  BIGINT,
-    resume_at    INT         NOT NULL,
-    scanned_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
+    fingerprint    TEXT        NOT NULL,
+    metric         TEXT        NOT NULL,
+    length         INT         NOT NULL,
+    last_run_id    BIGINT,
+    resume_at      INT         NOT NULL,
+    resume_run_id  BIGINT,
+    runs_to_last   INT         NOT NULL DEFAULT 0,
+    scanned_at     TIMESTAMPTZ NOT NULL DEFAULT now(),
     PRIMARY KEY (fingerprint, metric)
 );
 

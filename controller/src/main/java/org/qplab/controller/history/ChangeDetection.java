@@ -2,7 +2,6 @@ package org.qplab.controller.history;
 
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import org.qplab.controller.analysis.Metric;
 import org.qplab.controller.run.RunFinished;
@@ -30,7 +29,11 @@ public class ChangeDetection {
 
     private static final Logger log = LoggerFactory.getLogger(ChangeDetection.class);
 
-    private record State(int length, Long lastRunId, int resumeAt) {}
+    /**
+     * Where a series was scanned to: its length, its last run, where the next scan resumes and the run there, and
+     * how many runs of the fingerprint (any metric) finished up to the last one.
+     */
+    private record State(int length, Long lastRunId, int resumeAt, Long resumeRunId, int runsToLast) {}
 
     private record Point(long runId, double value) {}
 
@@ -63,26 +66,34 @@ public class ChangeDetection {
             return;
         }
         for (Metric metric : WATCHED) {
-            tx.executeWithoutResult(status -> scan(fingerprint, metric));
+            tx.executeWithoutResult(status -> scan(fingerprint, metric, runId));
         }
     }
 
-    private void scan(String fingerprint, Metric metric) {
+    private void scan(String fingerprint, Metric metric, long runId) {
+        Double value = jdbc.sql("SELECT " + metric.sql() + " FROM run r JOIN run_summary s ON s.run_id = r.id WHERE r.id = ?")
+                .param(runId).query((rs, i) -> (Double) rs.getObject(1)).optional().orElse(null);
+        if (value == null || !(value > 0)) {
+            return; // not in this series (a bandwidth run has no latency): nothing new to look at
+        }
         jdbc.sql("INSERT INTO change_scan (fingerprint, metric, length, resume_at) VALUES (?, ?, 0, 0) ON CONFLICT DO NOTHING")
                 .params(fingerprint, metric.name()).update();
-        State stored = jdbc.sql("SELECT length, last_run_id, resume_at FROM change_scan WHERE fingerprint = ? AND metric = ? FOR UPDATE")
+        State stored = jdbc.sql("""
+                        SELECT length, last_run_id, resume_at, resume_run_id, runs_to_last FROM change_scan
+                        WHERE fingerprint = ? AND metric = ? FOR UPDATE""")
                 .params(fingerprint, metric.name())
-                .query((rs, i) -> new State(rs.getInt(1), (Long) rs.getObject(2), rs.getInt(3))).single();
-        // runs that came in before the end of what was scanned (or went) change the series: scan it all again
-        State state = stored.length() == 0 || Objects.equals(stored.lastRunId(), at(fingerprint, metric, stored.length() - 1))
-                ? stored : new State(0, null, 0);
-        List<Point> tail = points(fingerprint, metric, state.resumeAt());
+                .query((rs, i) -> new State(rs.getInt(1), (Long) rs.getObject(2), rs.getInt(3), (Long) rs.getObject(4),
+                        rs.getInt(5))).single();
+        // a run deleted, or given its fingerprint late, up to the last one scanned changes the series: scan it again
+        State state = stored.length() > 0 && runsTo(fingerprint, stored.lastRunId()) == stored.runsToLast() ? stored
+                : new State(0, null, 0, null, 0);
+        List<Point> tail = points(fingerprint, metric, state.resumeRunId());
         int length = state.resumeAt() + tail.size();
-        if (length == state.length() || tail.isEmpty()) {
+        if (length <= state.length() || tail.isEmpty()) {
             return;
         }
         EDivisive.Scan scan = detector.resume(tail.stream().mapToDouble(Point::value).toArray(), state.resumeAt(),
-                new EDivisive.Scan(List.of(), List.of(), state.resumeAt(), Math.min(state.length(), length)));
+                new EDivisive.Scan(List.of(), List.of(), state.resumeAt(), state.length()));
         Set<Long> found = new HashSet<>();
         scan.settled().forEach(c -> found.add(store(fingerprint, metric, tail, state.resumeAt(), c, true)));
         scan.tail().forEach(c -> found.add(store(fingerprint, metric, tail, state.resumeAt(), c, false)));
@@ -91,8 +102,13 @@ public class ChangeDetection {
                 DELETE FROM change_point WHERE fingerprint = ? AND metric = ? AND status = 'open' AND position > ?
                 AND run_after <> ALL(?::bigint[])""")
                 .params(fingerprint, metric.name(), state.resumeAt(), found.toArray(Long[]::new)).update();
-        jdbc.sql("UPDATE change_scan SET length = ?, last_run_id = ?, resume_at = ?, scanned_at = now() WHERE fingerprint = ? AND metric = ?")
-                .params(length, tail.get(tail.size() - 1).runId(), scan.resumeAt(), fingerprint, metric.name()).update();
+        long last = tail.get(tail.size() - 1).runId();
+        jdbc.sql("""
+                UPDATE change_scan SET length = ?, last_run_id = ?, resume_at = ?, resume_run_id = ?, runs_to_last = ?,
+                    scanned_at = now()
+                WHERE fingerprint = ? AND metric = ?""")
+                .params(length, last, scan.resumeAt(), tail.get(scan.resumeAt() - state.resumeAt()).runId(),
+                        runsTo(fingerprint, last), fingerprint, metric.name()).update();
     }
 
     private long store(String fingerprint, Metric metric, List<Point> tail, int offset, ChangePoint c, boolean settled) {
@@ -112,17 +128,22 @@ public class ChangeDetection {
         return after;
     }
 
-    private static final String SERIES = """
-            FROM run r JOIN run_summary s ON s.run_id = r.id
-            WHERE r.fingerprint = ? AND r.status = 'FINISHED' AND %s > 0 ORDER BY r.finished_at, r.id""";
-
-    private Long at(String fingerprint, Metric metric, int position) {
-        return jdbc.sql("SELECT r.id " + SERIES.formatted(metric.sql()) + " OFFSET ? LIMIT 1")
-                .params(fingerprint, position).query(Long.class).optional().orElse(null);
+    /** The fingerprint's runs up to this one (finished_at, id): an index range, whatever the metric. */
+    private int runsTo(String fingerprint, long runId) {
+        return jdbc.sql("""
+                        SELECT count(*) FROM run WHERE fingerprint = ?
+                        AND (finished_at, id) <= (SELECT finished_at, id FROM run WHERE id = ?)""")
+                .params(fingerprint, runId).query(Integer.class).single();
     }
 
-    private List<Point> points(String fingerprint, Metric metric, int from) {
-        return jdbc.sql("SELECT r.id, " + metric.sql() + " " + SERIES.formatted(metric.sql()) + " OFFSET ?")
-                .params(fingerprint, from).query((rs, i) -> new Point(rs.getLong(1), rs.getDouble(2))).list();
+    /** The series from the run at the resume position on (all of it when there is none), oldest first. */
+    private List<Point> points(String fingerprint, Metric metric, Long from) {
+        String after = from == null ? "" : "AND (r.finished_at, r.id) >= (SELECT finished_at, id FROM run WHERE id = ?)";
+        Object[] params = from == null ? new Object[] {fingerprint} : new Object[] {fingerprint, from};
+        return jdbc.sql("""
+                        SELECT r.id, %s FROM run r JOIN run_summary s ON s.run_id = r.id
+                        WHERE r.fingerprint = ? AND r.status = 'FINISHED' AND %s > 0 %s
+                        ORDER BY r.finished_at, r.id""".formatted(metric.sql(), metric.sql(), after))
+                .params(params).query((rs, i) -> new Point(rs.getLong(1), rs.getDouble(2))).list();
     }
 }
