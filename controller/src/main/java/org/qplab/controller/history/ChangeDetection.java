@@ -15,7 +15,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Keeps change_point up to date as runs finish (V24__change_points.sql): each series of the finished run's
  * fingerprint that issue 36 watches is scanned on from where its last scan stopped ({@link EDivisive#resume}),
- * reading only the runs from there, so a run costs one or two windows however long the history is. A series is
+ * reading only the runs from there (by keyset), so the detector's work is one or two windows however long the
+ * history is; what still grows with it is the count of the fingerprint's runs that tells whether the part already
+ * scanned changed (an index range; ~20 ms a run in all at 10,000 runs on the shared 2-core machine). A series is
  * ordered as the history shows it (finished_at, id) over the runs whose value is positive, so positions match
  * GET /api/fingerprints/{fingerprint}/history's changes. One series at a time per fingerprint and metric: its
  * change_scan row is locked. Blocking; a failure is logged, never the run's end.
