@@ -30,6 +30,8 @@ class FingerprintHistoryController {
 
     private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-f]{64}");
 
+    private static final EDivisive CHANGES = new EDivisive(EDivisive.Settings.DEFAULT);
+
     private final Jdbc jdbc;
     private final Fingerprints fingerprints;
 
@@ -42,7 +44,8 @@ class FingerprintHistoryController {
     @Operation(operationId = "getFingerprintHistory", summary = "A fingerprint's runs over time",
             description = "Every finished run of the fingerprint (parameters + host, see getRunFingerprint) across "
                     + "experiments, oldest first, by one run-level metric, and per experiment the median of its runs "
-                    + "with min..max and n (its repeats' spread). 404 when no finished run has the fingerprint.")
+                    + "with min..max and n (its repeats' spread), and the change points of the runs' series (E-Divisive "
+                    + "means). 404 when no finished run has the fingerprint.")
     @ApiResponse(responseCode = "200", description = "The history.")
     @ApiResponse(responseCode = "404", ref = ErrorResponses.NOT_FOUND)
     Mono<FingerprintHistory> history(@Parameter(description = "The fingerprint: 64 hex digits.") @PathVariable
@@ -69,7 +72,8 @@ class FingerprintHistoryController {
             Metric chosen = metric != null ? Metric.byName(metric).orElseThrow() : Metric.defaultFor(identity.params());
             List<FingerprintHistory.RunValue> runs = fingerprints.values(fingerprint, chosen);
             return new FingerprintHistory(fingerprint, chosen.name(), chosen.unit(), chosen.higherIsBetter(),
-                    measured(fingerprint, identity.params()), identity.params(), Fingerprint.host(identity.hostFacts()), runs, byExperiment(runs));
+                    measured(fingerprint, identity.params()), identity.params(), Fingerprint.host(identity.hostFacts()), runs, byExperiment(runs),
+                    FingerprintChanges.of(runs, CHANGES));
         });
     }
 

@@ -4,8 +4,10 @@ import java.util.List;
 import java.util.Map;
 import org.qplab.controller.analysis.RunHistograms;
 import org.qplab.controller.live.LiveRuns;
+import org.qplab.controller.run.RunFinished;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -27,10 +29,12 @@ public class RunOutcomes {
     private final LiveRuns live;
     private final RunHistograms histograms;
     private final int maxAttempts;
+    private final ApplicationEventPublisher events;
 
     public RunOutcomes(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json, LiveRuns live,
-                       ScheduleProperties schedule, RunHistograms histograms) {
+                       ScheduleProperties schedule, RunHistograms histograms, ApplicationEventPublisher events) {
         this.jdbc = jdbc;
+        this.events = events;
         this.tx = tx;
         this.json = json;
         this.live = live;
@@ -77,6 +81,9 @@ public class RunOutcomes {
             return end(runId, agentId, "FINISHED", null, false);
         });
         announce(runId, ended);
+        if ("FINISHED".equals(ended)) {
+            events.publishEvent(new RunFinished(runId)); // after the commit: a listener sees the run finished
+        }
     }
 
     /**
