@@ -3,6 +3,7 @@ package org.qplab.controller.schedule;
 import java.util.List;
 import java.util.Map;
 import org.qplab.controller.analysis.RunHistograms;
+import org.qplab.controller.history.Expectations;
 import org.qplab.controller.live.LiveRuns;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,9 +13,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * How a run ends in the database: its summary stored once, its status set, a failure that may pass
- * tried again as a new run of the same point (up to qplab.schedule.max-attempts), and its experiment
- * closed when it was the last run. Idempotent, because an agent replays a run's end after a reconnect.
+ * How a run ends in the database: its summary stored once, its status set, a finished run judged against its
+ * experiment's expect rules, a failure that may pass tried again as a new run of the same point (up to
+ * qplab.schedule.max-attempts), and its experiment closed when it was the last run. Idempotent, because an agent replays a run's end after a reconnect.
  */
 @Component
 public class RunOutcomes {
@@ -26,10 +27,12 @@ public class RunOutcomes {
     private final ObjectMapper json;
     private final LiveRuns live;
     private final RunHistograms histograms;
+    private final Expectations expectations;
     private final int maxAttempts;
 
     public RunOutcomes(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json, LiveRuns live,
-                       ScheduleProperties schedule, RunHistograms histograms) {
+                       ScheduleProperties schedule, RunHistograms histograms, Expectations expectations) {
+        this.expectations = expectations;
         this.jdbc = jdbc;
         this.tx = tx;
         this.json = json;
@@ -74,7 +77,11 @@ public class RunOutcomes {
                 return end(runId, agentId, "CANCELLED", "stopped early on request; the cycles measured until then are kept",
                         false);
             }
-            return end(runId, agentId, "FINISHED", null, false);
+            String finished = end(runId, agentId, "FINISHED", null, false);
+            if (finished != null) {
+                expectations.judge(runId); // before the commit: a FINISHED run (and experiment) has its verdict
+            }
+            return finished;
         });
         announce(runId, ended);
     }
