@@ -31,7 +31,7 @@ public class ExperimentRepository {
                    coalesce(e.matrix -> 'imported' ->> 'tool', 'qplab') AS tool, e.matrix -> 'imported' ->> 'from' AS imported_from,
                    array(SELECT DISTINCT a FROM run x, unnest(ARRAY[x.agent_id, x.server_agent_id]) a
                          WHERE x.experiment_id = e.id AND a IS NOT NULL ORDER BY 1) AS agents,
-                   e.matrix -> 'expect' IS NOT NULL AS expects,
+                   jsonb_typeof(e.matrix -> 'expect') = 'object' AND e.matrix -> 'expect' <> '{}'::jsonb AS expects,
                    count(r.id) FILTER (WHERE r.superseded_by IS NULL AND v.verdict = 'PASS') AS runs_passed,
                    count(r.id) FILTER (WHERE r.superseded_by IS NULL AND v.verdict = 'FAIL') AS runs_failed,
                    count(r.id) FILTER (WHERE r.superseded_by IS NULL AND (v.verdict = 'NOT_JUDGED'

@@ -108,6 +108,14 @@ class ExpectRulesTests {
     }
 
     @Test
+    void anEmptyOrNullExpectHasNoRules() { // a generated client sends a map it was not given as {}
+        assertThat(rules("expect: {}\n")).isEmpty();
+        assertThat(rules("expect: null\n")).isEmpty();
+        assertThat(expander.expand(reader.read("{\"base\": {\"msg_size\": 64}, \"expect\": {}}".getBytes(),
+                MediaType.APPLICATION_JSON)).runs()).hasSize(1);
+    }
+
+    @Test
     void refusesAnExpectThatIsNoMapOfRules() {
         assertThat(violationsOf("base: {msg_size: 64}\nexpect: [\">= 90\"]\n")).containsExactly("expect: must map "
                 + "metrics to limits, like {bw_avg_gbps: \">= 90\", latency_p99_us: \"<= 5\", bw_avg: \">= 0.95 * "
