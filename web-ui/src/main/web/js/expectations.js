@@ -26,6 +26,13 @@ export function experimentExpectations(experiment) {
       h('a', { href: `#/runs/${f.runId}` }, `Run #${f.runId}`), ': ', h('span', { class: 'failure-text' }, f.message)))));
 }
 
+/** A runs-table cell: the run's verdict, its rules' messages in its title; '–' while it has none. */
+export function expectationCell(run) {
+  const x = run.expectation;
+  return h('td', { class: 'expect-cell', title: x ? x.rules.map((rule) => rule.message).join('\n') : null },
+    x ? badge(x.verdict) : '–');
+}
+
 /** The run's verdict on its experiment's expect rules and every rule's result; null while it has none. */
 export function runExpectation(run) {
   const x = run.expectation;

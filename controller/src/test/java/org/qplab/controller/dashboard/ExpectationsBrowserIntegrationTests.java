@@ -11,7 +11,10 @@ import org.openqa.selenium.WebElement;
 import org.qplab.testkit.AgentProcess;
 import org.springframework.http.MediaType;
 
-/** An experiment's expect rules on its page and its run's: the verdict, and which rule failed with what value. */
+/**
+ * An experiment's expect rules on its page and its run's: the verdict, which rule failed with what value, and each
+ * run's verdict in the runs table.
+ */
 class ExpectationsBrowserIntegrationTests extends BrowserTest {
 
     @Test
@@ -33,6 +36,8 @@ class ExpectationsBrowserIntegrationTests extends BrowserTest {
         WebElement box = waitFor(By.id("experiment-expectations"));
         assertThat(box.findElement(By.id("experiment-expect-verdict")).getText()).isEqualTo("FAIL");
         assertThat(box.getText()).contains("0 passed, 1 failed, 0 not judged", "Run #" + run + ": " + message);
+        waiting(Duration.ofSeconds(20)).withMessage("the runs table shows the run's verdict").until(driver ->
+                tableRows("runs").stream().anyMatch(row -> "FAIL".equals(row.get("Expect"))));
         screenshot("expectations-experiment");
 
         box.findElement(By.linkText("Run #" + run)).click();
