@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.ObjectMapper;
 
@@ -79,11 +80,26 @@ public class RunOutcomes {
             }
             String finished = end(runId, agentId, "FINISHED", null, false);
             if (finished != null) {
-                expectations.judge(runId); // before the commit: a FINISHED run (and experiment) has its verdict
+                judge(runId, status); // before the commit: a FINISHED run (and experiment) has its verdict
             }
             return finished;
         });
         announce(runId, ended);
+    }
+
+    /**
+     * Judges the finished run against its experiment's expect rules, behind a savepoint: a judgment that fails leaves
+     * the run without a verdict (its experiment then shows it NOT_JUDGED) but never undoes or holds up its end.
+     */
+    private void judge(long runId, TransactionStatus status) {
+        Object savepoint = status.createSavepoint();
+        try {
+            expectations.judge(runId);
+            status.releaseSavepoint(savepoint);
+        } catch (RuntimeException e) {
+            status.rollbackToSavepoint(savepoint);
+            log.error("run {} finished, but judging it against its expect rules failed; it has no verdict", runId, e);
+        }
     }
 
     /**
