@@ -26,6 +26,14 @@ export function experimentExpectations(experiment) {
       h('a', { href: `#/runs/${f.runId}` }, `Run #${f.runId}`), ': ', h('span', { class: 'failure-text' }, f.message)))));
 }
 
+/** Under an experiment's status in the list: its verdict on its expect rules; null without rules. */
+export function experimentVerdict(experiment) {
+  const x = experiment.expectations;
+  if (!x) return null;
+  return h('div', { class: 'expect-verdict', title: `expect rules: ${x.runsPassed} runs passed, ${x.runsFailed} failed, `
+    + `${x.runsNotJudged} not judged` }, badge(x.verdict));
+}
+
 /** A runs-table cell: the run's verdict, its rules' messages in its title; '–' while it has none. */
 export function expectationCell(run) {
   const x = run.expectation;

@@ -32,6 +32,12 @@ class ExpectationsBrowserIntegrationTests extends BrowserTest {
         String message = jdbc.sql("SELECT rule ->> 'message' FROM run_expectation, jsonb_array_elements(rules) rule "
                 + "WHERE run_id = ? AND rule ->> 'result' = 'FAIL'").param(run).query(String.class).single();
 
+        open("#/");
+        WebElement listed = waitFor(By.id("experiment-" + experiment));
+        assertThat(listed.findElement(By.cssSelector(".expect-verdict")).getText()).as("the list shows the verdict")
+                .isEqualTo("FAIL");
+        assertThat(fits("experiments")).as("the list still fits its width").isTrue();
+
         open("#/experiments/" + experiment);
         WebElement box = waitFor(By.id("experiment-expectations"));
         assertThat(box.findElement(By.id("experiment-expect-verdict")).getText()).isEqualTo("FAIL");
