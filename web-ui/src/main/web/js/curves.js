@@ -17,6 +17,7 @@ import { distributionCard } from './curves-distribution.js';
 import { ACTIVE_STATUSES, h, progressBar, statusBadge, timeLeft } from './dom.js';
 import { followExperiment } from './experiment-live.js';
 import { experimentFailures } from './failures.js';
+import { experimentExpectations } from './expectations.js';
 import { formatTime } from './format.js';
 import { splitParams } from './params.js';
 import { dimensionsOf, mergeDimensions, namesToPin, pinBar } from './pins.js';
@@ -192,7 +193,7 @@ export function mountCurves(container, id) {
     if (!mounted) return false;
     title.replaceChildren(experiment.name, ' ', h('span', { class: 'muted' }, `#${experiment.id}`));
     summary.replaceChildren(summaryLine(experiment));
-    failures.replaceChildren(...[experimentFailures(runList)].filter(Boolean));
+    failures.replaceChildren(...[experimentFailures(runList), experimentExpectations(experiment)].filter(Boolean));
     actions.replaceChildren(...actionButtons(experiment, refresh).filter(Boolean));
     if (experiment.matrix && !matrix.hasChildNodes()) {
       matrix.append(h('details', { class: 'matrix' }, h('summary', {}, 'Matrix'),

@@ -1,10 +1,12 @@
 // The experiments list: newest first, filtered by status and name (kept in the page's address as
 // #/?status=RUNNING&name=text), refreshed every 2 s while anything shown is queued or running. Each row says
-// what measured it (its runs' providers; qplab, or the perftest import) and where (the agents its runs ran on).
+// what measured it (its runs' providers; qplab, or the perftest import) and where (the agents its runs ran on), and
+// under its status how its runs met its matrix's expect rules, when it has any.
 import { listExperiments } from './api.js';
 import { cancelButton } from './cancel.js';
 import { comparePicker } from './compare-picker.js';
 import { ACTIVE_STATUSES, h, progressBar, statusBadge, timeLeft } from './dom.js';
+import { experimentVerdict } from './expectations.js';
 import { formatTime } from './format.js';
 import { importBox } from './import-perftest.js';
 import { refreshLoop } from './refresh.js';
@@ -36,7 +38,7 @@ function experimentRow(experiment, refresh) {
   },
   h('td', { class: 'name-cell' }, h('a', { href, title: experiment.name }, experiment.name)),
   h('td', { class: 'num' }, experiment.id),
-  h('td', {}, statusBadge(experiment.status)),
+  h('td', {}, statusBadge(experiment.status), experimentVerdict(experiment)),
   h('td', { class: 'providers' }, listed(experiment.providers)),
   toolCell(experiment),
   h('td', { class: 'agents' }, listed(experiment.agents)),

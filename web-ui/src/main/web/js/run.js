@@ -11,6 +11,7 @@ import { compareHash } from './compare-picker.js';
 import { countsIos } from './curve-specs.js';
 import { drawDistributions, loadDistributions } from './distribution.js';
 import { runFailure } from './failures.js';
+import { runExpectation } from './expectations.js';
 import { fingerprintHash } from './fingerprint-history.js';
 import { ACTIVE_STATUSES, h, statusBadge } from './dom.js';
 import {
@@ -145,6 +146,7 @@ export function mountRun(container, id) {
         run.finishedAt && h('span', { class: 'time' }, `finished ${formatTime(run.finishedAt)}`),
         run.error && run.status !== 'FAILED' && h('span', { class: 'failed' }, run.error)),
       runFailure(run),
+      runExpectation(run),
       h('p', { class: 'fixed-params' }, 'Parameters: ',
         paramList(orderParams(Object.keys(run.params)).map((name) => [name, run.params[name]]))),
       fingerprint && hostLine(fingerprint)].filter(Boolean)); // DOM's replaceChildren writes a null as "null"

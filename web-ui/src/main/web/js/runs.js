@@ -2,10 +2,11 @@
 // those shared by every run are listed once above the table. Its numbers are the runs' kind: a latency
 // run's latency (t_min, t_typical, p99, p99.9, t_max), a bandwidth run's bandwidth, message rate and cycle
 // times; an experiment of both kinds has both. A column no run has a value in is left out once no run is
-// still to come (a perftest bandwidth import measured no cycle times).
+// still to come (a perftest bandwidth import measured no cycle times). With expect rules, each run's verdict.
 import { baselineToggle } from './baseline.js';
 import { countsIos, isLatencyRun } from './curve-specs.js';
 import { ACTIVE_STATUSES, h, statusBadge } from './dom.js';
+import { expectationCell } from './expectations.js';
 import {
   bytesPerSecondToGbit, formatNumber, formatParam, iopsToThousands, messagesPerSecondToMillions, nanosToMicros,
 } from './format.js';
@@ -58,13 +59,14 @@ function tryNote(run) {
   return h('span', { class: 'try-note' }, notes.flatMap((n, i) => (i === 0 ? [' ', n] : [' · ', n])));
 }
 
-function runRow(run, varying, columns, agents, onChange) {
+function runRow(run, varying, columns, agents, expects, onChange) {
   return h('tr', { id: `run-${run.id}`, dataset: { status: run.status, baseline: String(run.baseline) } },
     h('td', { class: 'num' }, h('a', { href: `#/runs/${run.id}`, title: `Run #${run.id}: live view, timeline, distribution` },
       `#${run.id}`)),
     h('td', { class: 'num' }, run.repeat),
     varying.map((name) => h('td', { class: 'num' }, formatParam(name, run.params?.[name]))),
     h('td', {}, statusBadge(run.status), tryNote(run)),
+    expects && expectationCell(run),
     agents && h('td', {}, run.agentId ?? '–'),
     columns.map((column) => num(column.value(run.summary))),
     h('td', { class: 'actions' }, baselineToggle(run, onChange)),
@@ -80,6 +82,7 @@ export function runsTable(runs, onChange) {
   const columns = numberColumns(sorted);
   // an import ran on no agent of qplab's
   const agents = sorted.some((run) => run.agentId || ACTIVE_STATUSES.has(run.status));
+  const expects = sorted.some((run) => run.expectation); // the matrix's expect rules: each run's verdict
   return h('div', {},
     fixedParamsLine('Every run', fixed),
     h('div', { class: 'table-scroll' },
@@ -87,8 +90,9 @@ export function runsTable(runs, onChange) {
         h('thead', {}, h('tr', {},
           h('th', { class: 'num' }, 'Run'), h('th', { class: 'num' }, 'Repeat'),
           varying.map((name) => h('th', { class: 'num' }, name)),
-          h('th', {}, 'Status'), agents && h('th', {}, 'Agent'),
+          h('th', {}, 'Status'), expects && h('th', { title: 'How the run met the matrix\'s expect rules' }, 'Expect'),
+          agents && h('th', {}, 'Agent'),
           columns.map((column) => h('th', { class: 'num' }, column.label)),
           h('th', {}, 'Baseline'), h('th', {}, 'Error'))),
-        h('tbody', {}, sorted.map((run) => runRow(run, varying, columns, agents, onChange))))));
+        h('tbody', {}, sorted.map((run) => runRow(run, varying, columns, agents, expects, onChange))))));
 }

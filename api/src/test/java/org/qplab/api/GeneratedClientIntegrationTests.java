@@ -28,6 +28,9 @@ import org.qplab.api.client.api.QplabApi;
 import org.qplab.api.client.model.BadRequestError;
 import org.qplab.api.client.model.Curve;
 import org.qplab.api.client.model.Experiment;
+import org.qplab.api.client.model.ExperimentExpectations;
+import org.qplab.api.client.model.RunExpectation;
+import org.qplab.api.client.model.RunExpectationRule;
 import org.qplab.api.client.model.Matrix;
 import org.qplab.api.client.model.CurveDimension;
 import org.qplab.api.client.model.CurvePoint;
@@ -101,7 +104,8 @@ class GeneratedClientIntegrationTests {
         ApiResponse<Experiment> submitted = api.submitExperimentWithHttpInfo(new Matrix().name("generated-client")
                 .base(Map.<String, Object>of("provider", "tcp", "threads", 1, "qps_per_thread", 1, "duration_ms", 200))
                 .dimensions(Map.of("msg_size", List.<Object>of(64, "4K")))
-                .repeats(1));
+                .repeats(1)
+                .expect(Map.of("bw_avg_gbps", List.of("> 0", "<= 1e9"))));
 
         assertThat(submitted.getStatusCode()).isEqualTo(201);
         Experiment experiment = submitted.getData();
@@ -112,6 +116,8 @@ class GeneratedClientIntegrationTests {
         assertThat(ended.getStatus()).as("agent log:\n%s", agent.log()).isEqualTo(Experiment.StatusEnum.FINISHED);
         assertThat(ended.getRunsDone()).isEqualTo(2);
         assertThat(ended.getRunsFailed()).isZero();
+        assertThat(ended.getExpectations().getVerdict()).isEqualTo(ExperimentExpectations.VerdictEnum.PASS);
+        assertThat(ended.getExpectations().getRunsPassed()).isEqualTo(2);
 
         // no pins: nothing else varies (pins are form-exploded query parameters, qps_per_thread=8, which this
         // generator's Java client cannot write; curl and other generators can)
@@ -128,6 +134,13 @@ class GeneratedClientIntegrationTests {
         });
 
         List<Run> runs = api.listExperimentRuns(experiment.getId());
+        assertThat(runs).allSatisfy(run -> {
+            assertThat(run.getExpectation().getVerdict()).isEqualTo(RunExpectation.VerdictEnum.PASS);
+            assertThat(run.getExpectation().getRules()).extracting(RunExpectationRule::getRule)
+                    .containsExactly("bw_avg_gbps > 0", "bw_avg_gbps <= 1000000000");
+            assertThat(run.getExpectation().getRules()).allSatisfy(rule -> assertThat(rule.getResult())
+                    .isEqualTo(RunExpectationRule.ResultEnum.PASS));
+        });
         List<String> csv = Files.readAllLines(api.exportExperimentRunsCsv(experiment.getId()).toPath());
         List<String> header = Arrays.asList(csv.get(0).split(","));
         assertThat(header).startsWith("run", "repeat", "status").contains("msg_size", "provider", "bw_avg [B/s]");

@@ -14,7 +14,8 @@ import org.qplab.controller.api.Violation;
  * estimate while it is queued or running: the runs not yet ended × the mean duration of its finished
  * runs ÷ the runs running now (at least one); absent until a run has finished. providers: its runs' providers;
  * tool: "qplab" for an experiment qplab ran, else the program whose output was imported (importedFrom "perftest",
- * tool "ib_send_bw"); agents: the agents its runs ran on (an agent's id is its host name unless it was given one).
+ * tool "ib_send_bw"); agents: the agents its runs ran on (an agent's id is its host name unless it was given one);
+ * expectations: how its runs met its matrix's expect rules (absent without any).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @Schema(description = "An experiment: its status and how far its runs have got. runsTotal counts the points of its "
@@ -40,13 +41,23 @@ public record Experiment(long id, String name,
                          @Schema(description = "Only in a submit's answer: what did not refuse the matrix but may keep "
                                  + "it from running as meant (a named host not connected, agents that cannot run "
                                  + "points placed on any agent), as the validate answer lists them.")
-                         List<Violation> warnings) {
+                         List<Violation> warnings,
+                         @Schema(description = "How its runs met its matrix's expect rules; absent when it has none.",
+                                 nullable = true)
+                         ExperimentExpectations expectations) {
 
     /** This experiment as a submit answers it, with the matrix's warnings. */
     Experiment withWarnings(List<Violation> warnings) {
         return new Experiment(id, name, status, createdAt, finishedAt, runsTotal, runsDone, runsFailed, runsRunning,
                 runsRetried, meanRunSeconds, secondsLeft, matrix, submittedBy, providers, tool, importedFrom, agents,
-                List.copyOf(warnings));
+                List.copyOf(warnings), expectations);
+    }
+
+    /** This experiment with its expectations' failures listed. */
+    Experiment withExpectations(ExperimentExpectations expectations) {
+        return new Experiment(id, name, status, createdAt, finishedAt, runsTotal, runsDone, runsFailed, runsRunning,
+                runsRetried, meanRunSeconds, secondsLeft, matrix, submittedBy, providers, tool, importedFrom, agents,
+                warnings, expectations);
     }
 
     static Double secondsLeft(String status, int total, int done, int running, Double meanRunSeconds) {

@@ -65,7 +65,7 @@ class ExperimentController {
     ExperimentController(Jdbc jdbc, ExperimentRepository experiments, RunRepository runs,
                          ApplicationEventPublisher events, ObjectMapper json, ExperimentProperties properties,
                          AgentRegistry agents, KnownHosts knownHosts, RunHistory history, Quotas quotas,
-                         TransactionTemplate tx) {
+                         TransactionTemplate tx, ExpectCheck expect) {
         this.agents = agents;
         this.knownHosts = knownHosts;
         this.history = history;
@@ -76,7 +76,7 @@ class ExperimentController {
         this.runs = runs;
         this.events = events;
         this.reader = new MatrixReader(json);
-        this.expander = new MatrixExpander(json, properties.maxRuns());
+        this.expander = new MatrixExpander(json, properties.maxRuns(), expect);
     }
 
     /** 201; 400 listing every violation of the matrix; 429 when its runs would pass qplab.limits.queued-runs. */

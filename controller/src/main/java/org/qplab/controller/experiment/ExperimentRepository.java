@@ -30,8 +30,14 @@ public class ExperimentRepository {
                          WHERE x.experiment_id = e.id AND x.params ->> 'provider' IS NOT NULL ORDER BY 1) AS providers,
                    coalesce(e.matrix -> 'imported' ->> 'tool', 'qplab') AS tool, e.matrix -> 'imported' ->> 'from' AS imported_from,
                    array(SELECT DISTINCT a FROM run x, unnest(ARRAY[x.agent_id, x.server_agent_id]) a
-                         WHERE x.experiment_id = e.id AND a IS NOT NULL ORDER BY 1) AS agents
-            FROM experiment e LEFT JOIN run r ON r.experiment_id = e.id
+                         WHERE x.experiment_id = e.id AND a IS NOT NULL ORDER BY 1) AS agents,
+                   jsonb_typeof(e.matrix -> 'expect') = 'object' AND e.matrix -> 'expect' <> '{}'::jsonb AS expects,
+                   count(r.id) FILTER (WHERE r.superseded_by IS NULL AND v.verdict = 'PASS') AS runs_passed,
+                   count(r.id) FILTER (WHERE r.superseded_by IS NULL AND v.verdict = 'FAIL') AS runs_failed,
+                   count(r.id) FILTER (WHERE r.superseded_by IS NULL AND (v.verdict = 'NOT_JUDGED'
+                       OR v.verdict IS NULL AND r.status IN ('FINISHED', 'FAILED', 'CANCELLED'))) AS runs_not_judged,
+                   count(r.id) FILTER (WHERE r.superseded_by IS NULL AND r.status IN ('QUEUED', 'RUNNING')) AS runs_pending
+            FROM experiment e LEFT JOIN run r ON r.experiment_id = e.id LEFT JOIN run_expectation v ON v.run_id = r.id
             """;
 
     private final JdbcClient jdbc;
@@ -93,7 +99,7 @@ public class ExperimentRepository {
     /**
      * Deletes an ended experiment and everything its runs keep: the rows of run_trace and run_interval (which have no
      * foreign key), then the experiment, whose foreign keys cascade to run, run_frame, run_summary,
-     * run_histogram and run_baseline. False when there is no such experiment; Conflict while it, or one of its
+     * run_histogram, run_baseline and run_expectation. False when there is no such experiment; Conflict while it, or one of its
      * runs, is queued or running. Its runs are locked first (in id order, as ingest claims them), so a frame in
      * flight for one commits before, or fails alone after, and leaves nothing behind.
      */
@@ -134,9 +140,29 @@ public class ExperimentRepository {
                 .query(this::map).list();
     }
 
+    /** The experiment, with the first of its expectations' failures. */
     public Optional<Experiment> find(long id) {
         return jdbc.sql(SELECT.formatted("e.matrix::text") + " WHERE e.id = ? GROUP BY e.id")
-                .param(id).query(this::map).optional();
+                .param(id).query(this::map).optional()
+                .map(e -> e.expectations() == null ? e : e.withExpectations(e.expectations().withFailures(failures(id))));
+    }
+
+    /**
+     * The rules of the experiment's current runs that failed or were not judged, in run order: a run that passed
+     * lists none, and a rule on a metric a run does not measure only when no other rule applied to it.
+     */
+    private List<ExperimentExpectations.Failure> failures(long id) {
+        return jdbc.sql("""
+                        SELECT r.id, rule ->> 'result', rule ->> 'rule', rule ->> 'message'
+                        FROM run r JOIN run_expectation v ON v.run_id = r.id, jsonb_array_elements(v.rules) rule
+                        WHERE r.experiment_id = ? AND r.superseded_by IS NULL AND v.verdict <> 'PASS'
+                          AND (rule ->> 'result' NOT IN ('PASS', 'NOT_MEASURED')
+                               OR rule ->> 'result' = 'NOT_MEASURED' AND v.verdict = 'NOT_JUDGED')
+                        ORDER BY r.idx, r.id LIMIT ?""")
+                .params(id, ExperimentExpectations.MAX_FAILURES)
+                .query((rs, i) -> new ExperimentExpectations.Failure(rs.getLong(1), rs.getString(2), rs.getString(3),
+                        rs.getString(4)))
+                .list();
     }
 
     private Experiment map(ResultSet rs, int row) throws SQLException {
@@ -152,7 +178,19 @@ public class ExperimentRepository {
                 rs.getObject("created_at", OffsetDateTime.class), rs.getObject("finished_at", OffsetDateTime.class),
                 total, done, rs.getInt("failed"), running, rs.getInt("retried"), mean,
                 Experiment.secondsLeft(status, total, done, running, mean), source, rs.getString("submitted_by"),
-                strings(rs, "providers"), rs.getString("tool"), rs.getString("imported_from"), strings(rs, "agents"), null);
+                strings(rs, "providers"), rs.getString("tool"), rs.getString("imported_from"), strings(rs, "agents"), null,
+                expectations(rs));
+    }
+
+    private static ExperimentExpectations expectations(ResultSet rs) throws SQLException {
+        if (!rs.getBoolean("expects")) {
+            return null;
+        }
+        int failed = rs.getInt("runs_failed");
+        int pending = rs.getInt("runs_pending");
+        int notJudged = rs.getInt("runs_not_judged");
+        return new ExperimentExpectations(ExperimentExpectations.verdict(failed, pending, notJudged),
+                rs.getInt("runs_passed"), failed, notJudged, pending, null);
     }
 
     private static List<String> strings(ResultSet rs, String column) throws SQLException {

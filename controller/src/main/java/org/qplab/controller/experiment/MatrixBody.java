@@ -41,4 +41,11 @@ record MatrixBody(
                 + "agents connected at submit, as a group of them), {\"loopback\": [host, ...]}, {\"pairs\": [[client, "
                 + "server], ...]} or {\"group\": [host, ...]} (every pair of the group, in n−1 rounds of n/2 pairs that "
                 + "share no host, an odd group's hosts each idle one round).")
-        Object hosts) {}
+        Object hosts,
+        @Schema(description = "What each run must measure, checked when it finishes: a run-level metric (as runs and "
+                + "curves name them: bw_avg_bps in B/s, latency_p99_us in µs, msg_rate, ...; a bandwidth also in "
+                + "Gbit/s, bw_avg_gbps) to a comparison, or a list of them: absolute (\">= 90\", \"<= 5\") or "
+                + "relative to the run's fingerprint's baseline (\">= 0.95 * baseline\"; the unit may then be left "
+                + "out: bw_avg). Each run gets PASS, FAIL or NOT_JUDGED (its expectation); the experiment passes when "
+                + "all its runs do.", example = "{\"bw_avg_gbps\": \">= 90\", \"bw_avg\": \">= 0.95 * baseline\"}")
+        Map<String, Object> expect) {}

@@ -26,6 +26,7 @@ import tools.jackson.databind.ObjectMapper;
  * exclude:     [{transport: ud, op: [write, read]}, {msg_size: {gt: 4K}}]  # points left out
  * repeats: 3                                          # each point this many times, in rounds
  * order: {random: true, seed: 7}                      # run order shuffled reproducibly
+ * expect: {bw_avg_gbps: "&gt;= 90", bw_avg: "&gt;= 0.95 * baseline"}  # what each run must measure (history's ExpectRules)
  * </pre>
  *
  * A zip is one dimension whose positions set several parameters at once (its lists are equally
@@ -39,9 +40,9 @@ import tools.jackson.databind.ObjectMapper;
 public final class MatrixExpander {
 
     static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions",
-            "zips", "exclude", "repeats", "order", "hosts");
+            "zips", "exclude", "repeats", "order", "hosts", "expect");
     private static final List<String> TOP_LEVEL_ORDER = List.of("name", "description", "base", "dimensions", "zips",
-            "exclude", "repeats", "order", "hosts");
+            "exclude", "repeats", "order", "hosts", "expect");
     private static final String TOP_LEVEL_TEXT = String.join(", ", TOP_LEVEL_ORDER);
     private static final int MAX_REPEATS = 1000;
 
@@ -49,9 +50,15 @@ public final class MatrixExpander {
     private final long maxRuns;
     private final SpecCheck specs;
     private final HostCapabilities capabilities;
+    private final ExpectCheck expect;
 
     public MatrixExpander(ObjectMapper json, long maxRuns) {
         this(json, maxRuns, HostCapabilities.NONE);
+    }
+
+    /** expect: the check of the matrix's expect rules. */
+    public MatrixExpander(ObjectMapper json, long maxRuns, ExpectCheck expect) {
+        this(json, maxRuns, HostCapabilities.NONE, new SpecCheck(), expect);
     }
 
     /** connectedFacts: the hello facts of a connected agent by its id (null when it is not connected). */
@@ -69,6 +76,12 @@ public final class MatrixExpander {
     }
 
     private MatrixExpander(ObjectMapper json, long maxRuns, HostCapabilities capabilities, SpecCheck specs) {
+        this(json, maxRuns, capabilities, specs, ExpectCheck.NONE);
+    }
+
+    private MatrixExpander(ObjectMapper json, long maxRuns, HostCapabilities capabilities, SpecCheck specs,
+                           ExpectCheck expect) {
+        this.expect = expect;
         this.json = json;
         this.maxRuns = maxRuns;
         this.specs = specs;
@@ -103,6 +116,9 @@ public final class MatrixExpander {
         MatrixPoints matrix = MatrixPoints.read(root, violations);
         MatrixExcludes excludes = MatrixExcludes.read(root.get("exclude"), violations);
         RunOrder order = RunOrder.read(root.get("order"), violations);
+        if (root.get("expect") != null) {
+            expect.check(root.get("expect"), violations);
+        }
 
         BigInteger total = BigInteger.valueOf(repeats).multiply(BigInteger.valueOf(where.size()))
                 .multiply(matrix.count());

@@ -11,7 +11,7 @@ import java.util.Locale;
  * case, within a small threshold (one edit for names of up to four characters, two above), so that a name near
  * nothing gets no guess.
  */
-final class Suggestions {
+public final class Suggestions {
 
     private Suggestions() {
     }
@@ -37,7 +37,7 @@ final class Suggestions {
     }
 
     /** "; did you mean msg_size?" (or "a or b?"), or null when nothing is near. */
-    static String didYouMean(String typed, Collection<String> known) {
+    public static String didYouMean(String typed, Collection<String> known) {
         List<String> near = nearest(typed, known);
         return near.isEmpty() ? null : "did you mean " + String.join(" or ", near) + "?";
     }

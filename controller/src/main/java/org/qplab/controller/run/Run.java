@@ -14,7 +14,8 @@ import java.util.Map;
  * controller; equal to the summary's cycles once it finished). partial: the run ended early (FAILED or
  * CANCELLED) and keeps the cyclesStored cycles that reached the controller before. traceStored: the per-cycle
  * trace records kept (0 once deleted: traceDeletedAt). In a bidirectional run the server sends too: its
- * serverSummary is then what it sent (side sender), as summary is what the client sent.
+ * serverSummary is then what it sent (side sender), as summary is what the client sent. expectation: how it met its
+ * experiment's expect rules, once it finished.
  */
 @Schema(description = "A run: its engine parameters, where and when it ran, its summary once it ended (see "
         + "getRunSummary; a pair run's receiving side in serverSummary, null for a loopback run), its fingerprint once it started on a host, and what it keeps stored. A failed try that was "
@@ -31,4 +32,7 @@ public record Run(long id, long experimentId, int index, int repeat, Map<String,
                   @Schema(allowableValues = {"QUEUED", "RUNNING", "FINISHED", "FAILED", "CANCELLED"}) String status,
                   String agentId, int attempt, OffsetDateTime startedAt, OffsetDateTime finishedAt, String error,
                   Map<String, Object> summary, Map<String, Object> serverSummary, String fingerprint, boolean baseline, Long supersededBy, Long retryOf,
-                  boolean partial, long cyclesStored, long traceStored, OffsetDateTime traceDeletedAt) {}
+                  boolean partial, long cyclesStored, long traceStored, OffsetDateTime traceDeletedAt,
+                  @Schema(description = "How the run met its experiment's expect rules, judged when it finished; null "
+                          + "when the experiment has none, or the run has not finished.", nullable = true)
+                  RunExpectation expectation) {}

@@ -25,8 +25,10 @@ public class RunRepository {
                    CASE WHEN r.want_client IS NOT NULL THEN concat_ws('/', r.want_client, r.want_server) END AS hosts,
                    b.run_id IS NOT NULL AS baseline, r.superseded_by, r.retry_of, r.trace_deleted_at,
                    (SELECT coalesce(sum(cycles), 0) FROM run_frame sb WHERE sb.run_id = r.id) AS cycles_stored,
-                   (SELECT coalesce(sum(rows), 0) FROM run_frame sb WHERE sb.run_id = r.id) AS trace_stored
+                   (SELECT coalesce(sum(rows), 0) FROM run_frame sb WHERE sb.run_id = r.id) AS trace_stored,
+                   x.verdict, x.rules::text AS expectation_rules, x.judged_at
             FROM run r LEFT JOIN run_summary s ON s.run_id = r.id LEFT JOIN run_baseline b ON b.run_id = r.id
+                 LEFT JOIN run_expectation x ON x.run_id = r.id
             """;
 
     private final JdbcClient jdbc;
@@ -71,7 +73,16 @@ public class RunRepository {
                 rs.getObject("superseded_by", Long.class), rs.getObject("retry_of", Long.class),
                 List.of("FAILED", "CANCELLED").contains(rs.getString("status")) && rs.getLong("cycles_stored") > 0,
                 rs.getLong("cycles_stored"), rs.getObject("trace_deleted_at") == null ? rs.getLong("trace_stored") : 0,
-                rs.getObject("trace_deleted_at", OffsetDateTime.class));
+                rs.getObject("trace_deleted_at", OffsetDateTime.class), expectation(rs));
+    }
+
+    private RunExpectation expectation(ResultSet rs) throws SQLException {
+        String rules = rs.getString("expectation_rules");
+        if (rules == null) {
+            return null;
+        }
+        return new RunExpectation(rs.getString("verdict"), rs.getObject("judged_at", OffsetDateTime.class),
+                List.of(json.readValue(rules, RunExpectation.Rule[].class)));
     }
 
     @SuppressWarnings("unchecked")

@@ -3,6 +3,7 @@ package org.qplab.controller.schedule;
 import java.util.List;
 import java.util.Map;
 import org.qplab.controller.analysis.RunHistograms;
+import org.qplab.controller.history.Expectations;
 import org.qplab.controller.live.LiveRuns;
 import org.qplab.controller.run.RunFinished;
 import org.slf4j.Logger;
@@ -10,13 +11,14 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * How a run ends in the database: its summary stored once, its status set, a failure that may pass
- * tried again as a new run of the same point (up to qplab.schedule.max-attempts), and its experiment
- * closed when it was the last run. Idempotent, because an agent replays a run's end after a reconnect.
+ * How a run ends in the database: its summary stored once, its status set, a finished run judged against its
+ * experiment's expect rules, a failure that may pass tried again as a new run of the same point (up to
+ * qplab.schedule.max-attempts), and its experiment closed when it was the last run. Idempotent, because an agent replays a run's end after a reconnect.
  */
 @Component
 public class RunOutcomes {
@@ -28,11 +30,14 @@ public class RunOutcomes {
     private final ObjectMapper json;
     private final LiveRuns live;
     private final RunHistograms histograms;
+    private final Expectations expectations;
     private final int maxAttempts;
     private final ApplicationEventPublisher events;
 
     public RunOutcomes(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json, LiveRuns live,
-                       ScheduleProperties schedule, RunHistograms histograms, ApplicationEventPublisher events) {
+                       ScheduleProperties schedule, RunHistograms histograms, Expectations expectations,
+                       ApplicationEventPublisher events) {
+        this.expectations = expectations;
         this.jdbc = jdbc;
         this.events = events;
         this.tx = tx;
@@ -78,11 +83,30 @@ public class RunOutcomes {
                 return end(runId, agentId, "CANCELLED", "stopped early on request; the cycles measured until then are kept",
                         false);
             }
-            return end(runId, agentId, "FINISHED", null, false);
+            String finished = end(runId, agentId, "FINISHED", null, false);
+            if (finished != null) {
+                judge(runId, status); // before the commit: a FINISHED run (and experiment) has its verdict
+            }
+            return finished;
         });
         announce(runId, ended);
         if ("FINISHED".equals(ended)) {
             events.publishEvent(new RunFinished(runId)); // after the commit: a listener sees the run finished
+        }
+    }
+
+    /**
+     * Judges the finished run against its experiment's expect rules, behind a savepoint: a judgment that fails leaves
+     * the run without a verdict (its experiment then shows it NOT_JUDGED) but never undoes or holds up its end.
+     */
+    private void judge(long runId, TransactionStatus status) {
+        Object savepoint = status.createSavepoint();
+        try {
+            expectations.judge(runId);
+            status.releaseSavepoint(savepoint);
+        } catch (RuntimeException e) {
+            status.rollbackToSavepoint(savepoint);
+            log.error("run {} finished, but judging it against its expect rules failed; it has no verdict", runId, e);
         }
     }
 

@@ -109,6 +109,28 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
                 .doesNotContain("anonymous-read");
     }
 
+    @Test
+    void describesExpectRulesAndTheVerdictsOfRunsAndExperiments() {
+        Map<String, Object> schemas = map(map(document(), "components"), "schemas");
+
+        assertThat((String) map(map(map(schemas, "Matrix"), "properties"), "expect").get("description"))
+                .contains("bw_avg_gbps", ">= 0.95 * baseline", "PASS, FAIL or NOT_JUDGED");
+        assertThat(String.valueOf(map(map(schemas, "Run"), "properties").get("expectation")))
+                .contains("#/components/schemas/RunExpectation");
+        assertThat(map(map(map(schemas, "RunExpectation"), "properties"), "verdict").get("enum"))
+                .isEqualTo(List.of("PASS", "FAIL", "NOT_JUDGED"));
+        assertThat(map(map(map(schemas, "RunExpectationRule"), "properties"), "result").get("enum"))
+                .isEqualTo(List.of("PASS", "FAIL", "NO_BASELINE", "NOT_MEASURED", "UNREADABLE"));
+        assertThat(map(map(schemas, "RunExpectationRule"), "properties")).containsKeys("rule", "metric", "unit",
+                "measured", "limit", "baseline", "baselineRunId", "message");
+        assertThat(String.valueOf(map(map(schemas, "Experiment"), "properties").get("expectations")))
+                .contains("#/components/schemas/ExperimentExpectations");
+        assertThat(map(map(map(schemas, "ExperimentExpectations"), "properties"), "verdict").get("enum"))
+                .isEqualTo(List.of("PASS", "FAIL", "NOT_JUDGED", "PENDING"));
+        assertThat(map(map(schemas, "ExpectationFailure"), "properties")).containsKeys("runId", "result", "rule",
+                "message");
+    }
+
     private Map<String, Object> document() {
         return http().get().uri("/v3/api-docs").exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult()
                 .getResponseBody();

@@ -11,13 +11,29 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.analysis.RunHistograms;
+import org.qplab.controller.history.Expectations;
+import org.qplab.controller.live.LiveRuns;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.ObjectMapper;
 
+@SuppressWarnings("unchecked")
 class RunOutcomesIntegrationTests extends ControllerIntegrationTest {
 
     @Autowired
     private RunOutcomes outcomes;
+    @Autowired
+    private TransactionTemplate tx;
+    @Autowired
+    private ObjectMapper json;
+    @Autowired
+    private LiveRuns live;
+    @Autowired
+    private ScheduleProperties schedule;
+    @Autowired
+    private RunHistograms histograms;
 
     @Test
     void anExperimentWhoseLastRunsEndAtTheSameMomentEndsToo() throws Exception {
@@ -47,9 +63,41 @@ class RunOutcomesIntegrationTests extends ControllerIntegrationTest {
         }
     }
 
+    /** A judgment that fails in the database (which aborts the statement's transaction) never loses the run's end. */
+    @Test
+    void aRunWhoseJudgmentFailsStillFinishesWithoutAVerdictAndItsExperimentSaysNotJudged() {
+        Expectations failing = new Expectations(jdbc, json) {
+            @Override
+            public void judge(long runId) {
+                jdbc.sql("SELECT 1 / 0").query(Integer.class).single();
+            }
+        };
+        RunOutcomes judgingBadly = new RunOutcomes(jdbc, tx, json, live, schedule, histograms, failing, event -> { });
+        long experiment = experimentWithRunningRuns(1, ",\"expect\":{\"msg_rate\":\"> 0\"}");
+        long run = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(experiment).query(Long.class).single();
+
+        judgingBadly.finished(run, "ends-agent", Map.of("cycles", 0), 0);
+
+        assertThat(jdbc.sql("SELECT status FROM run WHERE id = ?").param(run).query(String.class).single())
+                .isEqualTo("FINISHED");
+        assertThat(jdbc.sql("SELECT count(*) FROM run_summary WHERE run_id = ?").param(run).query(Long.class).single())
+                .as("its summary kept").isEqualTo(1);
+        assertThat(jdbc.sql("SELECT count(*) FROM run_expectation WHERE run_id = ?").param(run).query(Long.class).single())
+                .isZero();
+        Map<String, Object> shown = http().get().uri("/api/experiments/{id}", experiment).exchange().expectStatus().isOk()
+                .expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat(shown.get("status")).isEqualTo("FINISHED");
+        assertThat((Map<String, Object>) shown.get("expectations")).containsEntry("verdict", "NOT_JUDGED")
+                .containsEntry("runsNotJudged", 1).containsEntry("runsPassed", 0);
+    }
+
     private long experimentWithRunningRuns(int n) {
+        return experimentWithRunningRuns(n, "");
+    }
+
+    private long experimentWithRunningRuns(int n, String more) {
         Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"name\":\"ends\",\"base\":{\"msg_size\":64,\"iterations\":1},\"repeats\":" + n + "}")
+                .bodyValue("{\"name\":\"ends\",\"base\":{\"msg_size\":64,\"iterations\":1},\"repeats\":" + n + more + "}")
                 .exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         long id = ((Number) created.get("id")).longValue();
         // the runs are on an agent (this test plays it), so no real agent may take them
