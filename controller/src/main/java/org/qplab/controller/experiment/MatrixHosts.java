@@ -91,23 +91,15 @@ final class MatrixHosts {
      * others idle. In each pair the host listed first in the group is the client.
      */
     static List<Pair> rounds(List<String> group) {
-        List<String> slots = new ArrayList<>(group);
-        if (slots.size() % 2 == 1) {
-            slots.add(null); // the bye
-        }
-        int n = slots.size();
+        int n = group.size() + group.size() % 2; // an odd group gets a bye: the position past its last host
         List<Pair> pairs = new ArrayList<>(group.size() * (group.size() - 1) / 2);
         for (int round = 0; round < n - 1; round++) {
-            List<String> at = new ArrayList<>(n);
-            at.add(slots.get(0));
-            for (int i = 0; i < n - 1; i++) {
-                at.add(slots.get(1 + (i + round) % (n - 1)));
-            }
+            // position 0 stays, the others turn one place per round; position i meets position n-1-i
             for (int i = 0; i < n / 2; i++) {
-                String x = at.get(i);
-                String y = at.get(n - 1 - i);
-                if (x != null && y != null) {
-                    pairs.add(group.indexOf(x) < group.indexOf(y) ? new Pair(x, y) : new Pair(y, x));
+                int x = i == 0 ? 0 : 1 + (i - 1 + round) % (n - 1);
+                int y = 1 + (n - 2 - i + round) % (n - 1);
+                if (x < group.size() && y < group.size()) {
+                    pairs.add(new Pair(group.get(Math.min(x, y)), group.get(Math.max(x, y))));
                 }
             }
         }
