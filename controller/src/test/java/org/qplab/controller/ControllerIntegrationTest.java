@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.assertj.core.api.Assertions;
 import org.qplab.controller.database.TestDatabase;
+import org.qplab.testkit.AgentProcess;
 import org.qplab.testkit.ControllerProcess;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -128,6 +129,29 @@ public abstract class ControllerIntegrationTest {
         }
         return Assertions.fail("experiment " + id + " did not end within " + timeout + ": " + experiment + "\n"
                 + diagnostics.get());
+    }
+
+    /** Waits until every agent of ids is connected (at most 90 s); fails with diagnostics otherwise. */
+    protected void awaitAgentsConnected(List<String> ids, Supplier<String> diagnostics) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (System.nanoTime() < deadline) {
+            long connected = jdbc.sql("SELECT count(*) FROM agent WHERE connected AND id IN (:ids)").param("ids", ids)
+                    .query(Long.class).single();
+            if (connected == ids.size()) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        Assertions.fail("agents " + ids + " did not all register within 90 s\n" + diagnostics.get());
+    }
+
+    /** The agents' logs, one after another, for failure messages. */
+    protected static String logsOf(List<AgentProcess> agents) {
+        StringBuilder all = new StringBuilder();
+        for (AgentProcess agent : agents) {
+            all.append(agent.log()).append("\n----\n");
+        }
+        return all.toString();
     }
 
     protected long count(String table) {

@@ -3,46 +3,20 @@ package org.qplab.controller.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.cli.QplabCli.Result;
 import org.qplab.testkit.AgentProcess;
 
 /** The scripting entry (./qplab submit|wait|import|list|export) against a running controller and a real agent. */
 class QplabCliIntegrationTests extends ControllerIntegrationTest {
 
-    private static final Path QPLAB = Path.of("..", "qplab").toAbsolutePath().normalize();
-
-    record Result(int exit, String out, String err) {}
-
     private Result qplab(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("bash", QPLAB.toString()));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command);
-        builder.environment().put("QPLAB_URL", "http://127.0.0.1:" + port);
-        builder.environment().put("QPLAB_TOKEN", adminToken());
-        builder.environment().put("QPLAB_POLL_SECONDS", "0.2");
-        builder.environment().put("QPLAB_WAIT_SECONDS", "120");
-        Process p = builder.start();
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
-        String out = read(p.getInputStream());
-        assertThat(p.waitFor(150, TimeUnit.SECONDS)).as("qplab %s ended", List.of(args)).isTrue();
-        return new Result(p.exitValue(), out, err.join());
-    }
-
-    private static String read(java.io.InputStream in) {
-        try {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        return QplabCli.run(port, adminToken(), args);
     }
 
     @Test

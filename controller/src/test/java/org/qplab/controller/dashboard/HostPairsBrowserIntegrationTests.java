@@ -1,7 +1,6 @@
 package org.qplab.controller.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import java.nio.file.Files;
 import java.sql.Timestamp;
@@ -55,7 +54,7 @@ class HostPairsBrowserIntegrationTests extends BrowserTest {
             agents.add(AgentProcess.start(net.in(i, List.of()), "ws://" + net.hostAddress() + ":" + port + "/agent",
                     ids.get(i - 1), TOKEN));
         }
-        awaitConnected(ids);
+        awaitAgentsConnected(ids, () -> logsOf(agents));
         Map<String, Object> created = http().post().uri("/api/experiments")
                 .contentType(MediaType.parseMediaType("application/yaml")).bodyValue("""
                         name: fabric
@@ -63,8 +62,8 @@ class HostPairsBrowserIntegrationTests extends BrowserTest {
                         base: {provider: tcp, msg_size: 64K, duration_ms: 1500}
                         """).exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         long id = ((Number) created.get("id")).longValue();
-        Map<String, Object> ended = awaitExperimentEnd(id, Duration.ofMinutes(3), this::logs);
-        assertThat(ended.get("status")).as(logs()).isEqualTo("FINISHED");
+        Map<String, Object> ended = awaitExperimentEnd(id, Duration.ofMinutes(3), () -> logsOf(agents));
+        assertThat(ended.get("status")).as(logsOf(agents)).isEqualTo("FINISHED");
 
         // queued in rounds (p1-p4, p2-p3), (p1-p2, p3-p4), (p1-p3, p2-p4): a round's two pairs ran at once
         List<Map<String, Object>> runs = jdbc.sql("SELECT want_client || '-' || want_server AS pair, started_at, "
@@ -124,26 +123,5 @@ class HostPairsBrowserIntegrationTests extends BrowserTest {
         http().get().uri("/api/experiments/" + id + "/pairs?bad_below=1.5&bad_above=0.5&metric=speed").exchange()
                 .expectStatus().isBadRequest().expectBody(JSON_OBJECT).value(body -> assertThat(body.toString())
                         .contains("bad_below").contains("bad_above").contains("metric"));
-    }
-
-    private void awaitConnected(List<String> ids) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (System.nanoTime() < deadline) {
-            long connected = jdbc.sql("SELECT count(*) FROM agent WHERE connected AND id IN (:ids)").param("ids", ids)
-                    .query(Long.class).single();
-            if (connected == ids.size()) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        fail("agents " + ids + " did not all register within 90 s\n" + logs());
-    }
-
-    private String logs() {
-        StringBuilder all = new StringBuilder();
-        for (AgentProcess agent : agents) {
-            all.append(agent.log()).append("\n----\n");
-        }
-        return all.toString();
     }
 }

@@ -4,20 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.cli.QplabCli;
+import org.qplab.controller.cli.QplabCli.Result;
 import org.qplab.testkit.AgentProcess;
 import org.springframework.http.MediaType;
 
@@ -31,14 +29,12 @@ import org.springframework.http.MediaType;
 @SuppressWarnings("unchecked")
 class ExpectationsIntegrationTests extends ControllerIntegrationTest {
 
-    private static final Path QPLAB = Path.of("..", "qplab").toAbsolutePath().normalize();
     private static final String PACED = "base: {provider: tcp, msg_size: 4K, duration_ms: 300, rate_limit: 2000}\n";
 
     private AgentProcess agent;
     @TempDir
     Path dir;
 
-    record Result(int exit, String out, String err) {}
 
     @BeforeAll
     void startTheAgent() throws Exception {
@@ -168,24 +164,7 @@ class ExpectationsIntegrationTests extends ControllerIntegrationTest {
     private Result submitAndWait(String matrix) throws IOException, InterruptedException {
         Path file = Files.createTempFile(dir, "matrix", ".yaml");
         Files.writeString(file, matrix);
-        ProcessBuilder builder = new ProcessBuilder(List.of("bash", QPLAB.toString(), "submit", file.toString(), "--wait"));
-        builder.environment().put("QPLAB_URL", "http://127.0.0.1:" + port);
-        builder.environment().put("QPLAB_TOKEN", adminToken());
-        builder.environment().put("QPLAB_POLL_SECONDS", "0.2");
-        builder.environment().put("QPLAB_WAIT_SECONDS", "120");
-        Process p = builder.start();
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
-        String out = read(p.getInputStream());
-        assertThat(p.waitFor(150, TimeUnit.SECONDS)).as("qplab submit --wait ended").isTrue();
-        return new Result(p.exitValue(), out, err.join());
-    }
-
-    private static String read(java.io.InputStream in) {
-        try {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        return QplabCli.run(port, adminToken(), "submit", file.toString(), "--wait");
     }
 
     private Map<String, Object> get(String uri) {

@@ -1,7 +1,6 @@
 package org.qplab.controller.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -49,7 +48,7 @@ class MultiHostIntegrationTests extends ControllerIntegrationTest {
             agents.add(AgentProcess.start(net.in(i, List.of()), "ws://" + net.hostAddress() + ":" + port + "/agent",
                     "h" + i, TOKEN));
         }
-        awaitConnected(List.of("h1", "h2", "h3"));
+        awaitAgentsConnected(List.of("h1", "h2", "h3"), () -> logsOf(agents));
         assertThat(jdbc.sql("SELECT facts->>'data_address' FROM agent WHERE id IN ('h1','h2','h3') ORDER BY id")
                 .query(String.class).list()).as("each agent found its namespace's address")
                 .containsExactly(net.address(1), net.address(2), net.address(3));
@@ -68,8 +67,8 @@ class MultiHostIntegrationTests extends ControllerIntegrationTest {
                 """.formatted(iterations));
 
         for (long id : List.of(pairs, loopbacks)) {
-            Map<String, Object> ended = awaitExperimentEnd(id, Duration.ofMinutes(4), this::logs);
-            assertThat(ended.get("status")).as("experiment %d (%s)", id, logs()).isEqualTo("FINISHED");
+            Map<String, Object> ended = awaitExperimentEnd(id, Duration.ofMinutes(4), () -> logsOf(agents));
+            assertThat(ended.get("status")).as("experiment %d (%s)", id, logsOf(agents)).isEqualTo("FINISHED");
         }
 
         List<Map<String, Object>> runs = jdbc.sql("""
@@ -121,26 +120,5 @@ class MultiHostIntegrationTests extends ControllerIntegrationTest {
         Map<String, Object> created = http().post().uri("/api/experiments").contentType(MediaType.parseMediaType("application/yaml"))
                 .bodyValue(yaml).exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         return ((Number) created.get("id")).longValue();
-    }
-
-    private void awaitConnected(List<String> ids) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (System.nanoTime() < deadline) {
-            long connected = jdbc.sql("SELECT count(*) FROM agent WHERE connected AND id IN (:ids)").param("ids", ids)
-                    .query(Long.class).single();
-            if (connected == ids.size()) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        fail("agents " + ids + " did not all register within 90 s\n" + logs());
-    }
-
-    private String logs() {
-        StringBuilder all = new StringBuilder();
-        for (AgentProcess agent : agents) {
-            all.append(agent.log()).append("\n----\n");
-        }
-        return all.toString();
     }
 }
