@@ -14,14 +14,15 @@
 #   Part 4, post path: ib_{write,send}_bw vs qpbench at POST_SIZES, qpbench --post-api=wr (ibv_wr_*) against
 #     perftest's default and qpbench --use_old_post_send (ibv_post_send) against perftest --use_old_post_send,
 #     BW average [MB/s], POST_BYTES per run (iterations = POST_BYTES / size, at least 2000).
-#   Part 5, iWARP: siw0 (lab siw) on both VMs, everything through rdma_cm (-R): ib_write_bw vs qpbench at 4 KiB
-#     (IWARP_BW_ITERS) and ib_write_lat vs qpbench --lat at 64 B (IWARP_LAT_ITERS).
+#   Part 5, iWARP: siw0 (lab siw) on both VMs, everything through rdma_cm (-R): ib_write_bw vs qpbench
+#     --target-wait=spin at 4 KiB (IWARP_BW_ITERS; with -R perftest's server busy-polls its QP for the end-of-test
+#     message, so qpbench's target spins too) and ib_write_lat vs qpbench --lat at 64 B (IWARP_LAT_ITERS).
 # Writes results-lat-atomic-bidir.md next to this script.
 #
 # Usage: bench/verbs-vs-perftest/run-lat-atomic-bidir.sh
 # Knobs (environment): REPEATS=5 LAT_OPS="send write read" LAT_SIZES="64 1024 4096" LAT_ITERS=2000
 #   ATOMICS="fadd cswap" ATOMIC_ITERS=20000 BIDIR_OPS="write send" BIDIR_SIZE=1024 BIDIR_ITERS=8192
-#   POST_OPS="write send" POST_SIZES="64 1024 4096" POST_BYTES=4194304 IWARP_BW_ITERS=2000 IWARP_LAT_ITERS=1000
+#   POST_OPS="write send" POST_SIZES="64 1024 4096" POST_BYTES=4194304 IWARP_BW_ITERS=8000 IWARP_LAT_ITERS=1000
 #   PARTS="lat atomic bidir post iwarp" (the parts to run; the others keep their rows from rows/PART.md)
 #   QPLAB_LAB_DIR (the lab's state; default lab/target/bench-lab)
 set -euo pipefail
@@ -41,7 +42,7 @@ BIDIR_ITERS=${BIDIR_ITERS:-8192}
 POST_OPS=${POST_OPS:-"write send"}
 POST_SIZES=${POST_SIZES:-"64 1024 4096"}
 POST_BYTES=${POST_BYTES:-4194304}
-IWARP_BW_ITERS=${IWARP_BW_ITERS:-2000}
+IWARP_BW_ITERS=${IWARP_BW_ITERS:-8000}
 IWARP_LAT_ITERS=${IWARP_LAT_ITERS:-1000}
 PARTS=${PARTS:-"lat atomic bidir post iwarp"}
 export QPLAB_LAB_DIR=${QPLAB_LAB_DIR:-$ROOT/lab/target/bench-lab}
@@ -135,7 +136,7 @@ iwarp_perftest() {
     else perftest_run ib_write_lat "$2" 5 -s "$2" -n "$3" -I 0; fi
 }
 iwarp_qplab() {
-    if [ "$1" = bw ]; then qplab_run "$2" 4 --op=write -s "$2" -n "$3" $BW_COMMON
+    if [ "$1" = bw ]; then qplab_run "$2" 4 --op=write -s "$2" -n "$3" $BW_COMMON --target-wait=spin
     else qplab_run "$2" 5 --lat --op=write -s "$2" -n "$3" -I 0; fi
 }
 
@@ -273,8 +274,9 @@ $header
 $(rows_of post)
 ## iWARP — siw0 (Soft-iWARP, \`lab siw\`), everything through rdma_cm (-R)
 
-Both tools over siw0 on the VMs' eth2: ib_write_bw vs qpbench --op=write at 4 KiB (BW average [MB/s], higher is
-better, TX depth 128, CQ moderation 100, $IWARP_BW_ITERS iterations) and ib_write_lat vs qpbench --lat --op=write at 64 B
+Both tools over siw0 on the VMs' eth2: ib_write_bw vs qpbench --op=write --target-wait=spin at 4 KiB (BW average
+[MB/s], higher is better, TX depth 128, CQ moderation 100, $IWARP_BW_ITERS iterations; with -R perftest's server
+busy-polls its QP for the end-of-test message, and qpbench's target spins likewise: see the notes below) and ib_write_lat vs qpbench --lat --op=write at 64 B
 (t_typical [µs], lower is better, no inline, $IWARP_LAT_ITERS iterations).
 
 $header

@@ -215,6 +215,15 @@ typedef struct qpb_session qpb_session;
  *                   srq_recv with an SRQ); such MRs pin nothing, so
  *                   RLIMIT_MEMLOCK does not bound them          default false
  *   polling         "busy" | "event" (completion channel)       default "busy"
+ *   target_wait     "sleep" | "spin": how the target of a one-sided op
+ *                   (write, read, atomics), which has no completion to poll,
+ *                   waits for the end of the run: its thread sleeps on the
+ *                   control socket (perftest's server, exchanging over TCP),
+ *                   or spins on it (perftest's with -R, which polls its QP for
+ *                   the end-of-test message). On a software device the
+ *                   target's CPU does the receiving, and whether it idles
+ *                   moves the result both ways (bench/verbs-vs-perftest)
+ *                                                               default "sleep"
  *   lock_model      "shared" | "thread_domain" (ibv_alloc_td + a parent
  *                   domain per thread)                          default "shared"
  *   mtu             0 = the port's active MTU, else 256..4096   default 0

@@ -67,6 +67,8 @@ typedef enum qpb_cq_mode { QPB_CQ_PER_QP, QPB_CQ_PER_THREAD, QPB_CQ_SHARED } qpb
 typedef enum qpb_mr_mode { QPB_MR_PER_THREAD, QPB_MR_PER_QP } qpb_mr_mode;
 typedef enum qpb_buffers { QPB_BUF_HEAP, QPB_BUF_HUGEPAGES } qpb_buffers;
 typedef enum qpb_polling { QPB_POLL_BUSY, QPB_POLL_EVENT } qpb_polling;
+/* How the target of a one-sided op (write, read, atomics: nothing to poll) waits for the end of the run */
+typedef enum qpb_target_wait { QPB_TARGET_SLEEP, QPB_TARGET_SPIN } qpb_target_wait;
 typedef enum qpb_lock_model { QPB_LOCK_SHARED, QPB_LOCK_THREAD_DOMAIN } qpb_lock_model;
 typedef enum qpb_qp_sharing { QPB_QPS_PER_THREAD, QPB_QPS_SHARED } qpb_qp_sharing;
 typedef enum qpb_mode { QPB_MODE_BW, QPB_MODE_LATENCY } qpb_mode;
@@ -81,6 +83,7 @@ extern const char *const QPB_CQ_NAMES[];
 extern const char *const QPB_MR_NAMES[];
 extern const char *const QPB_BUFFERS_NAMES[];
 extern const char *const QPB_POLLING_NAMES[];
+extern const char *const QPB_TARGET_WAIT_NAMES[];
 extern const char *const QPB_LOCK_NAMES[];
 extern const char *const QPB_QP_SHARING_NAMES[];
 extern const char *const QPB_MODE_NAMES[];
@@ -128,6 +131,7 @@ typedef struct qpb_spec {
     qpb_buffers buffers;   /* message buffers on the heap, or on 2 MiB hugepages (mmap MAP_HUGETLB) */
     bool odp;              /* MRs with IBV_ACCESS_ON_DEMAND (on-demand paging) */
     qpb_polling polling;
+    qpb_target_wait target_wait;
     qpb_lock_model lock_model;
     uint32_t mtu; /* bytes; 0 = the port's active MTU */
     bool rdma_cm; /* connect through the RDMA connection manager (RC) */

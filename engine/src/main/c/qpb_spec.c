@@ -26,6 +26,7 @@ const char *const QPB_CQ_NAMES[] = {"per_qp", "per_thread", "shared", NULL};
 const char *const QPB_MR_NAMES[] = {"per_thread", "per_qp", NULL};
 const char *const QPB_BUFFERS_NAMES[] = {"heap", "hugepages", NULL};
 const char *const QPB_POLLING_NAMES[] = {"busy", "event", NULL};
+const char *const QPB_TARGET_WAIT_NAMES[] = {"sleep", "spin", NULL};
 const char *const QPB_LOCK_NAMES[] = {"shared", "thread_domain", NULL};
 const char *const QPB_QP_SHARING_NAMES[] = {"per_thread", "shared", NULL};
 const char *const QPB_MODE_NAMES[] = {"bw", "latency", NULL};
@@ -124,6 +125,7 @@ static const key_def KEYS[] = {
     {"buffers", K_CHOICE, 0, 0, QPB_BUFFERS_NAMES, AT(buffers), true},
     {"odp", K_BOOL, 0, 0, NULL, AT(odp), true},
     {"polling", K_CHOICE, 0, 0, QPB_POLLING_NAMES, AT(polling), true},
+    {"target_wait", K_CHOICE, 0, 0, QPB_TARGET_WAIT_NAMES, AT(target_wait), true},
     {"lock_model", K_CHOICE, 0, 0, QPB_LOCK_NAMES, AT(lock_model), true},
     {"mtu", K_UINT, 0, 4096, NULL, AT(mtu), true},
     {"rdma_cm", K_BOOL, 0, 0, NULL, AT(rdma_cm), true},
@@ -139,6 +141,7 @@ static const qpb_spec DEFAULTS = {
     .tcp_nodelay = true, .bind = "127.0.0.1", .port = 0, .device = "", .ib_port = 1, .gid_index = -1,
     .transport = QPB_TR_RC, .srq = QPB_SRQ_NONE, .inline_size = 0, .signal_every = 1, .post_list = 1,
     .rx_depth = 512, .cq_mode = QPB_CQ_PER_THREAD, .mr_mode = QPB_MR_PER_THREAD, .polling = QPB_POLL_BUSY,
+    .target_wait = QPB_TARGET_SLEEP,
     .relaxed_ordering = true, .buffers = QPB_BUF_HEAP, .odp = false,
     .lock_model = QPB_LOCK_SHARED, .mtu = 0, .rdma_cm = false, .qp_sharing = QPB_QPS_PER_THREAD,
     .bidirectional = false, .post_api = QPB_POST_WR,

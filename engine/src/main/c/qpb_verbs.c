@@ -89,6 +89,10 @@ static void verbs_summary(qpb_session *s, qpb_jw *w)
     qpb_jw_bool(w, sp->odp);
     qpb_jw_key(w, "polling");
     qpb_jw_str(w, QPB_POLLING_NAMES[sp->polling]);
+    if (qpb_verbs_target_waits(s)) {
+        qpb_jw_key(w, "target_wait");
+        qpb_jw_str(w, QPB_TARGET_WAIT_NAMES[sp->target_wait]);
+    }
     qpb_jw_key(w, "lock_model");
     qpb_jw_str(w, QPB_LOCK_NAMES[sp->lock_model]);
     qpb_jw_key(w, "rdma_cm");

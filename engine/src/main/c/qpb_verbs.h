@@ -284,6 +284,9 @@ void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread);
  * receiving thread, which sleeps on its own completion channel), and receiving thread `thread`'s reaping: one
  * poll of its CQs, every receive posted again (completions, or -1: the run failed). */
 bool qpb_verbs_receives_in_sender(const qpb_session *s);
+/* Whether this run's receiving side is the target of a one-sided op, which waits as target_wait says (write,
+ * read and atomics in bw mode; read and atomics in latency mode, where a write is answered by a write). */
+bool qpb_verbs_target_waits(const qpb_session *s);
 int qpb_verbs_reap_receives(qpb_session *s, uint32_t thread, struct ibv_wc *wc);
 
 #endif /* QPB_VERBS_H */

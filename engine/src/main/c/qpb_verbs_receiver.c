@@ -137,18 +137,20 @@ static void receive_loop(qpb_session *s, uint32_t thread)
     }
 }
 
-/* op write/read: the receiving side only waits for the end of the run. */
+/* op write/read: the receiving side only waits for the end of the run, on the control socket: asleep, or with
+ * target_wait spin busy, checking it without a timeout (its CPU never idles, as perftest's with -R). */
 static void passive_wait(qpb_session *s, uint32_t thread)
 {
     qpb_verbs *vb = s->verbs;
     bool reader = s->spec.role == QPB_ROLE_SERVER || s->spec.bidirectional;
+    int wait_ms = s->spec.target_wait == QPB_TARGET_SPIN ? 0 : 100;
     if (reader && thread != 0)
         return;
     while (!atomic_load_explicit(&vb->fin, memory_order_acquire)) {
         if (atomic_load(&s->abort) || (s->spec.role == QPB_ROLE_SERVER && atomic_load(&s->stop)))
             return;
         if (reader) {
-            if (!qpb_verbs_poll_fin(s, thread, 100))
+            if (!qpb_verbs_poll_fin(s, thread, wait_ms))
                 return;
         } else {
             struct timespec ts = {0, 1000000};
@@ -233,11 +235,17 @@ static void receiving_ended(qpb_session *s, uint32_t thread)
         await_peer_result(s);
 }
 
+bool qpb_verbs_target_waits(const qpb_session *s)
+{
+    const qpb_spec *sp = &s->spec;
+    return sp->op_kind != QPB_OP_SEND && !(sp->mode == QPB_MODE_LATENCY && !qpb_op_fetches(sp->op_kind));
+}
+
 void qpb_verbs_run_receiver(qpb_session *s, uint32_t thread)
 {
     if (s->spec.mode == QPB_MODE_LATENCY && !qpb_op_fetches(s->spec.op_kind))
         qpb_verbs_lat_respond(s, thread);
-    else if (s->spec.op_kind == QPB_OP_SEND)
+    else if (!qpb_verbs_target_waits(s))
         receive_loop(s, thread);
     else
         passive_wait(s, thread);

@@ -38,6 +38,7 @@ typedef struct options {
     const char *device, *op, *transport, *srq, *cq_mode, *mr_mode, *lock_model, *qp_sharing;
     int ib_port, gid_index, events, rdma_cm;
     const char *post_api; /* --post-api, or "legacy" for --use_old_post_send; NULL: the engine's choice */
+    const char *target_wait; /* --target-wait; NULL: the engine's default (sleep) */
     unsigned rx_depth, inline_size, signal_every, post_list, mtu;
     int inline_given; /* -I was given (else latency mode leaves inline_size to the engine: the device's most) */
     int no_relaxed, hugepages, odp; /* --disable_pcie_relaxed, --use_hugepages, --odp */

@@ -91,6 +91,8 @@ static void usage(void)
          "      --use_old_post_send  post with ibv_post_send (post_api legacy); without it ibv_wr_* where perftest\n"
          "                         uses them (mlx5, EFA, HNS), else ibv_post_send\n"
          "      --post-api=API     wr (ibv_wr_*, wherever the device has them) or legacy (ibv_post_send)\n"
+         "      --target-wait=HOW  how the target of a write/read/atomic waits: sleep (default; perftest's server\n"
+         "                         when it exchanges over TCP) or spin (busy, as perftest's with -R)\n"
          "  -F                     accepted for perftest compatibility (no CPU frequency check here)\n"
          "      --report_gbits     report bandwidth in Gb/sec instead of MB/sec\n"
          "      --server           be the receiving side and wait for a client\n"
@@ -185,7 +187,8 @@ void qpbench_parse_args(int argc, char **argv, options *o)
         {"atomic_type", required_argument, 0, 'A'}, {"bidirectional", no_argument, 0, 'b'},
         {"disable_pcie_relaxed", no_argument, 0, OPT_NO_RELAXED}, {"use_hugepages", no_argument, 0, OPT_HUGEPAGES},
         {"odp", no_argument, 0, OPT_ODP},
-        {"use_old_post_send", no_argument, 0, 1001}, {"post-api", required_argument, 0, 1002}, {0, 0, 0, 0},
+        {"use_old_post_send", no_argument, 0, 1001}, {"post-api", required_argument, 0, 1002},
+        {"target-wait", required_argument, 0, 1003}, {0, 0, 0, 0},
     };
     *o = (options){.iterations = 1000, .qps = 1, .threads = 1, .depth = 128, .port = 18515, .provider = "tcp",
                    .device = "", .op = "send", .transport = "rc", .srq = "none",
@@ -272,6 +275,7 @@ void qpbench_parse_args(int argc, char **argv, options *o)
         case 'H': o->qp_sharing = optarg; break;
         case 1001: o->post_api = "legacy"; break;
         case 1002: o->post_api = optarg; break;
+        case 1003: o->target_wait = optarg; break;
         case 'y': {
             char *end;
             o->rate = strtod(optarg, &end);

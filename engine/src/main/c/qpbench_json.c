@@ -89,6 +89,8 @@ static void write_spec(qpb_jw *w, const options *o, uint64_t size, const char *r
         put_str(w, "qp_sharing", o->qp_sharing);
         if (o->post_api != NULL) /* else the engine's default: wr where perftest would use it */
             put_str(w, "post_api", o->post_api);
+        if (o->target_wait != NULL)
+            put_str(w, "target_wait", o->target_wait);
         if (o->cq_mode != NULL) /* else the engine's default for the run */
             put_str(w, "cq_mode", o->cq_mode);
     } else if (strcmp(o->op, "send") != 0) {

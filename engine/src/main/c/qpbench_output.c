@@ -62,7 +62,10 @@ void qpbench_print_header(const options *o, const char *role, const char *sum)
         printf(" GID index       : %.0f\n", qpbench_num(sum, "gid_index"));
         printf(" CQ mode         : %-8s Polling                : %s\n", qpbench_str(sum, "cq_mode", v, sizeof v),
                o->events ? "event" : "busy");
-        printf(" QP sharing      : %s\n", o->qp_sharing);
+        if (!strcmp(qpbench_str(sum, "target_wait", v, sizeof v), "spin"))
+            printf(" QP sharing      : %-8s Target wait            : spin\n", o->qp_sharing);
+        else
+            printf(" QP sharing      : %s\n", o->qp_sharing);
         printf(" Lock model      : %-8s rdma_cm QPs            : %s\n", o->lock_model, o->rdma_cm ? "ON" : "OFF");
     }
     if (o->duration_s > 0)

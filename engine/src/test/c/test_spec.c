@@ -127,6 +127,13 @@ static void parses_verbs_knobs(void)
     CHECK(s.gid_index == 3 && s.transport == QPB_TR_UC && s.inline_size == 64 && s.signal_every == 16);
     CHECK(s.post_list == 4 && s.rx_depth == 256 && s.cq_mode == QPB_CQ_SHARED && s.mr_mode == QPB_MR_PER_QP);
     CHECK(s.polling == QPB_POLL_EVENT && s.lock_model == QPB_LOCK_THREAD_DOMAIN && s.mtu == 2048);
+    CHECK(s.target_wait == QPB_TARGET_SLEEP); /* the default */
+    CHECKF(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":64,\"op\":\"write\",\"target_wait\":\"spin\"}", &s,
+                          err, sizeof err) == QPB_OK, "%s", err);
+    CHECK(s.target_wait == QPB_TARGET_SPIN);
+    CHECK(qpb_spec_parse("{\"provider\":\"verbs\",\"msg_size\":64,\"target_wait\":\"nap\"}", &s, err, sizeof err) ==
+          QPB_EINVAL);
+    CHECKF(strstr(err, "target_wait") != NULL, "%s", err);
 }
 
 static void rejects_combinations_no_device_can_run(void)

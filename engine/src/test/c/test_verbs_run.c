@@ -6,9 +6,18 @@
  * receive completion and whose post_recv fails stands in for a device whose
  * receive queue refuses the repost. The receiver must fail the run at once,
  * naming the call and the errno, not wait out the grace period.
+ *
+ * The target of a write (role server) has nothing to poll: it waits for the
+ * client's FIN on the control socket (here a socketpair), asleep or, with
+ * target_wait spin, busy; the test reads the thread's CPU time.
  */
+#include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "qpb_test.h"
 #include "qpb_device.h"
@@ -280,7 +289,85 @@ static void the_inventory_lists_odp_ops_by_transport(void)
                        "\"xrc\":[]}") != NULL, "%s", out);
 }
 
+
+/* The peer's FIN, written FIN_DELAY_MS after the target began to wait. */
+#define FIN_DELAY_MS 300
+#define FIN_MAGIC 0x5146494eu /* qpb_verbs_oob.c's CTL_FIN */
+
+static void *peer_fin_later(void *arg)
+{
+    int fd = *(int *)arg;
+    struct timespec d = {0, FIN_DELAY_MS * 1000000L};
+    nanosleep(&d, NULL);
+    uint32_t head[2] = {htonl(FIN_MAGIC), htonl(1)};
+    uint64_t posted = htobe64(5);
+    if (write(fd, head, sizeof head) != (ssize_t)sizeof head || write(fd, &posted, 8) != 8)
+        perror("peer_fin_later");
+    return NULL;
+}
+
+static double ms_between(struct timespec a, struct timespec b)
+{
+    return (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+}
+
+/* A write target (role server) waits for the FIN: returns its wall and CPU milliseconds and the summary's word. */
+static void target_waits(qpb_target_wait how, double *wall_ms, double *cpu_ms)
+{
+    fake *f = make_fake(false);
+    f->s.spec.role = QPB_ROLE_SERVER;
+    f->s.spec.op_kind = QPB_OP_WRITE;
+    f->s.spec.target_wait = how;
+    uint64_t expected = 0;
+    int sp[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sp) == 0);
+    f->vb.ctl_fd = sp[0];
+    f->vb.expected = &expected;
+    pthread_mutex_init(&f->vb.ctl_lock, NULL);
+    pthread_t peer;
+    CHECK(pthread_create(&peer, NULL, peer_fin_later, &sp[1]) == 0);
+    struct timespec w0, w1, c0, c1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+    qpb_verbs_run_receiver(&f->s, 0);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    pthread_join(peer, NULL);
+    *wall_ms = ms_between(w0, w1);
+    *cpu_ms = ms_between(c0, c1);
+    CHECK(qpb_verbs_target_waits(&f->s));
+    CHECKF(f->s.run_status == QPB_OK, "run_err: %s", f->s.run_err);
+    CHECK(atomic_load(&f->vb.fin) == 1 && expected == 5); /* the FIN was read: the run ended on it */
+    uint32_t res[2];
+    CHECK(read(sp[1], res, sizeof res) == (ssize_t)sizeof res && ntohl(res[0]) == 0x51524553u); /* and answered */
+    close(sp[0]);
+    close(sp[1]);
+    pthread_mutex_destroy(&f->vb.ctl_lock);
+    free_fake(f);
+}
+
+static void a_write_target_sleeps_or_spins_as_target_wait_says(void)
+{
+    double wall, cpu;
+    target_waits(QPB_TARGET_SLEEP, &wall, &cpu);
+    CHECKF(wall >= FIN_DELAY_MS - 5 && wall < FIN_DELAY_MS + 150, "sleep: ended after %.0f ms", wall);
+    CHECKF(cpu < wall * 0.2, "sleep: %.0f ms of CPU in %.0f ms", cpu, wall);
+    target_waits(QPB_TARGET_SPIN, &wall, &cpu);
+    CHECKF(wall >= FIN_DELAY_MS - 5 && wall < FIN_DELAY_MS + 150, "spin: ended after %.0f ms", wall);
+    CHECKF(cpu > wall * 0.5, "spin: only %.0f ms of CPU in %.0f ms", cpu, wall);
+
+    fake *f = make_fake(false); /* send's receivers poll their CQs; a write latency target answers each write */
+    CHECK(!qpb_verbs_target_waits(&f->s));
+    f->s.spec.op_kind = QPB_OP_WRITE;
+    f->s.spec.mode = QPB_MODE_LATENCY;
+    CHECK(!qpb_verbs_target_waits(&f->s));
+    f->s.spec.op_kind = QPB_OP_READ;
+    CHECK(qpb_verbs_target_waits(&f->s));
+    free_fake(f);
+}
+
 const qpb_test_case qpb_verbs_run_tests[] = {
+    {"verbs write target: sleeps or spins on the control socket as target_wait says", a_write_target_sleeps_or_spins_as_target_wait_says},
     {"verbs inventory lists each transport's ODP ops", the_inventory_lists_odp_ops_by_transport},
     {"verbs MRs: relaxed ordering and odp reach ibv_reg_mr_iova2 as access flags", access_flags_reach_reg_mr},
     {"verbs receiver fails the run at once when a repost fails, naming the errno", failed_repost_fails_the_run_at_once},

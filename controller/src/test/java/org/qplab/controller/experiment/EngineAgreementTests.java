@@ -117,6 +117,7 @@ class EngineAgreementTests {
         maybe(r, p, "buffers", "heap", "hugepages", "huge");
         maybe(r, p, "odp", true, false);
         maybe(r, p, "polling", "busy", "event");
+        maybe(r, p, "target_wait", "sleep", "spin", "nap");
         maybe(r, p, "lock_model", "shared", "thread_domain");
         maybe(r, p, "mtu", 0L, 256L, 1000L, 4096L);
         maybe(r, p, "rdma_cm", true, false);

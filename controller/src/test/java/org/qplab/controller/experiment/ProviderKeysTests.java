@@ -20,7 +20,8 @@ class ProviderKeysTests {
                 + "iterations, duration_ms, warmup_cycles, rate_limit, tx_depth, interval_ms, trace_first, "
                 + "trace_every, ring_capacity, verify, bidirectional, tcp_nodelay, device, ib_port, gid_index, "
                 + "transport, srq, inline_size, signal_every, post_list, rx_depth, cq_mode, mr_mode, "
-                + "relaxed_ordering, buffers, odp, polling, lock_model, mtu, rdma_cm, qp_sharing, post_api, backing, backing_path, backing_size, rw, rwmixread, bs, "
+                + "relaxed_ordering, buffers, odp, polling, target_wait, lock_model, mtu, rdma_cm, qp_sharing, post_api, "
+                + "backing, backing_path, backing_size, rw, rwmixread, bs, "
                 + "iodepth, numjobs, ioengine, runtime_ms, size, direct");
     }
 
