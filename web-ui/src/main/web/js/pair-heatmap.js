@@ -1,7 +1,7 @@
 // The host x host heatmap of an experiment whose runs ran on pairs of hosts (hosts: all_pairs, {group: [...]}):
 // per configuration, each pair's median of the metric (GET /api/experiments/{id}/pairs), coloured by how close it
-// comes to the best pair, bad pairs (ClusterKit's rule: below 93 % of the best bandwidth, above 2.1x the best time)
-// outlined; and the pairs as CSV.
+// comes to the best pair, bad pairs (ClusterKit's rule: below 93 % of the best bandwidth, above 2.1x the best time,
+// or the matrix's bad_below and bad_above; in every round, a bad pair being retested) outlined; and the pairs as CSV.
 import { csvField, saveText } from './downloads.js';
 import { h } from './dom.js';
 import { bytesPerSecondToGbit, formatNumber, formatParam } from './format.js';
@@ -23,9 +23,10 @@ function colour(matrix, relative) {
 
 function pairCsv(matrix) {
   const names = [...new Set(matrix.configurations.flatMap((c) => Object.keys(c.params)))].sort();
-  const header = ['client', 'server', `${matrix.metric} [${matrix.unit}]`, 'n', 'relative to best', 'bad', ...names];
+  const header = ['client', 'server', `${matrix.metric} [${matrix.unit}]`, 'n', 'relative to best', 'bad', 'rounds',
+    ...names];
   const rows = matrix.configurations.flatMap((c) => c.pairs.map((p) => [p.client, p.server, p.value, p.n,
-    p.relative, p.bad, ...names.map((name) => c.params[name])]));
+    p.relative, p.bad, p.rounds, ...names.map((name) => c.params[name])]));
   return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\n') + '\n';
 }
 
@@ -46,8 +47,10 @@ function configurationTable(matrix, configuration) {
           class: pair.bad ? 'bad' : '',
           style: { background: colour(matrix, pair.relative) },
           title: `${client} → ${server}: ${formatNumber(pair.relative * 100)} % of the best (${configuration.bestPair}), `
-            + `median of ${pair.n} run${pair.n === 1 ? '' : 's'}${pair.bad ? ', bad' : ''}`,
-          dataset: { pair: `${client}/${server}`, bad: String(pair.bad) },
+            + `median of ${pair.n} run${pair.n === 1 ? '' : 's'}`
+            + `${pair.rounds > 1 ? ` of its retest ${pair.rounds - 1} (bad in the rounds before)` : ''}`
+            + `${pair.bad ? ', bad' : ''}`,
+          dataset: { pair: `${client}/${server}`, bad: String(pair.bad), rounds: String(pair.rounds) },
         }, of(pair.value));
       }))))),
     h('p', { class: 'muted' }, configuration.bad === 0 ? 'No bad pair.'

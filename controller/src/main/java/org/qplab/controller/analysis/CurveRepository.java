@@ -61,20 +61,28 @@ public class CurveRepository {
     }
 
     /**
-     * The experiment's finished runs placed on a client/server pair, one row per configuration (parameters) and
-     * pair: the median of metric (an SQL expression over run_summary s and run r) over its runs, and their count.
+     * The experiment's finished runs placed on a client/server pair, one row per configuration (parameters), pair
+     * and round (run.retest): the median of metric (an SQL expression over run_summary s and run r) over its runs,
+     * and their count.
      */
     public List<PairMatrix.Row> pairs(long experimentId, String metric) {
         String sql = """
-                SELECT c.p::text, c.client, c.server, percentile_cont(0.5) WITHIN GROUP (ORDER BY c.y), count(*)
-                FROM (SELECT r.params AS p, r.want_client AS client, r.want_server AS server, %s AS y
+                SELECT c.p::text, c.client, c.server, c.round, percentile_cont(0.5) WITHIN GROUP (ORDER BY c.y),
+                       count(*)
+                FROM (SELECT r.params AS p, r.want_client AS client, r.want_server AS server, r.retest AS round, %s AS y
                       FROM run r JOIN run_summary s ON s.run_id = r.id
                       WHERE r.experiment_id = ? AND r.status = 'FINISHED' AND r.want_client IS NOT NULL
                         AND r.want_server IS NOT NULL) c
                 WHERE c.y IS NOT NULL
-                GROUP BY c.p, c.client, c.server""".formatted(metric);
+                GROUP BY c.p, c.client, c.server, c.round""".formatted(metric);
         return jdbc.sql(sql).param(experimentId).query((rs, i) -> new PairMatrix.Row(map(rs.getString(1)),
-                rs.getString(2), rs.getString(3), rs.getDouble(4), rs.getInt(5))).list();
+                rs.getString(2), rs.getString(3), rs.getInt(4), rs.getDouble(5), rs.getInt(6))).list();
+    }
+
+    /** The experiment's matrix as submitted, or null when there is no such experiment. */
+    public Map<String, Object> matrix(long experimentId) {
+        return jdbc.sql("SELECT matrix::text FROM experiment WHERE id = ?").param(experimentId)
+                .query(String.class).optional().map(this::map).orElse(null);
     }
 
     /** The parameters of one of the experiment's runs (the first), or null when it has none. */

@@ -12,7 +12,10 @@ import java.util.TreeSet;
  * An experiment's host pairs judged against the fabric's best, as ClusterKit judges a fabric: for each configuration
  * (the runs' parameters, hosts aside), every client/server pair's median of a metric over its runs, and the best pair
  * of that configuration (the highest bandwidth or rate, the lowest time). A pair is bad when its median is below
- * badBelow x the best (a metric where higher is better) or above badAbove x the best (a time).
+ * badBelow x the best (a metric where higher is better) or above badAbove x the best (a time). A pair judged bad is
+ * tested again (the matrix's retests; schedule/PairRetests), and stays bad only if it is bad in every round it ran:
+ * one slow round (a neighbour's burst, a flap) does not condemn a link. The best is the best of the first round,
+ * where every pair ran: the retests are judged against the best their pairs were found bad by.
  */
 @Schema(description = "The experiment's client/server pairs judged against the best pair of each configuration "
         + "(ClusterKit's rule): bad when below badBelow x the best bandwidth or rate, or above badAbove x the best time.")
@@ -40,14 +43,30 @@ public record PairMatrix(
     public record Cell(
             @Schema(description = "The host that ran the client (sending) side.") String client,
             @Schema(description = "The host that ran the server side.") String server,
-            @Schema(description = "The median over its finished runs, in the metric's unit.") double value,
-            @Schema(description = "How many finished runs.") int n,
+            @Schema(description = "The median over its finished runs of its last round, in the metric's unit.") double value,
+            @Schema(description = "How many finished runs in its last round.") int n,
             @Schema(description = "value / best.") double relative,
-            @Schema(description = "Whether it is bad by the rule.") boolean bad) {
+            @Schema(description = "Whether it is bad by the rule in every round it ran.") boolean bad,
+            @Schema(description = "How many rounds it ran: 1, and one more for each retest (a pair is retested "
+                    + "while it stays bad).") int rounds) {
     }
 
-    /** A pair's runs of one configuration, as read from the database. */
-    record Row(Map<String, Object> params, String client, String server, double value, int n) {
+    /** A pair's runs of one configuration in one round (0: the matrix's own runs, k: its k-th retest). */
+    record Row(Map<String, Object> params, String client, String server, int round, double value, int n) {
+        Row(Map<String, Object> params, String client, String server, double value, int n) {
+            this(params, client, server, 0, value, n);
+        }
+    }
+
+    /** The experiment's pairs judged by metric (null: the default metric for its runs). Blocking. */
+    public static PairMatrix of(CurveRepository runs, long experimentId, Metric metric, double badBelow,
+                                double badAbove) {
+        Metric judged = metric;
+        if (judged == null) {
+            Map<String, Object> params = runs.someParams(experimentId);
+            judged = params == null ? Metric.byName("bw_avg_bps").orElseThrow() : Metric.defaultFor(params);
+        }
+        return judge(judged, badBelow, badAbove, runs.pairs(experimentId, judged.sql()));
     }
 
     static PairMatrix judge(Metric metric, double badBelow, double badAbove, List<Row> rows) {
@@ -56,24 +75,40 @@ public record PairMatrix(
         TreeSet<String> hosts = new TreeSet<>();
         List<Judged> judged = new ArrayList<>();
         for (Map.Entry<Map<String, Object>, List<Row>> e : byConfiguration.entrySet()) {
-            List<Row> pairs = new ArrayList<>(e.getValue());
-            pairs.sort(Comparator.comparing(Row::client).thenComparing(Row::server));
             Comparator<Row> better = Comparator.comparingDouble(Row::value);
-            Row best = metric.higherIsBetter() ? pairs.stream().max(better).orElseThrow()
-                    : pairs.stream().min(better).orElseThrow();
+            // the best of the sweep in which every pair ran (round 0): retests judge against the same best
+            List<Row> sweep = e.getValue().stream().filter(r -> r.round() == 0).toList();
+            List<Row> among = sweep.isEmpty() ? e.getValue() : sweep;
+            Row best = metric.higherIsBetter() ? among.stream().max(better).orElseThrow()
+                    : among.stream().min(better).orElseThrow();
+            Map<String, List<Row>> byPair = new java.util.TreeMap<>(); // client, then server, ascending
+            e.getValue().forEach(r -> byPair.computeIfAbsent(r.client() + "\u0000" + r.server(), k -> new ArrayList<>()).add(r));
             List<Cell> cells = new ArrayList<>();
             int bad = 0;
-            for (Row r : pairs) {
-                double relative = best.value() == 0 ? (r.value() == 0 ? 1 : Double.POSITIVE_INFINITY) : r.value() / best.value();
-                boolean isBad = metric.higherIsBetter() ? relative < badBelow : relative > badAbove;
-                bad += isBad ? 1 : 0;
-                cells.add(new Cell(r.client(), r.server(), r.value(), r.n(), relative, isBad));
-                hosts.add(r.client());
-                hosts.add(r.server());
+            for (List<Row> rounds : byPair.values()) {
+                rounds.sort(Comparator.comparingInt(Row::round));
+                boolean badEveryRound = true;
+                for (Row r : rounds) {
+                    badEveryRound &= isBad(metric, relative(r, best), badBelow, badAbove);
+                }
+                Row last = rounds.get(rounds.size() - 1);
+                bad += badEveryRound ? 1 : 0;
+                cells.add(new Cell(last.client(), last.server(), last.value(), last.n(), relative(last, best),
+                        badEveryRound, rounds.size()));
+                hosts.add(last.client());
+                hosts.add(last.server());
             }
             judged.add(new Judged(e.getKey(), best.value(), best.client() + "/" + best.server(), bad, cells));
         }
         return new PairMatrix(metric.name(), metric.unit(), metric.higherIsBetter(), badBelow, badAbove,
                 List.copyOf(hosts), judged);
+    }
+
+    private static double relative(Row r, Row best) {
+        return best.value() == 0 ? (r.value() == 0 ? 1 : Double.POSITIVE_INFINITY) : r.value() / best.value();
+    }
+
+    private static boolean isBad(Metric metric, double relative, double badBelow, double badAbove) {
+        return metric.higherIsBetter() ? relative < badBelow : relative > badAbove;
     }
 }

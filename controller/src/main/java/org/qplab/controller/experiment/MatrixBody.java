@@ -42,6 +42,15 @@ record MatrixBody(
                 + "server], ...]} or {\"group\": [host, ...]} (every pair of the group, in n−1 rounds of n/2 pairs that "
                 + "share no host, an odd group's hosts each idle one round).")
         Object hosts,
+        @Schema(description = "Runs on host pairs: how many times a pair judged bad is tested again when the last run "
+                + "ended (0 to 5, default 2); a pair is bad only if it is bad in every round.", example = "2")
+        Integer retests,
+        @Schema(description = "Runs on host pairs: a pair is bad below this fraction of the best pair's bandwidth or "
+                + "rate (0 < bad_below <= 1, default 0.93, ClusterKit's).", example = "0.93")
+        Double bad_below,
+        @Schema(description = "Runs on host pairs: a pair is bad above this multiple of the best pair's time "
+                + "(bad_above >= 1, default 2.1, ClusterKit's).", example = "2.1")
+        Double bad_above,
         @Schema(description = "What each run must measure, checked when it finishes: a run-level metric (as runs and "
                 + "curves name them: bw_avg_bps in B/s, latency_p99_us in µs, msg_rate, ...; a bandwidth also in "
                 + "Gbit/s, bw_avg_gbps) to a comparison, or a list of them: absolute (\">= 90\", \"<= 5\") or "

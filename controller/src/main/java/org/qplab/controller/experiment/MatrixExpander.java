@@ -26,6 +26,8 @@ import tools.jackson.databind.ObjectMapper;
  * exclude:     [{transport: ud, op: [write, read]}, {msg_size: {gt: 4K}}]  # points left out
  * repeats: 3                                          # each point this many times, in rounds
  * order: {random: true, seed: 7}                      # run order shuffled reproducibly
+ * hosts: all_pairs                                    # every pair of the connected agents, in rounds
+ * retests: 2                                          # a bad pair runs again up to twice (PairRules)
  * expect: {bw_avg_gbps: "&gt;= 90", bw_avg: "&gt;= 0.95 * baseline"}  # what each run must measure (history's ExpectRules)
  * </pre>
  *
@@ -40,9 +42,9 @@ import tools.jackson.databind.ObjectMapper;
 public final class MatrixExpander {
 
     static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions",
-            "zips", "exclude", "repeats", "order", "hosts", "expect");
+            "zips", "exclude", "repeats", "order", "hosts", "retests", "bad_below", "bad_above", "expect");
     private static final List<String> TOP_LEVEL_ORDER = List.of("name", "description", "base", "dimensions", "zips",
-            "exclude", "repeats", "order", "hosts", "expect");
+            "exclude", "repeats", "order", "hosts", "retests", "bad_below", "bad_above", "expect");
     private static final String TOP_LEVEL_TEXT = String.join(", ", TOP_LEVEL_ORDER);
     private static final int MAX_REPEATS = 1000;
 
@@ -113,6 +115,7 @@ public final class MatrixExpander {
         String name = name(root.get("name"), violations);
         int repeats = repeats(root.get("repeats"), violations);
         List<MatrixHosts.Pair> where = MatrixHosts.read(root.get("hosts"), hosts.connectedAgents(), violations);
+        PairRules.check(root, !where.isEmpty() && where.stream().allMatch(p -> p.server() != null), violations);
         MatrixPoints matrix = MatrixPoints.read(root, violations);
         MatrixExcludes excludes = MatrixExcludes.read(root.get("exclude"), violations);
         RunOrder order = RunOrder.read(root.get("order"), violations);

@@ -18,7 +18,8 @@ import tools.jackson.databind.ObjectMapper;
 /**
  * How a run ends in the database: its summary stored once, its status set, a finished run judged against its
  * experiment's expect rules, a failure that may pass tried again as a new run of the same point (up to
- * qplab.schedule.max-attempts), and its experiment closed when it was the last run. Idempotent, because an agent replays a run's end after a reconnect.
+ * qplab.schedule.max-attempts), the retests of an experiment's bad host pairs queued when its last run ended
+ * (PairRetests), and its experiment closed when it was the last run. Idempotent, because an agent replays a run's end after a reconnect.
  */
 @Component
 public class RunOutcomes {
@@ -33,10 +34,12 @@ public class RunOutcomes {
     private final Expectations expectations;
     private final int maxAttempts;
     private final ApplicationEventPublisher events;
+    private final PairRetests retests;
 
     public RunOutcomes(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json, LiveRuns live,
                        ScheduleProperties schedule, RunHistograms histograms, Expectations expectations,
-                       ApplicationEventPublisher events) {
+                       ApplicationEventPublisher events, PairRetests retests) {
+        this.retests = retests;
         this.expectations = expectations;
         this.jdbc = jdbc;
         this.events = events;
@@ -74,16 +77,16 @@ public class RunOutcomes {
                             batches, runId, agentId)
                     .update(); // only the summary of the run's own agent: another's would take its place for good
             if (stored[0] != batches) {
-                return end(runId, agentId, "FAILED", "the agent sent " + batches + " frames but " + stored[0]
+                return end(status, runId, agentId, "FAILED", "the agent sent " + batches + " frames but " + stored[0]
                         + " were stored", false);
             } else if (stored[1] != longOf(summary, "cycles")) {
-                return end(runId, agentId, "FAILED", "the stored intervals count " + stored[1] + " cycles but the "
+                return end(status, runId, agentId, "FAILED", "the stored intervals count " + stored[1] + " cycles but the "
                         + "engine's summary " + longOf(summary, "cycles") + ": a statistics bug, please report it", false);
             } else if (Boolean.TRUE.equals(summary.get("stopped"))) {
-                return end(runId, agentId, "CANCELLED", "stopped early on request; the cycles measured until then are kept",
+                return end(status, runId, agentId, "CANCELLED", "stopped early on request; the cycles measured until then are kept",
                         false);
             }
-            String finished = end(runId, agentId, "FINISHED", null, false);
+            String finished = end(status, runId, agentId, "FINISHED", null, false);
             if (finished != null) {
                 judge(runId, status); // before the commit: a FINISHED run (and experiment) has its verdict
             }
@@ -115,7 +118,7 @@ public class RunOutcomes {
      * (retryable) and the point has tries left, a new run of the same point is queued. Blocking.
      */
     public void failed(long runId, String agentId, String error, boolean retryable) {
-        announce(runId, tx.execute(status -> end(runId, agentId, "FAILED", error, retryable)));
+        announce(runId, tx.execute(status -> end(status, runId, agentId, "FAILED", error, retryable)));
     }
 
     private void announce(long runId, String status) {
@@ -127,7 +130,7 @@ public class RunOutcomes {
     private record Ended(long experimentId, int attempt) {}
 
     /** Sets the run's end; returns the status set, or null when the run was not running there (a replay). */
-    private String end(long runId, String agentId, String status, String error, boolean retryable) {
+    private String end(TransactionStatus tx, long runId, String agentId, String status, String error, boolean retryable) {
         // Run ends of one experiment take its row lock first, one after the other: each then sees the others'
         // runs as they ended, so whichever is last closes the experiment (two at once saw each other running).
         jdbc.sql("SELECT e.id FROM experiment e JOIN run r ON r.experiment_id = e.id WHERE r.id = ? FOR UPDATE OF e")
@@ -146,6 +149,7 @@ public class RunOutcomes {
         if (retryable && ended.attempt() < maxAttempts) {
             retry(runId, experimentId, ended.attempt());
         }
+        planRetests(tx, experimentId);
         jdbc.sql("""
                 UPDATE experiment e SET finished_at = now(),
                     status = CASE WHEN EXISTS (SELECT 1 FROM run WHERE experiment_id = e.id AND status = 'FAILED'
@@ -155,6 +159,21 @@ public class RunOutcomes {
                   AND NOT EXISTS (SELECT 1 FROM run WHERE experiment_id = e.id AND status IN ('QUEUED', 'RUNNING'))""")
                 .param(experimentId).update();
         return status;
+    }
+
+    /**
+     * The last run of an experiment on host pairs queues the retests of its bad pairs (PairRetests), behind a
+     * savepoint: planning that fails closes the experiment without them, but never undoes or holds up the run's end.
+     */
+    private void planRetests(TransactionStatus tx, long experimentId) {
+        Object savepoint = tx.createSavepoint();
+        try {
+            retests.plan(experimentId);
+            tx.releaseSavepoint(savepoint);
+        } catch (RuntimeException e) {
+            tx.rollbackToSavepoint(savepoint);
+            log.error("experiment {}: planning the retests of its bad pairs failed; it ends without them", experimentId, e);
+        }
     }
 
     /**

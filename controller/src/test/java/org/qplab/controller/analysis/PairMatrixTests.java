@@ -30,6 +30,26 @@ class PairMatrixTests {
         assertThat(point.pairs().get(1).relative()).isEqualTo(0.929, org.assertj.core.data.Offset.offset(1e-9));
     }
 
+    /** A retested pair stays bad only if it is bad in every round; it shows its last round; the best is round 0's. */
+    @Test
+    void aRetestedPairIsBadOnlyIfBadInEveryRound() {
+        PairMatrix m = judge("bw_avg_bps", List.of(new PairMatrix.Row(POINT, "a", "b", 0, 100, 2),
+                new PairMatrix.Row(POINT, "a", "c", 0, 50, 2), new PairMatrix.Row(POINT, "a", "c", 1, 99, 2),
+                new PairMatrix.Row(POINT, "b", "c", 0, 60, 2), new PairMatrix.Row(POINT, "b", "c", 1, 61, 2),
+                new PairMatrix.Row(POINT, "b", "c", 2, 40, 1)));
+        PairMatrix.Judged point = m.configurations().get(0);
+        assertThat(point.pairs()).extracting(c -> c.client() + "/" + c.server() + " " + c.bad() + " " + c.rounds()
+                + " " + c.value()).containsExactly("a/b false 1 100.0", "a/c false 2 99.0", "b/c true 3 40.0");
+        assertThat(point.bad()).isEqualTo(1);
+        assertThat(judge("bw_avg_bps", List.of(new PairMatrix.Row(POINT, "a", "b", 0, 90, 1),
+                new PairMatrix.Row(POINT, "a", "c", 0, 80, 1), new PairMatrix.Row(POINT, "a", "c", 1, 120, 1)))
+                .configurations().get(0)).satisfies(c -> {
+                    assertThat(c.bestPair()).as("a retest does not move the best its pairs were judged by").isEqualTo("a/b");
+                    assertThat(c.pairs()).extracting(PairMatrix.Cell::bad).containsExactly(false, false);
+                    assertThat(c.pairs().get(1).relative()).isGreaterThan(1);
+                });
+    }
+
     @Test
     void aPairAbove2point1TimesTheBestLatencyIsBadAndConfigurationsAreJudgedApart() {
         Map<String, Object> other = Map.of("msg_size", 64);

@@ -252,6 +252,28 @@ class MatrixExpanderTests {
                 .containsExactly("a-d", "b-c", "a-b", "c-d", "a-c", "b-d");
     }
 
+    /** retests, bad_below and bad_above judge host pairs: refused without pairs, and out of range, each named. */
+    @Test
+    void pairRulesNeedPairsAndSaneValues() {
+        assertThat(matrices.expand("hosts: {group: [a, b, c]}\nbase: {msg_size: 64}\nretests: 0\n"
+                + "bad_below: 0.9\nbad_above: 3").runs()).hasSize(3);
+        assertThat(matrices.violationsOf("hosts: loopback\nbase: {msg_size: 64}\nretests: 1"))
+                .extracting(Violation::field, Violation::message)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("retests", "judges host pairs: it needs hosts "
+                        + "all_pairs, {group: [...]} or {pairs: [...]}"));
+        assertThat(matrices.violationsOf("hosts: {pairs: [[x, y]]}\nbase: {msg_size: 64}\nretests: 6\n"
+                + "bad_below: 1.5\nbad_above: 0.5")).extracting(Violation::field, Violation::message)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("retests", "must be an integer between 0 and 5 (how many "
+                                + "times a bad pair is tested again), got 6"),
+                        org.assertj.core.groups.Tuple.tuple("bad_below", "must be a fraction of the best pair's "
+                                + "bandwidth or rate, 0 < bad_below <= 1, got 1.5"),
+                        org.assertj.core.groups.Tuple.tuple("bad_above", "must be a multiple of the best pair's time, "
+                                + "bad_above >= 1, got 0.5"));
+        assertThat(PairRules.of(Map.of("retests", 1, "bad_below", 0.5))).isEqualTo(new PairRules(1, 0.5, 2.1));
+        assertThat(PairRules.of(Map.of())).isEqualTo(PairRules.DEFAULT);
+    }
+
     /** all_pairs: the agents connected at submit, as a group (sorted), in rounds; fewer than two is refused. */
     @Test
     void allPairsIsAGroupOfTheAgentsConnectedNow() {

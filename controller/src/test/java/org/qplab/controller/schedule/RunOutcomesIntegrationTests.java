@@ -34,6 +34,8 @@ class RunOutcomesIntegrationTests extends ControllerIntegrationTest {
     private ScheduleProperties schedule;
     @Autowired
     private RunHistograms histograms;
+    @Autowired
+    private PairRetests retests;
 
     @Test
     void anExperimentWhoseLastRunsEndAtTheSameMomentEndsToo() throws Exception {
@@ -72,7 +74,7 @@ class RunOutcomesIntegrationTests extends ControllerIntegrationTest {
                 jdbc.sql("SELECT 1 / 0").query(Integer.class).single();
             }
         };
-        RunOutcomes judgingBadly = new RunOutcomes(jdbc, tx, json, live, schedule, histograms, failing, event -> { });
+        RunOutcomes judgingBadly = new RunOutcomes(jdbc, tx, json, live, schedule, histograms, failing, event -> { }, retests);
         long experiment = experimentWithRunningRuns(1, ",\"expect\":{\"msg_rate\":\"> 0\"}");
         long run = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(experiment).query(Long.class).single();
 
