@@ -43,7 +43,8 @@ record MatrixBody(
                 + "share no host, an odd group's hosts each idle one round).")
         Object hosts,
         @Schema(description = "Runs on host pairs: how many times a pair judged bad is tested again when the last run "
-                + "ended (0 to 5, default 2); a pair is bad only if it is bad in every round.", example = "2")
+                + "ended (0 to 5; default 2 for all_pairs and group, 0 for pairs); a pair is bad only if it is bad in every "
+                + "round.", example = "2")
         Integer retests,
         @Schema(description = "Runs on host pairs: a pair is bad below this fraction of the best pair's bandwidth or "
                 + "rate (0 < bad_below <= 1, default 0.93, ClusterKit's).", example = "0.93")

@@ -13,16 +13,22 @@ import tools.jackson.databind.JsonNode;
  */
 public record PairRules(int retests, double badBelow, double badAbove) {
 
+    /** all_pairs and {group: ...}, a fabric's test: ClusterKit's rule and two retests. */
     public static final PairRules DEFAULT = new PairRules(2, 0.93, 2.1);
+    /** {pairs: [...]}, pairs the matrix chose: judged by the same rule, retested only when it says so. */
+    public static final PairRules CHOSEN_PAIRS = new PairRules(0, 0.93, 2.1);
     static final int MAX_RETESTS = 5;
     static final List<String> KEYS = List.of("retests", "bad_below", "bad_above");
 
-    /** The rules of a stored matrix (its source), the defaults for what it leaves out. */
+    /** The rules of a stored matrix (its source), the defaults of its hosts form for what it leaves out. */
     public static PairRules of(Map<String, Object> source) {
         if (source == null) {
             return DEFAULT;
         }
-        return new PairRules(source.get("retests") instanceof Number n ? n.intValue() : DEFAULT.retests(),
+        boolean fabric = "all_pairs".equals(source.get("hosts"))
+                || source.get("hosts") instanceof Map<?, ?> hosts && hosts.containsKey("group");
+        int retests = fabric ? DEFAULT.retests() : CHOSEN_PAIRS.retests();
+        return new PairRules(source.get("retests") instanceof Number n ? n.intValue() : retests,
                 source.get("bad_below") instanceof Number n ? n.doubleValue() : DEFAULT.badBelow(),
                 source.get("bad_above") instanceof Number n ? n.doubleValue() : DEFAULT.badAbove());
     }

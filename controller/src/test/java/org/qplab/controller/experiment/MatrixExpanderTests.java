@@ -271,7 +271,10 @@ class MatrixExpanderTests {
                         org.assertj.core.groups.Tuple.tuple("bad_above", "must be a multiple of the best pair's time, "
                                 + "bad_above >= 1, got 0.5"));
         assertThat(PairRules.of(Map.of("retests", 1, "bad_below", 0.5))).isEqualTo(new PairRules(1, 0.5, 2.1));
-        assertThat(PairRules.of(Map.of())).isEqualTo(PairRules.DEFAULT);
+        assertThat(PairRules.of(Map.of("hosts", "all_pairs"))).isEqualTo(PairRules.DEFAULT);
+        assertThat(PairRules.of(Map.of("hosts", Map.of("group", List.of("a", "b"))))).isEqualTo(PairRules.DEFAULT);
+        assertThat(PairRules.of(Map.of("hosts", Map.of("pairs", List.of(List.of("a", "b")))))).as("chosen pairs")
+                .isEqualTo(new PairRules(0, 0.93, 2.1));
     }
 
     /** all_pairs: the agents connected at submit, as a group (sorted), in rounds; fewer than two is refused. */
