@@ -44,12 +44,16 @@ class IwarpIntegrationTests {
     @Test
     void writeSendAndReadOverRdmaCmAddUpAndVerify(SoftRoceLab lab) throws Exception {
         for (String op : List.of("write", "send", "read")) {
+            // the target of a write or read spins as perftest -R's does (target_wait spin; a receiver polls its CQ)
+            boolean target = !op.equals("send");
             Pair run = VerbsEngineIntegrationTests.pairAt(lab, server, "-d siw0 -R --op=" + op
-                    + " -q 2 -s 4096 -n 300 --verify");
+                    + " -q 2 -s 4096 -n 300 --verify" + (target ? " --target-wait=spin" : ""));
             assertIwarpRun(run, 2L * 300, 4096);
             // the target of a write or read sees no completion: it verifies its buffer (errors, missing: zero)
             assertThat(run.peer("messages")).as("%s: messages the server received", op)
                     .isEqualTo(op.equals("send") ? 600 : 0);
+            assertThat(run.server().get("target_wait")).as("%s: the server's summary", op)
+                    .isEqualTo(target ? "spin" : null);
             assertThat(run.clientOutput()).contains("Device          : siw0     Transport type         : IW")
                     .contains("rdma_cm QPs            : ON");
         }
