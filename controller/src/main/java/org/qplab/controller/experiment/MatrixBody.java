@@ -52,6 +52,13 @@ record MatrixBody(
         @Schema(description = "Runs on host pairs: a pair is bad above this multiple of the best pair's time "
                 + "(bad_above >= 1, default 2.1, ClusterKit's).", example = "2.1")
         Double bad_above,
+        @Schema(description = "Instead of dimensions: search one numeric dimension (threads, qps_per_thread, msg_size, "
+                + "tx_depth) for the knee of its curve (where the gain per doubling falls below knee_gain, default 0.5, "
+                + "of the best step's) or a cliff (where the metric falls), between low and high, until bracketed "
+                + "within resolution (default 0.10) or max_runs (default 40); each next point is planned from the "
+                + "runs so far (GET /api/experiments/{id}/search).",
+                example = "{\"knee\": \"threads\", \"low\": 1, \"high\": 64}")
+        Map<String, Object> search,
         @Schema(description = "What each run must measure, checked when it finishes: a run-level metric (as runs and "
                 + "curves name them: bw_avg_bps in B/s, latency_p99_us in µs, msg_rate, ...; a bandwidth also in "
                 + "Gbit/s, bw_avg_gbps) to a comparison, or a list of them: absolute (\">= 90\", \"<= 5\") or "

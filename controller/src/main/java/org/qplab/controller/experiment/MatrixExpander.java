@@ -28,6 +28,7 @@ import tools.jackson.databind.ObjectMapper;
  * order: {random: true, seed: 7}                      # run order shuffled reproducibly
  * hosts: all_pairs                                    # every pair of the connected agents, in rounds
  * retests: 2                                          # a bad pair runs again up to twice (PairRules)
+ * search: {knee: threads, low: 1, high: 64}           # instead of dimensions: the knee of a curve (SearchSpec)
  * expect: {bw_avg_gbps: "&gt;= 90", bw_avg: "&gt;= 0.95 * baseline"}  # what each run must measure (history's ExpectRules)
  * </pre>
  *
@@ -42,9 +43,9 @@ import tools.jackson.databind.ObjectMapper;
 public final class MatrixExpander {
 
     static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions",
-            "zips", "exclude", "repeats", "order", "hosts", "retests", "bad_below", "bad_above", "expect");
+            "zips", "exclude", "repeats", "order", "hosts", "retests", "bad_below", "bad_above", "search", "expect");
     private static final List<String> TOP_LEVEL_ORDER = List.of("name", "description", "base", "dimensions", "zips",
-            "exclude", "repeats", "order", "hosts", "retests", "bad_below", "bad_above", "expect");
+            "exclude", "repeats", "order", "hosts", "retests", "bad_below", "bad_above", "search", "expect");
     private static final String TOP_LEVEL_TEXT = String.join(", ", TOP_LEVEL_ORDER);
     private static final int MAX_REPEATS = 1000;
 
@@ -119,6 +120,11 @@ public final class MatrixExpander {
         MatrixPoints matrix = MatrixPoints.read(root, violations);
         MatrixExcludes excludes = MatrixExcludes.read(root.get("exclude"), violations);
         RunOrder order = RunOrder.read(root.get("order"), violations);
+        SearchSpec search = SearchSpec.read(root, maxRuns, violations);
+        if (search != null && where.size() > 1) {
+            violations.add(new Violation("hosts", "a search runs on one place (loopback, one host or one pair); this "
+                    + "matrix names " + where.size()));
+        }
         if (root.get("expect") != null) {
             expect.check(root.get("expect"), violations);
         }
@@ -135,6 +141,9 @@ public final class MatrixExpander {
         // Expanded even when the matrix has violations, from its valid values: the engine's verdict on the
         // points then comes in the same 400 as the matrix's own problems.
         List<Map<String, Object>> points = matrix.crossProduct();
+        if (search != null) { // the search's first points; the next ones are planned from their results
+            points = search.initialPoints(matrix.base(), repeats);
+        }
         int all = points.size();
         points.removeIf(excludes::excludes);
         if (points.isEmpty() && violations.isEmpty()) {

@@ -35,11 +35,13 @@ public class RunOutcomes {
     private final int maxAttempts;
     private final ApplicationEventPublisher events;
     private final PairRetests retests;
+    private final SearchSteps search;
 
     public RunOutcomes(JdbcClient jdbc, TransactionTemplate tx, ObjectMapper json, LiveRuns live,
                        ScheduleProperties schedule, RunHistograms histograms, Expectations expectations,
-                       ApplicationEventPublisher events, PairRetests retests) {
+                       ApplicationEventPublisher events, PairRetests retests, SearchSteps search) {
         this.retests = retests;
+        this.search = search;
         this.expectations = expectations;
         this.jdbc = jdbc;
         this.events = events;
@@ -149,7 +151,7 @@ public class RunOutcomes {
         if (retryable && ended.attempt() < maxAttempts) {
             retry(runId, experimentId, ended.attempt());
         }
-        planRetests(tx, experimentId);
+        planMore(tx, experimentId);
         jdbc.sql("""
                 UPDATE experiment e SET finished_at = now(),
                     status = CASE WHEN EXISTS (SELECT 1 FROM run WHERE experiment_id = e.id AND status = 'FAILED'
@@ -162,10 +164,11 @@ public class RunOutcomes {
     }
 
     /**
-     * The last run of an experiment on host pairs queues the retests of its bad pairs (PairRetests), behind a
-     * savepoint: planning that fails closes the experiment without them, but never undoes or holds up the run's end.
+     * The last run queued so far of an experiment that plans from its results queues what comes next: the retests of
+     * its bad host pairs (PairRetests), the next points of its search (SearchSteps). Each behind a savepoint:
+     * planning that fails closes the experiment without them, but never undoes or holds up the run's end.
      */
-    private void planRetests(TransactionStatus tx, long experimentId) {
+    private void planMore(TransactionStatus tx, long experimentId) {
         Object savepoint = tx.createSavepoint();
         try {
             retests.plan(experimentId);
@@ -173,6 +176,15 @@ public class RunOutcomes {
         } catch (RuntimeException e) {
             tx.rollbackToSavepoint(savepoint);
             log.error("experiment {}: planning the retests of its bad pairs failed; it ends without them", experimentId, e);
+        }
+        savepoint = tx.createSavepoint();
+        try {
+            search.plan(experimentId);
+            tx.releaseSavepoint(savepoint);
+        } catch (RuntimeException e) {
+            tx.rollbackToSavepoint(savepoint);
+            log.error("experiment {}: planning the next points of its search failed; it ends without them",
+                    experimentId, e);
         }
     }
 

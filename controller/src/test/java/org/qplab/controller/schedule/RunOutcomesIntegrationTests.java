@@ -36,6 +36,8 @@ class RunOutcomesIntegrationTests extends ControllerIntegrationTest {
     private RunHistograms histograms;
     @Autowired
     private PairRetests retests;
+    @Autowired
+    private SearchSteps search;
 
     @Test
     void anExperimentWhoseLastRunsEndAtTheSameMomentEndsToo() throws Exception {
@@ -74,7 +76,7 @@ class RunOutcomesIntegrationTests extends ControllerIntegrationTest {
                 jdbc.sql("SELECT 1 / 0").query(Integer.class).single();
             }
         };
-        RunOutcomes judgingBadly = new RunOutcomes(jdbc, tx, json, live, schedule, histograms, failing, event -> { }, retests);
+        RunOutcomes judgingBadly = new RunOutcomes(jdbc, tx, json, live, schedule, histograms, failing, event -> { }, retests, search);
         long experiment = experimentWithRunningRuns(1, ",\"expect\":{\"msg_rate\":\"> 0\"}");
         long run = jdbc.sql("SELECT id FROM run WHERE experiment_id = ?").param(experiment).query(Long.class).single();
 
