@@ -20,7 +20,8 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
             "listAuditEvents", "listBaselines", "listExperimentRuns", "listExperiments", "listHosts", "listMyTokens",
             "listRunIntervals", "listRunSamples", "markBaseline", "removeHost", "revokeAgentToken", "revokeToken",
             "setAccountPassword", "setAccountRole", "setMyPassword", "stopAgent", "submitExperiment", "unmarkBaseline",
-            "upgradeAgent", "validateMatrix");
+            "upgradeAgent", "validateMatrix", "createSchedule", "listSchedules", "exportSchedulesCsv", "getSchedule",
+            "enableSchedule", "disableSchedule", "deleteSchedule");
 
     @Test
     void servesAnOpenApiDocumentOfTheRestApi() {
