@@ -111,6 +111,19 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
     }
 
     @Test
+    void describesAScheduleWithItsMatrixAsTextAndItsOccurrences() {
+        Map<String, Object> schemas = map(map(document(), "components"), "schemas");
+
+        Map<String, Object> body = map(map(schemas, "NewSchedule"), "properties");
+        assertThat(body).containsOnlyKeys("name", "cron", "everyHours", "matrix", "contentType");
+        assertThat(map(body, "matrix")).containsEntry("type", "string");
+        assertThat(map(map(map(schemas, "RecurringSchedule"), "properties"), "occurrences").get("items"))
+                .isEqualTo(Map.of("$ref", "#/components/schemas/Occurrence"));
+        assertThat(map(map(map(schemas, "Occurrence"), "properties"), "outcome").get("enum"))
+                .isEqualTo(List.of("SUBMITTED", "SKIPPED", "FAILED"));
+    }
+
+    @Test
     void describesExpectRulesAndTheVerdictsOfRunsAndExperiments() {
         Map<String, Object> schemas = map(map(document(), "components"), "schemas");
 
