@@ -7,6 +7,7 @@ import java.util.List;
 public final class ApiTags {
 
     public static final String EXPERIMENTS = "Experiments";
+    public static final String SCHEDULES = "Schedules";
     public static final String RUNS = "Runs";
     public static final String ANALYSIS = "Analysis";
     public static final String HISTORY = "History";
@@ -20,6 +21,8 @@ public final class ApiTags {
     static final List<Tag> ALL = List.of(
             tag(EXPERIMENTS, "Submit a matrix (JSON or YAML) and follow, cancel or delete the experiment it makes; "
                     + "its runs."),
+            tag(SCHEDULES, "Recurring experiments: a matrix submitted on a cron expression or every so many hours, "
+                    + "one occurrence at a time; what each occurrence produced."),
             tag(RUNS, "One run: its parameters and state, its summary, its intervals and per-cycle trace, its "
                     + "progress live and over time."),
             tag(ANALYSIS, "An experiment's curves and a run's cycle-time histogram."),

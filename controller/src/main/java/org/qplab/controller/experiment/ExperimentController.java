@@ -17,17 +17,12 @@ import org.qplab.controller.api.ErrorResponses;
 import org.qplab.controller.api.NotFound;
 import org.qplab.controller.api.Violation;
 import org.qplab.controller.database.Jdbc;
-import org.qplab.controller.quota.Quotas;
 import org.qplab.controller.run.Run;
 import org.qplab.controller.run.RunRepository;
 import org.qplab.protocol.AgentMessage;
-import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.InvalidMediaTypeException;
-import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -39,7 +34,6 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
-import tools.jackson.databind.ObjectMapper;
 
 /** /api/experiments: submit a matrix (JSON or YAML), list experiments, one experiment, its runs, cancel, delete. */
 @RestController
@@ -50,33 +44,16 @@ class ExperimentController {
     private final Jdbc jdbc;
     private final ExperimentRepository experiments;
     private final RunRepository runs;
-    private final ApplicationEventPublisher events;
-    private final MatrixReader reader;
-    private final MatrixExpander expander;
-    /** Expanding a matrix asks the native engine about each point: off the event loop, a few at a time. */
-    private static final reactor.core.scheduler.Scheduler MATRIX_CHECKS =
-            reactor.core.scheduler.Schedulers.newBoundedElastic(4, 64, "matrix-check", 60, true);
+    private final Submissions submissions;
     private final AgentRegistry agents;
-    private final KnownHosts knownHosts;
-    private final RunHistory history;
-    private final Quotas quotas;
-    private final TransactionTemplate tx;
 
-    ExperimentController(Jdbc jdbc, ExperimentRepository experiments, RunRepository runs,
-                         ApplicationEventPublisher events, ObjectMapper json, ExperimentProperties properties,
-                         AgentRegistry agents, KnownHosts knownHosts, RunHistory history, Quotas quotas,
-                         TransactionTemplate tx, ExpectCheck expect) {
-        this.agents = agents;
-        this.knownHosts = knownHosts;
-        this.history = history;
-        this.quotas = quotas;
-        this.tx = tx;
+    ExperimentController(Jdbc jdbc, ExperimentRepository experiments, RunRepository runs, Submissions submissions,
+                         AgentRegistry agents) {
         this.jdbc = jdbc;
         this.experiments = experiments;
         this.runs = runs;
-        this.events = events;
-        this.reader = new MatrixReader(json);
-        this.expander = new MatrixExpander(json, properties.maxRuns(), expect);
+        this.submissions = submissions;
+        this.agents = agents;
     }
 
     /** 201; 400 listing every violation of the matrix; 429 when its runs would pass qplab.limits.queued-runs. */
@@ -99,13 +76,9 @@ class ExperimentController {
                                             @Parameter(hidden = true)
                                             @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType,
                                             java.security.Principal who) {
-        return expand(body, contentType)
-                .flatMap(matrix -> jdbc.call(() -> tx.execute(status -> {
-                    quotas.admit(who.getName(), matrix.runs().size());
-                    return experiments.find(experiments.create(matrix, who.getName())).orElseThrow()
-                            .withWarnings(matrix.warnings());
-                })))
-                .doOnNext(created -> events.publishEvent(new ExperimentQueued(created.id())))
+        return submissions.expand(body, contentType)
+                .flatMap(matrix -> jdbc.call(() -> submissions.store(matrix, who.getName())))
+                .doOnNext(created -> submissions.announce(created.id()))
                 .map(created -> ResponseEntity.created(URI.create("/api/experiments/" + created.id())).body(created));
     }
 
@@ -148,20 +121,8 @@ class ExperimentController {
     Mono<MatrixCheck> validate(@RequestBody(required = false) byte[] body,
                                @Parameter(hidden = true)
                                @RequestHeader(value = HttpHeaders.CONTENT_TYPE, required = false) String contentType) {
-        return expand(body, contentType)
-                .flatMap(matrix -> jdbc.call(() -> MatrixCheck.of(matrix, DurationEstimate.of(matrix, history))));
-    }
-
-    /**
-     * The body read and expanded, its points judged against the agents connected now and the hosts known here (off
-     * the event loop: the engine checks each point natively).
-     */
-    private Mono<Matrix> expand(byte[] body, String contentType) {
-        return jdbc.call(knownHosts::all)
-                .map(known -> new HostCapabilities(agents::connectedFacts, agents.connectedFacts(), known))
-                .publishOn(MATRIX_CHECKS)
-                .map(hosts -> expander.expand(reader.read(body == null ? new byte[0] : body, mediaType(contentType)),
-                        hosts));
+        return submissions.expand(body, contentType)
+                .flatMap(matrix -> jdbc.call(() -> MatrixCheck.of(matrix, submissions.estimate(matrix))));
     }
 
     @GetMapping("/{id}")
@@ -232,16 +193,5 @@ class ExperimentController {
             experiments.find(id).orElseThrow(() -> new NotFound("no experiment " + id));
             return runs.byExperiment(id);
         });
-    }
-
-    private static MediaType mediaType(String contentType) {
-        if (contentType == null || contentType.isBlank()) {
-            return null;
-        }
-        try {
-            return MediaType.parseMediaType(contentType);
-        } catch (InvalidMediaTypeException e) {
-            throw new InvalidMatrixException(List.of(new Violation("Content-Type", "is not a media type: " + contentType)));
-        }
     }
 }

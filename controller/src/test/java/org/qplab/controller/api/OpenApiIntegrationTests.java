@@ -20,7 +20,8 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
             "listAuditEvents", "listBaselines", "listExperimentRuns", "listExperiments", "listHosts", "listMyTokens",
             "listRunIntervals", "listRunSamples", "markBaseline", "removeHost", "revokeAgentToken", "revokeToken",
             "setAccountPassword", "setAccountRole", "setMyPassword", "stopAgent", "submitExperiment", "unmarkBaseline",
-            "upgradeAgent", "validateMatrix");
+            "upgradeAgent", "validateMatrix", "createSchedule", "listSchedules", "exportSchedulesCsv", "getSchedule",
+            "enableSchedule", "disableSchedule", "deleteSchedule");
 
     @Test
     void servesAnOpenApiDocumentOfTheRestApi() {
@@ -107,6 +108,19 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
                 .contains("qplab.security.anonymous-read");
         assertThat((String) map(map(paths, "/api/users"), "get").get("description"))
                 .doesNotContain("anonymous-read");
+    }
+
+    @Test
+    void describesAScheduleWithItsMatrixAsTextAndItsOccurrences() {
+        Map<String, Object> schemas = map(map(document(), "components"), "schemas");
+
+        Map<String, Object> body = map(map(schemas, "NewSchedule"), "properties");
+        assertThat(body).containsOnlyKeys("name", "cron", "everyHours", "matrix", "contentType");
+        assertThat(map(body, "matrix")).containsEntry("type", "string");
+        assertThat(map(map(map(schemas, "RecurringSchedule"), "properties"), "occurrences").get("items"))
+                .isEqualTo(Map.of("$ref", "#/components/schemas/Occurrence"));
+        assertThat(map(map(map(schemas, "Occurrence"), "properties"), "outcome").get("enum"))
+                .isEqualTo(List.of("SUBMITTED", "SKIPPED", "FAILED"));
     }
 
     @Test
