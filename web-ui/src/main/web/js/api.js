@@ -84,6 +84,11 @@ export function getPairs(experimentId) {
   return request('GET', `api/experiments/${id(experimentId)}/pairs`);
 }
 
+/** A knee search's points and result (GET /api/experiments/{id}/search). */
+export function getSearch(experimentId) {
+  return request('GET', `api/experiments/${id(experimentId)}/search`);
+}
+
 export function getRun(runId) {
   return request('GET', `api/runs/${id(runId)}`);
 }

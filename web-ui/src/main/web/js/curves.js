@@ -5,7 +5,7 @@
 // runs table. Each curve point is one configuration: the pin bar fixes what a chart does not draw (pins.js).
 // While the experiment or any of its runs is queued or running, the page follows its event stream
 // (experiment-live.js) and reads itself again on each change, then once more at the end.
-import { getCurve, getExperiment, getPairs, listRuns } from './api.js';
+import { getCurve, getExperiment, getPairs, getSearch, listRuns } from './api.js';
 import { chartCard, showChart } from './chart-card.js';
 import { destroyAllCharts } from './charts.js';
 import {
@@ -24,6 +24,7 @@ import { dimensionsOf, mergeDimensions, namesToPin, pinBar } from './pins.js';
 import { refreshLoop } from './refresh.js';
 import { runsTable } from './runs.js';
 import { pairHeatmapCard } from './pair-heatmap.js';
+import { kneeSearchCard } from './knee-search.js';
 import { cancelButton } from './cancel.js';
 import { deleteExperimentButton } from './delete-experiment.js';
 import { compareHash } from './compare-picker.js';
@@ -138,6 +139,7 @@ export function mountCurves(container, id) {
   const cards = { ...nvmeofCards, ...latencyCards, ...bandwidthCards, cyclePercentiles: chartCard(percentilesSpec([])) };
   const distribution = distributionCard(() => mounted);
   const hostPairs = pairHeatmapCard();
+  const kneeSearch = kneeSearchCard();
   // a card shows once it has something to draw (chart-card.js: no-data), not as "Loading…" or "No finished runs."
   [...Object.values(cards), distribution.card].forEach((card) => card.classList.add('no-data'));
   container.replaceChildren(h('section', { id: 'curves', class: 'experiment-view', dataset: { experimentId: id } },
@@ -145,7 +147,7 @@ export function mountCurves(container, id) {
       h('a', { href: '#/', class: 'back' }, '← Experiments'),
       h('div', { class: 'title-row' }, title, actions), summary, failures, matrix),
     pins.element,
-    h('div', { class: 'charts' }, Object.values(cards), distribution.card, hostPairs.card),
+    h('div', { class: 'charts' }, kneeSearch.card, Object.values(cards), distribution.card, hostPairs.card),
     h('section', { class: 'card' }, h('h2', {}, 'Runs'), runs)));
 
   loop = refreshLoop(`experiment-${id}`, async () => {
@@ -186,9 +188,11 @@ export function mountCurves(container, id) {
       : Promise.resolve(null));
     // runs the matrix placed on pairs of hosts: the host x host heatmap
     const pairRuns = finished.some((run) => run.hosts?.includes('/'));
-    const [curves, percentileCurves, latencySizeCurve, latencyPercentileCurves, storageCurves, latencyIopsCurves, pairs] = await Promise.all([
+    const [curves, percentileCurves, latencySizeCurve, latencyPercentileCurves, storageCurves, latencyIopsCurves, pairs,
+      search] = await Promise.all([
       ...['bandwidth', 'cycles', 'latencySize', 'latencyPercentiles', 'storage', 'latencyIops'].map(curvesFor),
       pairRuns ? getPairs(id) : Promise.resolve(null),
+      experiment.matrix?.search ? getSearch(id) : Promise.resolve(null),
     ]);
     if (!mounted) return false;
     title.replaceChildren(experiment.name, ' ', h('span', { class: 'muted' }, `#${experiment.id}`));
@@ -248,6 +252,7 @@ export function mountCurves(container, id) {
     // only runs that kept intervals have a histogram (an import has none)
     distribution.update(finished.filter((run) => run.cyclesStored > 0), varying, emptyText);
     hostPairs.update(pairs);
+    kneeSearch.update(search);
     runs.replaceChildren(runsTable(runList, refresh));
     // until the experiment and every one of its runs has ended: a cancelled experiment's runs end after it does,
     // so the read that first sees them all ended is the final one
