@@ -35,7 +35,7 @@ public class ChangeDetection {
      * Where a series was scanned to: its length, its last run, where the next scan resumes and the run there, and
      * how many runs of the fingerprint (any metric) finished up to the last one.
      */
-    private record State(int length, Long lastRunId, int resumeAt, Long resumeRunId, int runsToLast) {}
+    private record State(int length, Long lastRunId, int resumeAt, Long resumeRunId, int runsToLast, Long originRunId) {}
 
     private record Point(long runId, double value) {}
 
@@ -81,15 +81,17 @@ public class ChangeDetection {
         jdbc.sql("INSERT INTO change_scan (fingerprint, metric, length, resume_at) VALUES (?, ?, 0, 0) ON CONFLICT DO NOTHING")
                 .params(fingerprint, metric.name()).update();
         State stored = jdbc.sql("""
-                        SELECT length, last_run_id, resume_at, resume_run_id, runs_to_last FROM change_scan
+                        SELECT length, last_run_id, resume_at, resume_run_id, runs_to_last, origin_run_id FROM change_scan
                         WHERE fingerprint = ? AND metric = ? FOR UPDATE""")
                 .params(fingerprint, metric.name())
                 .query((rs, i) -> new State(rs.getInt(1), (Long) rs.getObject(2), rs.getInt(3), (Long) rs.getObject(4),
-                        rs.getInt(5))).single();
+                        rs.getInt(5), (Long) rs.getObject(6))).single();
         // a run deleted, or given its fingerprint late, up to the last one scanned changes the series: scan it again
+        // (from its origin: the change point last confirmed, a new normal, or its first run)
         State state = stored.length() > 0 && runsTo(fingerprint, stored.lastRunId()) == stored.runsToLast() ? stored
-                : new State(0, null, 0, null, 0);
-        List<Point> tail = points(fingerprint, metric, state.resumeRunId());
+                : new State(0, null, 0, null, 0, stored.originRunId());
+        List<Point> tail = points(fingerprint, metric, state.resumeRunId() != null ? state.resumeRunId()
+                : state.originRunId());
         int length = state.resumeAt() + tail.size();
         if (length <= state.length() || tail.isEmpty()) {
             return;
@@ -99,11 +101,13 @@ public class ChangeDetection {
         Set<Long> found = new HashSet<>();
         scan.settled().forEach(c -> found.add(store(fingerprint, metric, tail, state.resumeAt(), c, true)));
         scan.tail().forEach(c -> found.add(store(fingerprint, metric, tail, state.resumeAt(), c, false)));
-        // an open change point from the part scanned again that was not found again has moved or gone
+        // an open change point from the part scanned again that was not found again has moved or gone (one before the
+        // series' origin, a confirmed change, stays for its triage)
+        Long[] scanned = tail.stream().skip(1).map(Point::runId).toArray(Long[]::new);
         jdbc.sql("""
-                DELETE FROM change_point WHERE fingerprint = ? AND metric = ? AND status = 'open' AND position > ?
-                AND run_after <> ALL(?::bigint[])""")
-                .params(fingerprint, metric.name(), state.resumeAt(), found.toArray(Long[]::new)).update();
+                DELETE FROM change_point WHERE fingerprint = ? AND metric = ? AND status = 'open'
+                AND run_after = ANY(?::bigint[]) AND run_after <> ALL(?::bigint[])""")
+                .params(fingerprint, metric.name(), scanned, found.toArray(Long[]::new)).update();
         long last = tail.get(tail.size() - 1).runId();
         jdbc.sql("""
                 UPDATE change_scan SET length = ?, last_run_id = ?, resume_at = ?, resume_run_id = ?, runs_to_last = ?,

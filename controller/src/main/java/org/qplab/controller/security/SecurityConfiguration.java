@@ -43,7 +43,7 @@ import tools.jackson.databind.ObjectMapper;
  * (HttpOnly, SameSite=Strict, Secure over HTTPS) and a CSRF token on every change; scripts send an API token as
  * {@code Authorization: Bearer} (no session, no CSRF: a browser cannot add that header cross-site without CORS,
  * which is refused). Reads need a viewer (or nobody, with qplab.security.anonymous-read); submits, cancels,
- * imports, baselines and recurring schedules an operator; everything else that changes state (hosts, deploy, agents, users, deletes)
+ * imports, baselines, recurring schedules and the triage of change points an operator; everything else that changes state (hosts, deploy, agents, users, deletes)
  * an admin. Requests naming a Host this controller does not answer to are refused (DNS rebinding), and so are
  * cross-origin requests. Agents authenticate on /agent with their own tokens (AgentGateway).
  *
@@ -113,7 +113,8 @@ public class SecurityConfiguration {
                             .pathMatchers(HttpMethod.POST, "/api/experiments/validate").hasRole("VIEWER")
                             .pathMatchers(HttpMethod.POST, "/api/experiments", "/api/experiments/*/cancel",
                                     "/api/import/**", "/api/schedules", "/api/schedules/*/enable",
-                                    "/api/schedules/*/disable").hasRole("OPERATOR")
+                                    "/api/schedules/*/disable", "/api/changes/*/confirm", "/api/changes/*/dismiss")
+                            .hasRole("OPERATOR")
                             .pathMatchers(HttpMethod.PUT, "/api/runs/*/baseline").hasRole("OPERATOR")
                             .pathMatchers(HttpMethod.DELETE, "/api/runs/*/baseline").hasRole("OPERATOR")
                             // an experiment's owner may delete it once it ended, an admin any: checked where it is deleted
@@ -203,7 +204,7 @@ public class SecurityConfiguration {
             return "needs a viewer";
         }
         if (path.startsWith("/api/experiments") || path.startsWith("/api/import") || path.startsWith("/api/schedules")
-                || path.endsWith("/baseline")) {
+                || path.startsWith("/api/changes") || path.endsWith("/baseline")) {
             return "needs an operator";
         }
         return "needs an admin";

@@ -12,6 +12,7 @@ import org.qplab.controller.StoredExperiments;
 import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.http.MediaType;
 
 /**
  * Change points on a fingerprint's history, over runs stored through the real ingest and run-end paths: kept in
@@ -90,6 +91,90 @@ class FingerprintChangesIntegrationTests extends ControllerIntegrationTest {
                 .params(fingerprint, "bw_avg_bps").query().singleRow())
                 .containsEntry("position", 25).containsEntry("run_before", lastBefore).containsEntry("run_after", firstAfter);
         assertThat(single(get("/api/fingerprints/" + fingerprint + "/history").get("changes"))).containsEntry("index", 25);
+    }
+
+    /**
+     * Triage: a change is dismissed (hidden, its series goes on) or confirmed (a new normal: its series restarts
+     * there, so later runs at the new level find no change), each with who and why, a decided one not decided again.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aChangeIsDismissedOrConfirmedWithWhoAndWhyAndAConfirmedOneRestartsItsSeries() throws Exception {
+        List<Long> experiments = new ArrayList<>();
+        for (int night = 0; night < 10; night++) {
+            experiments.add(new StoredExperiments(http(), jdbc, ingest, outcomes)
+                    .create("[4096]", 400 + night, night < 5 ? 1.0 : 1.25, "triage-6.20", 5, 0.03));
+        }
+        long firstAfter = jdbc.sql("SELECT min(id) FROM run WHERE experiment_id = ?").param(experiments.get(5))
+                .query(Long.class).single();
+        List<Map<String, Object>> open = ((List<Map<String, Object>>) (List<?>) http().get().uri("/api/changes")
+                .exchange().expectStatus().isOk().expectBodyList(Map.class).returnResult().getResponseBody()).stream()
+                .filter(c -> ((Number) c.get("runAfter")).longValue() == firstAfter).toList();
+        assertThat(open).extracting(c -> c.get("metric") + " " + c.get("status"))
+                .containsExactlyInAnyOrder("bw_avg_bps open", "msg_rate open");
+        long bw = id(open, "bw_avg_bps");
+        long rate = id(open, "msg_rate");
+        assertThat(open.get(0).get("experimentId")).isEqualTo(experiments.get(5).intValue());
+
+        http().post().uri("/api/changes/{id}/confirm", bw).contentType(MediaType.APPLICATION_JSON).bodyValue("{}")
+                .exchange().expectStatus().isBadRequest().expectBody(String.class)
+                .value(body -> assertThat(body).contains("reason", "a new normal"));
+        Map<String, Object> dismissed = http().post().uri("/api/changes/{id}/dismiss", rate)
+                .contentType(MediaType.APPLICATION_JSON).bodyValue("{\"reason\": \"the same step as bandwidth\"}")
+                .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat(dismissed).containsEntry("status", "dismissed").containsEntry("decidedBy", "admin")
+                .containsEntry("reason", "the same step as bandwidth");
+        Map<String, Object> confirmed = http().post().uri("/api/changes/{id}/confirm", bw)
+                .contentType(MediaType.APPLICATION_JSON).bodyValue("{\"reason\": \"new NIC firmware\"}")
+                .exchange().expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+        assertThat(confirmed).containsEntry("status", "confirmed").containsEntry("decidedBy", "admin")
+                .containsEntry("reason", "new NIC firmware");
+        assertThat(confirmed.get("decidedAt")).isNotNull();
+        http().post().uri("/api/changes/{id}/dismiss", bw).contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"reason\": \"changed my mind\"}").exchange().expectStatus().isEqualTo(409)
+                .expectBody(String.class).value(body -> assertThat(body).contains("already confirmed by admin",
+                        "new NIC firmware"));
+        long audited = 0;
+        for (int i = 0; i < 100 && audited < 4; i++) { // the audit log writes on the database scheduler, after the answer
+            Thread.sleep(50);
+            audited = jdbc.sql("SELECT count(*) FROM audit_event WHERE actor = 'admin' AND action LIKE 'POST /api/changes/%'")
+                    .query(Long.class).single();
+        }
+        assertThat(audited).as("each decision audited, the refused ones too").isEqualTo(4);
+
+        // open: neither any more; dismissed and confirmed each list theirs
+        assertThat(ids("/api/changes")).doesNotContain(bw, rate);
+        assertThat(ids("/api/changes?status=dismissed")).contains(rate).doesNotContain(bw);
+        assertThat(ids("/api/changes?status=confirmed,dismissed")).contains(bw, rate);
+        http().get().uri("/api/changes?status=gone").exchange().expectStatus().isBadRequest();
+
+        // confirmed: the bandwidth series restarts at the change; three more nights at the new level find nothing,
+        // while the rate series (dismissed, not restarted) still runs from the first night
+        for (int night = 10; night < 13; night++) {
+            new StoredExperiments(http(), jdbc, ingest, outcomes).create("[4096]", 400 + night, 1.25, "triage-6.20", 5, 0.03);
+        }
+        String fingerprint = (String) confirmed.get("fingerprint");
+        Map<String, Object> scan = jdbc.sql("SELECT origin_run_id, length FROM change_scan WHERE fingerprint = ? "
+                + "AND metric = 'bw_avg_bps'").param(fingerprint).query().singleRow();
+        assertThat(scan).containsEntry("origin_run_id", firstAfter).containsEntry("length", 40);
+        assertThat(jdbc.sql("SELECT length FROM change_scan WHERE fingerprint = ? AND metric = 'msg_rate'")
+                .param(fingerprint).query(Integer.class).single()).isEqualTo(65);
+        assertThat(jdbc.sql("SELECT status FROM change_point WHERE fingerprint = ? AND metric = 'bw_avg_bps'")
+                .param(fingerprint).query(String.class).list()).as("no new change in the restarted series")
+                .containsExactly("confirmed");
+        assertThat(jdbc.sql("SELECT status FROM change_point WHERE id = ?").param(rate).query(String.class).single())
+                .isEqualTo("dismissed");
+    }
+
+    private static long id(List<Map<String, Object>> changes, String metric) {
+        return changes.stream().filter(c -> c.get("metric").equals(metric)).map(c -> ((Number) c.get("id")).longValue())
+                .findFirst().orElseThrow();
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<Long> ids(String uri) {
+        return http().get().uri(uri).exchange().expectStatus().isOk().expectBodyList(Map.class).returnResult()
+                .getResponseBody().stream().map(c -> ((Number) ((Map<String, Object>) c).get("id")).longValue()).toList();
     }
 
     @Test
