@@ -152,6 +152,18 @@ export function getFingerprint(runId) {
  * experimentId, experimentName, finishedAt, value}], experiments: [{experimentId, experimentName, finishedAt, n,
  * median, min, max}]}; metric falls back to the server's default for its runs.
  */
+/** Change points of a status (open, confirmed, dismissed), newest first (GET /api/changes). */
+export function listChanges(status = 'open') {
+  return request('GET', `api/changes?${new URLSearchParams({ status })}`);
+}
+
+/** Confirms or dismisses a change point (how: confirm | dismiss), with the reason kept with the decision. */
+export function decideChange(changeId, how, reason) {
+  return request('POST', `api/changes/${id(changeId)}/${how}`, {
+    body: JSON.stringify({ reason }), contentType: 'application/json',
+  });
+}
+
 export function getFingerprintHistory(fingerprint, metric) {
   const query = metric ? `?${new URLSearchParams({ metric })}` : '';
   return request('GET', `api/fingerprints/${id(fingerprint)}/history${query}`);

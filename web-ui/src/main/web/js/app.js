@@ -3,9 +3,11 @@
 //   #/runs/34                    one run (live)       #/compare?…        a comparison (compare-modes.js)
 //   #/history                    history, baselines   #/hosts            hosts and agents
 //   #/fingerprints/ab12… (?metric=)  a fingerprint's runs over time
+//   #/changes (?status=)         change points and their triage
 import { initAccount } from './account.js';
 import { mountAccount } from './account-page.js';
 import { initBanner } from './banner.js';
+import { mountChanges } from './changes.js';
 import { mountCompare } from './compare.js';
 import { mountCurves } from './curves.js';
 import { mountExperiments } from './experiments.js';
@@ -21,6 +23,7 @@ const ROUTES = [
   [/^#\/fingerprints\/([^/?]+)\/?(?:\?(.*))?$/, 'history', (page, m) => [`fingerprint ${m[1].slice(0, 12)}`,
     mountFingerprintHistory(page, decodeURIComponent(m[1]), new URLSearchParams(m[2] ?? ''))]],
   [/^#\/history\/?(?:\?(.*))?$/, 'history', (page, m) => ['history', mountHistory(page, new URLSearchParams(m[1] ?? ''))]],
+  [/^#\/changes\/?(?:\?(.*))?$/, 'changes', (page, m) => ['changes', mountChanges(page, new URLSearchParams(m[1] ?? ''))]],
   [/^#\/hosts\/?$/, 'hosts', (page) => ['hosts', mountHosts(page)]],
   [/^#\/account\/?$/, 'account', (page) => ['account', mountAccount(page)]],
   [/^(?:#\/?)?(?:\?(.*))?$/, 'experiments', (page, m) => ['experiments', mountExperiments(page, new URLSearchParams(m[1] ?? ''))]],

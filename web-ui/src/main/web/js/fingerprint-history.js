@@ -20,7 +20,7 @@ export function fingerprintHash(fingerprint, metric) {
 const epochMs = (iso) => new Date(iso).getTime();
 
 /** The runs as points only, the experiments' medians as a line with their spread over runs as its band. */
-function historySeries(history) {
+export function historySeries(history) {
   const { toUnit } = metricInfo(history.metric, history.unit);
   const runs = (history.runs ?? []).filter((run) => run.finishedAt && run.value !== null && run.value !== undefined);
   const experiments = (history.experiments ?? []).filter((e) => e.finishedAt && e.median !== null && e.median !== undefined);
