@@ -152,6 +152,11 @@ export function getFingerprint(runId) {
  * experimentId, experimentName, finishedAt, value}], experiments: [{experimentId, experimentName, finishedAt, n,
  * median, min, max}]}; metric falls back to the server's default for its runs.
  */
+/** What needs a person's eye now (GET /api/alerts). */
+export function getAlerts() {
+  return request('GET', 'api/alerts');
+}
+
 /** Change points of a status (open, confirmed, dismissed), newest first (GET /api/changes). */
 export function listChanges(status = 'open') {
   return request('GET', `api/changes?${new URLSearchParams({ status })}`);

@@ -5,6 +5,7 @@
 //   #/fingerprints/ab12… (?metric=)  a fingerprint's runs over time
 //   #/changes (?status=)         change points and their triage
 import { initAccount } from './account.js';
+import { initAlerts } from './alerts.js';
 import { mountAccount } from './account-page.js';
 import { initBanner } from './banner.js';
 import { mountChanges } from './changes.js';
@@ -45,4 +46,4 @@ function route() {
 
 initBanner();
 window.addEventListener('hashchange', route);
-initAccount().then(route); // pages know the role (an admin's account page shows the accounts and the audit log)
+initAccount().then(() => { route(); initAlerts(); }); // pages know the role (an admin's account page shows the accounts and the audit log)

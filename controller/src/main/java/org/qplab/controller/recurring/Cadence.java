@@ -70,21 +70,33 @@ record Cadence(String cron, Integer everyHours, ZoneId zone) {
 
     /** The shortest time between two occurrences: the hours, or the cron's shortest gap over its next times. */
     Duration shortestGap(Instant now) {
+        return gap(now, true);
+    }
+
+    /**
+     * The longest time between two occurrences: the hours, or the cron's longest gap over its next times (a
+     * weekday cron's weekend): the period its staleness is judged by.
+     */
+    Duration longestGap(Instant now) {
+        return gap(now, false);
+    }
+
+    private Duration gap(Instant now, boolean shortestOne) {
         if (cron == null) {
             return Duration.ofHours(everyHours);
         }
         CronExpression expression = CronExpression.parse(cron);
         ZonedDateTime at = expression.next(now.atZone(zone));
-        Duration shortest = null;
+        Duration found = null;
         for (int i = 0; at != null && i < GAPS; i++) {
             ZonedDateTime next = expression.next(at);
             if (next != null) {
                 Duration gap = Duration.between(at, next);
-                shortest = shortest == null || gap.compareTo(shortest) < 0 ? gap : shortest;
+                found = found == null || (shortestOne ? gap.compareTo(found) < 0 : gap.compareTo(found) > 0) ? gap : found;
             }
             at = next;
         }
-        return shortest == null ? Duration.ofDays(366) : shortest;
+        return found == null ? Duration.ofDays(366) : found;
     }
 
     /** "cron '0 0 2 * * *'" or "every 24 hours". */
