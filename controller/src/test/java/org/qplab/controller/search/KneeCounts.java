@@ -9,7 +9,8 @@ import java.util.function.LongToDoubleFunction;
 /**
  * bench/search: how many points KneeSearch runs on synthetic curves, against a geometric grid of the same resolution.
  * Prints the markdown table of bench/search/results.md; bench/search/knee-counts.sh runs it as a single-file source
- * against controller/target/classes. KneeSearchTests drives the same curves through {@link #drive}, and checks the
+ * against controller/target/classes. Args: noise (relative half-width, default 0.03), seeds (10), resolution (0.10),
+ * "points" to list the points of each noise-free search. KneeSearchTests drives the same curves through {@link #drive}, and checks the
  * table's goal (at most 40 % of the grid's points) with {@link #curves}.
  */
 public final class KneeCounts {
@@ -104,6 +105,7 @@ public final class KneeCounts {
                 + "ratio | holds the truth | with ±" + fmt(100 * noise) + " % noise: holds, bracketed (of " + seeds
                 + " seeds) | points run, median (max) |");
         System.out.println("|---|---|---:|---|---|---:|---:|---:|---|---:|---:|");
+        List<String> order = new ArrayList<>();
         for (Curve c : curves()) {
             KneeSearch.Settings s = new KneeSearch.Settings("x", c.low(), c.high(), resolution,
                     KneeSearch.Settings.DEFAULT_KNEE_GAIN, 64, true);
@@ -125,6 +127,15 @@ public final class KneeCounts {
                     r.bracketHigh(), r.bracketed() ? "" : " (not bracketed)", run.planned().size(), grid,
                     100.0 * run.planned().size() / grid, holds(c, r) ? "yes" : "NO",
                     holds, bracketed, counts.get(counts.size() / 2), counts.get(counts.size() - 1));
+            order.add("- " + c.name() + " over [" + c.low() + ", " + c.high() + "]: " + run.planned() + " → "
+                    + r.why());
+        }
+        if (args.length > 3 && args[3].equals("points")) {
+            System.out.println();
+            System.out.println("The points each noise-free search ran, in the order planned (the first four at once), "
+                    + "and what it said:");
+            System.out.println();
+            order.forEach(System.out::println);
         }
     }
 
