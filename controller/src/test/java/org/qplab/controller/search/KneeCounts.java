@@ -56,6 +56,7 @@ public final class KneeCounts {
         for (long k : new long[] {100, 1000, 5000, 40000}) {
             curves.add(rateLimit(64, 65536, k));
         }
+        curves.add(rateLimit(1, 1L << 30, 12345));
         curves.add(saturating(1, 64, 4));
         curves.add(saturating(64, 65536, 500));
         curves.add(cliff(1, 64, 20));
