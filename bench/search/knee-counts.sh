@@ -78,7 +78,7 @@ What it shows:
 - ±1 % noise: the rate limits' brackets hold K in 89 to 100 of 100 seeds.
 - ±3 % noise at a 10 % resolution is at the edge of what such noise lets a planner resolve (KneeSearch's doc: a step
   must span about 1.13x before ±3 % can no longer flip its verdict near a knee): the bracket holds K in 56 to 100 of
-  100 seeds (100 where the bracket ends at adjacent integers), and it is still always within 10 % (bracketed); a
+  100 seeds (100 for min(x, 3)), and it is still always within 10 % (bracketed); a
   miss is off by up to 30 %. At a 30 % resolution the same noise is bracketed in 79 to 100 of 100 seeds, but the
   coarser grid it is compared with has only 17, 28 or 81 points, so the search uses 19 % to 71 % of them: a search pays
   most where the grid is fine.

@@ -23,7 +23,10 @@ import java.util.TreeSet;
  * x) at its geometric midpoint, recomputing everything from the results each time, until the whole bracket is within
  * the resolution (or holds no integer left to plan). On {@code y = min(x, K)} the bracket always holds K: the step that
  * holds K either still pays (it ends the paying steps) or does not (it starts the failing ones). The value reported is
- * {@code x[j]}, the last x the search saw still paying; the bracket's ends are the points either side of it.
+ * {@code x[j]}, the last x the search saw still paying; the bracket's ends are the points either side of it, except
+ * when every integer around x[j] was measured (x[j-1] = x[j] - 1, x[j+1] = x[j] + 1) and the two steps together are
+ * still wider than the resolution: then the bracket is {@code [x[j], x[j] + 1]}, two adjacent integers, since the
+ * dimension has no value between x[j-1] and x[j] that could be the knee.
  *
  * <p><b>The best gain</b> is the largest gain over any two measured points (not only neighbours), each counted net of
  * the noise: the larger relative spread of the two points' repeats times the metric. A short step between two noisy
@@ -100,7 +103,8 @@ public final class KneeSearch {
     }
 
     /** kind: "knee" (the gain flattens), "cliff" (the metric falls by more than the noise), or "none" (still rising at high, or flat from low);
-     *  value: the estimate (for a knee the last x that still pays, the middle point of the bracket; for a cliff the last x before the fall, the bracket's lower end); bracketLow/High: where it lies;
+     *  value: the estimate (for a knee the last x that still pays: the middle point of the bracket [x before it, x after it], or its lower end when the bracket is two adjacent integers;
+     *  for a cliff the last x before the fall, the bracket's lower end); bracketLow/High: where it lies;
      *  bracketed: whether the bracket met the resolution (false when maxPoints ran out first); why: one sentence a lab engineer can read, with the numbers. */
     public record Result(String kind, long value, long bracketLow, long bracketHigh, boolean bracketed, String why) {
     }
@@ -244,7 +248,8 @@ public final class KneeSearch {
                 long a = x[j - 1];
                 long b = x[j];
                 long c = x[j + 1];
-                boolean fine = fine(s, a, c) || (b - a <= 1 && c - b <= 1);
+                boolean adjacent = b - a <= 1 && c - b <= 1;
+                boolean fine = fine(s, a, c) || adjacent;
                 if (!fine && budgetLeft) {
                     boolean lowerSplittable = b - a > 1;
                     boolean upperSplittable = c - b > 1;
@@ -257,11 +262,14 @@ public final class KneeSearch {
                         && v[bestStep + 1] - v[bestStep] > 2 * band(v, spread, bestStep)) {
                     return Step.run(List.of(midpoint(x[bestStep], x[bestStep + 1])));
                 }
-                return Step.done(new Result("knee", b, a, c, fine, String.format(Locale.ROOT,
+                // Every integer around b measured: b is the last value that pays and c the first past the knee, so
+                // the bracket is [b, c], two adjacent integers (the dimension has no value between a and b).
+                long low = adjacent && !fine(s, a, c) ? b : a;
+                return Step.done(new Result("knee", b, low, c, fine, String.format(Locale.ROOT,
                         "The metric stops paying at %s %d: from %d to %d it moves by %s per doubling, from %d to %d by "
                                 + "%s, below %.2f x the best gain, %s (%d to %d); the knee lies in [%d, %d]%s.",
                         s.dimension(), b, a, b, num(signed(s, gain[j - 1])), b, c, num(signed(s, gain[j])),
-                        s.kneeGain(), num(signed(s, best)), x[bestStep], x[bestEnd], a, c,
+                        s.kneeGain(), num(signed(s, best)), x[bestStep], x[bestEnd], low, c,
                         unbracketed(s, fine, n, a, c))));
             }
         }
