@@ -26,6 +26,7 @@ import org.springframework.stereotype.Component;
  *       experiment's go with it, which Prometheus reads as a counter reset);</li>
  *   <li>{@code qplab_schedule_stale} — enabled schedules with no finished experiment for twice their period.</li>
  * </ul>
+ * The same read hands the alerts to the webhook, which posts the new ones.
  */
 @Component
 public class AlertMetrics implements SchedulingConfigurer {
@@ -36,12 +37,16 @@ public class AlertMetrics implements SchedulingConfigurer {
     private final JdbcClient sql;
     private final RecurringStaleness staleness;
     private final MetricsProperties properties;
+    private final Alerts alerts;
+    private final AlertWebhook webhook;
     private final AtomicLong openChanges = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong stale = new AtomicLong();
 
     public AlertMetrics(MeterRegistry registry, Jdbc jdbc, JdbcClient sql, RecurringStaleness staleness,
-                        MetricsProperties properties) {
+                        MetricsProperties properties, Alerts alerts, AlertWebhook webhook) {
+        this.alerts = alerts;
+        this.webhook = webhook;
         this.jdbc = jdbc;
         this.sql = sql;
         this.staleness = staleness;
@@ -64,6 +69,9 @@ public class AlertMetrics implements SchedulingConfigurer {
             openChanges.set(sql.sql("SELECT count(*) FROM change_point WHERE status = 'open'").query(Long.class).single());
             failures.set(sql.sql("SELECT count(*) FROM run_expectation WHERE verdict = 'FAIL'").query(Long.class).single());
             stale.set(staleness.stale(Instant.now()).size());
+            if (webhook.enabled()) { // each new alert posted once (the webhook claims its key)
+                webhook.offer(alerts.now().alerts());
+            }
         }).subscribe(v -> { }, e -> log.debug("alert metrics refresh failed: {}", e.toString()));
     }
 }

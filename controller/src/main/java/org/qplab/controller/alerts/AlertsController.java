@@ -16,10 +16,21 @@ class AlertsController {
 
     private final Jdbc jdbc;
     private final Alerts alerts;
+    private final AlertWebhook webhook;
 
-    AlertsController(Jdbc jdbc, Alerts alerts) {
+    AlertsController(Jdbc jdbc, Alerts alerts, AlertWebhook webhook) {
         this.jdbc = jdbc;
         this.alerts = alerts;
+        this.webhook = webhook;
+    }
+
+    @GetMapping("/api/alerts/deliveries")
+    @Operation(operationId = "listAlertDeliveries", summary = "The alerts posted to the webhook",
+            description = "Each alert posted to qplab.alerts.webhook-url, newest first: DELIVERED, RETRYING, FAILED "
+                    + "(after qplab.alerts.attempts tries) or PENDING, with the tries made and the last error.")
+    @ApiResponse(responseCode = "200", description = "The deliveries (at most 200).")
+    Mono<java.util.List<AlertWebhook.Delivery>> deliveries() {
+        return jdbc.call(() -> webhook.deliveries(200));
     }
 
     @GetMapping("/api/alerts")

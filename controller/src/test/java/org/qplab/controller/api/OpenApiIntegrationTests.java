@@ -14,7 +14,7 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
     private static final List<String> OPERATION_IDS = List.of("addHost", "cancelExperiment", "compareExperiments",
             "compareRuns", "compareWithBaselines", "createAccount", "deleteAccount", "deleteExperiment",
             "deleteExperimentTrace", "deleteRunTrace", "deployAgent", "exportExperimentRunsCsv", "exportExperimentsCsv",
-            "exportRunIntervalsCsv", "followRun", "followExperiment", "getAgentLog", "getExperiment", "getExperimentCurve", "getExperimentPairs", "listAlerts", "getExperimentSearch", "listChanges", "confirmChange", "dismissChange", "getHost",
+            "exportRunIntervalsCsv", "followRun", "followExperiment", "getAgentLog", "getExperiment", "getExperimentCurve", "getExperimentPairs", "listAlerts", "listAlertDeliveries", "getExperimentSearch", "listChanges", "confirmChange", "dismissChange", "getHost",
             "getFingerprintHistory", "getMe", "getRun", "getRunFingerprint", "getRunHistogram", "getRunStorage", "getRunSummary",
             "getRunTimeline", "importPerftest", "issueAgentToken", "issueToken", "listAccounts", "listAgents",
             "listAuditEvents", "listBaselines", "listExperimentRuns", "listExperiments", "listHosts", "listMyTokens",

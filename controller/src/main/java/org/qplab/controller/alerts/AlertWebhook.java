@@ -1,0 +1,149 @@
+package org.qplab.controller.alerts;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.qplab.controller.database.Jdbc;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * Posts each new alert to qplab.alerts.webhook-url, once: the alert's key is claimed in alert_delivery (so a restart
+ * or a second controller does not post it again), then the JSON body (kind, key, message, link, since, sentAt) goes
+ * out with its HMAC-SHA256 signature, tried up to qplab.alerts.attempts times with a doubling back-off, on a
+ * scheduler of its own: a slow or dead receiver never holds up a run. Each delivery's outcome (attempts, last error)
+ * stays in alert_delivery, listed by GET /api/alerts/deliveries.
+ */
+@Component
+public class AlertWebhook {
+
+    private static final Logger log = LoggerFactory.getLogger(AlertWebhook.class);
+
+    /** One delivery as kept. */
+    public record Delivery(String key, String kind, String message, String status, int attempts, String lastError,
+                           OffsetDateTime createdAt, OffsetDateTime deliveredAt) {}
+
+    private final AlertProperties properties;
+    private final JdbcClient jdbc;
+    private final Jdbc blocking;
+    private final ObjectMapper json;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    public AlertWebhook(AlertProperties properties, JdbcClient jdbc, Jdbc blocking, ObjectMapper json) {
+        this.properties = properties;
+        this.jdbc = jdbc;
+        this.blocking = blocking;
+        this.json = json;
+    }
+
+    boolean enabled() {
+        return !properties.webhookUrl().isBlank();
+    }
+
+    /** Claims and posts every alert not delivered before (blocking for the claim; the posting runs apart). */
+    void offer(List<Alerts.Alert> alerts) {
+        if (!enabled()) {
+            return;
+        }
+        for (Alerts.Alert alert : alerts) {
+            int claimed = jdbc.sql("""
+                            INSERT INTO alert_delivery (key, kind, message, status) VALUES (?, ?, ?, 'PENDING')
+                            ON CONFLICT (key) DO NOTHING""")
+                    .params(alert.key(), alert.kind(), alert.message()).update();
+            if (claimed == 1) {
+                Mono.fromRunnable(() -> deliver(alert)).subscribeOn(Schedulers.boundedElastic()).subscribe();
+            }
+        }
+    }
+
+    /** The deliveries, newest first, at most limit. */
+    public List<Delivery> deliveries(int limit) {
+        return jdbc.sql("""
+                        SELECT key, kind, message, status, attempts, last_error, created_at, delivered_at
+                        FROM alert_delivery ORDER BY created_at DESC, key LIMIT ?""")
+                .param(limit)
+                .query((rs, i) -> new Delivery(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                        rs.getInt(5), rs.getString(6), rs.getObject(7, OffsetDateTime.class),
+                        rs.getObject(8, OffsetDateTime.class)))
+                .list();
+    }
+
+    private void deliver(Alerts.Alert alert) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("kind", alert.kind());
+        body.put("key", alert.key());
+        body.put("message", alert.message());
+        body.put("link", alert.link());
+        body.put("since", alert.since() == null ? null : alert.since().toString());
+        body.put("sentAt", OffsetDateTime.now().toString());
+        byte[] bytes = json.writeValueAsString(body).getBytes(StandardCharsets.UTF_8);
+        Duration wait = properties.backoff();
+        String error = null;
+        for (int attempt = 1; attempt <= properties.attempts(); attempt++) {
+            try {
+                HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(properties.webhookUrl().strip()))
+                        .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                        .header("User-Agent", "qplab-controller").POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
+                if (!properties.webhookSecret().isEmpty()) {
+                    request.header("X-Qplab-Signature", "sha256=" + sign(bytes));
+                }
+                HttpResponse<Void> response = http.send(request.build(), HttpResponse.BodyHandlers.discarding());
+                if (response.statusCode() / 100 == 2) {
+                    record(alert.key(), "DELIVERED", attempt, null);
+                    return;
+                }
+                error = "HTTP " + response.statusCode();
+            } catch (Exception e) {
+                error = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            record(alert.key(), attempt < properties.attempts() ? "RETRYING" : "FAILED", attempt, error);
+            if (attempt < properties.attempts()) {
+                try {
+                    Thread.sleep(wait.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+                wait = wait.multipliedBy(2);
+            }
+        }
+        log.warn("alert {} not delivered to the webhook after {} tries: {}", alert.key(), properties.attempts(), error);
+    }
+
+    private void record(String key, String status, int attempts, String error) {
+        blocking.run(() -> jdbc.sql("""
+                        UPDATE alert_delivery SET status = ?, attempts = ?, last_error = ?,
+                            delivered_at = CASE WHEN ? = 'DELIVERED' THEN now() END
+                        WHERE key = ?""").params(status, attempts, error, status, key).update())
+                .block(Duration.ofSeconds(30));
+    }
+
+    private String sign(byte[] body) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(properties.webhookSecret().getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            return HexFormat.of().formatHex(mac.doFinal(body));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("HMAC-SHA256 is not available", e);
+        }
+    }
+}
