@@ -152,6 +152,22 @@ public final class ControllerProcess implements AutoCloseable {
         return port;
     }
 
+    /**
+     * POSTs body to path (as an admin), expecting 201, and returns the id the answer names (a new experiment's, a
+     * new schedule's); anything else is an IOException with the status and the body.
+     */
+    public long create(String path, String contentType, String body) throws IOException, InterruptedException {
+        HttpResponse<String> created = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url() + path))
+                .header("Content-Type", contentType).header("Authorization", "Bearer " + token())
+                .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        java.util.regex.Matcher id = java.util.regex.Pattern.compile("\"id\"\\s*:\\s*(\\d+)").matcher(created.body());
+        if (created.statusCode() != 201 || !id.find()) {
+            throw new IOException("POST " + path + " answered " + created.statusCode() + ": " + created.body());
+        }
+        return Long.parseLong(id.group(1));
+    }
+
     /** The OpenAPI document as it serves it now. */
     public String apiDocument() throws IOException, InterruptedException {
         HttpResponse<String> document = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url() + "/v3/api-docs"))

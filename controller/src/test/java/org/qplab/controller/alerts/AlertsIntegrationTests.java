@@ -5,11 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.OwnDatabase;
+import org.qplab.controller.PrometheusScrape;
 import org.qplab.controller.StoredExperiments;
 import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
@@ -81,22 +80,10 @@ class AlertsIntegrationTests extends ControllerIntegrationTest {
     }
 
     private String awaitScrape(Predicate<String> until) throws InterruptedException {
-        String last = "";
-        for (int i = 0; i < 120; i++) {
-            last = http().get().uri("/actuator/prometheus").exchange().expectStatus().isOk().expectBody(String.class)
-                    .returnResult().getResponseBody();
-            if (until.test(last)) {
-                return last;
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError("the scrape never showed what was awaited within 30 s:\n" + last.lines()
-                .filter(l -> l.startsWith("qplab_")).reduce("", (a, b) -> a + b + "\n"));
+        return PrometheusScrape.await(http(), until);
     }
 
-    /** A sample's value from the Prometheus text format; NaN when absent. */
     private static double metric(String scrape, String name) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*\\})? ([-+0-9.eE]+|NaN)$").matcher(scrape);
-        return m.find() ? Double.parseDouble(m.group(2)) : Double.NaN;
+        return PrometheusScrape.metric(scrape, name);
     }
 }

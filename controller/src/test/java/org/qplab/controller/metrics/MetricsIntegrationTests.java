@@ -6,10 +6,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
+import org.qplab.controller.PrometheusScrape;
 import org.qplab.controller.OwnDatabase;
 import org.qplab.testkit.AgentProcess;
 import org.springframework.http.MediaType;
@@ -127,29 +126,10 @@ class MetricsIntegrationTests extends ControllerIntegrationTest {
     }
 
     private String awaitScrape(Predicate<String> until) throws InterruptedException {
-        String last = "";
-        for (int i = 0; i < 120; i++) {
-            last = scrape();
-            if (until.test(last)) {
-                return last;
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError("the scrape never showed what was awaited within 30 s:\n" + last.lines()
-                .filter(l -> l.startsWith("qplab_")).reduce("", (a, b) -> a + b + "\n"));
+        return PrometheusScrape.await(http(), until);
     }
 
-    /** A sample's value from the Prometheus text format; NaN when absent. */
     private static double metric(String scrape, String name) {
-        String series = name.contains("{") ? name.substring(0, name.indexOf('{')) : name;
-        String labels = name.contains("{") ? name.substring(name.indexOf('{') + 1, name.length() - 1) : "";
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + "(\\{([^}]*)\\})? ([-+0-9.eE]+|NaN)$").matcher(scrape);
-        while (m.find()) {
-            String got = m.group(2) == null ? "" : m.group(2);
-            if (labels.isEmpty() || got.contains(labels)) {
-                return Double.parseDouble(m.group(3));
-            }
-        }
-        return Double.NaN;
+        return PrometheusScrape.metric(scrape, name);
     }
 }

@@ -2,10 +2,6 @@ package org.qplab.controller.recurring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -14,8 +10,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.Await;
@@ -84,14 +78,7 @@ class RecurringRestartIntegrationTests {
     }
 
     private static long create(String json) throws Exception {
-        HttpResponse<String> created = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(controller.url() + "/api/schedules")).header("Content-Type", "application/json")
-                .header("Authorization", "Bearer " + controller.token())
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-        Matcher id = Pattern.compile("\"id\"\\s*:\\s*(\\d+)").matcher(created.body());
-        assertThat(id.find()).isTrue();
-        return Long.parseLong(id.group(1));
+        return controller.create("/api/schedules", "application/json", json);
     }
 
     private static long count(Connection db, String sql) throws SQLException {

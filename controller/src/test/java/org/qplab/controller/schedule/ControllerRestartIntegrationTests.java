@@ -2,10 +2,6 @@ package org.qplab.controller.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -17,8 +13,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -180,14 +174,7 @@ class ControllerRestartIntegrationTests {
     }
 
     private static long submit(String yaml) throws Exception {
-        HttpResponse<String> created = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(controller.url() + "/api/experiments")).header("Content-Type", "application/yaml")
-                .header("Authorization", "Bearer " + controller.token())
-                .POST(HttpRequest.BodyPublishers.ofString(yaml)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-        Matcher id = Pattern.compile("\"id\"\\s*:\\s*(\\d+)").matcher(created.body());
-        assertThat(id.find()).isTrue();
-        return Long.parseLong(id.group(1));
+        return controller.create("/api/experiments", "application/yaml", yaml);
     }
 
     private static long count(Connection db, String sql) throws SQLException {
