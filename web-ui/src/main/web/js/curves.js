@@ -192,7 +192,7 @@ export function mountCurves(container, id) {
       search] = await Promise.all([
       ...['bandwidth', 'cycles', 'latencySize', 'latencyPercentiles', 'storage', 'latencyIops'].map(curvesFor),
       pairRuns ? getPairs(id) : Promise.resolve(null),
-      experiment.matrix?.search ? getSearch(id) : Promise.resolve(null),
+      Object.keys(experiment.matrix?.search ?? {}).length > 0 ? getSearch(id) : Promise.resolve(null),
     ]);
     if (!mounted) return false;
     title.replaceChildren(experiment.name, ' ', h('span', { class: 'muted' }, `#${experiment.id}`));

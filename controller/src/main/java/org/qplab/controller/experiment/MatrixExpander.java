@@ -121,6 +121,10 @@ public final class MatrixExpander {
         MatrixExcludes excludes = MatrixExcludes.read(root.get("exclude"), violations);
         RunOrder order = RunOrder.read(root.get("order"), violations);
         SearchSpec search = SearchSpec.read(root, maxRuns, violations);
+        if (search != null && search.maxRuns() < 2 * repeats) {
+            violations.add(new Violation("search.max_runs", "must leave room for both ends' repeats: at least 2 x "
+                    + repeats + " = " + 2 * repeats + ", got " + search.maxRuns()));
+        }
         if (search != null && where.size() > 1) {
             violations.add(new Violation("hosts", "a search runs on one place (loopback, one host or one pair); this "
                     + "matrix names " + where.size()));

@@ -49,7 +49,7 @@ public record SearchSpec(String dimension, long low, long high, double resolutio
 
     /** The search of a stored matrix (its source), or null when it has none. */
     public static SearchSpec of(Map<String, Object> source) {
-        if (source == null || !(source.get("search") instanceof Map<?, ?> search)) {
+        if (source == null || !(source.get("search") instanceof Map<?, ?> search) || search.isEmpty()) {
             return null;
         }
         Map<?, ?> base = source.get("base") instanceof Map<?, ?> b ? b : Map.of();
@@ -62,8 +62,8 @@ public record SearchSpec(String dimension, long low, long high, double resolutio
     /** Checks the matrix's search; null when it has none or it is invalid (each problem in violations). */
     static SearchSpec read(JsonNode root, long runLimit, List<Violation> violations) {
         JsonNode node = root.get("search");
-        if (node == null || node.isNull()) {
-            return null;
+        if (node == null || node.isNull() || node.isObject() && node.isEmpty()) {
+            return null; // {} is no search (a generated client sends its empty map)
         }
         int before = violations.size();
         if (!node.isObject()) {

@@ -18,8 +18,9 @@ import tools.jackson.databind.ObjectMapper;
 /**
  * How a run ends in the database: its summary stored once, its status set, a finished run judged against its
  * experiment's expect rules, a failure that may pass tried again as a new run of the same point (up to
- * qplab.schedule.max-attempts), the retests of an experiment's bad host pairs queued when its last run ended
- * (PairRetests), and its experiment closed when it was the last run. Idempotent, because an agent replays a run's end after a reconnect.
+ * qplab.schedule.max-attempts), what an experiment plans from its results queued when its last run so far ended (the
+ * retests of its bad host pairs, PairRetests; its search's next points, SearchSteps), and its experiment closed when
+ * it was the last run. Idempotent, because an agent replays a run's end after a reconnect.
  */
 @Component
 public class RunOutcomes {
@@ -132,7 +133,8 @@ public class RunOutcomes {
     private record Ended(long experimentId, int attempt) {}
 
     /** Sets the run's end; returns the status set, or null when the run was not running there (a replay). */
-    private String end(TransactionStatus tx, long runId, String agentId, String status, String error, boolean retryable) {
+    private String end(TransactionStatus transaction, long runId, String agentId, String status, String error,
+                       boolean retryable) {
         // Run ends of one experiment take its row lock first, one after the other: each then sees the others'
         // runs as they ended, so whichever is last closes the experiment (two at once saw each other running).
         jdbc.sql("SELECT e.id FROM experiment e JOIN run r ON r.experiment_id = e.id WHERE r.id = ? FOR UPDATE OF e")
@@ -151,7 +153,7 @@ public class RunOutcomes {
         if (retryable && ended.attempt() < maxAttempts) {
             retry(runId, experimentId, ended.attempt());
         }
-        planMore(tx, experimentId);
+        planMore(transaction, experimentId);
         jdbc.sql("""
                 UPDATE experiment e SET finished_at = now(),
                     status = CASE WHEN EXISTS (SELECT 1 FROM run WHERE experiment_id = e.id AND status = 'FAILED'
@@ -168,21 +170,21 @@ public class RunOutcomes {
      * its bad host pairs (PairRetests), the next points of its search (SearchSteps). Each behind a savepoint:
      * planning that fails closes the experiment without them, but never undoes or holds up the run's end.
      */
-    private void planMore(TransactionStatus tx, long experimentId) {
-        Object savepoint = tx.createSavepoint();
+    private void planMore(TransactionStatus transaction, long experimentId) {
+        Object savepoint = transaction.createSavepoint();
         try {
             retests.plan(experimentId);
-            tx.releaseSavepoint(savepoint);
+            transaction.releaseSavepoint(savepoint);
         } catch (RuntimeException e) {
-            tx.rollbackToSavepoint(savepoint);
+            transaction.rollbackToSavepoint(savepoint);
             log.error("experiment {}: planning the retests of its bad pairs failed; it ends without them", experimentId, e);
         }
-        savepoint = tx.createSavepoint();
+        savepoint = transaction.createSavepoint();
         try {
             search.plan(experimentId);
-            tx.releaseSavepoint(savepoint);
+            transaction.releaseSavepoint(savepoint);
         } catch (RuntimeException e) {
-            tx.rollbackToSavepoint(savepoint);
+            transaction.rollbackToSavepoint(savepoint);
             log.error("experiment {}: planning the next points of its search failed; it ends without them",
                     experimentId, e);
         }

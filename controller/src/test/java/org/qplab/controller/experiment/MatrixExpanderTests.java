@@ -277,6 +277,25 @@ class MatrixExpanderTests {
                 .isEqualTo(new PairRules(0, 0.93, 2.1));
     }
 
+    /** search: knee expands to the search's first points, every repeat; what it cannot search is refused, named. */
+    @Test
+    void aKneeSearchStartsWithItsFirstPointsAndRefusesWhatItCannotSearch() {
+        Matrix search = matrices.expand("base: {provider: tcp, msg_size: 64}\nsearch: {knee: threads, low: 1, high: 16}\nrepeats: 2");
+        assertThat(search.runs()).extracting(r -> r.params().get("threads") + "#" + r.repeat())
+                .containsExactly("1#0", "3#0", "6#0", "16#0", "1#1", "3#1", "6#1", "16#1");
+        assertThat(matrices.expand("base: {provider: tcp, msg_size: 64}\nsearch: {}").runs()).as("{} is no search").hasSize(1);
+        assertThat(matrices.expand("base: {provider: tcp, msg_size: 64}\nsearch: {knee: qps_per_thread, low: 2, high: 3}").runs())
+                .extracting(r -> r.params().get("qps_per_thread")).containsExactly(2L, 3L);
+        assertThat(matrices.violationsOf("base: {provider: tcp, msg_size: 64}\nsearch: {knee: threads, low: 1, high: 16, max_runs: 3}\n"
+                + "repeats: 2")).extracting(Violation::field, Violation::message).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("search.max_runs", "must leave room for both ends' repeats: at "
+                        + "least 2 x 2 = 4, got 3"));
+        assertThat(matrices.violationsOf("base: {provider: tcp, msg_size: 64}\nsearch: {knee: transport, low: 1, high: 4, speed: 2}"))
+                .extracting(Violation::field).containsExactlyInAnyOrder("search.speed", "search.knee");
+        assertThat(matrices.violationsOf("base: {provider: tcp, msg_size: 64}\nhosts: {pairs: [[a, b], [b, a]]}\n"
+                + "search: {knee: threads, low: 1, high: 4}")).extracting(Violation::field).containsExactly("hosts");
+    }
+
     /** all_pairs: the agents connected at submit, as a group (sorted), in rounds; fewer than two is refused. */
     @Test
     void allPairsIsAGroupOfTheAgentsConnectedNow() {
