@@ -56,9 +56,13 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
             // whatever it still sends (if the close has not reached it yet) is neither read nor stored
             agent.send(frame(own, 0));
             agent.send(new AgentMessage.RunFinished(own, Map.of("cycles", 1, "bw_avg_bps", 1.23e15), 1));
-            CloseStatus closed = agent.awaitClose(WAIT);
-            assertThat(closed.getCode()).isEqualTo(LinkClose.TOKEN_REVOKED.code());
-            assertThat(closed.getReason()).isEqualTo("agent token revoked by an admin");
+            // closed with its reason, or (when those sends raced the close and the connection's reset dropped the
+            // close frame) ended with an error: the audit row below says why it was closed either way
+            CloseStatus closed = agent.awaitEnd(WAIT);
+            if (closed != null) {
+                assertThat(closed.getCode()).isEqualTo(LinkClose.TOKEN_REVOKED.code());
+                assertThat(closed.getReason()).isEqualTo("agent token revoked by an admin");
+            }
 
             try (RawAgent secret = RawAgent.connect(port).hello(id, TOKEN);
                  RawAgent revoked = RawAgent.connect(port).hello(id, token)) {

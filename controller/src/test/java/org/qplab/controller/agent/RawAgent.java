@@ -130,6 +130,14 @@ final class RawAgent implements AutoCloseable {
         return status;
     }
 
+    /**
+     * Waits for the link's end: its close status, or null when it ended with an error instead (a send of ours racing
+     * the peer's close: the reset of the connection can drop the close frame unread).
+     */
+    CloseStatus awaitEnd(Duration timeout) throws Exception {
+        return closed.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     boolean isOpen() {
         return socket != null && !closed.isDone();
     }
