@@ -1,6 +1,5 @@
 package org.qplab.controller.schedule;
 
-import java.util.Map;
 import org.qplab.controller.analysis.CurveRepository;
 import org.qplab.controller.analysis.PairMatrix;
 import org.qplab.controller.experiment.PairRules;
@@ -13,8 +12,8 @@ import tools.jackson.databind.ObjectMapper;
 /**
  * Retests of bad host pairs, as ClusterKit retests a fabric's: when the last run of an experiment on pairs ends, the
  * pairs judged bad in every round so far (PairMatrix, by the matrix's bad_below and bad_above) run again, each with
- * all the runs it had in the last round (its repeats), as round k + 1 (run.retest) at the end of the run order, until the matrix's retests are
- * used or no pair is bad. A pair that is good in a retest is not bad: one slow round does not condemn a link. The
+ * all the runs it had in the last round (its repeats), as round k + 1 (run.retest) at the end of the run order,
+ * until the matrix's retests are used or no pair is bad. A pair that is good in a retest is not bad: one slow round does not condemn a link. The
  * new runs are queued like any, so the experiment stays open until they end. Called inside the transaction that
  * ends the run, after the experiment's row lock: two run ends never plan the same round.
  */
@@ -44,10 +43,7 @@ public class PairRetests {
         if (!open) {
             return 0;
         }
-        String matrix = jdbc.sql("SELECT matrix::text FROM experiment WHERE id = ?").param(experimentId)
-                .query(String.class).single();
-        @SuppressWarnings("unchecked")
-        PairRules rules = PairRules.of(json.readValue(matrix, Map.class));
+        PairRules rules = PairRules.of(runs.matrix(experimentId));
         int round = jdbc.sql("SELECT coalesce(max(retest), 0) FROM run WHERE experiment_id = ?").param(experimentId)
                 .query(Integer.class).single();
         if (round >= rules.retests()) {
