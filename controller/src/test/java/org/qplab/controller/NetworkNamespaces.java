@@ -98,6 +98,13 @@ public final class NetworkNamespaces implements AutoCloseable {
                 "burst", "64kb", "latency", "100ms");
     }
 
+    /** Changes the rate of host i's link, shaped before by {@link #shape}: both its token buckets, in place. */
+    public void reshape(int i, String rate) throws IOException, InterruptedException {
+        check("tc", "qdisc", "change", "dev", prefix + i, "root", "tbf", "rate", rate, "burst", "64kb", "latency", "100ms");
+        check("ip", "netns", "exec", name(i), "tc", "qdisc", "change", "dev", "eth0", "root", "tbf", "rate", rate,
+                "burst", "64kb", "latency", "100ms");
+    }
+
     /** Takes host i's link down (or up again): its veth on the bridge side. */
     public void link(int i, boolean up) throws IOException, InterruptedException {
         check("ip", "link", "set", prefix + i, up ? "up" : "down");
