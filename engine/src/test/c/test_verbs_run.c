@@ -348,13 +348,16 @@ static void target_waits(qpb_target_wait how, double *wall_ms, double *cpu_ms)
 
 static void a_write_target_sleeps_or_spins_as_target_wait_says(void)
 {
-    double wall, cpu;
-    target_waits(QPB_TARGET_SLEEP, &wall, &cpu);
+    /* a spinner gets a whole core only on an idle machine (CI builds and VMs run beside this): it is judged against
+     * the sleeper, which uses next to no CPU however busy the machine is */
+    double wall, cpu, sleep_cpu;
+    target_waits(QPB_TARGET_SLEEP, &wall, &sleep_cpu);
     CHECKF(wall >= FIN_DELAY_MS - 5 && wall < FIN_DELAY_MS + 150, "sleep: ended after %.0f ms", wall);
-    CHECKF(cpu < wall * 0.2, "sleep: %.0f ms of CPU in %.0f ms", cpu, wall);
+    CHECKF(sleep_cpu < wall * 0.05, "sleep: %.0f ms of CPU in %.0f ms", sleep_cpu, wall);
     target_waits(QPB_TARGET_SPIN, &wall, &cpu);
     CHECKF(wall >= FIN_DELAY_MS - 5 && wall < FIN_DELAY_MS + 150, "spin: ended after %.0f ms", wall);
-    CHECKF(cpu > wall * 0.5, "spin: only %.0f ms of CPU in %.0f ms", cpu, wall);
+    CHECKF(cpu > wall * 0.15 && cpu > 10 * (sleep_cpu + 1), "spin: only %.0f ms of CPU in %.0f ms (asleep: %.1f ms)",
+           cpu, wall, sleep_cpu);
 
     fake *f = make_fake(false); /* send's receivers poll their CQs; a write latency target answers each write */
     CHECK(!qpb_verbs_target_waits(&f->s));
