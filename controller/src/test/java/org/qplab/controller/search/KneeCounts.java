@@ -87,9 +87,19 @@ public final class KneeCounts {
         throw new IllegalStateException("the search did not end");
     }
 
-    /** Points of a geometric grid from low to high with ratio 1 + resolution. */
+    /**
+     * Points of a grid of the search's resolution from low to high over integers (every dimension a search sweeps is
+     * one): each next value the largest within 1 + resolution of the one before, or the next integer where there is
+     * none, as a bracket is fine enough when its ends are within the resolution or adjacent. Below 10 / resolution
+     * that is every integer, so a real-valued geometric grid (ln(high/low) / ln(1 + resolution) + 1) would overcount.
+     */
     public static long gridPoints(long low, long high, double resolution) {
-        return (long) Math.ceil(Math.log((double) high / low) / Math.log(1 + resolution)) + 1;
+        long count = 1;
+        for (long x = low; x < high; count++) {
+            long next = (long) Math.floor(x * (1 + resolution));
+            x = Math.min(high, Math.max(next, x + 1));
+        }
+        return count;
     }
 
     /** Whether the result is of the curve's kind and its bracket holds the truth (within the curve's tolerance). */
