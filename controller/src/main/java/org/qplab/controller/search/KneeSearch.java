@@ -36,7 +36,8 @@ import java.util.TreeSet;
  * averages its steep part with flatter ones and sets the bar too low, and the knee of a smooth curve then comes late.
  *
  * <p><b>Cliff.</b> The metric falls: a step whose value drops by more than the noise, that is by more than twice the
- * larger relative spread of its two points and by at least 5 %. The first cliff wins over a knee (a curve that falls
+ * larger relative spread of its two points and by at least 5 %, and stays down: a fall that a later point climbs back
+ * from to within the noise of where it fell from is a dip (one noisy short run, say), not a cliff. The first cliff wins over a knee (a curve that falls
  * has stopped paying): its step is split at the geometric midpoint until it is within the resolution; the value is the
  * last x before the fall.
  *
@@ -57,6 +58,19 @@ import java.util.TreeSet;
  * the integration stores the observations and calls {@link #next} after each point's repeats.
  */
 public final class KneeSearch {
+
+    /**
+     * Whether a later point than the fall from x[i] comes back to within the noise of v[i]: a dip, not a cliff (a
+     * cliff stops paying for good, as a NIC's QP cache does once the QPs outgrow it).
+     */
+    private static boolean recovers(double[] v, int i, double noise) {
+        for (int j = i + 2; j < v.length; j++) {
+            if (v[j] >= v[i] - noise) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /** The least relative fall that is a cliff, whatever the noise. */
     static final double CLIFF_MIN_FALL = 0.05;
@@ -181,12 +195,12 @@ public final class KneeSearch {
         }
         boolean budgetLeft = n < s.maxPoints();
 
-        // A cliff: the first step that falls by more than the noise.
+        // A cliff: the first step that falls by more than the noise, and stays down.
         for (int i = 0; i + 1 < n; i++) {
             double scale = Math.max(Math.abs(v[i]), Math.abs(v[i + 1]));
             double noise = Math.max(CLIFF_NOISE_FACTOR * Math.max(spread[i], spread[i + 1]), CLIFF_MIN_FALL) * scale;
             double fall = v[i] - v[i + 1];
-            if (fall > noise && fall > 0) {
+            if (fall > noise && fall > 0 && !recovers(v, i, noise)) {
                 boolean fine = fine(s, x[i], x[i + 1]);
                 if (!fine && budgetLeft) {
                     return Step.run(List.of(midpoint(x[i], x[i + 1])));

@@ -119,6 +119,23 @@ class KneeSearchTests {
         }
     }
 
+    /**
+     * A dip is not a cliff: the lab's first search over qps_per_thread (one short run a point) fell by 16 % from 7 to
+     * 8 QPs and climbed past where it fell from by 26. Here min(x, 40) that drops to 2 at 16 only (one of the first
+     * points, so the fall from 4 is seen at once): not a cliff, while the same fall that stays down is one. (The knee is
+     * then judged with the dip among its points, which misplaces it: a dip is noise that repeats must average out,
+     * which is why experiments/9-knee-search runs each point twice.)
+     */
+    @Test
+    void aDipThatClimbsBackIsNotACliff() {
+        Settings s = settings(1, 64);
+        Run run = drive(s, x -> x == 16 ? 2 : Math.min(x, 40), 0, 0);
+        assertThat(run.planned()).as("the dip was measured").contains(16L);
+        assertThat(run.result().kind()).as(run.result().why()).isNotEqualTo("cliff");
+        Run stays = drive(s, x -> x < 16 ? x : 2, 0, 0);
+        assertThat(stays.result().kind()).as("the same fall that stays down").isEqualTo("cliff");
+    }
+
     /** A cliff past a knee: the metric flattens at 1000, then halves past 8000; the first cliff wins. */
     @Test
     void aCliffWinsOverAKnee() {
