@@ -157,6 +157,44 @@ export function getAlerts() {
   return request('GET', 'api/alerts');
 }
 
+/** The webhook's deliveries of the alerts about one schedule, newest first (GET /api/alerts/deliveries?schedule=). */
+export function listScheduleDeliveries(scheduleId) {
+  return request('GET', `api/alerts/deliveries?${new URLSearchParams({ schedule: scheduleId })}`);
+}
+
+/** Every recurring experiment, newest first, each with its latest occurrence (GET /api/schedules). */
+export function listSchedules() {
+  return request('GET', 'api/schedules');
+}
+
+/** One recurring experiment with its occurrences, newest first. */
+export function getSchedule(scheduleId) {
+  return request('GET', `api/schedules/${id(scheduleId)}`);
+}
+
+/**
+ * Makes a recurring experiment from {name, cron or everyHours, matrix (its text), contentType}. Resolves to {schedule}
+ * or, when the server refuses it (400), {violations, message} in its own words; any other failure throws ApiError.
+ */
+export async function createSchedule(body) {
+  try {
+    return { schedule: await request('POST', 'api/schedules', { body: JSON.stringify(body), contentType: 'application/json' }) };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 400) return refusal(error, 'invalid schedule');
+    throw error;
+  }
+}
+
+/** Enables (from its next time after now) or disables a schedule; resolves to the schedule as it is then. */
+export function setScheduleEnabled(scheduleId, enabled) {
+  return request('POST', `api/schedules/${id(scheduleId)}/${enabled ? 'enable' : 'disable'}`);
+}
+
+/** Deletes a schedule and its occurrences' history (its experiments stay); 403 (ApiError) unless admin or its owner. */
+export function deleteSchedule(scheduleId) {
+  return request('DELETE', `api/schedules/${id(scheduleId)}`);
+}
+
 /** Change points of a status (open, confirmed, dismissed), newest first (GET /api/changes). */
 export function listChanges(status = 'open') {
   return request('GET', `api/changes?${new URLSearchParams({ status })}`);

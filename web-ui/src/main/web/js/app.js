@@ -4,6 +4,7 @@
 //   #/history                    history, baselines   #/hosts            hosts and agents
 //   #/fingerprints/ab12… (?metric=)  a fingerprint's runs over time
 //   #/changes (?status=)         change points and their triage
+//   #/schedules                  recurring experiments  #/schedules/7  one, its occurrences and webhook deliveries
 import { initAccount } from './account.js';
 import { initAlerts } from './alerts.js';
 import { mountAccount } from './account-page.js';
@@ -16,6 +17,8 @@ import { mountFingerprintHistory } from './fingerprint-history.js';
 import { mountHistory } from './history.js';
 import { mountHosts } from './hosts.js';
 import { mountRun } from './run.js';
+import { mountSchedule } from './schedule.js';
+import { mountSchedules } from './schedules.js';
 
 const ROUTES = [
   [/^#\/experiments\/(\d+)\/?$/, 'experiments', (page, m) => [`experiment ${m[1]}`, mountCurves(page, m[1])]],
@@ -25,6 +28,8 @@ const ROUTES = [
     mountFingerprintHistory(page, decodeURIComponent(m[1]), new URLSearchParams(m[2] ?? ''))]],
   [/^#\/history\/?(?:\?(.*))?$/, 'history', (page, m) => ['history', mountHistory(page, new URLSearchParams(m[1] ?? ''))]],
   [/^#\/changes\/?(?:\?(.*))?$/, 'changes', (page, m) => ['changes', mountChanges(page, new URLSearchParams(m[1] ?? ''))]],
+  [/^#\/schedules\/?$/, 'schedules', (page) => ['schedules', mountSchedules(page)]],
+  [/^#\/schedules\/(\d+)\/?$/, 'schedules', (page, m) => [`schedule ${m[1]}`, mountSchedule(page, m[1])]],
   [/^#\/hosts\/?$/, 'hosts', (page) => ['hosts', mountHosts(page)]],
   [/^#\/account\/?$/, 'account', (page) => ['account', mountAccount(page)]],
   [/^(?:#\/?)?(?:\?(.*))?$/, 'experiments', (page, m) => ['experiments', mountExperiments(page, new URLSearchParams(m[1] ?? ''))]],

@@ -5,6 +5,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.HexFormat;
@@ -71,16 +73,35 @@ public class AlertWebhook {
         }
     }
 
+    private static final String DELIVERIES = """
+            SELECT key, kind, message, status, attempts, last_error, created_at, delivered_at FROM alert_delivery
+            """;
+
     /** The deliveries, newest first, at most limit. */
     public List<Delivery> deliveries(int limit) {
-        return jdbc.sql("""
-                        SELECT key, kind, message, status, attempts, last_error, created_at, delivered_at
-                        FROM alert_delivery ORDER BY created_at DESC, key LIMIT ?""")
-                .param(limit)
-                .query((rs, i) -> new Delivery(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                        rs.getInt(5), rs.getString(6), rs.getObject(7, OffsetDateTime.class),
-                        rs.getObject(8, OffsetDateTime.class)))
-                .list();
+        return jdbc.sql(DELIVERIES + "ORDER BY created_at DESC, key LIMIT ?").param(limit).query(this::delivery).list();
+    }
+
+    /**
+     * The deliveries of the alerts about one schedule, newest first, at most limit: its own stale alerts, and the
+     * failed expectations and the change points (from their first run after) of the experiments its occurrences
+     * submitted. Matched by the keys {@link Alerts} gives them.
+     */
+    public List<Delivery> deliveries(long schedule, int limit) {
+        return jdbc.sql(DELIVERIES + """
+                        WHERE key LIKE ?
+                           OR key IN (SELECT 'expectation:' || o.experiment_id FROM recurring_occurrence o
+                                      WHERE o.recurring_id = ? AND o.experiment_id IS NOT NULL)
+                           OR key IN (SELECT 'change:' || c.id FROM change_point c JOIN run r ON r.id = c.run_after
+                                      JOIN recurring_occurrence o ON o.experiment_id = r.experiment_id
+                                      WHERE o.recurring_id = ?)
+                        ORDER BY created_at DESC, key LIMIT ?""")
+                .params("stale:" + schedule + ":%", schedule, schedule, limit).query(this::delivery).list();
+    }
+
+    private Delivery delivery(ResultSet rs, int row) throws SQLException {
+        return new Delivery(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getInt(5),
+                rs.getString(6), rs.getObject(7, OffsetDateTime.class), rs.getObject(8, OffsetDateTime.class));
     }
 
     private void deliver(Alerts.Alert alert) {

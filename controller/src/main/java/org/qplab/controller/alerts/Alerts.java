@@ -70,7 +70,7 @@ public class Alerts {
         stale.forEach(s -> alerts.add(new Alert("stale", "stale:" + s.id() + ":" + s.since().toEpochSecond(),
                 "schedule #" + s.id() + " " + s.name() + " (" + s.cadence()
                 + ") has produced no finished experiment for longer than " + hours(s.limit().toMinutes())
-                + (s.lastFinished() == null ? " since it was created" : ""), "api/schedules/" + s.id(), s.since())));
+                + (s.lastFinished() == null ? " since it was created" : ""), "#/schedules/" + s.id(), s.since())));
         return new Now(changes, failed.size(), stale.size(), alerts);
     }
 

@@ -62,7 +62,7 @@ class AlertsIntegrationTests extends ControllerIntegrationTest {
                 "expectation: experiment #" + experiment + " compare: 1 run failed its expect rules -> #/experiments/"
                         + experiment,
                 "stale: schedule #" + schedule + " nightly (every 1 hour) has produced no finished experiment for longer "
-                        + "than 2 h since it was created -> api/schedules/" + schedule);
+                        + "than 2 h since it was created -> #/schedules/" + schedule);
 
         // dismissed, the change is no alert; a finished experiment of the schedule's makes it fresh again
         jdbc.sql("UPDATE change_point SET status = 'dismissed', decided_by = 'admin', reason = 'test' WHERE id = ?")
