@@ -201,7 +201,7 @@ class SoftRoceDeployIntegrationTests {
 
     /** Reference experiments whose picture is a chart of the dashboard's experiment page, by its chart name. */
     private static final Map<String, String> DASHBOARD_PICTURES = Map.of("7-latency-vs-size", "latencyVsSize",
-            "8-nvmeof", "iopsVsIodepth");
+            "8-nvmeof", "iopsVsIodepth", "9-knee-search", "kneeSearch");
 
     /**
      * How many times each configuration of a lab variant runs here: once by default (whether every configuration runs
@@ -273,6 +273,17 @@ class SoftRoceDeployIntegrationTests {
                         break;
                     }
                     continue;
+                }
+                if (name.equals("9-knee-search")) {
+                    Map<String, Object> search = http().get().uri("/api/experiments/{id}/search", id).exchange()
+                            .expectStatus().isOk().expectBody(JSON_OBJECT).returnResult().getResponseBody();
+                    System.out.printf("%s: %s; points %s%n", name, search.get("result"), search.get("points"));
+                    Object result = search.get("result");
+                    if (!(result instanceof Map<?, ?> r) || !List.of("knee", "cliff").contains(r.get("kind"))
+                            || !Boolean.TRUE.equals(r.get("bracketed"))) {
+                        failures.add(name + ": the search did not bracket a knee or a cliff: " + search.get("state")
+                                + ", " + result);
+                    }
                 }
                 if (name.equals("8-nvmeof")) {
                     nvmeofExperiment = id;
