@@ -41,8 +41,8 @@ import java.util.TreeSet;
  * has stopped paying): its step is split at the geometric midpoint until it is within the resolution; the value is the
  * last x before the fall.
  *
- * <p><b>None.</b> The metric never moves by more than the noise (twice the largest spread, at least 5 %) from low to
- * high, or never rises by more than it; or the last step still pays. A last step that pays is split until it is within
+ * <p><b>None.</b> The metric never moves by more than the noise (no two points differ by more than twice the larger
+ * spread of the two, at least 5 %) from low to high, or never rises by more than it; or the last step still pays. A last step that pays is split until it is within
  * the resolution before "still rising at high" is said: its average may hide a knee (min(x, 40000) over [64, 65536]
  * looks like it is still rising from the four first points).
  *
@@ -224,8 +224,18 @@ public final class KneeSearch {
             maxSpread = Math.max(maxSpread, spread[i]);
             scale = Math.max(scale, Math.abs(v[i]));
         }
+        // flat when no two points differ by more than their own noise (twice the larger spread of the two, at least
+        // 5 %): one noisy point must not make a curve that rises 3x from its quiet ends look flat
+        boolean flat = true;
+        for (int i = 0; i < n && flat; i++) {
+            for (int k = i + 1; k < n && flat; k++) {
+                double band = Math.max(CLIFF_NOISE_FACTOR * Math.max(spread[i], spread[k]), CLIFF_MIN_FALL)
+                        * Math.max(Math.abs(v[i]), Math.abs(v[k]));
+                flat = Math.abs(v[k] - v[i]) <= band;
+            }
+        }
         double flatBand = Math.max(CLIFF_NOISE_FACTOR * maxSpread, CLIFF_MIN_FALL) * scale;
-        if (max - min <= flatBand) {
+        if (flat) {
             return Step.done(new Result("none", x[0], x[0], x[n - 1], true, String.format(Locale.ROOT,
                     "The metric is flat from %s %d to %d: it moves by %.1f %% at most, within the noise (%.0f %%); "
                             + "no knee in the range.", s.dimension(), x[0], x[n - 1], scale == 0 ? 0 : 100 * (max - min) / scale,
