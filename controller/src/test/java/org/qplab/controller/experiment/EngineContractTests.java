@@ -65,6 +65,9 @@ class EngineContractTests {
 
             asked.clear();
             ((ObjectNode) source).put("repeats", 10 * source.path("repeats").asInt(1));
+            if (source.path("search").has("max_runs")) { // a search's budget counts repeats: it grows with them
+                ((ObjectNode) source.get("search")).put("max_runs", 10 * source.get("search").get("max_runs").asInt());
+            }
             assertThat(counting.expand(source).runs()).as("%s with ten times its repeats", file.getFileName())
                     .hasSize(10 * matrix.runs().size());
             assertThat(asked).as("points asked about in %s with ten times its repeats", file.getFileName())
