@@ -50,8 +50,8 @@ public class SearchPoints {
     public Seen of(long experimentId) {
         Map<String, Object> source = runs.matrix(experimentId);
         SearchSpec spec = SearchSpec.of(source);
-        if (spec == null) {
-            return null;
+        if (spec == null || spec.anomalies() != null) {
+            return null; // no knee search (an anomaly search's runs are AnomalyPoints')
         }
         int repeats = source.get("repeats") instanceof Number n ? n.intValue() : 1;
         // the next points' parameters: a run's (as the matrix normalized them: 64K is 65536), the dimension aside
