@@ -1,6 +1,7 @@
 package org.qplab.controller.analysis;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,9 @@ public class AnomalyPoints {
 
         /** The search replayed over what it has run: the next runs (when its runs so far have ended) and its report. */
         public AnomalySearch.Step step() {
-            return AnomalySearch.next(settings(), observations, spec.anomalies()::runnable);
+            Map<List<Integer>, Boolean> verdicts = new HashMap<>(); // the replay asks of a point many times
+            return AnomalySearch.next(settings(), observations,
+                    at -> verdicts.computeIfAbsent(at, spec.anomalies()::runnable));
         }
     }
 
