@@ -166,6 +166,7 @@ public final class AnomalySearch {
         private final List<List<Integer>> classes = new ArrayList<>(); // each anomaly's point, for its minimal set
         private final List<Request> wanted = new ArrayList<>();
         private final SplittableRandom random;
+        private final AnomalyGrid grid;
         private int used;
         private int dismissed;
         private boolean outOfRuns;
@@ -174,6 +175,7 @@ public final class AnomalySearch {
             this.s = s;
             this.runnable = runnable;
             this.random = new SplittableRandom(s.seed());
+            this.grid = new AnomalyGrid(s.dimensions());
             for (Observation o : seen) {
                 if (o.at().size() != s.dimensions().size() || runs.put(List.copyOf(o.at()), o.runs()) != null) {
                     throw new IllegalArgumentException("observation " + o.at() + " is not one point of "
@@ -243,13 +245,13 @@ public final class AnomalySearch {
                 if (sameClass(p, classes.get(i), anomalies.get(i).minimalFeatures().keySet())
                         && Math.abs(Math.log(score(p) / score(classes.get(i)))) <= Math.log(SAME_DEPTH)) {
                     examined.add(p);
-                    anomalies.get(i).sameAt().add(point(p));
+                    anomalies.get(i).sameAt().add(grid.point(p));
                     return null;
                 }
             }
             List<String> flagged = kinds(p);
             if (!want(p, s.repeats())) {
-                return outOfRuns ? stopExamining(p, flagged, List.of()) : pending("the confirmation of " + point(p));
+                return outOfRuns ? stopExamining(p, flagged, List.of()) : pending("the confirmation of " + grid.point(p));
             }
             List<String> confirmed = kinds(p);
             confirmed.retainAll(flagged);
@@ -261,12 +263,12 @@ public final class AnomalySearch {
             List<Reset> resets = new ArrayList<>();
             boolean ready = true;
             for (int d = 0; d < s.dimensions().size(); d++) {
-                List<Integer> r = reset(p, d);
+                List<Integer> r = grid.reset(p, d);
                 if (r == null || !runnable.test(r)) {
                     continue;
                 }
                 ready &= want(r, s.repeats());
-                for (List<Integer> reference : downNeighbours(r)) {
+                for (List<Integer> reference : grid.downNeighbours(r)) {
                     if (runnable.test(reference)) {
                         ready &= want(reference, 1);
                     }
@@ -274,11 +276,11 @@ public final class AnomalySearch {
             }
             if (!ready) {
                 return outOfRuns ? stopExamining(p, confirmed, resets)
-                        : pending("the reduction of " + point(p));
+                        : pending("the reduction of " + grid.point(p));
             }
             Map<String, Object> minimal = new LinkedHashMap<>();
             for (int d = 0; d < s.dimensions().size(); d++) {
-                List<Integer> r = reset(p, d);
+                List<Integer> r = grid.reset(p, d);
                 if (r == null) {
                     continue;
                 }
@@ -305,7 +307,7 @@ public final class AnomalySearch {
 
         private Step stopExamining(List<Integer> p, List<String> kinds, List<Reset> resets) {
             anomalies.add(anomaly(p, kinds, Map.of(), resets, false));
-            return done("max_runs", "max_runs (" + s.maxRuns() + ") ran out while examining " + point(p)
+            return done("max_runs", "max_runs (" + s.maxRuns() + ") ran out while examining " + grid.point(p)
                     + ": it is reported unreduced.");
         }
 
@@ -315,8 +317,8 @@ public final class AnomalySearch {
             Set<String> counters = new LinkedHashSet<>();
             runsOf(p).forEach(r -> counters.addAll(r.warnings()));
             Double value = value(p);
-            return new Anomaly(point(p), List.copyOf(kinds), value, e == null ? null : e.value(),
-                    e == null ? null : point(e.from()), minimal, resets,
+            return new Anomaly(grid.point(p), List.copyOf(kinds), value, e == null ? null : e.value(),
+                    e == null ? null : grid.point(e.from()), minimal, resets,
                     List.copyOf(counters), new ArrayList<>(), reduced);
         }
 
@@ -334,11 +336,11 @@ public final class AnomalySearch {
 
         /** The next point of the walk from current, or null when no point that can run is left unseen. */
         private List<Integer> choose(List<Integer> current) {
-            List<List<Integer>> near = neighbours(current).stream().filter(this::unseen).toList();
+            List<List<Integer>> near = grid.neighbours(current).stream().filter(this::unseen).toList();
             for (List<Integer> p : planned.keySet()) {
                 // judged only against neighbours with more of a dimension, whose expectation is weak, and far below
                 // one of their values: tested against a neighbour with less (up to DOWN_TESTS of them)
-                List<List<Integer>> down = downNeighbours(p);
+                List<List<Integer>> down = grid.downNeighbours(p);
                 if (down.stream().filter(planned::containsKey).count() < DOWN_TESTS && kinds(p).isEmpty()
                         && farBelowARawNeighbour(p)) {
                     List<List<Integer>> untested = down.stream().filter(this::unseen).toList();
@@ -351,7 +353,7 @@ public final class AnomalySearch {
             if (best.isEmpty() || novelty(best.get(0)) == 0) {
                 Set<List<Integer>> frontier = new LinkedHashSet<>();
                 for (List<Integer> p : planned.keySet()) {
-                    neighbours(p).stream().filter(this::unseen).forEach(frontier::add);
+                    grid.neighbours(p).stream().filter(this::unseen).forEach(frontier::add);
                 }
                 List<List<Integer>> restart = mostNovel(List.copyOf(frontier));
                 if (!restart.isEmpty() && (best.isEmpty() || novelty(restart.get(0)) > 0)) {
@@ -373,25 +375,12 @@ public final class AnomalySearch {
         /** How many pairs of values the point would have first. */
         private int novelty(List<Integer> p) {
             int n = 0;
-            for (List<Object> pair : pairsOf(p)) {
+            for (List<Object> pair : grid.pairsOf(p)) {
                 if (!pairs.contains(pair)) {
                     n++;
                 }
             }
             return n;
-        }
-
-        private List<List<Object>> pairsOf(List<Integer> p) {
-            List<List<Object>> out = new ArrayList<>();
-            for (int a = 0; a < p.size(); a++) {
-                for (int b = a + 1; b < p.size(); b++) {
-                    out.add(List.of(a, p.get(a), b, p.get(b)));
-                }
-            }
-            if (p.size() == 1) {
-                out.add(List.of(0, p.get(0)));
-            }
-            return out;
         }
 
         /** Plans the first k runs of p; false (and the request noted) when they are not all measured yet. */
@@ -404,7 +393,7 @@ public final class AnomalySearch {
             if (measured >= k) {
                 planned.put(p, k);
                 used += k - before;
-                pairs.addAll(pairsOf(p));
+                pairs.addAll(grid.pairsOf(p));
                 return true;
             }
             int more = k - Math.max(before, measured);
@@ -458,12 +447,12 @@ public final class AnomalySearch {
         /** The best expectation of p's seen neighbours, null when none was measured. */
         private Expectation expectation(List<Integer> p) {
             Expectation best = null;
-            for (List<Integer> n : neighbours(p)) {
+            for (List<Integer> n : grid.neighbours(p)) {
                 Double v = planned.containsKey(n) ? value(n) : null;
                 if (v == null) {
                     continue;
                 }
-                int d = differing(p, n);
+                int d = AnomalyGrid.differing(p, n);
                 Dimension dim = s.dimensions().get(d);
                 double e = v;
                 if (dim.numeric() && n.get(d) > p.get(d)) {
@@ -483,7 +472,7 @@ public final class AnomalySearch {
             if (v == null) {
                 return false;
             }
-            for (List<Integer> n : neighbours(p)) {
+            for (List<Integer> n : grid.neighbours(p)) {
                 Double w = planned.containsKey(n) ? value(n) : null;
                 if (w != null && v < s.below() * w) {
                     return true;
@@ -513,64 +502,6 @@ public final class AnomalySearch {
                 kinds.add("warned");
             }
             return kinds;
-        }
-
-        // --- the grid ---
-
-        private List<List<Integer>> neighbours(List<Integer> p) {
-            List<List<Integer>> out = new ArrayList<>();
-            for (int d = 0; d < p.size(); d++) {
-                for (int step : new int[] {-1, 1}) {
-                    int i = p.get(d) + step;
-                    if (i >= 0 && i < s.dimensions().get(d).values().size()) {
-                        List<Integer> n = new ArrayList<>(p);
-                        n.set(d, i);
-                        out.add(List.copyOf(n));
-                    }
-                }
-            }
-            return out;
-        }
-
-        /** One step down in each dimension (up from the first value of a choice), as references for a reset point. */
-        private List<List<Integer>> downNeighbours(List<Integer> p) {
-            List<List<Integer>> out = new ArrayList<>();
-            for (int d = 0; d < p.size(); d++) {
-                int i = p.get(d) > 0 ? p.get(d) - 1 : s.dimensions().get(d).numeric() ? -1 : 1;
-                if (i >= 0 && i < s.dimensions().get(d).values().size()) {
-                    List<Integer> n = new ArrayList<>(p);
-                    n.set(d, i);
-                    out.add(List.copyOf(n));
-                }
-            }
-            return out;
-        }
-
-        private List<Integer> reset(List<Integer> p, int d) {
-            int to = s.dimensions().get(d).reset();
-            if (p.get(d) == to) {
-                return null;
-            }
-            List<Integer> r = new ArrayList<>(p);
-            r.set(d, to);
-            return List.copyOf(r);
-        }
-
-        private static int differing(List<Integer> a, List<Integer> b) {
-            for (int d = 0; d < a.size(); d++) {
-                if (!a.get(d).equals(b.get(d))) {
-                    return d;
-                }
-            }
-            throw new IllegalArgumentException(a + " and " + b + " are the same point");
-        }
-
-        Map<String, Object> point(List<Integer> p) {
-            Map<String, Object> out = new LinkedHashMap<>();
-            for (int d = 0; d < p.size(); d++) {
-                out.put(s.dimensions().get(d).name(), s.dimensions().get(d).values().get(p.get(d)));
-            }
-            return out;
         }
     }
 }
