@@ -16,8 +16,8 @@ import org.springframework.http.MediaType;
 /**
  * search: anomalies on real runs (a real agent, tcp on loopback): one combination of two dimensions is rate-limited
  * by an override (the planted anomaly); the walk finds it and reduces it to exactly those two dimensions, the third
- * (tx_depth) reset without removing it. Refuses what it cannot search, and, cancelled midway, keeps its report and
- * says where it stopped. How fast this machine is, the test does not assume: the planted combination runs at 500
+ * (tx_depth) reset without removing it. Refuses what it cannot search; cancelled midway, keeps its report and says
+ * where it stopped; past max_minutes, stores its report as it stands and ends. How fast this machine is, the test does not assume: the planted combination runs at 500
  * messages per second, far below any loopback link. below is 0.5, not the default 0.7: on a shared 2-core machine,
  * loopback tcp varies by up to 1.5x between neighbouring points (msg_size 64K is often slower than 16K), and those
  * are real anomalies of this host, not the planted one; the test asserts the planted one, whatever else it finds.
@@ -137,6 +137,30 @@ class AnomalySearchIntegrationTests extends ControllerIntegrationTest {
         assertThat(((Number) report(search).get("points")).intValue()).isGreaterThanOrEqualTo(2);
         assertThat((String) search.get("stopped")).startsWith("the experiment was cancelled after ")
                 .contains("points measured").contains("next it would have run qps_per_thread ");
+    }
+
+    @Test
+    void aSearchPastItsWallClockLimitStoresItsReportAndEnds() throws Exception {
+        long id = submit("""
+                name: walk out of time
+                base: {provider: tcp, duration_ms: 300, msg_size: 4K}
+                dimensions: {qps_per_thread: [1, 2, 4, 8], msg_size: [4K, 16K, 64K]}
+                search: {anomalies: [qps_per_thread, msg_size], max_minutes: 5}
+                """);
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (((Number) report(search(id)).get("points")).intValue() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        // the first run started six minutes ago, as far as the search can tell
+        jdbc.sql("UPDATE run SET started_at = started_at - interval '6 minutes' WHERE experiment_id = ?").param(id)
+                .update();
+        Map<String, Object> ended = awaitExperimentEnd(id, Duration.ofMinutes(2), agent::log);
+        assertThat(ended.get("status")).as(agent.log()).isEqualTo("FINISHED");
+        Map<String, Object> search = search(id);
+        assertThat(search.get("state")).isEqualTo("done");
+        assertThat(report(search)).containsEntry("stop", "max_minutes");
+        assertThat((String) report(search).get("why")).startsWith("The wall-clock limit (max_minutes 5) ran out after ");
+        assertThat(((Number) search.get("runs")).intValue()).isLessThan(12);
     }
 
     private static Map<String, Object> report(Map<String, Object> search) {
