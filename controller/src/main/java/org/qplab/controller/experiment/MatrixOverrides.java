@@ -39,10 +39,6 @@ public final class MatrixOverrides {
         return out;
     }
 
-    boolean isEmpty() {
-        return entries.isEmpty();
-    }
-
     /** Reads the list; an empty list (or {}, as a generated client sends an unset field) is none. */
     static MatrixOverrides read(JsonNode node, List<Violation> violations) {
         List<Override> entries = new ArrayList<>();

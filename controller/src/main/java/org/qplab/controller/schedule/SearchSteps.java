@@ -1,12 +1,13 @@
 package org.qplab.controller.schedule;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.qplab.controller.analysis.AnomalyPoints;
 import org.qplab.controller.analysis.SearchPoints;
 import org.qplab.controller.search.AnomalySearch;
-import org.qplab.controller.experiment.SearchSpec;
 import org.qplab.controller.search.KneeSearch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,16 +85,17 @@ public class SearchSteps {
         AnomalySearch.Report report = step.report();
         int limit = seen.anomalies().maxMinutes();
         if (!step.next().isEmpty() && seen.minutes() >= limit) {
-            store(experimentId, new AnomalySearch.Report(report.anomalies(), report.runs(), report.points(),
+            String doing = report.why().substring(0, 1).toLowerCase(Locale.ROOT) + report.why().substring(1);
+            store(experimentId, new AnomalySearch.Report(report.anomalies(), seen.runs(), report.points(),
                     report.dismissed(), "max_minutes", "The wall-clock limit (max_minutes " + limit + ") ran out after "
-                    + seen.runs() + " runs; " + report.why()));
+                    + seen.runs() + " runs, while " + doing));
             return 0;
         }
         if (step.next().isEmpty()) {
             store(experimentId, report);
             return 0;
         }
-        Map<List<Integer>, Integer> ran = new java.util.HashMap<>();
+        Map<List<Integer>, Integer> ran = new HashMap<>();
         seen.observations().forEach(o -> ran.put(o.at(), o.runs().size()));
         int queued = 0;
         for (AnomalySearch.Request request : step.next()) {
