@@ -54,9 +54,10 @@ public class SearchPoints {
             return null; // no knee search (an anomaly search's runs are AnomalyPoints')
         }
         int repeats = source.get("repeats") instanceof Number n ? n.intValue() : 1;
-        // the next points' parameters: a run's (as the matrix normalized them: 64K is 65536), the dimension aside
+        // the next points' parameters: the matrix's base as its expansion read it (64K is 65536), as the first points'
+        // (a run's would carry what an override set on it)
         Map<String, Object> params = runs.someParams(experimentId);
-        Map<String, Object> base = params == null ? Map.of() : params;
+        Map<String, Object> base = SearchSpec.base(source);
         Metric metric = params == null ? Metric.byName("bw_avg_bps").orElseThrow() : Metric.defaultFor(params);
         String x = "(r.params ->> '" + spec.dimension() + "')::bigint";
         List<Point> points = jdbc.sql("""

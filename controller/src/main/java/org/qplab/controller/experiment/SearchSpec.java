@@ -21,7 +21,7 @@ import tools.jackson.databind.ObjectMapper;
  * (schedule/SearchSteps), each point run repeats times and judged on their median.
  */
 public record SearchSpec(String dimension, long low, long high, double resolution, double kneeGain, int maxRuns,
-                         boolean higherIsBetter, AnomalySpec anomalies) {
+                         boolean higherIsBetter, AnomalySpec anomalies, MatrixOverrides overrides) {
 
     /** The dimensions a knee search may sweep: numeric, and each a known axis of RDMA scaling. */
     public static final List<String> DIMENSIONS = List.of("threads", "qps_per_thread", "msg_size", "tx_depth");
@@ -49,11 +49,16 @@ public record SearchSpec(String dimension, long low, long high, double resolutio
         return points;
     }
 
-    /** base with the dimension at x. */
+    /** base with the dimension at x, then the matrix's overrides. */
     public Map<String, Object> at(Map<String, Object> base, long x) {
         Map<String, Object> point = new LinkedHashMap<>(base);
         point.put(dimension, x);
-        return point;
+        return overrides.apply(point);
+    }
+
+    /** A stored matrix's base as its expansion read it (sizes in bytes): the parameters of every point of a search. */
+    public static Map<String, Object> base(Map<String, Object> source) {
+        return MatrixPoints.read(TREE.valueToTree(source), new ArrayList<>()).base();
     }
 
     /** The search of a stored matrix (its source), or null when it has none. */
@@ -73,7 +78,8 @@ public record SearchSpec(String dimension, long low, long high, double resolutio
         return new SearchSpec(String.valueOf(search.get("knee")), size(search.get("low")), size(search.get("high")),
                 search.get("resolution") instanceof Number n ? n.doubleValue() : 0.10,
                 search.get("knee_gain") instanceof Number n ? n.doubleValue() : 0.5,
-                search.get("max_runs") instanceof Number n ? n.intValue() : 40, !"latency".equals(base.get("mode")), null);
+                search.get("max_runs") instanceof Number n ? n.intValue() : 40, !"latency".equals(base.get("mode")), null,
+                MatrixOverrides.read(TREE.valueToTree(source).get("overrides"), new ArrayList<>()));
     }
 
     /** Checks the matrix's search; null when it has none or it is invalid (each problem in violations). */
@@ -96,7 +102,7 @@ public record SearchSpec(String dimension, long low, long high, double resolutio
             AnomalySpec anomalies = AnomalySpec.read(root, node, runLimit, violations);
             int maxRuns = maxRuns(node, AnomalySpec.DEFAULT_MAX_RUNS, runLimit, violations);
             return violations.size() > before || anomalies == null ? null
-                    : new SearchSpec(null, 0, 0, 0, 0, maxRuns, true, anomalies);
+                    : new SearchSpec(null, 0, 0, 0, 0, maxRuns, true, anomalies, anomalies.overrides());
         }
         for (String key : node.propertyNames()) {
             if (!KEYS.contains(key)) {
@@ -134,7 +140,8 @@ public record SearchSpec(String dimension, long low, long high, double resolutio
             return null;
         }
         boolean higherIsBetter = base == null || base.get("mode") == null || !"latency".equals(base.get("mode").asString());
-        return new SearchSpec(dimension, low, high, resolution, kneeGain, maxRuns, higherIsBetter, null);
+        return new SearchSpec(dimension, low, high, resolution, kneeGain, maxRuns, higherIsBetter, null,
+                MatrixOverrides.read(root.get("overrides"), new ArrayList<>())); // its refusals are the expander's
     }
 
     private static int maxRuns(JsonNode node, int fallback, long runLimit, List<Violation> violations) {

@@ -59,6 +59,18 @@ class AnomalySpecTests {
         assertThat(spec.point(List.of(1))).containsEntry("rate_limit", 100L);
         assertThat(spec.point(List.of(0))).doesNotContainKey("rate_limit");
         assertThat(matrices.expand("base: {provider: tcp, msg_size: 64}\noverrides: []").runs()).hasSize(1);
+
+        Matrix knee = matrices.expand("""
+                base: {provider: tcp, msg_size: 64K}
+                search: {knee: threads, low: 1, high: 16}
+                overrides: [{when: {threads: {ge: 8}}, set: {rate_limit: 100}}]
+                """);
+        assertThat(knee.runs()).extracting(r -> r.params().get("threads") + "/" + r.params().get("rate_limit"))
+                .containsExactly("1/null", "3/null", "6/null", "16/100");
+        SearchSpec kneeSpec = SearchSpec.of(knee.source());
+        assertThat(kneeSpec.at(SearchSpec.base(knee.source()), 12)).containsEntry("rate_limit", 100L)
+                .containsEntry("msg_size", 65536L);
+        assertThat(kneeSpec.at(SearchSpec.base(knee.source()), 4)).doesNotContainKey("rate_limit");
     }
 
     @Test
