@@ -47,6 +47,11 @@ if [ "$OUT" = - ]; then
     echo "$TABLES"
     exit 0
 fi
+# anomaly-seeds.sh's section, kept at the end
+ANOMALIES=""
+if [ -f "$HERE/$OUT" ] && grep -q '^# search: anomalies' "$HERE/$OUT"; then
+    ANOMALIES=$(sed -n '/^# search: anomalies/,$p' "$HERE/$OUT")
+fi
 {
     echo "# search: knee: the points it runs against a grid of the same resolution"
     echo
@@ -92,5 +97,9 @@ What it shows:
 NOTES
     echo
     echo "$TABLES"
+    if [ -n "$ANOMALIES" ]; then
+        echo
+        echo "$ANOMALIES"
+    fi
 } >"$HERE/$OUT"
 echo "wrote $HERE/$OUT" >&2

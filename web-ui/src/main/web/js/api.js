@@ -84,7 +84,7 @@ export function getPairs(experimentId) {
   return request('GET', `api/experiments/${id(experimentId)}/pairs`);
 }
 
-/** A knee search's points and result (GET /api/experiments/{id}/search). */
+/** A search's points and result, or an anomaly search's report (GET /api/experiments/{id}/search). */
 export function getSearch(experimentId) {
   return request('GET', `api/experiments/${id(experimentId)}/search`);
 }

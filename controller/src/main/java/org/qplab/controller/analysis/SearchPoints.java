@@ -50,13 +50,14 @@ public class SearchPoints {
     public Seen of(long experimentId) {
         Map<String, Object> source = runs.matrix(experimentId);
         SearchSpec spec = SearchSpec.of(source);
-        if (spec == null) {
-            return null;
+        if (spec == null || spec.anomalies() != null) {
+            return null; // no knee search (an anomaly search's runs are AnomalyPoints')
         }
         int repeats = source.get("repeats") instanceof Number n ? n.intValue() : 1;
-        // the next points' parameters: a run's (as the matrix normalized them: 64K is 65536), the dimension aside
+        // the next points' parameters: the matrix's base as its expansion read it (64K is 65536), as the first points'
+        // (a run's would carry what an override set on it)
         Map<String, Object> params = runs.someParams(experimentId);
-        Map<String, Object> base = params == null ? Map.of() : params;
+        Map<String, Object> base = SearchSpec.base(source);
         Metric metric = params == null ? Metric.byName("bw_avg_bps").orElseThrow() : Metric.defaultFor(params);
         String x = "(r.params ->> '" + spec.dimension() + "')::bigint";
         List<Point> points = jdbc.sql("""

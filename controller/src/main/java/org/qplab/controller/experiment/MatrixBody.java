@@ -31,6 +31,11 @@ record MatrixBody(
         @Schema(description = "Points left out: a point matching every condition of an entry (a value, a list of "
                 + "values, or a comparison {eq, ne, gt, ge, lt, le}) does not run.")
         List<Map<String, Object>> exclude,
+        @Schema(description = "More parameters for the points that match a rule: each entry is {\"when\": {parameter: "
+                + "condition, ...}, \"set\": {parameter: value, ...}}, when written as an exclude entry; a matching "
+                + "point takes set on top of its values (entries in order), in the grid and in a search.",
+                example = "[{\"when\": {\"msg_size\": {\"le\": 256}}, \"set\": {\"inline_size\": 256}}]")
+        List<Map<String, Object>> overrides,
         @Schema(description = "Each point runs this many times (1 to 1000; default 1).", minimum = "1",
                 maximum = "1000")
         Integer repeats,
@@ -56,7 +61,11 @@ record MatrixBody(
                 + "tx_depth) for the knee of its curve (where the gain per doubling falls below knee_gain, default 0.5, "
                 + "of the best step's) or a cliff (where the metric falls), between low and high, until bracketed "
                 + "within resolution (default 0.10) or max_runs (default 40); each next point is planned from the "
-                + "runs so far (GET /api/experiments/{id}/search).",
+                + "runs so far (GET /api/experiments/{id}/search). Or {\"anomalies\": [dimension, ...], \"seed\", "
+                + "\"max_runs\" (default 60), \"max_minutes\" (default 60), \"below\" (default 0.7)}: a seeded walk "
+                + "over the dimensions' values (their dimensions lists, else default ladders; base holds the reset "
+                + "values) that flags points below their neighbours or whose NIC counters warned, and reduces each to "
+                + "its minimal feature set.",
                 example = "{\"knee\": \"threads\", \"low\": 1, \"high\": 64}")
         Map<String, Object> search,
         @Schema(description = "What each run must measure, checked when it finishes: a run-level metric (as runs and "

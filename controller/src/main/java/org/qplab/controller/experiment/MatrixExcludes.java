@@ -42,8 +42,8 @@ final class MatrixExcludes {
         }
     }
 
-    /** One exclude entry: its conditions by parameter; an entry with none (all refused) matches nothing. */
-    private record Rule(Map<String, Condition> conditions) {
+    /** One entry's conditions by parameter (an exclude's, an override's when); none (all refused) matches nothing. */
+    record Rule(Map<String, Condition> conditions) {
         boolean matches(Map<String, Object> point) {
             for (var condition : conditions.entrySet()) {
                 if (!condition.getValue().test(point.get(condition.getKey()))) {
@@ -76,29 +76,35 @@ final class MatrixExcludes {
             return new MatrixExcludes(rules);
         }
         for (int i = 0; i < node.size(); i++) {
-            JsonNode entry = node.get(i);
-            String at = "exclude[" + i + "]";
-            if (!entry.isObject() || entry.isEmpty()) {
-                violations.add(new Violation(at, "must be a non-empty map of parameter: condition"));
-                continue;
+            Rule rule = rule(node.get(i), "exclude[" + i + "]", violations);
+            if (rule != null) {
+                rules.add(rule);
             }
-            Map<String, Condition> conditions = new LinkedHashMap<>();
-            for (var condition : entry.properties()) {
-                String key = condition.getKey();
-                String field = at + "." + key;
-                var parameter = ProviderKeys.byKey(key);
-                if (parameter.isEmpty()) {
-                    violations.add(MatrixPoints.unknownParameter(field, key));
-                    continue;
-                }
-                Condition parsed = condition(parameter.get(), condition.getValue(), field, violations);
-                if (parsed != null) {
-                    conditions.put(key, parsed);
-                }
-            }
-            rules.add(new Rule(conditions));
         }
         return new MatrixExcludes(rules);
+    }
+
+    /** One map of parameter: condition (at names it in a refusal), or null when it is not a non-empty map. */
+    static Rule rule(JsonNode entry, String at, List<Violation> violations) {
+        if (entry == null || !entry.isObject() || entry.isEmpty()) {
+            violations.add(new Violation(at, "must be a non-empty map of parameter: condition"));
+            return null;
+        }
+        Map<String, Condition> conditions = new LinkedHashMap<>();
+        for (var condition : entry.properties()) {
+            String key = condition.getKey();
+            String field = at + "." + key;
+            var parameter = ProviderKeys.byKey(key);
+            if (parameter.isEmpty()) {
+                violations.add(MatrixPoints.unknownParameter(field, key));
+                continue;
+            }
+            Condition parsed = condition(parameter.get(), condition.getValue(), field, violations);
+            if (parsed != null) {
+                conditions.put(key, parsed);
+            }
+        }
+        return new Rule(conditions);
     }
 
     private static Condition condition(ProviderKey parameter, JsonNode value, String field, List<Violation> violations) {

@@ -24,11 +24,13 @@ import tools.jackson.databind.ObjectMapper;
  * dimensions:  {msg_size: [64, 4K, 1M], threads: [1, 2, 4]}   # cross product
  * zips:        {variant: {srq: [none, per_thread], inline_size: [0, 0]}}  # positions set together
  * exclude:     [{transport: ud, op: [write, read]}, {msg_size: {gt: 4K}}]  # points left out
+ * overrides:   [{when: {msg_size: {le: 256}}, set: {inline_size: 256}}]  # what matching points set too
  * repeats: 3                                          # each point this many times, in rounds
  * order: {random: true, seed: 7}                      # run order shuffled reproducibly
  * hosts: all_pairs                                    # every pair of the connected agents, in rounds
  * retests: 2                                          # a bad pair runs again up to twice (PairRules)
  * search: {knee: threads, low: 1, high: 64}           # instead of dimensions: the knee of a curve (SearchSpec)
+ * search: {anomalies: [qps_per_thread, msg_size]}     # or a walk over the dimensions' values (AnomalySpec)
  * expect: {bw_avg_gbps: "&gt;= 90", bw_avg: "&gt;= 0.95 * baseline"}  # what each run must measure (history's ExpectRules)
  * </pre>
  *
@@ -43,9 +45,10 @@ import tools.jackson.databind.ObjectMapper;
 public final class MatrixExpander {
 
     static final Set<String> TOP_LEVEL = Set.of("name", "description", "base", "dimensions",
-            "zips", "exclude", "repeats", "order", "hosts", "retests", "bad_below", "bad_above", "search", "expect");
+            "zips", "exclude", "overrides", "repeats", "order", "hosts", "retests", "bad_below", "bad_above", "search",
+            "expect");
     private static final List<String> TOP_LEVEL_ORDER = List.of("name", "description", "base", "dimensions", "zips",
-            "exclude", "repeats", "order", "hosts", "retests", "bad_below", "bad_above", "search", "expect");
+            "exclude", "overrides", "repeats", "order", "hosts", "retests", "bad_below", "bad_above", "search", "expect");
     private static final String TOP_LEVEL_TEXT = String.join(", ", TOP_LEVEL_ORDER);
     private static final int MAX_REPEATS = 1000;
 
@@ -119,9 +122,15 @@ public final class MatrixExpander {
         PairRules.check(root, !where.isEmpty() && where.stream().allMatch(p -> p.server() != null), violations);
         MatrixPoints matrix = MatrixPoints.read(root, violations);
         MatrixExcludes excludes = MatrixExcludes.read(root.get("exclude"), violations);
+        MatrixOverrides overrides = MatrixOverrides.read(root.get("overrides"), violations);
         RunOrder order = RunOrder.read(root.get("order"), violations);
         SearchSpec search = SearchSpec.read(root, maxRuns, violations);
-        if (search != null && search.maxRuns() < 2 * repeats) {
+        boolean anomalies = search != null && search.anomalies() != null;
+        if (anomalies && search.maxRuns() < search.anomalies().settings(search.maxRuns(), repeats).reserve()) {
+            violations.add(new Violation("search.max_runs", "must leave room to examine one anomaly (its repeats, "
+                    + "each dimension's reset with its repeats and a neighbour): at least " + search.anomalies()
+                    .settings(search.maxRuns(), repeats).reserve() + ", got " + search.maxRuns()));
+        } else if (search != null && !anomalies && search.maxRuns() < 2 * repeats) {
             violations.add(new Violation("search.max_runs", "must leave room for both ends' repeats: at least 2 x "
                     + repeats + " = " + 2 * repeats + ", got " + search.maxRuns()));
         }
@@ -133,8 +142,8 @@ public final class MatrixExpander {
             expect.check(root.get("expect"), violations);
         }
 
-        BigInteger total = BigInteger.valueOf(repeats).multiply(BigInteger.valueOf(where.size()))
-                .multiply(matrix.count());
+        BigInteger total = anomalies ? BigInteger.valueOf(search.maxRuns()) // its dimensions are values to walk
+                : BigInteger.valueOf(repeats).multiply(BigInteger.valueOf(where.size())).multiply(matrix.count());
         if (total.compareTo(BigInteger.valueOf(maxRuns)) > 0) {
             violations.add(new Violation("dimensions", "the matrix expands to " + String.format("%,d", total)
                     + " runs; the limit is " + String.format("%,d", maxRuns)
@@ -146,10 +155,11 @@ public final class MatrixExpander {
         // points then comes in the same 400 as the matrix's own problems.
         List<Map<String, Object>> points = matrix.crossProduct();
         if (search != null) { // the search's first points; the next ones are planned from their results
-            points = search.initialPoints(matrix.base(), repeats);
+            points = anomalies ? new ArrayList<>(search.anomalyStart()) : search.initialPoints(matrix.base(), repeats);
         }
         int all = points.size();
         points.removeIf(excludes::excludes);
+        points.replaceAll(overrides::apply);
         if (points.isEmpty() && violations.isEmpty()) {
             throw new InvalidMatrixException(List.of(new Violation("exclude", "leaves out all " + all
                     + " points of the matrix: nothing would run")));
@@ -173,7 +183,7 @@ public final class MatrixExpander {
         // span the experiment, so their spread includes the drift of the machine over it, as the spread between two
         // experiments does; comparisons judge changes against that spread.
         List<Matrix.RunPoint> runs = new ArrayList<>(points.size() * repeats);
-        for (int r = 0; r < repeats; r++) {
+        for (int r = 0; r < (anomalies ? 1 : repeats); r++) { // a walk's point runs once; repeats confirm
             for (Map<String, Object> point : points) {
                 for (MatrixHosts.Pair pair : placements(point, where)) {
                     runs.add(new Matrix.RunPoint(point, r, pair.client(), pair.server()));

@@ -25,7 +25,9 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
 
     static MatrixPoints read(JsonNode root, List<Violation> violations) {
         Map<String, Object> base = base(root.get("base"), violations);
-        Map<String, List<Object>> dimensions = dimensions(root.get("dimensions"), base, violations);
+        // a dimension an anomaly search walks has its reset value in base and its values under dimensions
+        Map<String, List<Object>> dimensions = dimensions(root.get("dimensions"), base, AnomalySpec.searched(root),
+                violations);
         return new MatrixPoints(base, dimensions, zips(root.get("zips"), base, dimensions, violations));
     }
 
@@ -115,7 +117,7 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
         return base;
     }
 
-    private static Map<String, List<Object>> dimensions(JsonNode node, Map<String, Object> base,
+    private static Map<String, List<Object>> dimensions(JsonNode node, Map<String, Object> base, Set<String> searched,
                                                         List<Violation> violations) {
         Map<String, List<Object>> dimensions = new LinkedHashMap<>();
         if (node == null || node.isNull()) {
@@ -133,7 +135,7 @@ record MatrixPoints(Map<String, Object> base, Map<String, List<Object>> dimensio
                 violations.add(unknownParameter(field, key));
                 continue;
             }
-            if (base.containsKey(key)) {
+            if (base.containsKey(key) && !searched.contains(key)) {
                 violations.add(new Violation(field, "is also set in base; set it in one place"));
             }
             JsonNode values = entry.getValue();
