@@ -56,7 +56,8 @@ import tools.jackson.databind.json.JsonMapper;
  * </pre>
  * Agent ids are the prefix and a 4-digit number from --first. Every agent must be welcomed within --register-within
  * seconds of the start: else it prints {@code N of M agents registered in T s}, then for each agent that was not
- * {@code never registered: ID: LAST_ERROR} (the last error it saw, or what it was waiting for) and exits with status 3.
+ * {@code never registered: ID: LAST_ERROR (link from local port PORT)} (the last error it saw, or what it was waiting
+ * for; the port, once connected, finds the link in the controller's log) and exits with status 3.
  * Output once all are registered, one line per run once the controller has recorded it:
  * {@code run RUN agent ID frames N acked N intervals N cycles N late_ms MS:COUNT,...} (how many frames went out how
  * many whole milliseconds after their intervals closed). Runs until killed.
@@ -215,6 +216,8 @@ public final class IntervalAgents {
         private volatile String lastError;
         /** How the link ended (null: open or never opened): it, not the sends that failed after it, is the cause. */
         private volatile String closedWith;
+        /** The link's local port (0: not connected): the controller's log names a link refused before its hello by it. */
+        private volatile int localPort;
         /** How far it got: for an agent that saw no error, what it was waiting for. */
         private volatile String stage = "waiting to connect (all connecting threads busy)";
         private volatile long cancelled = -1;
@@ -230,6 +233,7 @@ public final class IntervalAgents {
             try {
                 stage = "connecting (WebSocket upgrade)";
                 socket = BlockingWebSocket.connect(options.controller(), CONNECT_TIMEOUT, this);
+                localPort = socket.localAddress().getPort();
                 Map<String, Object> facts = Map.of("hostname", id, "simulated", "bench/ingest/IntervalAgents.java",
                         "cpus", Runtime.getRuntime().availableProcessors());
                 send(new AgentMessage.Hello(id, options.token(), facts, null, List.of(), null));
@@ -245,7 +249,8 @@ public final class IntervalAgents {
         }
 
         String lastError() {
-            return closedWith != null ? closedWith : lastError != null ? lastError : stage;
+            String error = closedWith != null ? closedWith : lastError != null ? lastError : stage;
+            return localPort == 0 ? error : error + " (link from local port " + localPort + ")";
         }
 
         /** The sender thread: heartbeats while idle, and each assigned run in turn. */

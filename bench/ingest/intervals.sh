@@ -19,6 +19,7 @@
 #   MSG_SIZE=64 SAMPLE_SECONDS=2 SIM_HEAP=2g
 
 AGENTS=${AGENTS:-1000}
+REGISTER_SECONDS=${REGISTER_SECONDS:-$(register_seconds "$AGENTS")}
 AGENT_JVMS=${AGENT_JVMS:-1}
 THREADS=${THREADS:-4}
 INTERVAL_MS=${INTERVAL_MS:-100}
@@ -47,13 +48,18 @@ for ((j = 0; j * PER_JVM < AGENTS; j++)); do
     PIDS+=($!)
 done
 # the agents a simulator reports never registered (it exits when one is not in within REGISTER_SECONDS), and the
-# last error a simulated agent saw: from that report, else the last line the simulator wrote about the agent
+# last error a simulated agent saw: from that report, else the last line the simulator wrote about the agent; then
+# what the controller logged about the agent's link (found by its local port: a link refused before its hello has no
+# agent id in the controller's log), e.g. what its first frame was
 unregistered() { sed -n 's/^never registered: \([^:]*\): .*/\1/p' "$TMP"/sim-*.log 2>/dev/null; }
 agent_error() {
-    local e
+    local e port
     e=$(grep -h -- "^never registered: $1: " "$TMP"/sim-*.log 2>/dev/null | tail -1 | sed "s/^never registered: $1: //")
     [ -n "$e" ] || e=$(grep -h -- "^$1: " "$TMP"/sim-*.err 2>/dev/null | tail -1 | sed "s/^$1: //")
     echo "${e:-(none reported)}"
+    port=$(sed -n 's/.*(link from local port \([0-9]*\))$/\1/p' <<<"$e")
+    [ -z "$port" ] || { grep -E "127\.0\.0\.1:$port([^0-9]|\$)" "$TMP/controller.log" 2>/dev/null || true; } |
+        { grep -E 'WARN|ERROR' || true; } | head -3 | cut -c1-400 | sed 's/^/      controller: /'
 }
 await_agents "${ids[@]}"
 cat "$TMP"/sim-*.log | sed 's/^/  simulator: /' >&2

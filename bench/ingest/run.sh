@@ -17,9 +17,9 @@
 #   LOAD_MAX=1.5 LOAD_WAIT_MINUTES=20 (before anything starts, wait until the 1-minute load average is below
 #   LOAD_MAX, checking every 30 s, at most this long; 0: do not wait) EXPERIMENT_LIMIT_MINUTES=180 (an experiment
 #   that has not ended by then stops the script: an overloaded ingest takes long to drain) KEEP_TMP=1 (keep the logs and the
-#   database in /tmp/qplab-ingest-bench.*, for looking into a run) REGISTER_SECONDS=120 (every agent must have
+#   database in /tmp/qplab-ingest-bench.*, for looking into a run) REGISTER_SECONDS (every agent must have
 #   registered this long after the agents were started, else the script names those that did not, with the last error
-#   each saw, and exits non-zero)
+#   each saw, and exits non-zero; default 120 s per 1000 agents, at least 120 s: 1000 took 20-33 s on a busy machine)
 # Needs: the packaged jars (./mvnw -q package -DskipTests), psql (Debian: postgresql-client), curl; javac for
 #   the intervals mode.
 set -euo pipefail
@@ -32,7 +32,7 @@ WRITERS=${WRITERS:-}
 LOAD_MAX=${LOAD_MAX:-1.5}
 LOAD_WAIT_MINUTES=${LOAD_WAIT_MINUTES:-20}
 EXPERIMENT_LIMIT_MINUTES=${EXPERIMENT_LIMIT_MINUTES:-180}
-REGISTER_SECONDS=${REGISTER_SECONDS:-120}
+REGISTER_SECONDS=${REGISTER_SECONDS:-} # empty: register_seconds AGENTS, once the mode has set AGENTS
 AJAR=$ROOT/agent/target/qplab-agent.jar
 RESULTS=$HERE/results.md
 
@@ -127,6 +127,10 @@ BENCH_JAVA_OPTS=-Xmx2g start_controller "$TMP" "$CPORT" "$PGPORT" ${WRITERS:+--q
 
 # alive PID: the process runs (a child that exited stays a zombie until waited for, and kill -0 still finds it)
 alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]; }
+
+# register_seconds N: the default deadline for N agents to register (they hello one after another through the
+# controller's event loops and its database, so it grows with N)
+register_seconds() { echo $(($1 * 120 / 1000 > 120 ? $1 * 120 / 1000 : 120)); }
 
 # await_agents ID...: until every agent of the list is connected. Gives up when REGISTER_SECONDS have passed (plus
 # 15 s for the simulator's own report, which comes at REGISTER_SECONDS) or an agent process has exited, and then

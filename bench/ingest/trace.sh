@@ -35,6 +35,7 @@
 #   LATENCY_ONLY=1 (stop after the latency phases, for looking into them; results.md is not written)
 
 AGENTS=${AGENTS:-50}
+REGISTER_SECONDS=${REGISTER_SECONDS:-$(register_seconds "$AGENTS")}
 TRACE_FIRST=${TRACE_FIRST:-1000000}
 RATE_SIZE=${RATE_SIZE:-64}
 RATE_SECONDS=${RATE_SECONDS:-20}

@@ -184,6 +184,11 @@ final class BlockingWebSocket {
         }
     }
 
+    /** The link's local address and port: the remote the server's log names this link by. */
+    InetSocketAddress localAddress() {
+        return (InetSocketAddress) raw.getLocalSocketAddress();
+    }
+
     /** Starts the reader thread, which calls the listener until the link ends. */
     void startReading(String threadName) {
         Thread t = new Thread(this::readLoop, threadName);
