@@ -99,7 +99,7 @@ for round in $(seq 1 "$ROUNDS"); do
     best=$(medians "$gid" | sort -k2 -g | tail -1 | awk '{ print $1 " (" $2 " MB/s)" }')
     ratio=$(awk -v s="$search_runs" -v g="$grid_runs" 'BEGIN { printf "%.0f %%", 100 * s / g }')
     ROWS+=("| $round | $result | $search_runs | $grid_runs | $ratio | $best |")
-    ROWS+=("|  | search, MB/s: $points |  |  |  | grid, MB/s: $grid |")
+    ROWS+=("|  | search, MB/s: $points; $(jq -r '.result.why' <<< "$search") |  |  |  | grid, MB/s: $grid |")
 done
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 
