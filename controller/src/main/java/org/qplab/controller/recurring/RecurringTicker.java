@@ -4,10 +4,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.qplab.controller.api.BadRequest;
 import org.qplab.controller.database.Jdbc;
+import org.qplab.controller.database.SchemaVersion;
 import org.qplab.controller.experiment.Matrix;
 import org.qplab.controller.experiment.Submissions;
 import org.slf4j.Logger;
@@ -41,10 +43,12 @@ class RecurringTicker implements SchedulingConfigurer {
     private final TransactionTemplate tx;
     private final TransactionTemplate savepoint;
     private final AtomicBoolean firing = new AtomicBoolean();
+    private final SchemaVersion schema;
 
     RecurringTicker(Jdbc jdbc, RecurringRepository schedules, Submissions submissions,
-                    PlatformTransactionManager transactions) {
+                    PlatformTransactionManager transactions, SchemaVersion schema) {
         this.jdbc = jdbc;
+        this.schema = schema;
         this.schedules = schedules;
         this.submissions = submissions;
         this.tx = new TransactionTemplate(transactions);
@@ -62,7 +66,8 @@ class RecurringTicker implements SchedulingConfigurer {
         if (!firing.compareAndSet(false, true)) {
             return;
         }
-        jdbc.call(() -> schedules.due(Instant.now(), ZoneId.systemDefault()))
+        jdbc.call(() -> schema.allowsScheduling() ? schedules.due(Instant.now(), ZoneId.systemDefault())
+                        : List.<RecurringRepository.Due>of())
                 .flatMapMany(Flux::fromIterable)
                 .concatMap(this::fire)
                 .doFinally(signal -> firing.set(false))

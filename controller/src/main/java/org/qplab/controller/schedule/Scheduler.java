@@ -11,6 +11,7 @@ import org.qplab.controller.agent.AgentProperties;
 import org.qplab.controller.agent.AgentReady;
 import org.qplab.controller.agent.AgentRegistry;
 import org.qplab.controller.database.Jdbc;
+import org.qplab.controller.database.SchemaVersion;
 import org.qplab.controller.experiment.ExperimentQueued;
 import org.qplab.engine.ProviderSpec;
 import org.qplab.engine.provider.Providers;
@@ -40,6 +41,7 @@ public class Scheduler implements SchedulingConfigurer {
     private final AgentProperties properties;
     private final ScheduleProperties schedule;
     private final PairRuns pairs;
+    private final SchemaVersion schema;
     /** How many queued runs one dispatch pass looks at. */
     static final int QUEUE_WINDOW = 1000;
     private final AtomicBoolean requested = new AtomicBoolean();
@@ -48,8 +50,9 @@ public class Scheduler implements SchedulingConfigurer {
     private final long startedAt = System.nanoTime();
 
     public Scheduler(Jdbc jdbc, RunQueue queue, RunOutcomes outcomes, AgentRegistry registry,
-                     AgentProperties properties, ScheduleProperties schedule, PairRuns pairs) {
+                     AgentProperties properties, ScheduleProperties schedule, PairRuns pairs, SchemaVersion schema) {
         this.pairs = pairs;
+        this.schema = schema;
         this.schedule = schedule;
         this.jdbc = jdbc;
         this.queue = queue;
@@ -115,6 +118,9 @@ public class Scheduler implements SchedulingConfigurer {
      * pair with a host that is not connected holds nothing: its partner is not kept idle for an absent host.
      */
     private void dispatch() {
+        if (!schema.allowsScheduling()) {
+            return; // a newer controller migrated the database: SchemaVersion said why
+        }
         Map<String, AgentConnection> idle = new LinkedHashMap<>();
         registry.idle().forEach(a -> idle.put(a.agentId(), a));
         Set<String> held = new HashSet<>();
