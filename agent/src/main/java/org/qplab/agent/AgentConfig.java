@@ -14,7 +14,7 @@ import java.util.Optional;
  * How an agent reaches its controller, and what it keeps where. Each setting comes from a flag, else an environment
  * variable, else its default: {@link AgentOption} names them all, with their defaults and meanings.
  *
- * @param controller       {@link AgentOption#CONTROLLER}
+ * @param controller       {@link AgentOption#CONTROLLER}: the first of controllers
  * @param token            {@link AgentOption#TOKEN_FILE}: the token itself
  * @param agentId          {@link AgentOption#ID}
  * @param heartbeat        {@link AgentOption#HEARTBEAT_SECONDS}
@@ -28,13 +28,16 @@ import java.util.Optional;
  * @param spoolMemoryBytes {@link AgentOption#SPOOL_MEMORY_MB}, in bytes
  * @param caFile           {@link AgentOption#CA_FILE}; null: the JDK's trust store only
  * @param nvmeofBacking    {@link AgentOption#NVMEOF_BACKING}
+ * @param controllers      {@link AgentOption#CONTROLLER}, every URL given (comma-separated): the link tries the next
+ *                         when one cannot be reached (controllers sharing one database); null or empty: controller
  */
 public record AgentConfig(URI controller, String token, String agentId, Duration heartbeat, String dataAddress,
                           int healthPort, String healthAddress, Path spoolDir, Path stateDir, long spoolMemoryBytes,
-                          Path caFile, List<String> nvmeofBacking) {
+                          Path caFile, List<String> nvmeofBacking, List<URI> controllers) {
 
     public AgentConfig {
         nvmeofBacking = List.copyOf(nvmeofBacking);
+        controllers = controllers == null || controllers.isEmpty() ? List.of(controller) : List.copyOf(controllers);
     }
 
     static final String USAGE = AgentOption.usage();
@@ -73,11 +76,16 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
                     + "shared token is qplab.agents.token, or the file the controller names at start-up; an agent's own "
                     + "token comes from POST /api/agents/{id}/token)\n" + USAGE);
         }
-        String controller = settings.get(AgentOption.CONTROLLER);
-        URI uri = URI.create(controller);
-        if (!"ws".equals(uri.getScheme()) && !"wss".equals(uri.getScheme())) {
-            throw new IllegalArgumentException("--controller must be a ws:// or wss:// URL, got " + controller);
+        List<URI> controllers = new ArrayList<>();
+        for (String controller : settings.get(AgentOption.CONTROLLER).split(",")) {
+            URI each = URI.create(controller.strip());
+            if (!"ws".equals(each.getScheme()) && !"wss".equals(each.getScheme())) {
+                throw new IllegalArgumentException("--controller must be a ws:// or wss:// URL (or several, comma-"
+                        + "separated), got " + controller.strip());
+            }
+            controllers.add(each);
         }
+        URI uri = controllers.get(0);
         String dataAddress = settings.get(AgentOption.DATA_ADDRESS);
         if (dataAddress != null && !dataAddress.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
             throw new IllegalArgumentException("--data-address must be an IPv4 address, got " + dataAddress);
@@ -106,7 +114,8 @@ public record AgentConfig(URI controller, String token, String agentId, Duration
         return new AgentConfig(uri, token, id, heartbeat, dataAddress, port(settings.get(AgentOption.HEALTH_PORT)),
                 settings.get(AgentOption.HEALTH_ADDRESS), spool.toAbsolutePath(), state.toAbsolutePath(),
                 mebibytes(settings.get(AgentOption.SPOOL_MEMORY_MB)),
-                caFile == null || caFile.isBlank() ? null : Path.of(caFile), backing.stream().distinct().toList());
+                caFile == null || caFile.isBlank() ? null : Path.of(caFile), backing.stream().distinct().toList(),
+                controllers);
     }
 
     /** A setting's value: its flag's, else its environment variable's, else its default (null: none). */

@@ -14,7 +14,8 @@ import org.qplab.engine.Engine;
 public enum AgentOption {
 
     CONTROLLER("--controller", "URL", "QPLAB_CONTROLLER", "ws://127.0.0.1:8080/agent", null,
-            "the controller's agent endpoint; wss://HOST:PORT/agent for a controller on HTTPS"),
+            "the controller's agent endpoint; wss://HOST:PORT/agent for a controller on HTTPS; several, comma-"
+                    + "separated, for controllers sharing one database: one that cannot be reached is left for the next"),
     CA_FILE("--ca-file", "FILE", "QPLAB_CA_FILE", null, "none: the JDK's trust store only",
             "PEM certificate(s) a wss:// controller may present (its own self-signed one, or the CA that signed it), "
                     + "trusted besides the JDK's trust store; the host name is checked either way"),

@@ -1,6 +1,7 @@
 package org.qplab.agent;
 
 import java.io.IOException;
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -87,6 +88,9 @@ final class ControllerLink implements BlockingWebSocket.Listener {
      * Connects, and reconnects with backoff whenever the link drops. Returns only when refused for good: every token
      * refused, or a refusal no retry can help (what it holds stays in the spool for the next start).
      */
+    /** The controller of config.controllers() that this agent tries next, or is linked to. */
+    private volatile int current;
+
     int runForever() {
         long heartbeatMs = config.heartbeat().toMillis();
         heartbeats.scheduleAtFixedRate(this::heartbeat, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
@@ -94,10 +98,11 @@ final class ControllerLink implements BlockingWebSocket.Listener {
         daemon(this::streamOutbox, "qplab-sender").start();
         long backoffMs = 500;
         while (true) {
+            URI controller = config.controllers().get(current);
             try {
                 closed = new CompletableFuture<>();
                 registered = false;
-                BlockingWebSocket ws = BlockingWebSocket.connect(config.controller(), CONNECT_TIMEOUT, this, tls);
+                BlockingWebSocket ws = BlockingWebSocket.connect(controller, CONNECT_TIMEOUT, this, tls);
                 if (onOpen(ws)) {
                     ws.startReading("qplab-link-reader");
                 }
@@ -114,9 +119,13 @@ final class ControllerLink implements BlockingWebSocket.Listener {
                 }
                 backoffMs = 500;
             } catch (IOException | RuntimeException e) {
-                String refused = ControllerTrust.explain(config.controller(), e, config.caFile() != null);
-                Log.info((refused != null ? refused : "cannot reach the controller at " + config.controller() + ": "
-                        + rootMessage(e)) + "; retrying in " + backoffMs + " ms");
+                String refused = ControllerTrust.explain(controller, e, config.caFile() != null);
+                // several controllers share the database: the next one in the list takes this agent, its outbox replays
+                // there (the controllers keep each frame once whoever stores it)
+                current = (current + 1) % config.controllers().size();
+                Log.info((refused != null ? refused : "cannot reach the controller at " + controller + ": "
+                        + rootMessage(e)) + "; retrying " + (config.controllers().size() > 1
+                        ? "with " + config.controllers().get(current) + " " : "") + "in " + backoffMs + " ms");
             }
             sleep(backoffMs);
             backoffMs = Math.min(backoffMs * 2, 10_000);
@@ -310,7 +319,7 @@ final class ControllerLink implements BlockingWebSocket.Listener {
                             + "not replayed, kept under the spool's undeliverable/ directory");
                 }
             }
-            Log.info("registered with " + config.controller() + " as " + w.agentId()
+            Log.info("registered with " + config.controllers().get(current) + " as " + w.agentId()
                     + (outbox.isEmpty() ? "" : "; replaying " + outbox.size() + " unacknowledged frames and run ends"));
             synchronized (outboxSignal) {
                 connection++;

@@ -20,7 +20,7 @@ class AgentConfigTests {
                 "QPLAB_CONTROLLER", "ws://10.0.0.1:9000/agent", "HOME", "/home/lab"), "host-a");
         assertThat(fromEnv).isEqualTo(new AgentConfig(URI.create("ws://10.0.0.1:9000/agent"), "env-token", "host-a",
                 Duration.ofSeconds(5), null, -1, "127.0.0.1", Path.of("/home/lab/.local/share/qplab/agent/host-a/spool"),
-                Path.of("/home/lab/.local/share/qplab/agent/host-a"), 64L << 20, null, List.of()));
+                Path.of("/home/lab/.local/share/qplab/agent/host-a"), 64L << 20, null, List.of(), null));
 
         Path tokenFile = java.nio.file.Files.writeString(dir.resolve("agent.token"), "file-token\n");
         AgentConfig fromFlags = AgentConfig.parse(new String[] {"--token-file", tokenFile.toString(), "--id", "b",
@@ -30,7 +30,19 @@ class AgentConfigTests {
                 "host-a");
         assertThat(fromFlags).isEqualTo(new AgentConfig(URI.create("ws://127.0.0.1:8080/agent"), "file-token", "b",
                 Duration.ofSeconds(2), null, -1, "127.0.0.1", Path.of("/var/spool/qplab"), Path.of("/var/lib/qplab-agent"),
-                1L << 20, null, List.of()));
+                1L << 20, null, List.of(), null));
+    }
+
+    /** Controllers sharing one database: every URL is kept in order, the first is the one the data route is taken to. */
+    @Test
+    void severalControllersAreACommaSeparatedListEachAWebSocketUrl() {
+        AgentConfig config = AgentConfig.parse(new String[] {"--controller", "ws://10.0.0.1:8080/agent, ws://10.0.0.2:8080/agent"},
+                TOKEN, "h");
+        assertThat(config.controllers()).containsExactly(URI.create("ws://10.0.0.1:8080/agent"),
+                URI.create("ws://10.0.0.2:8080/agent"));
+        assertThat(config.controller()).isEqualTo(URI.create("ws://10.0.0.1:8080/agent"));
+        assertThatThrownBy(() -> AgentConfig.parse(new String[] {"--controller", "ws://10.0.0.1:8080/agent,http://b/agent"},
+                TOKEN, "h")).hasMessageContaining("got http://b/agent");
     }
 
     @Test
@@ -90,7 +102,7 @@ class AgentConfigTests {
         assertThatThrownBy(() -> AgentConfig.parse(new String[] {"--tokn", "x"}, Map.of(), "h"))
                 .hasMessageStartingWith("unknown flag --tokn");
         assertThatThrownBy(() -> AgentConfig.parse(new String[] {"--controller", "http://c:8080"}, TOKEN, "h"))
-                .hasMessage("--controller must be a ws:// or wss:// URL, got http://c:8080");
+                .hasMessage("--controller must be a ws:// or wss:// URL (or several, comma-separated), got http://c:8080");
     }
 
     @Test
