@@ -37,14 +37,14 @@ import java.util.TreeSet;
  *
  * <p><b>Cliff.</b> The metric falls: a step whose value drops by more than the noise, that is by more than twice the
  * larger relative spread of its two points and by at least 5 %, and stays down: a fall that a later point climbs back
- * from to within the noise of where it fell from is a dip (one noisy short run, say), not a cliff. The first cliff wins over a knee (a curve that falls
- * has stopped paying): its step is split at the geometric midpoint until it is within the resolution; the value is the
- * last x before the fall.
+ * from to within the noise of where it fell from is a dip (one noisy short run, say), not a cliff. The first cliff
+ * wins over a knee (a curve that falls has stopped paying): its step is split at the geometric midpoint until it is
+ * within the resolution; the value is the last x before the fall.
  *
  * <p><b>None.</b> The metric never moves by more than the noise (no two points differ by more than twice the larger
- * spread of the two, at least 5 %) from low to high, or never rises by more than it; or the last step still pays. A last step that pays is split until it is within
- * the resolution before "still rising at high" is said: its average may hide a knee (min(x, 40000) over [64, 65536]
- * looks like it is still rising from the four first points).
+ * spread of the two, at least 5 %) from low to high, or never rises by more than it; or the last step still pays. A
+ * last step that pays is split until it is within the resolution before "still rising at high" is said: its average
+ * may hide a knee (min(x, 40000) over [64, 65536] looks like it is still rising from the four first points).
  *
  * <p><b>Noise.</b> With repeats whose values spread by s (relative), the two points of a step of ratio r differ by up
  * to s x y from noise alone, a gain error of up to s x y / log2(r). Near a knee of min(x, K) the bar is about 0.35 K per
