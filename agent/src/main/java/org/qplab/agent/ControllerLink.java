@@ -84,13 +84,14 @@ final class ControllerLink implements BlockingWebSocket.Listener {
         this.preparedRun = preparedRun;
     }
 
-    /**
-     * Connects, and reconnects with backoff whenever the link drops. Returns only when refused for good: every token
-     * refused, or a refusal no retry can help (what it holds stays in the spool for the next start).
-     */
     /** The controller of config.controllers() that this agent tries next, or is linked to. */
     private volatile int current;
 
+    /**
+     * Connects, and reconnects with backoff whenever the link drops; a controller it cannot reach is left for the
+     * next of config.controllers(). Returns only when refused for good: every token refused, or a refusal no retry can
+     * help (what it holds stays in the spool for the next start).
+     */
     int runForever() {
         long heartbeatMs = config.heartbeat().toMillis();
         heartbeats.scheduleAtFixedRate(this::heartbeat, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
