@@ -213,33 +213,30 @@ public final class KneeSearch {
             }
         }
 
-        // Flat: the metric never moves by more than the noise.
-        double min = Double.POSITIVE_INFINITY;
-        double max = Double.NEGATIVE_INFINITY;
-        double maxSpread = 0;
-        double scale = 0;
+        // Flat: no two points differ by more than their own noise (twice the larger spread of the two, at least 5 %):
+        // one noisy point must not make a curve that rises 3x from its quiet ends look flat. The message names the
+        // pair that comes closest to its band.
+        double nearest = -1;
+        double nearestMove = 0;
+        double nearestBand = 0;
         for (int i = 0; i < n; i++) {
-            min = Math.min(min, v[i]);
-            max = Math.max(max, v[i]);
-            maxSpread = Math.max(maxSpread, spread[i]);
-            scale = Math.max(scale, Math.abs(v[i]));
-        }
-        // flat when no two points differ by more than their own noise (twice the larger spread of the two, at least
-        // 5 %): one noisy point must not make a curve that rises 3x from its quiet ends look flat
-        boolean flat = true;
-        for (int i = 0; i < n && flat; i++) {
-            for (int k = i + 1; k < n && flat; k++) {
-                double band = Math.max(CLIFF_NOISE_FACTOR * Math.max(spread[i], spread[k]), CLIFF_MIN_FALL)
-                        * Math.max(Math.abs(v[i]), Math.abs(v[k]));
-                flat = Math.abs(v[k] - v[i]) <= band;
+            for (int k = i + 1; k < n; k++) {
+                double scale = Math.max(Math.abs(v[i]), Math.abs(v[k]));
+                double band = Math.max(CLIFF_NOISE_FACTOR * Math.max(spread[i], spread[k]), CLIFF_MIN_FALL) * scale;
+                double move = Math.abs(v[k] - v[i]);
+                double share = band == 0 ? (move == 0 ? 0 : Double.POSITIVE_INFINITY) : move / band;
+                if (share > nearest) {
+                    nearest = share;
+                    nearestMove = scale == 0 ? 0 : 100 * move / scale;
+                    nearestBand = scale == 0 ? 0 : 100 * band / scale;
+                }
             }
         }
-        double flatBand = Math.max(CLIFF_NOISE_FACTOR * maxSpread, CLIFF_MIN_FALL) * scale;
-        if (flat) {
+        if (nearest <= 1) {
             return Step.done(new Result("none", x[0], x[0], x[n - 1], true, String.format(Locale.ROOT,
-                    "The metric is flat from %s %d to %d: it moves by %.1f %% at most, within the noise (%.0f %%); "
-                            + "no knee in the range.", s.dimension(), x[0], x[n - 1], scale == 0 ? 0 : 100 * (max - min) / scale,
-                    scale == 0 ? 0 : 100 * flatBand / scale)));
+                    "The metric is flat from %s %d to %d: no two values differ by more than their own noise (the "
+                            + "closest: %.1f %% against %.0f %%); no knee in the range.", s.dimension(), x[0], x[n - 1],
+                    nearestMove, nearestBand)));
         }
 
         // The knee: the first paying step followed by one that does not pay.
