@@ -24,7 +24,7 @@ trap 'rm -f "$LOG"' EXIT
     echo
     echo "Each repeat is one FabricChangeIntegrationTests run: a schedule (cron \`*/3 * * * * *\`) of a 700 ms tcp"
     echo "pair run f1 → f2 (64 KiB messages, 1 thread, 1 connection), the link of f2 shaped to 200 Mbit/s by a token"
-    echo "bucket both ways; when 6 nights have finished the bucket is changed in place to 150 Mbit/s (−25 %), and the"
+    echo "bucket both ways; when 6 nights have finished the schedule pauses, the bucket is changed in place to 150 Mbit/s (−25 %), and the"
     echo "schedule runs on to 12 nights. The matrix never changes, so the 12 runs are one fingerprint's series, scanned"
     echo "by E-Divisive as each run ends (p 0.001, window 50, minimum 5 %). The test passes only when the bandwidth"
     echo "series has exactly one change point, at index 6 (between the 6th and 7th runs), and /api/changes has one open"

@@ -17,8 +17,8 @@ import org.springframework.http.MediaType;
 
 /**
  * Issue 36's "real runs": a nightly-style recurring experiment between two hosts (network namespaces, real agents,
- * tcp over their veth links), fired by its cron a dozen times; after the sixth the link between them is slowed from
- * 200 to 150 Mbit/s (tc's token bucket, changed in place): a fabric change that no parameter of the matrix says, so
+ * tcp over their veth links), fired by its cron a dozen times; after the sixth (the schedule paused meanwhile, so no run
+ * straddles it) the link between them is slowed from 200 to 150 Mbit/s (tc's token bucket, changed in place): a fabric change that no parameter of the matrix says, so
  * the runs stay one fingerprint's series. Its bandwidth and message rate each get exactly one change point, between
  * the last run before the change and the first after, open in /api/changes and raised as an alert.
  */
@@ -63,7 +63,10 @@ class FabricChangeIntegrationTests extends ControllerIntegrationTest {
                         """)).exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         long schedule = ((Number) made.get("id")).longValue();
 
-        long slowedAt = 0;
+        // the link changes between two nights: the schedule paused while it does (a night that fired in the poll's
+        // window ends first, and counts as before), so no run straddles the change
+        int slowedAfter = 0;
+        java.sql.Timestamp slowedAt = null;
         List<Long> finished = List.of();
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         try {
@@ -72,9 +75,21 @@ class FabricChangeIntegrationTests extends ControllerIntegrationTest {
                                 SELECT e.id FROM recurring_occurrence o JOIN experiment e ON e.id = o.experiment_id
                                 WHERE o.recurring_id = ? AND e.status = 'FINISHED' ORDER BY e.id""")
                         .param(schedule).query(Long.class).list();
-                if (slowedAt == 0 && finished.size() >= BEFORE) {
+                if (slowedAt == null && finished.size() >= BEFORE) {
+                    http().post().uri("/api/schedules/{id}/disable", schedule).exchange().expectStatus().isOk();
+                    while (jdbc.sql("""
+                                    SELECT count(*) FROM recurring_occurrence o JOIN experiment e ON e.id = o.experiment_id
+                                    WHERE o.recurring_id = ? AND e.status IN ('QUEUED', 'RUNNING')""")
+                            .param(schedule).query(Long.class).single() > 0 && System.nanoTime() < deadline) {
+                        Thread.sleep(100);
+                    }
                     net.reshape(2, "150mbit");
-                    slowedAt = jdbc.sql("SELECT coalesce(max(id), 0) FROM run").query(Long.class).single();
+                    slowedAt = jdbc.sql("SELECT clock_timestamp()").query(java.sql.Timestamp.class).single();
+                    slowedAfter = jdbc.sql("""
+                                    SELECT count(*) FROM recurring_occurrence o JOIN experiment e ON e.id = o.experiment_id
+                                    WHERE o.recurring_id = ? AND e.status = 'FINISHED'""")
+                            .param(schedule).query(Long.class).single().intValue();
+                    http().post().uri("/api/schedules/{id}/enable", schedule).exchange().expectStatus().isOk();
                 }
                 Thread.sleep(100);
             }
@@ -86,20 +101,25 @@ class FabricChangeIntegrationTests extends ControllerIntegrationTest {
         assertThat(jdbc.sql("SELECT count(*) FROM experiment e JOIN recurring_occurrence o ON o.experiment_id = e.id "
                         + "WHERE o.recurring_id = ? AND e.status = 'FAILED'").param(schedule).query(Long.class).single())
                 .as("no night failed").isZero();
+        assertThat(slowedAfter).as("the link was slowed after the sixth night (a seventh already fired would count)")
+                .isBetween(BEFORE, BEFORE + 1);
 
         List<Map<String, Object>> runs = jdbc.sql("""
-                        SELECT r.id, r.experiment_id, r.fingerprint, s.bw_avg_bps FROM run r JOIN run_summary s ON s.run_id = r.id
+                        SELECT r.id, r.experiment_id, r.fingerprint, s.bw_avg_bps, r.started_at, r.finished_at
+                        FROM run r JOIN run_summary s ON s.run_id = r.id
                         WHERE r.experiment_id = ANY(?) ORDER BY r.finished_at, r.id""")
                 .param(finished.subList(0, OCCURRENCES).toArray(Long[]::new)).query().listOfRows();
         assertThat(runs).hasSize(OCCURRENCES);
         assertThat(runs.stream().map(r -> r.get("fingerprint")).distinct()).as("one configuration: one series").hasSize(1);
         String fingerprint = (String) runs.get(0).get("fingerprint");
-        long lastBefore = (Long) runs.get(BEFORE - 1).get("id");
-        long firstAfter = (Long) runs.get(BEFORE).get("id");
-        assertThat(lastBefore).as("the sixth night's run ended before the link was slowed").isLessThanOrEqualTo(slowedAt);
-        assertThat(firstAfter).as("the seventh night's run was queued after it").isGreaterThan(slowedAt);
-        double before = runs.subList(0, BEFORE).stream().mapToDouble(r -> (Double) r.get("bw_avg_bps")).average().orElseThrow();
-        double after = runs.subList(BEFORE, OCCURRENCES).stream().mapToDouble(r -> (Double) r.get("bw_avg_bps")).average()
+        long lastBefore = (Long) runs.get(slowedAfter - 1).get("id");
+        long firstAfter = (Long) runs.get(slowedAfter).get("id");
+        assertThat((java.sql.Timestamp) runs.get(slowedAfter - 1).get("finished_at"))
+                .as("the last night before ended before the link was slowed").isBefore(slowedAt);
+        assertThat((java.sql.Timestamp) runs.get(slowedAfter).get("started_at"))
+                .as("the first night after began after it").isAfter(slowedAt);
+        double before = runs.subList(0, slowedAfter).stream().mapToDouble(r -> (Double) r.get("bw_avg_bps")).average().orElseThrow();
+        double after = runs.subList(slowedAfter, OCCURRENCES).stream().mapToDouble(r -> (Double) r.get("bw_avg_bps")).average()
                 .orElseThrow();
         assertThat(after / before - 1).as("the link's rate fell by a quarter: so did the runs' bandwidth (%s)", runs)
                 .isCloseTo(-0.25, within(0.06));
@@ -110,7 +130,7 @@ class FabricChangeIntegrationTests extends ControllerIntegrationTest {
         Map<String, Object> history = get("/api/fingerprints/" + fingerprint + "/history");
         List<Map<String, Object>> changes = (List<Map<String, Object>>) history.get("changes");
         assertThat(changes).as("exactly one change in the bandwidth series (%s)", runs).hasSize(1);
-        assertThat(changes.get(0)).containsEntry("index", BEFORE).containsEntry("runBefore", (int) lastBefore)
+        assertThat(changes.get(0)).containsEntry("index", slowedAfter).containsEntry("runBefore", (int) lastBefore)
                 .containsEntry("runAfter", (int) firstAfter);
         assertThat(((Number) changes.get(0).get("changePercent")).doubleValue()).isCloseTo(-25, within(6.0));
 
