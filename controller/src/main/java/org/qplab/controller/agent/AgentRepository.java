@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.qplab.controller.cluster.ControllerNode;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
 import org.springframework.scheduling.config.ScheduledTaskRegistrar;
@@ -22,11 +23,13 @@ public class AgentRepository implements SchedulingConfigurer {
     private final JdbcClient jdbc;
     private final ObjectMapper json;
     private final AgentProperties properties;
+    private final ControllerNode node;
     /** Heartbeats not stored yet: agent id to System.nanoTime() of the latest. */
     private final ConcurrentHashMap<String, Long> heard = new ConcurrentHashMap<>();
 
-    public AgentRepository(JdbcClient jdbc, ObjectMapper json, AgentProperties properties) {
+    public AgentRepository(JdbcClient jdbc, ObjectMapper json, AgentProperties properties, ControllerNode node) {
         this.jdbc = jdbc;
+        this.node = node;
         this.json = json;
         this.properties = properties;
     }
@@ -36,14 +39,16 @@ public class AgentRepository implements SchedulingConfigurer {
         tasks.addFixedDelayTask(this::writeHeartbeats, properties.heartbeatWrite());
     }
 
+    /** The agent registered on this controller. */
     public void registered(String id, Map<String, Object> facts) {
         Object hostname = facts.getOrDefault("hostname", id);
         jdbc.sql("""
-                INSERT INTO agent (id, hostname, facts, connected, registered_at, last_heartbeat)
-                VALUES (?, ?, CAST(? AS jsonb), true, now(), now())
+                INSERT INTO agent (id, hostname, facts, connected, registered_at, last_heartbeat, controller_id)
+                VALUES (?, ?, CAST(? AS jsonb), true, now(), now(), ?)
                 ON CONFLICT (id) DO UPDATE SET hostname = excluded.hostname, facts = excluded.facts,
-                    connected = true, registered_at = now(), last_heartbeat = now()""")
-                .params(id, String.valueOf(hostname), json.writeValueAsString(facts)).update();
+                    connected = true, registered_at = now(), last_heartbeat = now(),
+                    controller_id = excluded.controller_id""")
+                .params(id, String.valueOf(hostname), json.writeValueAsString(facts), node.id()).update();
     }
 
     /**
@@ -77,13 +82,17 @@ public class AgentRepository implements SchedulingConfigurer {
         }
     }
 
+    /**
+     * The agent's link to this controller closed. Not when it has registered on another controller since (it failed
+     * over): that one's link is the live one.
+     */
     public void disconnected(String id) {
         Long at = heard.remove(id);
         double age = at == null ? -1 : (System.nanoTime() - at) / 1e9;
         jdbc.sql("""
                 UPDATE agent SET connected = false, last_heartbeat = CASE WHEN ? < 0 THEN last_heartbeat
                     ELSE greatest(last_heartbeat, now() - make_interval(secs => ?)) END
-                WHERE id = ?""").params(age, age, id).update();
+                WHERE id = ? AND controller_id IS NOT DISTINCT FROM ?""").params(age, age, id, node.id()).update();
     }
 
     /** Whose a run is, seen from one agent. */
@@ -102,9 +111,19 @@ public class AgentRepository implements SchedulingConfigurer {
                 .map(mine -> Boolean.TRUE.equals(mine) ? Assignment.MINE : Assignment.OTHERS).orElse(Assignment.GONE);
     }
 
-    /** At controller start no agent is connected yet, whatever the table says. */
+    /**
+     * At controller start no agent is connected to it yet, whatever the table says (a killed controller left its
+     * agents marked connected); agents connected to another controller that is alive stay so.
+     */
     public void allDisconnected() {
-        jdbc.sql("UPDATE agent SET connected = false WHERE connected").update();
+        jdbc.sql("UPDATE agent SET connected = false WHERE connected AND (controller_id IS NULL OR controller_id NOT IN ("
+                + node.aliveSql() + "))").update();
+    }
+
+    /** The controller agentId's live link is on, when it is connected to one that is alive (this one included). */
+    public java.util.Optional<String> controllerOf(String agentId) {
+        return jdbc.sql("SELECT controller_id FROM agent WHERE id = ? AND connected AND controller_id IN ("
+                + node.aliveSql() + ")").param(agentId).query(String.class).optional();
     }
 
     @SuppressWarnings("unchecked")

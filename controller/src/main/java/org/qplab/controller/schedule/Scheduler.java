@@ -178,7 +178,7 @@ public class Scheduler implements SchedulingConfigurer {
         if (System.nanoTime() - startedAt < properties.lostAfter().toNanos()) {
             return;
         }
-        for (RunQueue.Orphan orphan : queue.orphans(properties.lostAfter())) {
+        for (RunQueue.Orphan orphan : queue.orphans(properties.lostAfter(), true)) {
             String reason = "agent " + orphan.lostAgent() + " disconnected during the run and did not come back within "
                     + properties.lostAfter().toSeconds() + " s (qplab.agents.lost-after)";
             if (pairs.owns(orphan.runId())) {

@@ -219,7 +219,7 @@ class PairRunsTests {
         PairRuns pairs = pairRuns(Duration.ofMinutes(30));
         agent("client");
         agent("server");
-        pairs.adopt(new RunQueue.Running(RUN, "client", "server", false, Map.of("iterations", 10)));
+        pairs.adopt(new RunQueue.Running(RUN, "client", "server", false, Map.of("iterations", 10), null));
         assertThat(pairs.owns(RUN)).isTrue();
 
         pairs.on("server", new AgentMessage.RunFinished(RUN, Map.of("cycles", 0), 0));

@@ -1,0 +1,30 @@
+package org.qplab.controller.cluster;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * qplab.cluster.*: several controllers on one PostgreSQL (README "Scaling out").
+ *
+ * @param name      how this controller is named in the controller list and logs; unset: host:port
+ * @param heartbeat how often this controller marks itself alive in the database (and looks for controllers that are
+ *                  gone)
+ * @param deadAfter how long a controller may go without a heartbeat before the others take it for gone: its agents
+ *                  are marked disconnected (their runs are recovered where they reconnect, or failed after
+ *                  qplab.agents.lost-after) and its leases pass on
+ */
+@ConfigurationProperties("qplab.cluster")
+public record ClusterProperties(String name, @DefaultValue("2s") Duration heartbeat,
+                                @DefaultValue("10s") Duration deadAfter) {
+
+    public ClusterProperties {
+        if (heartbeat.isNegative() || heartbeat.isZero()) {
+            throw new IllegalArgumentException("qplab.cluster.heartbeat must be positive, got " + heartbeat);
+        }
+        if (deadAfter.compareTo(heartbeat.multipliedBy(2)) < 0) {
+            throw new IllegalArgumentException("qplab.cluster.dead-after must be at least twice qplab.cluster.heartbeat ("
+                    + heartbeat + "), got " + deadAfter);
+        }
+    }
+}
