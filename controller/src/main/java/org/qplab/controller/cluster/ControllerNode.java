@@ -75,8 +75,16 @@ public class ControllerNode implements SmartInitializingSingleton, SchedulingCon
         if (properties.name() == null || properties.name().isBlank()) {
             name = hostname() + ":" + port;
         }
-        jdbc.sql("UPDATE controller SET name = ?, url = ? WHERE id = ?")
-                .params(name, "http://" + hostname() + ":" + port, id).update();
+        String url = "http://" + hostname() + ":" + port;
+        jdbc.sql("UPDATE controller SET name = ?, url = ? WHERE id = ?").params(name, url, id).update();
+        // a controller on this host and port before this one is gone (this one holds the port): a killed one that is
+        // restarted need not wait for dead-after before its runs are recovered here
+        int before = jdbc.sql("UPDATE controller SET stopped_at = now() WHERE url = ? AND id <> ? AND stopped_at IS NULL")
+                .params(url, id).update();
+        if (before > 0) {
+            log.info("the controller that ran at {} before this one is gone: its runs are recovered here as its agents "
+                    + "come back", url);
+        }
     }
 
     /** The ids of the controllers alive now, this one included. */

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -132,13 +133,16 @@ public class PairRuns {
 
     /** How long a run by iterations may run before it is stopped and failed (a duration run: its duration + collect). */
     private final Duration runTimeout;
+    /** Hosts whose link is on another controller (null in unit tests: every host is here). */
+    private final PairRelay relay;
     /** The clock of the step deadlines (System::nanoTime; a test's own to pass a step's timeout without waiting it out). */
     private final LongSupplier nanoTime;
 
     @Autowired
     public PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, ApplicationEventPublisher events,
-                    ScheduleProperties properties) {
-        this(registry, outcomes, queue, events, properties.runTimeout());
+                    ScheduleProperties properties, PairRelay relay) {
+        this(registry, outcomes, queue, events, properties.runTimeout(), System::nanoTime, relay);
+        relay.receiver(this::on);
     }
 
     PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, ApplicationEventPublisher events,
@@ -148,6 +152,12 @@ public class PairRuns {
 
     PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, ApplicationEventPublisher events,
              Duration runTimeout, LongSupplier nanoTime) {
+        this(registry, outcomes, queue, events, runTimeout, nanoTime, null);
+    }
+
+    private PairRuns(AgentRegistry registry, RunOutcomes outcomes, RunQueue queue, ApplicationEventPublisher events,
+                     Duration runTimeout, LongSupplier nanoTime, PairRelay relay) {
+        this.relay = relay;
         this.runTimeout = runTimeout;
         this.nanoTime = nanoTime;
         this.registry = registry;
@@ -163,11 +173,21 @@ public class PairRuns {
 
     /** Starts a claimed pair run: both agents are marked busy and asked to prepare. */
     void begin(RunQueue.Assignment run, AgentConnection client, AgentConnection server) {
-        Pair pair = new Pair(run.runId(), client.agentId(), server.agentId(), run.params());
+        begin(run, client, server.agentId(), server);
+    }
+
+    /**
+     * Starts a claimed pair run whose server is serverId: connected here (server), or on another controller (server
+     * null), which marks it busy when the prepare message reaches it ({@link PairRelay}).
+     */
+    void begin(RunQueue.Assignment run, AgentConnection client, String serverId, AgentConnection server) {
+        Pair pair = new Pair(run.runId(), client.agentId(), serverId, run.params());
         client.assigned(run.runId());
-        server.assigned(run.runId());
         client.busyWith(run.runId());
-        server.busyWith(run.runId());
+        if (server != null) {
+            server.assigned(run.runId());
+            server.busyWith(run.runId());
+        }
         synchronized (pair) {
             pairs.put(run.runId(), pair);
             enter(pair, Step.PREPARE, prepareLimit(run.params()));
@@ -175,10 +195,10 @@ public class PairRuns {
             serverSpec.put("role", "server");
             Map<String, Object> clientSpec = new LinkedHashMap<>(run.params());
             clientSpec.put("role", "client");
-            boolean sent = server.send(new AgentMessage.PrepareRun(run.runId(), serverSpec))
+            boolean sent = send(serverId, new AgentMessage.PrepareRun(run.runId(), serverSpec))
                     & client.send(new AgentMessage.PrepareRun(run.runId(), clientSpec));
-            log.info("run {} (experiment {}): pair {} -> {}, preparing", run.runId(), run.experimentId(),
-                    client.agentId(), server.agentId());
+            log.info("run {} (experiment {}): pair {} -> {}{}, preparing", run.runId(), run.experimentId(),
+                    client.agentId(), serverId, server == null ? " (on another controller)" : "");
             if (!sent) {
                 abort(pair, "prepare: the link to an agent closed as the run was assigned", true);
             }
@@ -251,7 +271,7 @@ public class PairRuns {
         for (Pair pair : pairs.values()) {
             synchronized (pair) {
                 if (pair.step == Step.COLLECT && pair.client.ended && !pair.server.ended && pairs.containsKey(pair.runId)
-                        && registry.get(pair.server.agentId).isEmpty()) {
+                        && !connected(pair.server.agentId)) {
                     log.info("run {}: {} is gone; its own summary is not kept", pair.runId, pair.server);
                     done(pair);
                 } else if (pair.deadline != 0 && now - pair.deadline > 0 && pairs.containsKey(pair.runId)) {
@@ -362,11 +382,7 @@ public class PairRuns {
     /** The run is over on both sides (or given up): both hosts are free again, together. */
     private void done(Pair pair) {
         for (Side side : pair.sides()) {
-            registry.get(side.agentId).ifPresent(c -> {
-                if (Long.valueOf(pair.runId).equals(c.busyWith())) {
-                    c.busyWith(null);
-                }
-            });
+            free(side.agentId, pair.runId);
         }
         pairs.remove(pair.runId);
         finished.put(pair.runId, Boolean.TRUE);
@@ -384,20 +400,36 @@ public class PairRuns {
     }
 
     private void release(String agentId, long runId) {
-        registry.get(agentId).ifPresent(c -> {
-            c.send(new AgentMessage.RunRecorded(runId));
-            if (Long.valueOf(runId).equals(c.busyWith())) {
-                c.busyWith(null);
-            }
-        });
+        send(agentId, new AgentMessage.RunRecorded(runId));
+        free(agentId, runId);
         events.publishEvent(new AgentReady(agentId));
     }
 
-    private void send(String agentId, AgentMessage message) {
-        boolean sent = registry.get(agentId).map(c -> c.send(message)).orElse(false);
+    /** agentId is no longer busy with runId: here, or on the controller its link is on. */
+    private void free(String agentId, long runId) {
+        Optional<AgentConnection> here = registry.get(agentId);
+        if (here.isPresent()) {
+            if (Long.valueOf(runId).equals(here.get().busyWith())) {
+                here.get().busyWith(null);
+            }
+        } else if (relay != null) {
+            relay.release(agentId, runId);
+        }
+    }
+
+    /** Whether agentId has a live link, here or on another controller. */
+    private boolean connected(String agentId) {
+        return registry.get(agentId).isPresent() || relay != null && relay.connectedElsewhere(agentId);
+    }
+
+    /** Sends a message about a run to agentId, here or through the controller its link is on. */
+    private boolean send(String agentId, AgentMessage.RunMessage message) {
+        boolean sent = registry.get(agentId).map(c -> c.send(message))
+                .orElseGet(() -> relay != null && relay.toAgent(agentId, message));
         if (!sent) {
             log.warn("could not send {} to {}: not connected", message.getClass().getSimpleName(), agentId);
         }
+        return sent;
     }
 
     /** The step begins now and may take limit. */

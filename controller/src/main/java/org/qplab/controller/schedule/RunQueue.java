@@ -83,9 +83,24 @@ public class RunQueue {
         return started;
     }
 
-    /** This controller drives runId from now on (its agents came back to it after its driver was gone). */
-    public void drive(long runId) {
-        jdbc.sql("UPDATE run SET controller_id = ? WHERE id = ? AND status = 'RUNNING'").params(node.id(), runId).update();
+    /**
+     * This controller takes over runId from its driver, gone (null: nobody drove it); false when the run is not
+     * RUNNING or another controller took it over first.
+     */
+    public boolean takeOver(long runId, String gone) {
+        return jdbc.sql("UPDATE run SET controller_id = ? WHERE id = ? AND status = 'RUNNING' "
+                + "AND controller_id IS NOT DISTINCT FROM ?").params(node.id(), runId, gone).update() == 1;
+    }
+
+    /** runId, when it is RUNNING. */
+    public Optional<Running> running(long runId) {
+        return jdbc.sql("""
+                        SELECT id, agent_id, server_agent_id, server_summary IS NOT NULL, params::text, controller_id FROM run
+                        WHERE status = 'RUNNING' AND id = ?""")
+                .param(runId)
+                .query((rs, i) -> new Running(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getBoolean(4),
+                        toMap(rs.getString(5)), rs.getString(6)))
+                .optional();
     }
 
     /** Keeps the receiving side's own summary (or its error) of a pair run. */

@@ -10,7 +10,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * What agents say about their runs ({@link AgentRuns}, from the gateway): a returning agent's runs go to
- * {@link RunRecovery}, a pair's steps to {@link PairRuns}, the end of a run an agent ran alone to {@link RunOutcomes}.
+ * {@link RunRecovery}, a pair's steps to {@link PairRuns} (or, for a pair another controller drives, to that one
+ * through {@link PairRelay}), the end of a run an agent ran alone to {@link RunOutcomes}.
  */
 @Component
 class RunReports implements AgentRuns {
@@ -21,8 +22,10 @@ class RunReports implements AgentRuns {
     private final RunOutcomes outcomes;
     private final RunQueue queue;
     private final RunRecovery recovery;
+    private final PairRelay relay;
 
-    RunReports(PairRuns pairs, RunOutcomes outcomes, RunQueue queue, RunRecovery recovery) {
+    RunReports(PairRuns pairs, RunOutcomes outcomes, RunQueue queue, RunRecovery recovery, PairRelay relay) {
+        this.relay = relay;
         this.pairs = pairs;
         this.outcomes = outcomes;
         this.queue = queue;
@@ -36,6 +39,9 @@ class RunReports implements AgentRuns {
 
     @Override
     public boolean report(String agentId, AgentMessage.RunMessage message) {
+        if (!pairs.owns(message.runId()) && relay.fromAgent(agentId, message)) {
+            return false; // a pair run another controller drives: it answers, through the relay
+        }
         if (pairs.owns(message.runId()) || message instanceof AgentMessage.Prepared
                 || message instanceof AgentMessage.Connected) {
             pairs.on(agentId, message);

@@ -42,6 +42,8 @@ public class Scheduler implements SchedulingConfigurer {
     private final ScheduleProperties schedule;
     private final PairRuns pairs;
     private final SchemaVersion schema;
+    private final PairRelay relay;
+    private final RunRecovery recovery;
     /** How many queued runs one dispatch pass looks at. */
     static final int QUEUE_WINDOW = 1000;
     private final AtomicBoolean requested = new AtomicBoolean();
@@ -50,7 +52,10 @@ public class Scheduler implements SchedulingConfigurer {
     private final long startedAt = System.nanoTime();
 
     public Scheduler(Jdbc jdbc, RunQueue queue, RunOutcomes outcomes, AgentRegistry registry,
-                     AgentProperties properties, ScheduleProperties schedule, PairRuns pairs, SchemaVersion schema) {
+                     AgentProperties properties, ScheduleProperties schedule, PairRuns pairs, SchemaVersion schema,
+                     PairRelay relay, RunRecovery recovery) {
+        this.relay = relay;
+        this.recovery = recovery;
         this.pairs = pairs;
         this.schema = schema;
         this.schedule = schedule;
@@ -89,6 +94,8 @@ public class Scheduler implements SchedulingConfigurer {
     void tick() {
         jdbc.run(this::failOrphans).subscribe(v -> { }, e -> log.warn("orphan sweep failed: {}", e.toString()));
         jdbc.run(pairs::expire).subscribe(v -> { }, e -> log.warn("pair-run timeout sweep failed: {}", e.toString()));
+        jdbc.run(recovery::recheck).subscribe(v -> { }, e -> log.warn("recovery of runs other controllers drove failed: {}",
+                e.toString()));
         wake();
     }
 
@@ -116,6 +123,9 @@ public class Scheduler implements SchedulingConfigurer {
      * they are held for it, so that no later run takes them first: a pair waiting for a busy host is
      * never starved by loopback runs behind it, and one pass never deadlocks (it waits for nothing). A
      * pair with a host that is not connected holds nothing: its partner is not kept idle for an absent host.
+     * A pair whose server is on another controller is claimed by the client's controller, which drives it through
+     * {@link PairRelay} (the claim fails while the server runs something there); one whose client is elsewhere is
+     * left to that controller.
      */
     private void dispatch() {
         if (!schema.allowsScheduling()) {
@@ -124,6 +134,9 @@ public class Scheduler implements SchedulingConfigurer {
         Map<String, AgentConnection> idle = new LinkedHashMap<>();
         registry.idle().forEach(a -> idle.put(a.agentId(), a));
         Set<String> held = new HashSet<>();
+        Map<String, Boolean> elsewhere = new java.util.HashMap<>(); // this pass's answers: is a host on another controller
+        java.util.function.Predicate<String> onAnother = agentId -> registry.get(agentId).isEmpty()
+                && elsewhere.computeIfAbsent(agentId, relay::connectedElsewhere);
         for (RunQueue.Queued run : idle.isEmpty() ? List.<RunQueue.Queued>of() : queue.queued(QUEUE_WINDOW)) {
             if (idle.isEmpty()) {
                 break;
@@ -151,6 +164,10 @@ public class Scheduler implements SchedulingConfigurer {
                     idle.remove(client.agentId());
                     idle.remove(server.agentId());
                     queue.claim(run.runId(), client.agentId(), server.agentId()).ifPresent(a -> pairs.begin(a, client, server));
+                } else if (client != null && !held.contains(run.server()) && onAnother.test(run.server())) {
+                    idle.remove(client.agentId()); // held for this pair in this pass, whether the claim gets its server
+                    queue.claim(run.runId(), client.agentId(), run.server())
+                            .ifPresent(a -> pairs.begin(a, client, run.server(), null));
                 } else if (registry.get(run.client()).isPresent() && registry.get(run.server()).isPresent()) {
                     held.add(run.client());
                     held.add(run.server());

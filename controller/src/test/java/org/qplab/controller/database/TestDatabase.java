@@ -69,6 +69,20 @@ public final class TestDatabase {
         }
     }
 
+    /**
+     * The settings that point another controller at the embedded PostgreSQL of dataDir on port (an external database,
+     * as a second controller sharing it is configured): spring.datasource.url, username and password.
+     */
+    public static List<String> externalSettings(Path dataDir, int port) {
+        try {
+            String password = Files.readString(EmbeddedPostgresAuth.passwordFileFor(dataDir.toAbsolutePath())).strip();
+            return List.of("spring.datasource.url=jdbc:postgresql://127.0.0.1:" + port + "/qplab",
+                    "spring.datasource.username=" + EmbeddedPostgresAuth.ROLE, "spring.datasource.password=" + password);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static void removeCreated() {
         List<Path> dirs;
         synchronized (CREATED) {

@@ -1,0 +1,247 @@
+package org.qplab.controller.schedule;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.qplab.controller.agent.AgentConnection;
+import org.qplab.controller.agent.AgentReady;
+import org.qplab.controller.agent.AgentRegistry;
+import org.qplab.controller.agent.AgentRepository;
+import org.qplab.controller.cluster.ControllerNode;
+import org.qplab.protocol.AgentMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * Pair runs whose two hosts are on different controllers. The controller of the client drives the pair
+ * ({@link PairRuns}, in its memory, as for any pair); what it says to the server goes through the database to the
+ * controller the server's link is on, which hands it to the agent, and what the server says about the run comes back
+ * the same way. A message is a row of controller_message, addressed to a controller, and a {@code NOTIFY
+ * qplab_relay} with that controller's id wakes it; it takes (deletes) its rows in order and delivers them.
+ *
+ * <p>Why a table and NOTIFY rather than either alone: NOTIFY is immediate (a pair's steps are barriers, each one
+ * waiting for both hosts: a polled table would add its poll interval to every step), but a notification is lost when
+ * nobody listens at that moment (the listening connection is being reopened), and its payload is limited; a row waits
+ * until it is taken, and is taken over with the run when its controller dies (see {@link #takeOver}). So the row
+ * carries the message and the notification only says "look now"; a controller also looks every second whatever it
+ * heard. The listening connection is one of the pool's, held for as long as the controller runs.
+ */
+@Component
+public class PairRelay implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(PairRelay.class);
+    private static final String CHANNEL = "qplab_relay";
+    /** How long the listener waits for a notification before it looks at its rows anyway. */
+    private static final int LOOK_ANYWAY_MS = 1000;
+
+    /** Where messages of agents for the pairs this controller drives go: {@link PairRuns#on}. */
+    interface Receiver {
+        void fromAgent(String agentId, AgentMessage.RunMessage message);
+    }
+
+    private final JdbcClient jdbc;
+    private final DataSource dataSource;
+    private final ObjectMapper json;
+    private final AgentRegistry registry;
+    private final AgentRepository agents;
+    private final ControllerNode node;
+    private final ApplicationEventPublisher events;
+    private volatile Receiver receiver;
+    private volatile boolean running;
+    private Thread listener;
+
+    public PairRelay(JdbcClient jdbc, DataSource dataSource, ObjectMapper json, AgentRegistry registry,
+                     AgentRepository agents, ControllerNode node, ApplicationEventPublisher events) {
+        this.jdbc = jdbc;
+        this.dataSource = dataSource;
+        this.json = json;
+        this.registry = registry;
+        this.agents = agents;
+        this.node = node;
+        this.events = events;
+    }
+
+    void receiver(Receiver receiver) {
+        this.receiver = receiver;
+    }
+
+    /**
+     * Sends message about its run to agentId through the controller its link is on. False when it is connected to no
+     * live controller. Blocking.
+     */
+    public boolean toAgent(String agentId, AgentMessage.RunMessage message) {
+        return elsewhere(agentId).map(to -> post(to, agentId, message.runId(), "to_agent", message)).orElse(false);
+    }
+
+    /** The pair run is done with agentId: the controller its link is on frees it. Blocking. */
+    public void release(String agentId, long runId) {
+        elsewhere(agentId).ifPresent(to -> post(to, agentId, runId, "release", null));
+    }
+
+    /** Whether agentId's link is on another controller that is alive. Blocking. */
+    public boolean connectedElsewhere(String agentId) {
+        return elsewhere(agentId).isPresent();
+    }
+
+    /**
+     * A message of agentId (connected here) about a pair run that another live controller drives: sent on to it.
+     * False when the run is not a pair or this controller drives it, or its driver is gone. Blocking.
+     */
+    public boolean fromAgent(String agentId, AgentMessage.RunMessage message) {
+        Optional<String> driver = jdbc.sql("SELECT controller_id FROM run WHERE id = ? AND server_agent_id IS NOT NULL "
+                        + "AND controller_id <> ? AND controller_id IN (" + node.aliveSql() + ")")
+                .params(message.runId(), node.id()).query(String.class).optional();
+        driver.ifPresent(to -> post(to, agentId, message.runId(), "from_agent", message));
+        return driver.isPresent();
+    }
+
+    /**
+     * This controller took over runId from a controller that is gone: the messages its agents sent for it, which that
+     * one never took, are this one's now (delivered at the next look, after the run is adopted here).
+     */
+    void takeOver(long runId, String from) {
+        int moved = jdbc.sql("UPDATE controller_message SET to_controller = ? WHERE to_controller = ? AND run_id = ? "
+                + "AND kind = 'from_agent'").params(node.id(), from, runId).update();
+        if (moved > 0) {
+            log.info("run {}: {} message(s) its agents sent for controller {} (gone) are delivered here", runId, moved,
+                    from);
+        }
+    }
+
+    private Optional<String> elsewhere(String agentId) {
+        return agents.controllerOf(agentId).filter(to -> !to.equals(node.id()));
+    }
+
+    private boolean post(String to, String agentId, long runId, String kind, AgentMessage message) {
+        jdbc.sql("INSERT INTO controller_message (to_controller, agent_id, run_id, kind, message) "
+                        + "VALUES (?, ?, ?, ?, CAST(? AS jsonb))")
+                .params(to, agentId, runId, kind, message == null ? null : json.writeValueAsString(message)).update();
+        jdbc.sql("SELECT pg_notify(?, ?)").params(CHANNEL, to).query(Object.class).optional();
+        return true;
+    }
+
+    private record Row(long id, String agentId, long runId, String kind, String message) {}
+
+    /** Takes this controller's rows, oldest first, and delivers each. Blocking. */
+    void look() {
+        List<Row> rows = jdbc.sql("""
+                        WITH taken AS (DELETE FROM controller_message WHERE to_controller = ?
+                            RETURNING id, agent_id, run_id, kind, message::text)
+                        SELECT * FROM taken ORDER BY id""")
+                .param(node.id())
+                .query((rs, i) -> new Row(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getString(5)))
+                .list();
+        for (Row row : rows) {
+            try {
+                deliver(row);
+            } catch (RuntimeException e) {
+                log.warn("run {}: could not deliver a relayed {} for {}: {}", row.runId(), row.kind(), row.agentId(),
+                        e.toString());
+            }
+        }
+    }
+
+    private void deliver(Row row) {
+        if (row.kind().equals("from_agent")) {
+            AgentMessage.RunMessage message = (AgentMessage.RunMessage) json.readValue(row.message(), AgentMessage.class);
+            Receiver to = receiver;
+            if (to != null) {
+                to.fromAgent(row.agentId(), message);
+            }
+            return;
+        }
+        Optional<AgentConnection> here = registry.connected(row.agentId()) ? registry.get(row.agentId()) : Optional.empty();
+        if (row.kind().equals("release")) {
+            here.ifPresent(c -> {
+                if (Long.valueOf(row.runId()).equals(c.busyWith())) {
+                    c.busyWith(null);
+                }
+            });
+            events.publishEvent(new AgentReady(row.agentId()));
+            return;
+        }
+        AgentMessage.RunMessage message = (AgentMessage.RunMessage) json.readValue(row.message(), AgentMessage.class);
+        if (here.isEmpty()) { // the agent moved on to another controller since: on to that one, if any
+            if (!toAgent(row.agentId(), message)) {
+                log.warn("run {}: could not hand a relayed {} to {}: not connected", row.runId(),
+                        message.getClass().getSimpleName(), row.agentId());
+            }
+            return;
+        }
+        AgentConnection agent = here.get();
+        if (message instanceof AgentMessage.PrepareRun) { // the pair takes this host: it is busy with the run
+            agent.assigned(row.runId());
+            agent.busyWith(row.runId());
+        }
+        agent.send(message);
+    }
+
+    private void listen() {
+        while (running) {
+            try (Connection connection = dataSource.getConnection()) {
+                connection.setAutoCommit(true);
+                try (Statement listen = connection.createStatement()) {
+                    listen.execute("LISTEN " + CHANNEL);
+                }
+                PGConnection pg = connection.unwrap(PGConnection.class);
+                look(); // what was posted while nobody listened
+                while (running) {
+                    PGNotification[] heard = pg.getNotifications(LOOK_ANYWAY_MS);
+                    if (heard == null || heard.length == 0 || java.util.Arrays.stream(heard)
+                            .anyMatch(n -> node.id().equals(n.getParameter()))) {
+                        look();
+                    }
+                }
+            } catch (Exception e) {
+                if (running) {
+                    log.warn("pair relay: listening for other controllers' messages failed, again in 1 s: {}", e.toString());
+                    sleep();
+                }
+            }
+        }
+    }
+
+    private static void sleep() {
+        try {
+            TimeUnit.SECONDS.sleep(1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public synchronized void start() {
+        running = true;
+        listener = new Thread(this::listen, "pair-relay");
+        listener.setDaemon(true);
+        listener.start();
+    }
+
+    @Override
+    public synchronized void stop() {
+        running = false;
+        if (listener != null) {
+            listener.interrupt();
+            try {
+                listener.join(TimeUnit.SECONDS.toMillis(3));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+}
