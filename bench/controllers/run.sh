@@ -27,6 +27,7 @@
 # script: one row of its table per KILL value (the other row is kept) and the run's details below it.
 # Knobs: AGENTS=200 (even) KILL=1 KILL_AT=0.4 POINTS=5 DURATION_MS=5000 SAME_PAIRS=10 (per controller) THREADS=1
 #   INTERVAL_MS=100 CYCLES=400000 AGENT_NICE=10 SIM_HEAP=512m FAILOVER_LIMIT_MS=10000 EXPERIMENT_LIMIT_SECONDS=600
+#   STALL_SECONDS=120 (no run ended for this long while the experiment has not: stuck; the script says what is left)
 #   REGISTER_SECONDS=120 CONTROLLER_ARGS= (more --key=value for both controllers, e.g. --qplab.cluster.dead-after=4s;
 #   default: the controllers' defaults) KEEP_TMP=1 (keep the logs and the database in /tmp/qplab-controllers-bench.*)
 # Needs: the packaged jars (./mvnw -q package -DskipTests), a JDK (javac), psql (Debian: postgresql-client), curl.
@@ -48,6 +49,7 @@ AGENT_NICE=${AGENT_NICE:-10}
 SIM_HEAP=${SIM_HEAP:-512m}
 FAILOVER_LIMIT_MS=${FAILOVER_LIMIT_MS:-10000}
 EXPERIMENT_LIMIT_SECONDS=${EXPERIMENT_LIMIT_SECONDS:-600}
+STALL_SECONDS=${STALL_SECONDS:-120}
 REGISTER_SECONDS=${REGISTER_SECONDS:-120}
 CONTROLLER_ARGS=${CONTROLLER_ARGS:-}
 AJAR=$ROOT/agent/target/qplab-agent.jar
@@ -211,13 +213,40 @@ if [ "$KILL" = 1 ]; then
     echo "all agents on controller 2 ${ALL_ON_2} s after the kill (or gave up after 60 s)" >&2
 fi
 
+# what is left when the experiment does not end: its runs not ended, the relayed messages no controller took (those
+# for a controller that is gone stay), and for the hosts that queued runs wait for, the last run each took part in
+stuck_report() {
+    echo "runs not ended (of $(q "SELECT count(*) FROM run WHERE experiment_id = $EXP AND status NOT IN ('FINISHED', 'FAILED', 'CANCELLED')")):" >&2
+    q "SELECT '  run ' || id || ' ' || status || ' ' || coalesce(agent_id, want_client, '?') || '>' || coalesce(server_agent_id, want_server, '?')
+              || coalesce(' by ' || controller_id, '') FROM run WHERE experiment_id = $EXP AND status NOT IN ('FINISHED', 'FAILED', 'CANCELLED')
+       ORDER BY id LIMIT 10" >&2
+    echo "relayed messages not taken, by controller (alive: a heartbeat in the last 30 s) and kind:" >&2
+    q "SELECT '  ' || m.to_controller || CASE WHEN c.last_seen > now() - interval '30 s' AND c.stopped_at IS NULL THEN ' (alive) ' ELSE ' (gone) ' END
+              || m.kind || ': ' || count(*) || ' (runs ' || string_agg(DISTINCT m.run_id::text, ',') || ')'
+       FROM controller_message m LEFT JOIN controller c ON c.id = m.to_controller GROUP BY m.to_controller, c.last_seen, c.stopped_at, m.kind" >&2
+    echo "the hosts queued runs wait for, with the last run each took part in (its status, driver, end):" >&2
+    q "WITH w AS (SELECT DISTINCT unnest(ARRAY[want_client, want_server]) AS host FROM run WHERE experiment_id = $EXP AND status = 'QUEUED')
+       SELECT '  ' || w.host || ' on ' || coalesce(a.controller_id, '?') || CASE WHEN a.connected THEN '' ELSE ' (not connected)' END || ': run '
+              || coalesce(l.id::text, '-') || ' ' || coalesce(l.status, '') || ' by ' || coalesce(l.controller_id, '-') || ' ended '
+              || coalesce(l.finished_at::time::text, '-')
+       FROM w LEFT JOIN agent a ON a.id = w.host
+       LEFT JOIN LATERAL (SELECT * FROM run r WHERE w.host IN (r.agent_id, r.server_agent_id) ORDER BY r.started_at DESC NULLS LAST LIMIT 1) l ON true
+       WHERE w.host IS NOT NULL ORDER BY l.finished_at NULLS FIRST, w.host LIMIT 40" >&2
+}
 deadline=$((SECONDS + EXPERIMENT_LIMIT_SECONDS))
+LAST_ENDED=-1
+LAST_CHANGE=$SECONDS
 while [ "$(ended)" != 0 ]; do
-    [ "$SECONDS" -lt "$deadline" ] || {
-        q "SELECT id || ' ' || status || ' ' || agent_id || '>' || server_agent_id || ' by ' || coalesce(controller_id, '-') || ': ' || coalesce(error, '')
-           FROM run WHERE experiment_id = $EXP AND status NOT IN ('FINISHED', 'FAILED', 'CANCELLED') ORDER BY id LIMIT 20" >&2
-        die "check failed: the experiment did not end within $EXPERIMENT_LIMIT_SECONDS s (runs not ended above)"
-    }
+    n=$(q "SELECT count(*) FROM run WHERE experiment_id = $EXP AND status IN ('FINISHED', 'FAILED', 'CANCELLED')")
+    [ "$n" = "$LAST_ENDED" ] || { LAST_ENDED=$n; LAST_CHANGE=$SECONDS; }
+    why=""
+    [ "$SECONDS" -lt "$deadline" ] || why="the experiment did not end within EXPERIMENT_LIMIT_SECONDS=$EXPERIMENT_LIMIT_SECONDS s"
+    [ $((SECONDS - LAST_CHANGE)) -lt "$STALL_SECONDS" ] || why="no run of the experiment ended for STALL_SECONDS=$STALL_SECONDS s ($n ended)"
+    if [ -n "$why" ]; then
+        stuck_report
+        KEEP_TMP=1
+        die "check failed: $why (what is left above; logs and database kept in $TMP)"
+    fi
     sleep 1
 done
 ELAPSED=$((SECONDS - STARTED))
