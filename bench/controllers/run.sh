@@ -23,8 +23,9 @@
 #   - the agents were spread (AGENTS/2 on each controller at the start); with KILL=1: every agent of controller 1
 #     registered on controller 2, the time from its link dropping to its welcome there (the simulator's `failover`
 #     lines) below FAILOVER_LIMIT_MS for every one, and all AGENTS on controller 2 at the end.
-# A check that fails stops the script with a non-zero exit and a line naming it. Writes results.md next to this
-# script: one row of its table per KILL value (the other row is kept) and the run's details below it.
+# A check that fails makes the script exit non-zero with a line naming it (the logs and the database are kept).
+# Writes results.md next to this script, passed or not: one row of its table per KILL value (the other row is kept),
+# saying which checks failed, and the run's details below it.
 # Knobs: AGENTS=200 (even) KILL=1 KILL_AT=0.4 POINTS=5 DURATION_MS=5000 SAME_PAIRS=10 (per controller) THREADS=1
 #   INTERVAL_MS=100 CYCLES=400000 AGENT_NICE=10 SIM_HEAP=512m FAILOVER_LIMIT_MS=10000 EXPERIMENT_LIMIT_SECONDS=600
 #   STALL_SECONDS=120 (no run ended for this long while the experiment has not: stuck; the script says what is left)
@@ -236,20 +237,23 @@ stuck_report() {
 deadline=$((SECONDS + EXPERIMENT_LIMIT_SECONDS))
 LAST_ENDED=-1
 LAST_CHANGE=$SECONDS
+STUCK=""
 while [ "$(ended)" != 0 ]; do
     n=$(q "SELECT count(*) FROM run WHERE experiment_id = $EXP AND status IN ('FINISHED', 'FAILED', 'CANCELLED')")
     [ "$n" = "$LAST_ENDED" ] || { LAST_ENDED=$n; LAST_CHANGE=$SECONDS; }
     why=""
     [ "$SECONDS" -lt "$deadline" ] || why="the experiment did not end within EXPERIMENT_LIMIT_SECONDS=$EXPERIMENT_LIMIT_SECONDS s"
-    [ $((SECONDS - LAST_CHANGE)) -lt "$STALL_SECONDS" ] || why="no run of the experiment ended for STALL_SECONDS=$STALL_SECONDS s ($n ended)"
-    if [ -n "$why" ]; then
+    [ $((SECONDS - LAST_CHANGE)) -lt "$STALL_SECONDS" ] || why="no run of the experiment ended for STALL_SECONDS=$STALL_SECONDS s ($n tries ended)"
+    if [ -n "$why" ]; then # the checks below fail on it; the row of results.md says so
         stuck_report
-        KEEP_TMP=1
-        die "check failed: $why (what is left above; logs and database kept in $TMP)"
+        STUCK=$why
+        break
     fi
     sleep 1
 done
 ELAPSED=$((SECONDS - STARTED))
+ELAPSED_TEXT="${ELAPSED} s"
+[ -z "$STUCK" ] || ELAPSED_TEXT="did not end (given up after ${ELAPSED} s)"
 LOAD_AT_END=$(load_average)
 sleep 2 # the simulators' last reports (RunRecorded comes with the run's end)
 kill "${BACKGROUND[0]}" 2>/dev/null || true
@@ -257,7 +261,7 @@ read -r LOAD_MAX LOAD_MEAN <<<"$(awk '{ if ($2 > m) m = $2; s += $2; n++ } END {
 echo "experiment $EXP ended after $ELAPSED s: $(q "SELECT status FROM experiment WHERE id = $EXP")" >&2
 
 # checks
-CHECKS_FAILED=""
+CHECKS_FAILED=${STUCK:+- $STUCK$'\n'}
 check() { # description, value, expected
     if [ "$2" = "$3" ]; then echo "  ok: $1: $2" >&2; else CHECKS_FAILED+="- $1: $2, expected $3"$'\n'; fi
 }
@@ -342,10 +346,11 @@ fi
 REASONS=$(q "SELECT coalesce(string_agg(n || ' × ' || e, '; ' ORDER BY n DESC), '') FROM (SELECT left(regexp_replace(error, '[0-9]+', 'N', 'g'), 160) AS e, count(*) AS n
              FROM run WHERE experiment_id = $EXP AND superseded_by IS NOT NULL GROUP BY 1) x")
 [ -z "$REASONS" ] || echo "  replaced tries' reasons: $REASONS" >&2
+VERDICT="all passed"
 if [ -n "$CHECKS_FAILED" ]; then
     printf '%s' "$CHECKS_FAILED" >&2
     KEEP_TMP=1
-    die "checks failed (the numbers above; logs kept in $TMP)"
+    VERDICT="**FAILED**: $(grep -c . <<<"$CHECKS_FAILED") check(s), first: $(head -1 <<<"$CHECKS_FAILED" | sed 's/^- //')"
 fi
 
 # results.md: this KILL value's row of the table and its details; the other's kept
@@ -356,11 +361,11 @@ FLIGHT_CELL="–"
 [ "$KILL" = 0 ] || FLIGHT_CELL="$(count_ids "$IN_FLIGHT") ($(count_ids "$IN_FLIGHT_C1") driven by controller 1): ${RECOVERED:-0} FINISHED, ${RETRIED_IN_FLIGHT:-0} tried again"
 FAILOVER_CELL="–"
 [ "$KILL" = 0 ] || FAILOVER_CELL="$FAILOVER_P50 / $FAILOVER_MAX ms ($FAILOVERS agents)"
-ROW="| $MODE | $AGENTS | 2 | $RUNS_PLANNED ($TRIES tries) | $((CROSS * POINTS)) | $FLIGHT_CELL | $FINISHED | $RETRIED | $FAILOVER_CELL | every run: interval = frame = histogram cycles; FINISHED: = summary, frames = batches = sent | ${ELAPSED} s | $LOAD_MAX / $LOAD_MEAN |"
+ROW="| $MODE | $AGENTS | 2 | $RUNS_PLANNED ($TRIES tries) | $((CROSS * POINTS)) | $FLIGHT_CELL | $FINISHED | $RETRIED | $FAILOVER_CELL | $VERDICT | $ELAPSED_TEXT | $LOAD_MAX / $LOAD_MEAN |"
 cat >"$TMP/details.md" <<EOF
 ### $MODE
 
-- date: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $COMMIT; experiment ${ELAPSED} s from submission to its end
+- date: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $COMMIT; experiment from submission to its end: $ELAPSED_TEXT
 - runs: ${#PAIRS[@]} pairs ($CROSS across the controllers: the client on controller 1 for odd i, on controller 2 for even i; $((2 * SAME_PAIRS)) within one, $SAME_PAIRS on each) × $POINTS msg sizes ($MSG_SIZES), tcp, $THREADS thread(s), interval_ms $INTERVAL_MS, duration_ms $DURATION_MS; pair steps relayed between the controllers (\`(on another controller), preparing\` in their logs): $RELAY_PREPARED
 EOF
 if [ "$KILL" = 1 ]; then
@@ -371,6 +376,7 @@ EOF
 fi
 cat >>"$TMP/details.md" <<EOF
 - tries replaced (FAILED, tried again): $RETRIED${REASONS:+; their reasons: $REASONS}
+- checks: $VERDICT$([ -z "$CHECKS_FAILED" ] || printf '\n%s' "$(sed 's/^/  /' <<<"${CHECKS_FAILED%$'\n'}")")
 - load average (1 min) sampled every 5 s during the experiment: max $LOAD_MAX, mean $LOAD_MEAN; at the start $LOAD_AT_START, at the end $LOAD_AT_END (1, 5, 15 min; this bench's own processes included)
 - machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r), $(java -version 2>&1 | head -1), PostgreSQL $(q "SHOW server_version")
 - regenerate: \`./mvnw -q package -DskipTests && KILL=$KILL AGENTS=$AGENTS POINTS=$POINTS DURATION_MS=$DURATION_MS SAME_PAIRS=$SAME_PAIRS THREADS=$THREADS KILL_AT=$KILL_AT${CONTROLLER_ARGS:+ CONTROLLER_ARGS='$CONTROLLER_ARGS'} bench/controllers/run.sh\`
@@ -385,9 +391,12 @@ OTHER=$([ "$KILL" = 1 ] && echo "no kill" || echo "controller 1 killed")
     echo "and details and keep the other's. Controller 1: the packaged jar with its embedded PostgreSQL; controller 2: the"
     echo "same jar on controller 1's PostgreSQL. The agents are simulated (\`bench/ingest/IntervalAgents.java\`: real"
     echo "WebSocket links speaking the agent protocol, many per JVM; no engines), half listing controller 1 first, half"
-    echo "controller 2 first; every check below passed, else the script stops without writing."
+    echo "controller 2 first. Checks (every run FINISHED, a replaced try FAILED with a reason, every cycle stored once:"
+    echo "per run interval = frame = histogram cycles, a FINISHED run's = its summary's and its frames = batches = what"
+    echo "its client sent; no host in two runs at once; with the kill, every agent of controller 1 on controller 2 within"
+    echo "10 s) are in each row; a failed check also makes the script exit non-zero, naming it."
     echo
-    echo "| run | agents | controllers | runs | runs across the controllers | in flight at the kill | FINISHED | tries replaced | failover p50 / max | every cycle once | experiment | load max / mean |"
+    echo "| run | agents | controllers | runs | runs across the controllers | in flight at the kill | FINISHED | tries replaced | failover p50 / max | checks | experiment | load max / mean |"
     echo "|---|---:|---:|---:|---:|---|---:|---:|---|---|---:|---|"
     for m in "no kill" "controller 1 killed"; do
         if [ "$m" = "$MODE" ]; then echo "$ROW"; else other_row "$m"; fi
@@ -399,3 +408,4 @@ OTHER=$([ "$KILL" = 1 ] && echo "no kill" || echo "controller 1 killed")
 } | cat -s >"$RESULTS.new"
 mv "$RESULTS.new" "$RESULTS"
 cat "$RESULTS"
+[ -z "$CHECKS_FAILED" ] || die "check(s) failed: $(printf '%s' "$CHECKS_FAILED" | sed 's/^- //' | paste -sd ';') (logs and database kept in $TMP)"
