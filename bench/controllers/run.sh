@@ -273,7 +273,8 @@ IFS='|' read -r EXP_STATUS CURRENT FINISHED NOT_FINISHED TRIES RETRIED BAD_RETRI
            count(*), count(*) FILTER (WHERE superseded_by IS NOT NULL),
            count(*) FILTER (WHERE superseded_by IS NOT NULL AND (status <> 'FAILED' OR coalesce(error, '') = '')),
            count(*) FILTER (WHERE status NOT IN ('FINISHED', 'FAILED', 'CANCELLED')),
-           count(*) FILTER (WHERE superseded_by IS NULL AND ((agent_id <= '$(agent "$HALF")') <> (server_agent_id <= '$(agent "$HALF")')))
+           count(*) FILTER (WHERE superseded_by IS NULL AND ((coalesce(agent_id, want_client) <= '$(agent "$HALF")')
+                                                         <> (coalesce(server_agent_id, want_server) <= '$(agent "$HALF")')))
     FROM run WHERE experiment_id = $EXP")"
 check "the experiment's status" "$EXP_STATUS" FINISHED
 check "runs (the current try of each point and pair)" "$CURRENT" "$RUNS_PLANNED"
