@@ -17,13 +17,35 @@ import org.springframework.stereotype.Component;
  * The first start: with no account yet, an admin named "admin" is made, its password taken from
  * QPLAB_ADMIN_PASSWORD (qplab.security.admin-password) or generated and written once to a 0600 file whose path
  * (never the password) is logged. With qplab.security.cli-token-file set, every start also gives the admin a fresh
- * API token named "qplab-cli" (the one of the start before is revoked) in that 0600 file: ./qplab's own CLI.
+ * API token named "qplab-cli" and a tag of host and file (the one of the start before is revoked; another controller's
+ * on the same database is not) in that 0600 file: ./qplab's own CLI.
  */
 @Component
 public class FirstAdmin implements ApplicationRunner {
 
     public static final String NAME = "admin";
     static final String CLI_TOKEN = "qplab-cli";
+
+    /**
+     * The CLI token's name: qplab-cli and a tag of this host and token file, so that a restart revokes its own earlier
+     * token but not the one another controller sharing the database wrote for its own CLI.
+     */
+    static String cliTokenName(java.nio.file.Path file) {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            host = "localhost";
+        }
+        String where = host + ":" + file.toAbsolutePath().normalize();
+        try {
+            byte[] sha = java.security.MessageDigest.getInstance("SHA-256").digest(
+                    where.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return CLI_TOKEN + " " + java.util.HexFormat.of().formatHex(sha, 0, 4);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
     private static final Logger log = LoggerFactory.getLogger(FirstAdmin.class);
 
     private final Accounts accounts;
@@ -58,8 +80,9 @@ public class FirstAdmin implements ApplicationRunner {
                     .filter(NAME::equals).findFirst()
                     .orElseGet(() -> accounts.list().stream().filter(a -> a.role().equals(Role.ADMIN.id()))
                             .map(Accounts.Account::name).findFirst().orElseThrow());
-            tokens.revokeNamed(owner, CLI_TOKEN);
-            writeSecret(properties.cliTokenFile(), tokens.issue(owner, CLI_TOKEN).token());
+            String name = cliTokenName(properties.cliTokenFile());
+            tokens.revokeNamed(owner, name);
+            writeSecret(properties.cliTokenFile(), tokens.issue(owner, name).token());
             log.info("The CLI's API token (account '{}') is in {}", owner, properties.cliTokenFile());
         }
     }
