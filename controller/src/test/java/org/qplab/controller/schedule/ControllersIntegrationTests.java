@@ -30,7 +30,8 @@ import org.qplab.testkit.ControllerProcess;
  * database); every run FINISHED with every cycle stored once. Then one controller is killed (SIGKILL) in the middle of a
  * second matrix: its agents go on to the other within 10 s, replay what the dead one had not acknowledged, and their
  * runs are recovered there as after a restart: the matrix completes, and every cycle is stored once (checked in
- * PostgreSQL).
+ * PostgreSQL). Last, the other controller is killed too while pairs run: with no controller to reach, the agents keep
+ * their spools and go round their lists until the first comes back, and the pairs finish, every cycle stored once.
  */
 class ControllersIntegrationTests {
 
@@ -147,6 +148,32 @@ class ControllersIntegrationTests {
                     .contains("FINISHED");
             assertThat(second.log()).contains("which drove it, is gone");
             everyCycleOnce(db, through);
+        }
+
+        // no controller at all for a while: the agents keep what they hold and go round their list until one is back
+        long without = second.create("/api/experiments", "application/yaml", """
+                name: with no controller for a while
+                hosts: {pairs: [[c1, c3], [c4, c2]]}
+                base: {provider: tcp, duration_ms: 3000, msg_size: 16K}
+                """);
+        try (Connection db = TestDatabase.connect(dataDir, pgPort)) {
+            String secondId = controllerOn(db, second.port());
+            await(db, "both pairs measuring", Duration.ofMinutes(1), () ->
+                    longs(db, MEASURING.formatted(secondId)).size() == 2);
+        }
+        second.kill();
+        Thread.sleep(6000);
+        for (AgentProcess agent : agents) {
+            assertThat(agent.log()).as("an agent with no controller to reach goes round its list")
+                    .contains("cannot reach the controller at " + one).contains("cannot reach the controller at " + two);
+        }
+        first.restart(); // its PostgreSQL is still running: the restart stops it and starts its own again
+        try (Connection db = TestDatabase.connect(dataDir, pgPort)) {
+            await(db, "the third experiment ends", Duration.ofMinutes(3), () -> ended(db, without));
+            assertThat(strings(db, "SELECT status FROM experiment WHERE id = " + without)).containsExactly("FINISHED");
+            assertThat(count(db, "SELECT count(*) FROM run WHERE experiment_id = " + without + " AND superseded_by IS NULL "
+                    + "AND status = 'FINISHED'")).isEqualTo(2);
+            everyCycleOnce(db, without);
             noHostRanTwoBenchmarksAtOnce(db);
         }
     }
