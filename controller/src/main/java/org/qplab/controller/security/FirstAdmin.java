@@ -7,6 +7,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
+import org.qplab.controller.api.Conflict;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.ApplicationArguments;
@@ -19,6 +20,8 @@ import org.springframework.stereotype.Component;
  * (never the password) is logged. With qplab.security.cli-token-file set, every start also gives the admin a fresh
  * API token named "qplab-cli" and a tag of host and file (the one of the start before is revoked; another controller's
  * on the same database is not) in that 0600 file: ./qplab's own CLI.
+ * Controllers sharing one database may have their first start at the same moment: one makes the admin, the others
+ * find it made and start as well.
  */
 @Component
 public class FirstAdmin implements ApplicationRunner {
@@ -61,18 +64,32 @@ public class FirstAdmin implements ApplicationRunner {
     @Override
     public void run(ApplicationArguments args) throws IOException {
         if (accounts.count() == 0) {
-            if (properties.adminPassword() != null) {
-                accounts.create(NAME, properties.adminPassword(), Role.ADMIN.id());
-                log.info("First start: made the account '{}' (role admin) with the password QPLAB_ADMIN_PASSWORD gave", NAME);
-            } else {
-                byte[] random = new byte[18];
-                new SecureRandom().nextBytes(random);
-                String password = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
-                writeSecret(properties.adminPasswordFile(), password);
-                accounts.create(NAME, password, Role.ADMIN.id());
-                log.info("First start: made the account '{}' (role admin); its password is in {} (readable by this user "
-                        + "only). Log in on the dashboard and change it, or set QPLAB_ADMIN_PASSWORD before the first start.",
-                        NAME, properties.adminPasswordFile());
+            try {
+                if (properties.adminPassword() != null) {
+                    accounts.create(NAME, properties.adminPassword(), Role.ADMIN.id());
+                    log.info("First start: made the account '{}' (role admin) with the password QPLAB_ADMIN_PASSWORD gave",
+                            NAME);
+                } else {
+                    byte[] random = new byte[18];
+                    new SecureRandom().nextBytes(random);
+                    String password = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+                    writeSecret(properties.adminPasswordFile(), password);
+                    try {
+                        accounts.create(NAME, password, Role.ADMIN.id());
+                    } catch (Conflict e) {
+                        Path file = properties.adminPasswordFile();
+                        if (Files.readString(file).strip().equals(password)) { // ours: not the admin's password
+                            Files.delete(file);
+                        }
+                        throw e;
+                    }
+                    log.info("First start: made the account '{}' (role admin); its password is in {} (readable by this "
+                            + "user only). Log in on the dashboard and change it, or set QPLAB_ADMIN_PASSWORD before the "
+                            + "first start.", NAME, properties.adminPasswordFile());
+                }
+            } catch (Conflict e) {
+                // several controllers on one database started at once (issue 38): another made the admin first
+                log.info("First start: another controller on this database made the account '{}' meanwhile", NAME);
             }
         }
         if (properties.cliTokenFile() != null) {
