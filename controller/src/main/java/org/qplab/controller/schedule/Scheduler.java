@@ -10,6 +10,7 @@ import org.qplab.controller.agent.AgentConnection;
 import org.qplab.controller.agent.AgentProperties;
 import org.qplab.controller.agent.AgentReady;
 import org.qplab.controller.agent.AgentRegistry;
+import org.qplab.controller.cluster.Leadership;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.database.SchemaVersion;
 import org.qplab.controller.experiment.ExperimentQueued;
@@ -42,6 +43,7 @@ public class Scheduler implements SchedulingConfigurer {
     private final ScheduleProperties schedule;
     private final PairRuns pairs;
     private final SchemaVersion schema;
+    private final Leadership leadership;
     /** How many queued runs one dispatch pass looks at. */
     static final int QUEUE_WINDOW = 1000;
     private final AtomicBoolean requested = new AtomicBoolean();
@@ -50,7 +52,9 @@ public class Scheduler implements SchedulingConfigurer {
     private final long startedAt = System.nanoTime();
 
     public Scheduler(Jdbc jdbc, RunQueue queue, RunOutcomes outcomes, AgentRegistry registry,
-                     AgentProperties properties, ScheduleProperties schedule, PairRuns pairs, SchemaVersion schema) {
+                     AgentProperties properties, ScheduleProperties schedule, PairRuns pairs, SchemaVersion schema,
+                     Leadership leadership) {
+        this.leadership = leadership;
         this.pairs = pairs;
         this.schema = schema;
         this.schedule = schedule;
@@ -172,13 +176,15 @@ public class Scheduler implements SchedulingConfigurer {
 
     /**
      * Fails (and, tries left, queues again) runs whose agent has been gone for lost-after. After a controller
-     * restart every agent gets lost-after from the start to reconnect, however long the controller was down.
+     * restart every agent gets lost-after from the start to reconnect, however long the controller was down. Every
+     * controller sweeps the runs it drives; those whose driver is gone are swept on the leader only
+     * ({@link Leadership#leads()}), so that no run is failed twice.
      */
     private void failOrphans() {
         if (System.nanoTime() - startedAt < properties.lostAfter().toNanos()) {
             return;
         }
-        for (RunQueue.Orphan orphan : queue.orphans(properties.lostAfter(), true)) {
+        for (RunQueue.Orphan orphan : queue.orphans(properties.lostAfter(), leadership.leads())) {
             String reason = "agent " + orphan.lostAgent() + " disconnected during the run and did not come back within "
                     + properties.lostAfter().toSeconds() + " s (qplab.agents.lost-after)";
             if (pairs.owns(orphan.runId())) {
