@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
@@ -13,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.qplab.controller.Await;
 import org.qplab.controller.ControllerIntegrationTest;
 
 /**
@@ -20,7 +22,7 @@ import org.qplab.controller.ControllerIntegrationTest;
  * {@link Leadership} on a lease of the test's own (the context's controller keeps its own lease meanwhile). One leads
  * and the others do not, however they race; a holder that stops renewing loses it by its own clock at the lease's
  * end, and another takes it then (not before); a clean release or a schema the controller does not know hands it over
- * at once.
+ * at once. And GET /api/controllers shows this controller, alone on its database, alive and leading.
  */
 class LeadershipIntegrationTests extends ControllerIntegrationTest {
 
@@ -127,5 +129,27 @@ class LeadershipIntegrationTests extends ControllerIntegrationTest {
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theControllerListShowsThisControllerAliveAndLeading() throws Exception {
+        Await.until("this controller, alone on its database, leads", Duration.ofSeconds(15), () -> {
+            List<Map<String, Object>> listed = http().get().uri("/api/controllers").exchange().expectStatus().isOk()
+                    .expectBody(JSON_ARRAY).returnResult().getResponseBody();
+            return listed.stream().anyMatch(c -> Boolean.TRUE.equals(c.get("self")) && Boolean.TRUE.equals(c.get("leader")));
+        }, () -> "");
+
+        List<Map<String, Object>> listed = http().get().uri("/api/controllers").exchange().expectStatus().isOk()
+                .expectBody(JSON_ARRAY).returnResult().getResponseBody();
+        assertThat(listed).filteredOn(c -> Boolean.TRUE.equals(c.get("self"))).singleElement().satisfies(self -> {
+            assertThat(self).containsEntry("alive", true).containsEntry("leader", true)
+                    .containsEntry("url", jdbc.sql("SELECT url FROM controller WHERE id = ?").param(self.get("id"))
+                            .query(String.class).single())
+                    .containsKeys("name", "startedAt", "lastSeen", "agents");
+            assertThat((String) self.get("url")).endsWith(":" + port);
+        });
+        assertThat(listed).filteredOn(c -> Boolean.TRUE.equals(c.get("leader"))).hasSize(1);
+        anonymous().get().uri("/api/controllers").exchange().expectStatus().isUnauthorized();
     }
 }
