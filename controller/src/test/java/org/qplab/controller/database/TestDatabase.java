@@ -69,6 +69,15 @@ public final class TestDatabase {
         }
     }
 
+    /** The password of the role qplab of the embedded server in dataDir (its file), for another controller to log in. */
+    public static String password(Path dataDir) {
+        try {
+            return Files.readString(EmbeddedPostgresAuth.passwordFileFor(dataDir.toAbsolutePath())).strip();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static void removeCreated() {
         List<Path> dirs;
         synchronized (CREATED) {
