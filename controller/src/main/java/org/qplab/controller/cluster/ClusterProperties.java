@@ -12,7 +12,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                  gone)
  * @param deadAfter how long a controller may go without a heartbeat before the others take it for gone: its agents
  *                  are marked disconnected (their runs are recovered where they reconnect, or failed after
- *                  qplab.agents.lost-after) and its leases pass on
+ *                  qplab.agents.lost-after), and GET /api/controllers lists it as not alive (its lease on the
+ *                  background jobs passes on by qplab.cluster.lease, not by this)
  * @param lease     how long the leader's lease on the background jobs that run once across controllers (recurring
  *                  schedules, alert webhook posts, trace retention, orphaned runs of controllers that are gone) lasts
  *                  without a renewal; it renews every third of it. A leader that dies is replaced within about this
