@@ -36,6 +36,7 @@ public class Scheduler implements SchedulingConfigurer {
     private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
     private final Jdbc jdbc;
+    private final Leadership leadership;
     private final RunQueue queue;
     private final RunOutcomes outcomes;
     private final AgentRegistry registry;
@@ -43,7 +44,6 @@ public class Scheduler implements SchedulingConfigurer {
     private final ScheduleProperties schedule;
     private final PairRuns pairs;
     private final SchemaVersion schema;
-    private final Leadership leadership;
     /** How many queued runs one dispatch pass looks at. */
     static final int QUEUE_WINDOW = 1000;
     private final AtomicBoolean requested = new AtomicBoolean();
@@ -54,7 +54,6 @@ public class Scheduler implements SchedulingConfigurer {
     public Scheduler(Jdbc jdbc, RunQueue queue, RunOutcomes outcomes, AgentRegistry registry,
                      AgentProperties properties, ScheduleProperties schedule, PairRuns pairs, SchemaVersion schema,
                      Leadership leadership) {
-        this.leadership = leadership;
         this.pairs = pairs;
         this.schema = schema;
         this.schedule = schedule;
@@ -63,6 +62,7 @@ public class Scheduler implements SchedulingConfigurer {
         this.outcomes = outcomes;
         this.registry = registry;
         this.properties = properties;
+        this.leadership = leadership;
     }
 
     /** Asks for a dispatch pass soon; cheap, callable from any thread. */

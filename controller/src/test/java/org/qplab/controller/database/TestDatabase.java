@@ -59,20 +59,20 @@ public final class TestDatabase {
         return new DatabaseProperties.Embedded(dataDir.toString(), 0, "qplab", false, null);
     }
 
-    /** A connection to the qplab database as the controller makes one: the role qplab, the password from its file. */
-    public static Connection connect(Path dataDir, int port) throws SQLException {
+    /** The password of the role qplab of the embedded server in dataDir (its file), for another controller to log in. */
+    public static String password(Path dataDir) {
         try {
-            String password = Files.readString(EmbeddedPostgresAuth.passwordFileFor(dataDir.toAbsolutePath())).strip();
-            return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/qplab", EmbeddedPostgresAuth.ROLE, password);
+            return Files.readString(EmbeddedPostgresAuth.passwordFileFor(dataDir.toAbsolutePath())).strip();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    /** The password of the role qplab of the embedded server in dataDir (its file), for another controller to log in. */
-    public static String password(Path dataDir) {
+    /** A connection to the qplab database as the controller makes one: the role qplab, the password from its file. */
+    public static Connection connect(Path dataDir, int port) throws SQLException {
         try {
-            return Files.readString(EmbeddedPostgresAuth.passwordFileFor(dataDir.toAbsolutePath())).strip();
+            String password = Files.readString(EmbeddedPostgresAuth.passwordFileFor(dataDir.toAbsolutePath())).strip();
+            return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/qplab", EmbeddedPostgresAuth.ROLE, password);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
