@@ -41,15 +41,19 @@ public class Leadership implements SmartInitializingSingleton {
 
     /**
      * Takes or keeps the lease; a row only where it did, with the holder before (null: there was no row) and whether
-     * its lease had expired.
+     * its lease had expired. A holder that stopped is as good as expired: a controller restarted on the same host and
+     * port marks the one before it stopped (ControllerNode), and takes the lease at once instead of waiting it out.
      */
     private static final String TAKE = """
-            WITH before AS (SELECT holder, expires_at < now() AS expired FROM leader_lease WHERE name = :lease)
+            WITH before AS (SELECT holder, expires_at < now()
+                                    OR holder IN (SELECT id FROM controller WHERE stopped_at IS NOT NULL) AS expired
+                            FROM leader_lease WHERE name = :lease)
             INSERT INTO leader_lease AS l (name, holder, expires_at, since)
             VALUES (:lease, :me, now() + make_interval(secs => :ttl), now())
             ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at,
                 since = CASE WHEN l.holder = EXCLUDED.holder AND l.expires_at >= now() THEN l.since ELSE now() END
             WHERE l.holder = EXCLUDED.holder OR l.expires_at < now()
+                OR l.holder IN (SELECT id FROM controller WHERE stopped_at IS NOT NULL)
             RETURNING (SELECT holder FROM before), (SELECT expired FROM before)""";
 
     private final JdbcClient jdbc;
@@ -124,7 +128,7 @@ public class Leadership implements SmartInitializingSingleton {
                             lease, ttl, before.holder() == null ? ": no controller held the lease"
                                     : before.holder().equals(id) ? ": it held it before"
                                     : ", taking over from controller " + describe(before.holder())
-                                            + (Boolean.TRUE.equals(before.expired()) ? ", whose lease expired" : ""));
+                                            + (Boolean.TRUE.equals(before.expired()) ? ", whose lease expired or which stopped" : ""));
                 }
             } else if (leading) {
                 leading = false;
