@@ -220,6 +220,10 @@ export function listAgents() {
   return request('GET', 'api/agents');
 }
 
+export function listControllers() {
+  return request('GET', 'api/controllers');
+}
+
 export function addHost(host) {
   return request('POST', 'api/hosts', { body: JSON.stringify(host), contentType: 'application/json' });
 }

@@ -1,7 +1,8 @@
 // Hosts, #/hosts: the SSH inventory with each agent's status and the Deploy / Upgrade / Stop / Remove
-// buttons (their errors shown as the server words them), and every agent that has registered with
+// buttons (their errors shown as the server words them), the controllers on the database (which one
+// leads the background jobs, how many agents each has), and every agent that has registered with
 // its host facts, RDMA devices and what it lacks for NVMe-oF.
-import { addHost, hostAction, listAgents, listHosts, removeHost } from './api.js';
+import { addHost, hostAction, listAgents, listControllers, listHosts, removeHost } from './api.js';
 import { agentCard, ago, connectedBadge } from './hosts-agents.js';
 import { h, statusBadge } from './dom.js';
 import { formatTime } from './format.js';
@@ -55,6 +56,27 @@ function hostsTable(hosts, pending, act) {
     h('tbody', {}, hosts.map((host) => hostRow(host, pending, act)))));
 }
 
+/** The controllers that share the database: alive or gone, the leader, the agents on each, this one marked. */
+function controllersTable(controllers) {
+  if (controllers.length === 0) return h('p', { class: 'empty' }, 'No controller listed.');
+  return h('div', { class: 'table-scroll' }, h('table', { id: 'controllers', class: 'grid' },
+    h('thead', {}, h('tr', {}, ['Controller', 'URL', 'State', 'Background jobs', 'Agents', 'Last heartbeat', 'Started']
+      .map((text) => h('th', {}, text)))),
+    h('tbody', {}, controllers.map((c) => h('tr', {
+      id: `controller-${c.id}`,
+      dataset: { alive: String(c.alive), leader: String(c.leader), self: String(c.self) },
+    },
+    h('td', {}, h('strong', {}, c.name), ' ', h('code', { class: 'muted' }, c.id),
+      c.self && h('span', { class: 'muted controller-self' }, ' (this one)')),
+    h('td', {}, c.url ? h('code', {}, c.url) : '–'),
+    h('td', {}, h('span', { class: `badge ${c.alive ? 'badge-finished' : 'badge-cancelled'}` },
+      c.alive ? 'alive' : c.stoppedAt ? 'stopped' : 'gone')),
+    h('td', { class: 'controller-leader' }, c.leader ? h('span', { class: 'badge badge-running' }, 'leader') : ''),
+    h('td', { class: 'num' }, String(c.agents)),
+    h('td', {}, ago(c.lastSeen)),
+    h('td', { class: 'time' }, formatTime(c.startedAt)))))));
+}
+
 function addHostForm(onAdded) {
   const field = (name, label, attributes = {}) => h('label', {}, h('span', {}, label), h('input', { name, ...attributes }));
   const outcome = h('span', { class: 'error-text', id: 'add-host-error' });
@@ -93,6 +115,7 @@ export function mountHosts(container) {
   const pending = new Map(); // host → {running: action} or {error: text}
   const hostsBox = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   const agentsBox = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
+  const controllersBox = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
   let loop = null;
   const refresh = () => loop?.now();
   let lastHosts = [];
@@ -122,13 +145,15 @@ export function mountHosts(container) {
 
   container.replaceChildren(h('section', { id: 'hosts-page', class: 'hosts-view' },
     h('section', { class: 'card' }, h('h2', {}, 'Hosts (SSH inventory)'), hostsBox, addHostForm(refresh)),
+    h('section', { class: 'card' }, h('h2', {}, 'Controllers'), controllersBox),
     h('section', { class: 'card' }, h('h2', {}, 'Agents'), agentsBox)));
 
   loop = refreshLoop('hosts', async () => {
-    const [hosts, agents] = await Promise.all([listHosts(), listAgents()]);
+    const [hosts, agents, controllers] = await Promise.all([listHosts(), listAgents(), listControllers()]);
     if (!mounted) return false;
     lastHosts = hosts;
     render();
+    controllersBox.replaceChildren(controllersTable(controllers));
     agentsBox.replaceChildren(...(agents.length === 0
       ? [h('p', { class: 'empty' }, 'No agent has registered yet.')]
       : agents.map(agentCard)));

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
+import org.qplab.controller.cluster.Leadership;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.metrics.MetricsProperties;
 import org.qplab.controller.recurring.RecurringStaleness;
@@ -26,7 +27,10 @@ import org.springframework.stereotype.Component;
  *       experiment's go with it, which Prometheus reads as a counter reset);</li>
  *   <li>{@code qplab_schedule_stale} — enabled schedules with no finished experiment for twice their period.</li>
  * </ul>
- * The same read hands the alerts to the webhook, which posts the new ones.
+ * Every controller keeps its metrics (each is scraped on its own). The same read hands the alerts to the webhook, which
+ * posts the new ones: that part runs on the leader only ({@link Leadership#leads()}). The webhook's claim of an
+ * alert's key already posts each alert once across controllers; the leader alone keeps the others from racing to
+ * claim the same keys.
  */
 @Component
 public class AlertMetrics implements SchedulingConfigurer {
@@ -39,13 +43,15 @@ public class AlertMetrics implements SchedulingConfigurer {
     private final MetricsProperties properties;
     private final Alerts alerts;
     private final AlertWebhook webhook;
+    private final Leadership leadership;
     private final AtomicLong openChanges = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong stale = new AtomicLong();
 
     public AlertMetrics(MeterRegistry registry, Jdbc jdbc, JdbcClient sql, RecurringStaleness staleness,
-                        MetricsProperties properties, Alerts alerts, AlertWebhook webhook) {
+                        MetricsProperties properties, Alerts alerts, AlertWebhook webhook, Leadership leadership) {
         this.alerts = alerts;
+        this.leadership = leadership;
         this.webhook = webhook;
         this.jdbc = jdbc;
         this.sql = sql;
@@ -69,7 +75,7 @@ public class AlertMetrics implements SchedulingConfigurer {
             openChanges.set(sql.sql("SELECT count(*) FROM change_point WHERE status = 'open'").query(Long.class).single());
             failures.set(sql.sql("SELECT count(*) FROM run_expectation WHERE verdict = 'FAIL'").query(Long.class).single());
             stale.set(staleness.stale(Instant.now()).size());
-            if (webhook.enabled()) { // each new alert posted once (the webhook claims its key)
+            if (webhook.enabled() && leadership.leads()) { // each new alert posted once (the webhook claims its key)
                 webhook.offer(alerts.now().alerts());
             }
         }).subscribe(v -> { }, e -> log.debug("alert metrics refresh failed: {}", e.toString()));

@@ -9,12 +9,16 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.qplab.controller.cluster.Leadership;
 import org.qplab.controller.database.Jdbc;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +34,11 @@ import tools.jackson.databind.ObjectMapper;
  * out with its HMAC-SHA256 signature, tried up to qplab.alerts.attempts times with a doubling back-off, on a
  * scheduler of its own: a slow or dead receiver never holds up a run. Each delivery's outcome (attempts, last error)
  * stays in alert_delivery, listed by GET /api/alerts/deliveries.
+ *
+ * <p>Deliveries are the leader's ({@link Leadership#leads()}): only the leader offers alerts, and a delivery stops
+ * before its next try once this controller no longer leads. A delivery left PENDING or RETRYING by a controller that
+ * died, stepped down or restarted is taken up by the leader at its next offer of that alert, from the tries already
+ * made; a try under way when the old leader lost the lease may reach the receiver twice (the key tells them apart).
  */
 @Component
 public class AlertWebhook {
@@ -44,9 +53,14 @@ public class AlertWebhook {
     private final JdbcClient jdbc;
     private final Jdbc blocking;
     private final ObjectMapper json;
+    private final Leadership leadership;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** The keys this controller is delivering now: not taken up again while their tries go on. */
+    private final Set<String> delivering = ConcurrentHashMap.newKeySet();
 
-    public AlertWebhook(AlertProperties properties, JdbcClient jdbc, Jdbc blocking, ObjectMapper json) {
+    public AlertWebhook(AlertProperties properties, JdbcClient jdbc, Jdbc blocking, ObjectMapper json,
+                        Leadership leadership) {
+        this.leadership = leadership;
         this.properties = properties;
         this.jdbc = jdbc;
         this.blocking = blocking;
@@ -57,18 +71,34 @@ public class AlertWebhook {
         return !properties.webhookUrl().isBlank();
     }
 
-    /** Claims and posts every alert not delivered before (blocking for the claim; the posting runs apart). */
+    /**
+     * Claims and posts every alert not delivered before, and takes up the unfinished deliveries of alerts that no
+     * thread of this controller is delivering (blocking for the claim; the posting runs apart).
+     */
     void offer(List<Alerts.Alert> alerts) {
         if (!enabled()) {
             return;
         }
+        Map<String, Integer> unfinished = new HashMap<>();
+        jdbc.sql("SELECT key, attempts FROM alert_delivery WHERE status IN ('PENDING', 'RETRYING')")
+                .query((rs, i) -> unfinished.put(rs.getString(1), rs.getInt(2))).list();
         for (Alerts.Alert alert : alerts) {
-            int claimed = jdbc.sql("""
+            if (delivering.contains(alert.key())) {
+                continue;
+            }
+            Integer tried = unfinished.get(alert.key());
+            int claimed = tried != null ? 0 : jdbc.sql("""
                             INSERT INTO alert_delivery (key, kind, message, status) VALUES (?, ?, ?, 'PENDING')
                             ON CONFLICT (key) DO NOTHING""")
                     .params(alert.key(), alert.kind(), alert.message()).update();
-            if (claimed == 1) {
-                Mono.fromRunnable(() -> deliver(alert)).subscribeOn(Schedulers.boundedElastic()).subscribe();
+            if ((claimed == 1 || tried != null) && delivering.add(alert.key())) {
+                int after = tried == null ? 0 : tried;
+                if (after > 0) {
+                    log.info("alert {}: taking up its delivery to the webhook after {} tries made before", alert.key(),
+                            after);
+                }
+                Mono.fromRunnable(() -> deliver(alert, after)).subscribeOn(Schedulers.boundedElastic())
+                        .doFinally(signal -> delivering.remove(alert.key())).subscribe();
             }
         }
     }
@@ -104,7 +134,11 @@ public class AlertWebhook {
                 rs.getString(6), rs.getObject(7, OffsetDateTime.class), rs.getObject(8, OffsetDateTime.class));
     }
 
-    private void deliver(Alerts.Alert alert) {
+    /**
+     * Posts alert, its tries counted on from the tried made before (by this controller or another); stops before a try
+     * once this controller no longer leads, leaving the delivery to the leader.
+     */
+    private void deliver(Alerts.Alert alert, int tried) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("kind", alert.kind());
         body.put("key", alert.key());
@@ -113,9 +147,18 @@ public class AlertWebhook {
         body.put("since", alert.since() == null ? null : alert.since().toString());
         body.put("sentAt", OffsetDateTime.now().toString());
         byte[] bytes = json.writeValueAsString(body).getBytes(StandardCharsets.UTF_8);
-        Duration wait = properties.backoff();
+        if (tried >= properties.attempts()) { // qplab.alerts.attempts was lowered since those tries
+            record(alert.key(), "FAILED", tried, "no tries left of qplab.alerts.attempts (" + properties.attempts() + ")");
+            return;
+        }
+        Duration wait = properties.backoff().multipliedBy(1L << Math.min(tried, 20));
         String error = null;
-        for (int attempt = 1; attempt <= properties.attempts(); attempt++) {
+        for (int attempt = tried + 1; attempt <= properties.attempts(); attempt++) {
+            if (!leadership.leads()) {
+                log.info("alert {}: this controller no longer leads; the leader takes up its delivery after {} tries",
+                        alert.key(), attempt - 1);
+                return;
+            }
             try {
                 HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(properties.webhookUrl().strip()))
                         .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")

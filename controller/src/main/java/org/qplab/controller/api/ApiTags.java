@@ -16,6 +16,7 @@ public final class ApiTags {
     public static final String STORAGE = "Storage";
     public static final String HOSTS = "Hosts";
     public static final String AGENTS = "Agents";
+    public static final String CONTROLLERS = "Controllers";
     public static final String ACCOUNTS = "Accounts";
 
     static final List<Tag> ALL = List.of(
@@ -33,6 +34,8 @@ public final class ApiTags {
             tag(STORAGE, "What a run keeps in PostgreSQL, and deleting per-cycle traces."),
             tag(HOSTS, "The hosts inventory and deploying the agent over SSH; changes need an admin."),
             tag(AGENTS, "The agents that registered, and their own tokens."),
+            tag(CONTROLLERS, "The controllers on this database: which are alive, which one leads the background jobs, "
+                    + "how many agents each has."),
             tag(ACCOUNTS, "Who is logged in, passwords, API tokens; accounts and the audit log (admins)."));
 
     private ApiTags() {}

@@ -21,8 +21,9 @@ import org.qplab.protocol.IntervalFrame;
 /**
  * Writes a group of frames (from any agents and runs) in one transaction: claims their (run, seq) in
  * run_frame, copies the intervals of the frames it claimed into run_interval and their trace records into
- * run_trace (one binary COPY each), stamps when they became visible, commits. A frame whose (run, seq) is already
- * there (a replay after a broken link) is not claimed and nothing of it is copied: never stored twice, even
+ * run_trace (one binary COPY each), notes in run_frame which intervals each carried (a live watch on another
+ * controller reads a frame's intervals by them), stamps when they became visible, commits. A frame whose (run, seq)
+ * is already there (a replay after a broken link) is not claimed and nothing of it is copied: never stored twice, even
  * when the first copy is in flight in another transaction (the claim waits for it); every writer claims in
  * (run, seq) order. A run's histogram is the sum of its intervals, computed from them when read
  * ({@link org.qplab.controller.analysis.RunHistograms}). Blocking.
@@ -82,9 +83,10 @@ final class FrameWriter {
         sorted.sort(Comparator.comparingLong(IntervalFrame::runId).thenComparingLong(IntervalFrame::seq));
         Set<Key> claimed = new HashSet<>();
         try (PreparedStatement insert = c.prepareStatement("""
-                INSERT INTO run_frame (run_id, seq, rows, first_end_ns, cycles, intervals)
-                SELECT r, s, n, e, y, i FROM unnest(?::bigint[], ?::bigint[], ?::int[], ?::bigint[], ?::bigint[], ?::int[])
-                    WITH ORDINALITY AS f(r, s, n, e, y, i, o) ORDER BY o
+                INSERT INTO run_frame (run_id, seq, rows, first_end_ns, cycles, intervals, interval_keys)
+                SELECT r, s, n, e, y, i, k
+                FROM unnest(?::bigint[], ?::bigint[], ?::int[], ?::bigint[], ?::bigint[], ?::int[], ?::bytea[])
+                    WITH ORDINALITY AS f(r, s, n, e, y, i, k, o) ORDER BY o
                 ON CONFLICT DO NOTHING RETURNING run_id, seq""")) {
             insert.setArray(1, longs(c, sorted, IntervalFrame::runId));
             insert.setArray(2, longs(c, sorted, IntervalFrame::seq));
@@ -94,6 +96,7 @@ final class FrameWriter {
             insert.setArray(4, c.createArrayOf("bigint", firstEnds));
             insert.setArray(5, longs(c, sorted, IntervalFrame::cycles));
             insert.setArray(6, c.createArrayOf("integer", sorted.stream().map(f -> f.intervals().size()).toArray(Integer[]::new)));
+            insert.setArray(7, c.createArrayOf("bytea", sorted.stream().map(FrameWriter::intervalKeys).toArray(byte[][]::new)));
             try (ResultSet rs = insert.executeQuery()) {
                 while (rs.next()) {
                     claimed.add(new Key(rs.getLong(1), rs.getLong(2)));
@@ -186,6 +189,15 @@ final class FrameWriter {
             out.putInt(4).putInt(in.getInt(at + 4));      // errors
         }
         return out.array();
+    }
+
+    /** The (thread, idx) of each of the frame's intervals, 12 bytes apiece (run_frame.interval_keys, V32). */
+    static byte[] intervalKeys(IntervalFrame frame) {
+        ByteBuffer keys = ByteBuffer.allocate(12 * frame.intervals().size());
+        for (Interval i : frame.intervals()) {
+            keys.putInt(i.thread()).putLong(i.index());
+        }
+        return keys.array();
     }
 
     /** The earliest end the frame carries: its intervals' last ends and its trace records' ends; null when empty. */

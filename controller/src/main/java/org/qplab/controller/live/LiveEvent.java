@@ -15,7 +15,8 @@ public sealed interface LiveEvent {
 
     /**
      * One stored frame: its intervals, one per thread and interval. totalCycles: the run's cycles stored so
-     * far (every cycle is in exactly one interval).
+     * far (every cycle is in exactly one interval). Frames show in the order they were stored: mostly by seq, but
+     * two stored at once may show the other way round.
      */
     record Progress(long runId, long seq, long totalCycles, List<ThreadProgress> threads) implements LiveEvent {}
 

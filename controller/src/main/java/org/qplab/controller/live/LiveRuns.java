@@ -4,7 +4,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.qplab.protocol.Interval;
 import org.qplab.protocol.IntervalFrame;
 import org.springframework.stereotype.Component;
@@ -12,33 +11,35 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 
 /**
- * Fans stored frames out to whoever watches a run. Only runs with a watcher cost anything: a frame
- * for an unwatched run is dropped here after one map lookup.
+ * Fans the frames this controller stores, and the starts and ends it sets, out to whoever watches a run here. Only
+ * runs with a watcher cost anything: a frame for an unwatched run is dropped here after one map lookup. What another
+ * controller stores or sets (several controllers on one database, each with its own agents) does not pass here: a
+ * watch reads that from the database ({@link LiveController}).
  */
 @Component
 public class LiveRuns {
 
-    private record Watched(Sinks.Many<LiveEvent> sink, AtomicLong cycles) {}
-
-    private final Map<Long, Watched> watched = new ConcurrentHashMap<>();
+    private final Map<Long, Sinks.Many<RunSignal>> watched = new ConcurrentHashMap<>();
     private final Sinks.Many<Long> statusChanges = Sinks.many().multicast().directBestEffort();
 
-    /** Events of a running run from now on; completes after its End event. */
-    public Flux<LiveEvent> watch(long runId) {
-        Watched w = watched.computeIfAbsent(runId, id -> new Watched(
-                Sinks.many().multicast().directBestEffort(), new AtomicLong()));
-        return w.sink().asFlux();
+    /**
+     * What this controller stores of the run and sets on it, for as long as the returned flux is subscribed; {@link
+     * #release} once it no longer is.
+     */
+    Flux<RunSignal> watch(long runId) {
+        return watched.computeIfAbsent(runId, id -> Sinks.many().multicast().directBestEffort()).asFlux();
+    }
+
+    /** A watch of the run ended: it costs nothing more once no other watch of it here is subscribed. */
+    void release(long runId) {
+        watched.computeIfPresent(runId, (id, sink) -> sink.currentSubscriberCount() == 0 ? null : sink);
     }
 
     /** Called after a frame is stored (not for replays). */
     public void stored(IntervalFrame frame) {
-        Watched w = watched.get(frame.runId());
-        if (w != null) {
-            List<LiveEvent.ThreadProgress> threads = perThread(frame);
-            synchronized (w) { // frames of one run are stored by several writers: totals go out in order
-                long total = w.cycles().addAndGet(frame.cycles());
-                w.sink().tryEmitNext(new LiveEvent.Progress(frame.runId(), frame.seq(), total, threads));
-            }
+        Sinks.Many<RunSignal> sink = watched.get(frame.runId());
+        if (sink != null) {
+            emit(sink, new RunSignal.Frame(frame.seq(), frame.cycles(), perThread(frame.intervals())));
         }
     }
 
@@ -50,19 +51,21 @@ public class LiveRuns {
     /** Called once the run is marked RUNNING on its agent: its watchers get a "status" event (agent, start time). */
     public void started(long runId) {
         changed(runId);
-        Watched w = watched.get(runId);
-        if (w != null) {
-            emit(w, new LiveEvent.Watching(runId, "RUNNING"));
+        Sinks.Many<RunSignal> sink = watched.get(runId);
+        if (sink != null) {
+            emit(sink, new RunSignal.Status("RUNNING"));
         }
     }
 
     /** Called once the run's end is stored. */
     public void ended(long runId, String status) {
         changed(runId);
-        Watched w = watched.remove(runId);
-        if (w != null) {
-            emit(w, new LiveEvent.End(runId, status));
-            w.sink().tryEmitComplete();
+        Sinks.Many<RunSignal> sink = watched.remove(runId);
+        if (sink != null) {
+            emit(sink, new RunSignal.Status(status));
+            synchronized (sink) {
+                sink.tryEmitComplete();
+            }
         }
     }
 
@@ -72,15 +75,15 @@ public class LiveRuns {
         }
     }
 
-    private static void emit(Watched w, LiveEvent event) {
-        synchronized (w) { // several frames of one run may be stored concurrently
-            w.sink().tryEmitNext(event);
+    private static void emit(Sinks.Many<RunSignal> sink, RunSignal signal) {
+        synchronized (sink) { // frames of one run are stored by several writers: one emitter at a time
+            sink.tryEmitNext(signal);
         }
     }
 
-    /** One entry per interval of the frame, in (thread, interval) order. */
-    static List<LiveEvent.ThreadProgress> perThread(IntervalFrame frame) {
-        return frame.intervals().stream()
+    /** One entry per interval, in (thread, interval) order: what a watcher is shown of them. */
+    static List<LiveEvent.ThreadProgress> perThread(List<Interval> intervals) {
+        return intervals.stream()
                 .sorted(Comparator.comparingInt(Interval::thread).thenComparingLong(Interval::index))
                 .map(i -> new LiveEvent.ThreadProgress(i.thread(), i.index(), i.cycles(), i.bytes(), i.firstStartNs(),
                         i.lastEndNs(), i.percentileNs(0.5), i.percentileNs(0.99), i.percentileNs(0.999)))

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.qplab.controller.api.BadRequest;
+import org.qplab.controller.cluster.Leadership;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.database.SchemaVersion;
 import org.qplab.controller.experiment.Matrix;
@@ -30,6 +31,10 @@ import reactor.core.publisher.Mono;
  * or running skips it; otherwise its matrix is submitted as POST /api/experiments submits one ({@link Submissions}),
  * as its owner, behind a savepoint: a refused submit (an invalid matrix now, a quota) is recorded as FAILED with its
  * error, and the schedule goes on.
+ *
+ * <p>Runs on the leader only ({@link Leadership#leads()}): the claim alone already fires each occurrence once across
+ * controllers, but every controller would expand each due matrix and wait on the schedule's row lock for a claim that
+ * one of them wins; the others' passes do nothing.
  */
 @Component
 class RecurringTicker implements SchedulingConfigurer {
@@ -44,10 +49,12 @@ class RecurringTicker implements SchedulingConfigurer {
     private final TransactionTemplate savepoint;
     private final AtomicBoolean firing = new AtomicBoolean();
     private final SchemaVersion schema;
+    private final Leadership leadership;
 
     RecurringTicker(Jdbc jdbc, RecurringRepository schedules, Submissions submissions,
-                    PlatformTransactionManager transactions, SchemaVersion schema) {
+                    PlatformTransactionManager transactions, SchemaVersion schema, Leadership leadership) {
         this.jdbc = jdbc;
+        this.leadership = leadership;
         this.schema = schema;
         this.schedules = schedules;
         this.submissions = submissions;
@@ -61,9 +68,12 @@ class RecurringTicker implements SchedulingConfigurer {
         tasks.addFixedDelayTask(this::tick, TICK);
     }
 
-    /** Starts a pass over the due schedules unless one is under way; never blocks the calling thread. */
+    /**
+     * Starts a pass over the due schedules unless one is under way or another controller leads; never blocks the
+     * calling thread.
+     */
     void tick() {
-        if (!firing.compareAndSet(false, true)) {
+        if (!leadership.leads() || !firing.compareAndSet(false, true)) {
             return;
         }
         jdbc.call(() -> schema.allowsScheduling() ? schedules.due(Instant.now(), ZoneId.systemDefault())

@@ -44,6 +44,16 @@ public class RunIntervals {
                 .params(runId, fromThread, fromIndex, limit).query(RunIntervals::read).list();
     }
 
+    /** Those of its intervals with these keys (threads[k], indexes[k]), in (thread, index) order: primary-key lookups. */
+    public List<Interval> keyed(long runId, int[] threads, long[] indexes) {
+        if (threads.length == 0) {
+            return List.of();
+        }
+        return jdbc.sql("SELECT " + COLUMNS + " FROM run_interval WHERE run_id = ? AND (thread, idx) IN "
+                        + "(SELECT * FROM unnest(?::int[], ?::bigint[])) ORDER BY thread, idx")
+                .params(runId, threads, indexes).query(RunIntervals::read).list();
+    }
+
     /** The length of the run's intervals in ns (its interval_ms, else the engine's default). */
     public long intervalNs(long runId) {
         String params = jdbc.sql("SELECT params::text FROM run WHERE id = ?").param(runId).query(String.class).single();

@@ -214,7 +214,7 @@ public class PairRuns {
             Pair pair = new Pair(id, run.client(), run.server(), run.params());
             pair.server.ended = run.serverEnded();
             enter(pair, Step.RUN, runLimit(run.params()));
-            log.info("run {} ({} -> {}): still running after a controller restart; waiting for its end", id,
+            log.info("run {} ({} -> {}): still running after its controller restarted or died; waiting for its end", id,
                     run.client(), run.server());
             return pair;
         });

@@ -10,6 +10,7 @@ import org.qplab.controller.agent.AgentConnection;
 import org.qplab.controller.agent.AgentProperties;
 import org.qplab.controller.agent.AgentReady;
 import org.qplab.controller.agent.AgentRegistry;
+import org.qplab.controller.cluster.Leadership;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.database.SchemaVersion;
 import org.qplab.controller.experiment.ExperimentQueued;
@@ -35,6 +36,7 @@ public class Scheduler implements SchedulingConfigurer {
     private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
     private final Jdbc jdbc;
+    private final Leadership leadership;
     private final RunQueue queue;
     private final RunOutcomes outcomes;
     private final AgentRegistry registry;
@@ -53,7 +55,7 @@ public class Scheduler implements SchedulingConfigurer {
 
     public Scheduler(Jdbc jdbc, RunQueue queue, RunOutcomes outcomes, AgentRegistry registry,
                      AgentProperties properties, ScheduleProperties schedule, PairRuns pairs, SchemaVersion schema,
-                     PairRelay relay, RunRecovery recovery) {
+                     PairRelay relay, RunRecovery recovery, Leadership leadership) {
         this.relay = relay;
         this.recovery = recovery;
         this.pairs = pairs;
@@ -64,6 +66,7 @@ public class Scheduler implements SchedulingConfigurer {
         this.outcomes = outcomes;
         this.registry = registry;
         this.properties = properties;
+        this.leadership = leadership;
     }
 
     /** Asks for a dispatch pass soon; cheap, callable from any thread. */
@@ -189,13 +192,15 @@ public class Scheduler implements SchedulingConfigurer {
 
     /**
      * Fails (and, tries left, queues again) runs whose agent has been gone for lost-after. After a controller
-     * restart every agent gets lost-after from the start to reconnect, however long the controller was down.
+     * restart every agent gets lost-after from the start to reconnect, however long the controller was down. Every
+     * controller sweeps the runs it drives; those whose driver is gone are swept on the leader only
+     * ({@link Leadership#leads()}), so that no run is failed twice.
      */
     private void failOrphans() {
         if (System.nanoTime() - startedAt < properties.lostAfter().toNanos()) {
             return;
         }
-        for (RunQueue.Orphan orphan : queue.orphans(properties.lostAfter(), true)) {
+        for (RunQueue.Orphan orphan : queue.orphans(properties.lostAfter(), leadership.leads())) {
             String reason = "agent " + orphan.lostAgent() + " disconnected during the run and did not come back within "
                     + properties.lostAfter().toSeconds() + " s (qplab.agents.lost-after)";
             if (pairs.owns(orphan.runId())) {

@@ -17,8 +17,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param adminPassword      the first admin's password (at least 8 characters), used only when no account exists yet
  * @param adminPasswordFile  where a generated first admin password is written once (0600) when admin-password is
  *                           unset; unset: ~/.local/share/qplab/admin-password
- * @param cliTokenFile       when set, at every start the admin gets a fresh API token named "qplab-cli" (the earlier
- *                           one is revoked), written to this file (0600): how ./qplab signs its own CLI in
+ * @param cliTokenFile       when set, at every start the admin gets a fresh API token named "qplab-cli" and a tag of
+ *                           this host and file (the earlier one of the same is revoked), written to this file (0600): how ./qplab signs its own CLI in
  * @param throttle           what guessing costs: failed logins (per account and per address) and unknown API tokens
  *                           (per address) back off exponentially
  */

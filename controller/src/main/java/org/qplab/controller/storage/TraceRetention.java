@@ -2,6 +2,7 @@ package org.qplab.controller.storage;
 
 import java.time.OffsetDateTime;
 import java.util.List;
+import org.qplab.controller.cluster.Leadership;
 import org.qplab.controller.database.Jdbc;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,7 +13,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * Deletes the trace rows of runs that ended longer than qplab.retention.trace ago, every qplab.retention.check (the
- * first time qplab.retention.first-check after start).
+ * first time qplab.retention.first-check after start). Runs on the leader only ({@link Leadership#leads()}): one
+ * controller deletes, the others would only find the same rows and wait on their locks.
  */
 @Component
 class TraceRetention implements SchedulingConfigurer {
@@ -22,9 +24,11 @@ class TraceRetention implements SchedulingConfigurer {
     private final Jdbc jdbc;
     private final RunStorage storage;
     private final RetentionProperties properties;
+    private final Leadership leadership;
 
-    TraceRetention(Jdbc jdbc, RunStorage storage, RetentionProperties properties) {
+    TraceRetention(Jdbc jdbc, RunStorage storage, RetentionProperties properties, Leadership leadership) {
         this.jdbc = jdbc;
+        this.leadership = leadership;
         this.storage = storage;
         this.properties = properties;
     }
@@ -35,7 +39,7 @@ class TraceRetention implements SchedulingConfigurer {
     }
 
     void expire() {
-        if (properties.trace() == null) {
+        if (properties.trace() == null || !leadership.leads()) {
             return;
         }
         jdbc.call(() -> {

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.qplab.controller.Await;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.testkit.AgentProcess;
 import org.springframework.http.MediaType;
@@ -28,6 +29,9 @@ class AgentControllerListIntegrationTests extends ControllerIntegrationTest {
         String live = "ws://127.0.0.1:" + port + "/agent";
         try (AgentProcess agent = AgentProcess.start(List.of(), unreachable + "," + live, "listed-agent", TOKEN)) {
             awaitAgentsConnected(List.of("listed-agent"), agent::log);
+            // the controller has it connected before the agent has read its welcome and logged it
+            Await.until("the agent logs its registration", Duration.ofSeconds(10),
+                    () -> agent.log().contains("registered with " + live), agent::log);
             assertThat(agent.log()).contains("cannot reach the controller at " + unreachable + ": ")
                     .contains("retrying with " + live).contains("registered with " + live + " as listed-agent");
 

@@ -21,7 +21,7 @@ class OpenApiIntegrationTests extends ControllerIntegrationTest {
             "listRunIntervals", "listRunSamples", "markBaseline", "removeHost", "revokeAgentToken", "revokeToken",
             "setAccountPassword", "setAccountRole", "setMyPassword", "stopAgent", "submitExperiment", "unmarkBaseline",
             "upgradeAgent", "validateMatrix", "createSchedule", "listSchedules", "exportSchedulesCsv", "getSchedule",
-            "enableSchedule", "disableSchedule", "deleteSchedule");
+            "enableSchedule", "disableSchedule", "deleteSchedule", "listControllers");
 
     @Test
     void servesAnOpenApiDocumentOfTheRestApi() {

@@ -11,7 +11,10 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.springframework.http.MediaType;
 
-/** The hosts page: Remove asks first, then the host is gone; what an agent lacks for NVMe-oF is shown. */
+/**
+ * The hosts page: Remove asks first, then the host is gone; what an agent lacks for NVMe-oF is shown; this controller
+ * is listed among the controllers, alive and leading.
+ */
 class HostsBrowserIntegrationTests extends BrowserTest {
 
     /** Stored data: the nvmeof facts an agent's hello carries (the agent's Capabilities) on a host without nvmet-rdma. */
@@ -33,6 +36,9 @@ class HostsBrowserIntegrationTests extends BrowserTest {
                 .bodyValue(Map.of("name", "remove-me", "address", "node-9.lab.example")).exchange().expectStatus().isCreated();
 
         open("#/hosts");
+        WebElement self = waitFor(By.cssSelector("#controllers tr[data-self='true'][data-leader='true']"));
+        assertThat(self.findElement(By.cssSelector(".controller-leader")).getText()).isEqualTo("leader");
+        assertThat(self.getText()).contains("(this one)", "alive", "http://");
         WebElement nvmeof = waitFor(By.cssSelector("#agent-fixture-nvmeof-host .nvmeof"));
         assertThat(nvmeof.getDomAttribute("data-missing-modules")).isEqualTo("nvme-rdma nvmet-rdma");
         assertThat(nvmeof.findElement(By.tagName("h4")).getText()).isEqualTo("NVMe-oF · modules missing: nvme-rdma, nvmet-rdma");

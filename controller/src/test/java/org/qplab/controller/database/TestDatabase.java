@@ -59,6 +59,15 @@ public final class TestDatabase {
         return new DatabaseProperties.Embedded(dataDir.toString(), 0, "qplab", false, null);
     }
 
+    /** The password of the role qplab of the embedded server in dataDir (its file), for another controller to log in. */
+    public static String password(Path dataDir) {
+        try {
+            return Files.readString(EmbeddedPostgresAuth.passwordFileFor(dataDir.toAbsolutePath())).strip();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** A connection to the qplab database as the controller makes one: the role qplab, the password from its file. */
     public static Connection connect(Path dataDir, int port) throws SQLException {
         try {

@@ -1,17 +1,17 @@
 package org.qplab.controller.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.qplab.controller.schedule.StoredRunChecks.count;
+import static org.qplab.controller.schedule.StoredRunChecks.everyCycleOnce;
+import static org.qplab.controller.schedule.StoredRunChecks.longs;
+import static org.qplab.controller.schedule.StoredRunChecks.noHostRanTwoBenchmarksAtOnce;
+import static org.qplab.controller.schedule.StoredRunChecks.strings;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -123,85 +123,14 @@ class ControllerRestartIntegrationTests {
                     .toList()) + ")")).as("a run measuring at the crash went on and was completed from its agents")
                     .anyMatch(s -> s.endsWith(": FINISHED"));
 
-            // every cycle stored once: per run, its intervals count the cycles its stored frames carried and its
-            // histogram holds (a frame stored twice would count twice there); finished runs: the summary's cycles,
-            // and every frame the agent numbered is there
-            try (ResultSet rs = db.createStatement().executeQuery("""
-                    SELECT r.id, r.status, s.cycles, s.batches,
-                           (SELECT coalesce(sum(cycles), 0) FROM run_interval i WHERE i.run_id = r.id) AS interval_cycles,
-                           (SELECT coalesce(sum(cycles), 0) FROM run_frame b WHERE b.run_id = r.id) AS frame_cycles,
-                           (SELECT coalesce(sum(count), 0) FROM run_histogram h WHERE h.run_id = r.id) AS histogram_cycles,
-                           (SELECT count(*) FROM run_frame b WHERE b.run_id = r.id) AS frames,
-                           (SELECT count(*) FROM run_trace x WHERE x.run_id = r.id) AS traced
-                    FROM run r LEFT JOIN run_summary s ON s.run_id = r.id WHERE r.experiment_id IN (%d, %d)"""
-                    .formatted(pairs, loopbacks))) {
-                while (rs.next()) {
-                    String run = "run " + rs.getLong("id") + " (" + rs.getString("status") + ")";
-                    assertThat(rs.getLong("interval_cycles")).as(run + ": no interval twice")
-                            .isEqualTo(rs.getLong("frame_cycles")).isEqualTo(rs.getLong("histogram_cycles"));
-                    assertThat(rs.getLong("traced")).as(run + ": no trace was asked for").isZero();
-                    if (rs.getString("status").equals("FINISHED")) {
-                        assertThat(rs.getLong("interval_cycles")).as(run + ": every cycle").isEqualTo(rs.getLong("cycles"))
-                                .isPositive();
-                        assertThat(rs.getLong("frames")).as(run + ": every frame").isEqualTo(rs.getLong("batches"));
-                    }
-                }
-            }
+            // every cycle stored once (a frame stored twice would count twice), every frame of a finished run
+            everyCycleOnce(db, "r.experiment_id IN (%d, %d)".formatted(pairs, loopbacks));
             noHostRanTwoBenchmarksAtOnce(db);
         }
     }
 
-    private static void noHostRanTwoBenchmarksAtOnce(Connection db) throws SQLException {
-        Map<String, List<Timestamp[]>> byHost = new HashMap<>();
-        try (ResultSet rs = db.createStatement().executeQuery("""
-                SELECT agent_id, server_agent_id, started_at, finished_at FROM run WHERE status = 'FINISHED'
-                ORDER BY started_at""")) {
-            while (rs.next()) {
-                Timestamp[] span = {rs.getTimestamp(3), rs.getTimestamp(4)};
-                for (String host : new String[] {rs.getString(1), rs.getString(2)}) {
-                    if (host != null) {
-                        byHost.computeIfAbsent(host, h -> new ArrayList<>()).add(span);
-                    }
-                }
-            }
-        }
-        byHost.forEach((host, spans) -> {
-            for (int i = 1; i < spans.size(); i++) {
-                assertThat(spans.get(i)[0]).as("%s: a run started at %s, before the one before it ended at %s", host,
-                        spans.get(i)[0], spans.get(i - 1)[1]).isAfterOrEqualTo(spans.get(i - 1)[1]);
-            }
-        });
-    }
-
     private static long submit(String yaml) throws Exception {
         return controller.create("/api/experiments", "application/yaml", yaml);
-    }
-
-    private static long count(Connection db, String sql) throws SQLException {
-        try (ResultSet rs = db.createStatement().executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    private static List<Long> longs(Connection db, String sql) throws SQLException {
-        List<Long> out = new ArrayList<>();
-        try (ResultSet rs = db.createStatement().executeQuery(sql)) {
-            while (rs.next()) {
-                out.add(rs.getLong(1));
-            }
-        }
-        return out;
-    }
-
-    private static List<String> strings(Connection db, String sql) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (ResultSet rs = db.createStatement().executeQuery(sql)) {
-            while (rs.next()) {
-                out.add(rs.getString(1));
-            }
-        }
-        return out;
     }
 
     private static void await(String what, Duration timeout, Callable<Boolean> condition) throws Exception {

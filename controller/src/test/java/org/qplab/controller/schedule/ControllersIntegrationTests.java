@@ -1,17 +1,18 @@
 package org.qplab.controller.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.qplab.controller.schedule.StoredRunChecks.count;
+import static org.qplab.controller.schedule.StoredRunChecks.everyCycleOnce;
+import static org.qplab.controller.schedule.StoredRunChecks.longs;
+import static org.qplab.controller.schedule.StoredRunChecks.noHostRanTwoBenchmarksAtOnce;
+import static org.qplab.controller.schedule.StoredRunChecks.strings;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,7 +31,8 @@ import org.qplab.testkit.ControllerProcess;
  * database); every run FINISHED with every cycle stored once. Then one controller is killed (SIGKILL) in the middle of a
  * second matrix: its agents go on to the other within 10 s, replay what the dead one had not acknowledged, and their
  * runs are recovered there as after a restart: the matrix completes, and every cycle is stored once (checked in
- * PostgreSQL).
+ * PostgreSQL). Last, the other controller is killed too while pairs run: with no controller to reach, the agents keep
+ * their spools and go round their lists until the first comes back, and the pairs finish, every cycle stored once.
  */
 class ControllersIntegrationTests {
 
@@ -107,7 +109,7 @@ class ControllersIntegrationTests {
                     + "ON s.id = r.server_agent_id WHERE r.experiment_id = " + across + " AND c.controller_id <> s.controller_id"))
                     .as("pairs whose hosts are on different controllers").isEqualTo(4);
             assertThat(first.log() + second.log()).contains("(on another controller), preparing");
-            everyCycleOnce(db, across);
+            everyCycleOnce(db, "r.experiment_id = " + across);
 
             // the first controller dies in the middle of a matrix; its agents go on to the second
             long through = second.create("/api/experiments", "application/yaml", """
@@ -146,56 +148,35 @@ class ControllersIntegrationTests {
                     .as("a run measuring when its controller died went on and was completed from its agents")
                     .contains("FINISHED");
             assertThat(second.log()).contains("which drove it, is gone");
-            everyCycleOnce(db, through);
+            everyCycleOnce(db, "r.experiment_id = " + through);
+        }
+
+        // no controller at all for a while: the agents keep what they hold and go round their list until one is back
+        long without = second.create("/api/experiments", "application/yaml", """
+                name: with no controller for a while
+                hosts: {pairs: [[c1, c3], [c4, c2]]}
+                base: {provider: tcp, duration_ms: 3000, msg_size: 16K}
+                """);
+        try (Connection db = TestDatabase.connect(dataDir, pgPort)) {
+            String secondId = controllerOn(db, second.port());
+            await(db, "both pairs measuring", Duration.ofMinutes(1), () ->
+                    longs(db, MEASURING.formatted(secondId)).size() == 2);
+        }
+        second.kill();
+        Thread.sleep(6000);
+        for (AgentProcess agent : agents) {
+            assertThat(agent.log()).as("an agent with no controller to reach goes round its list")
+                    .contains("cannot reach the controller at " + one).contains("cannot reach the controller at " + two);
+        }
+        first.restart(); // its PostgreSQL is still running: the restart stops it and starts its own again
+        try (Connection db = TestDatabase.connect(dataDir, pgPort)) {
+            await(db, "the third experiment ends", Duration.ofMinutes(3), () -> ended(db, without));
+            assertThat(strings(db, "SELECT status FROM experiment WHERE id = " + without)).containsExactly("FINISHED");
+            assertThat(count(db, "SELECT count(*) FROM run WHERE experiment_id = " + without + " AND superseded_by IS NULL "
+                    + "AND status = 'FINISHED'")).isEqualTo(2);
+            everyCycleOnce(db, "r.experiment_id = " + without);
             noHostRanTwoBenchmarksAtOnce(db);
         }
-    }
-
-    /** Per run: its intervals count the cycles its stored frames carried and its histogram holds; finished: its summary's. */
-    private static void everyCycleOnce(Connection db, long experiment) throws SQLException {
-        try (ResultSet rs = db.createStatement().executeQuery("""
-                SELECT r.id, r.status, s.cycles, s.batches,
-                       (SELECT coalesce(sum(cycles), 0) FROM run_interval i WHERE i.run_id = r.id) AS interval_cycles,
-                       (SELECT coalesce(sum(cycles), 0) FROM run_frame b WHERE b.run_id = r.id) AS frame_cycles,
-                       (SELECT coalesce(sum(count), 0) FROM run_histogram h WHERE h.run_id = r.id) AS histogram_cycles,
-                       (SELECT count(*) FROM run_frame b WHERE b.run_id = r.id) AS frames
-                FROM run r LEFT JOIN run_summary s ON s.run_id = r.id WHERE r.experiment_id = %d""".formatted(experiment))) {
-            int finished = 0;
-            while (rs.next()) {
-                String run = "run " + rs.getLong("id") + " (" + rs.getString("status") + ")";
-                assertThat(rs.getLong("interval_cycles")).as(run + ": no interval twice")
-                        .isEqualTo(rs.getLong("frame_cycles")).isEqualTo(rs.getLong("histogram_cycles"));
-                if (rs.getString("status").equals("FINISHED")) {
-                    finished++;
-                    assertThat(rs.getLong("interval_cycles")).as(run + ": every cycle").isEqualTo(rs.getLong("cycles"))
-                            .isPositive();
-                    assertThat(rs.getLong("frames")).as(run + ": every frame").isEqualTo(rs.getLong("batches"));
-                }
-            }
-            assertThat(finished).isPositive();
-        }
-    }
-
-    private static void noHostRanTwoBenchmarksAtOnce(Connection db) throws SQLException {
-        Map<String, List<Timestamp[]>> byHost = new HashMap<>();
-        try (ResultSet rs = db.createStatement().executeQuery("""
-                SELECT agent_id, server_agent_id, started_at, finished_at FROM run WHERE status = 'FINISHED'
-                ORDER BY started_at""")) {
-            while (rs.next()) {
-                Timestamp[] span = {rs.getTimestamp(3), rs.getTimestamp(4)};
-                for (String host : new String[] {rs.getString(1), rs.getString(2)}) {
-                    if (host != null) {
-                        byHost.computeIfAbsent(host, h -> new ArrayList<>()).add(span);
-                    }
-                }
-            }
-        }
-        byHost.forEach((host, spans) -> {
-            for (int i = 1; i < spans.size(); i++) {
-                assertThat(spans.get(i)[0]).as("%s: a run started at %s, before the one before it ended at %s", host,
-                        spans.get(i)[0], spans.get(i - 1)[1]).isAfterOrEqualTo(spans.get(i - 1)[1]);
-            }
-        });
     }
 
     private static String controllerOn(Connection db, int port) throws SQLException {
@@ -206,33 +187,6 @@ class ControllersIntegrationTests {
 
     private static boolean ended(Connection db, long experiment) throws SQLException {
         return count(db, "SELECT count(*) FROM experiment WHERE id = " + experiment + " AND status IN ('QUEUED', 'RUNNING')") == 0;
-    }
-
-    private static long count(Connection db, String sql) throws SQLException {
-        try (ResultSet rs = db.createStatement().executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    private static List<Long> longs(Connection db, String sql) throws SQLException {
-        List<Long> out = new ArrayList<>();
-        try (ResultSet rs = db.createStatement().executeQuery(sql)) {
-            while (rs.next()) {
-                out.add(rs.getLong(1));
-            }
-        }
-        return out;
-    }
-
-    private static List<String> strings(Connection db, String sql) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (ResultSet rs = db.createStatement().executeQuery(sql)) {
-            while (rs.next()) {
-                out.add(rs.getString(1));
-            }
-        }
-        return out;
     }
 
     private static void await(Connection db, String what, Duration timeout, Callable<Boolean> condition) throws Exception {

@@ -6,8 +6,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.qplab.controller.Await;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.StoredExperiments;
+import org.qplab.controller.cluster.Leadership;
 import org.qplab.controller.database.Jdbc;
 import org.qplab.controller.ingest.FrameIngest;
 import org.qplab.controller.schedule.RunOutcomes;
@@ -16,6 +18,9 @@ import org.springframework.http.MediaType;
 
 /** What a run keeps, deleting its trace (by hand and by retention), and that every statistic survives it. */
 class TraceStorageIntegrationTests extends ControllerIntegrationTest {
+
+    @Autowired
+    private Leadership leadership;
 
     @Autowired
     private FrameIngest ingest;
@@ -84,8 +89,11 @@ class TraceStorageIntegrationTests extends ControllerIntegrationTest {
         assertThat(deleted).containsEntry("deleted", 2 * StoredExperiments.CYCLES);
         assertThat((List<?>) deleted.get("runs")).hasSize(2);
 
+        Await.until("this controller, alone on its database, leads", Duration.ofSeconds(15),
+                leadership::leads, () -> "");
         new TraceRetention(jdbcScheduler, storage,
-                new RetentionProperties(Duration.ofDays(1), Duration.ofHours(1), Duration.ofMinutes(1))).expire();
+                new RetentionProperties(Duration.ofDays(1), Duration.ofHours(1), Duration.ofMinutes(1)), leadership)
+                .expire();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (traceRows(old) > 0 && System.nanoTime() < deadline) {
             Thread.sleep(100);
