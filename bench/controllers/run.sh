@@ -356,7 +356,7 @@ fi
 
 # results.md: this KILL value's row of the table and its details; the other's kept
 MODE=$([ "$KILL" = 1 ] && echo "controller 1 killed" || echo "no kill")
-COMMIT=$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- agent controller protocol engine db bench 2>/dev/null || echo "+changes")
+COMMIT=$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- agent controller protocol engine db bench/lib bench/ingest/IntervalAgents.java bench/controllers/run.sh 2>/dev/null || echo "+changes")
 count_ids() { tr ',' '\n' <<<"$1" | grep -c . || true; }
 FLIGHT_CELL="–"
 [ "$KILL" = 0 ] || FLIGHT_CELL="$(count_ids "$IN_FLIGHT") ($(count_ids "$IN_FLIGHT_C1") driven by controller 1): ${RECOVERED:-0} FINISHED, ${RETRIED_IN_FLIGHT:-0} tried again"
