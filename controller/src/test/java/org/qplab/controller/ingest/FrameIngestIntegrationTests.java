@@ -23,6 +23,9 @@ class FrameIngestIntegrationTests extends ControllerIntegrationTest {
     @Autowired
     private org.qplab.controller.analysis.RunHistograms histograms;
 
+    @Autowired
+    private org.qplab.controller.run.RunIntervals runIntervals;
+
     @Test
     void aReplayedFrameIsRecognisedAndStoresNothingTwice() throws Exception {
         long runId = queuedRun();
@@ -90,6 +93,33 @@ class FrameIngestIntegrationTests extends ControllerIntegrationTest {
                 .isEqualTo(2000L);
         assertThat(jdbc.sql("SELECT sum(cycles) FROM run_interval WHERE run_id = ?").param(runId).query(Long.class).single())
                 .isEqualTo(2000L);
+    }
+
+    @Test
+    void histogramsAreStoredInTheRunsFormatAndRowsInThePairFormatStillRead() throws Exception {
+        long runId = queuedRun();
+        List<TestIntervals.Cycle> cycles = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) { // thread 0: a body of consecutive buckets; thread 1: sparse ones
+            cycles.add(new TestIntervals.Cycle(0, 1000L * i, 1000L * i + 30_000 + (i * 7919L) % 3000));
+            cycles.add(new TestIntervals.Cycle(1, 1000L * i, 1000L * i + 300 + (1L << (i % 20))));
+        }
+        List<Interval> intervals = TestIntervals.of(cycles, 100_000_000L, 64, 1);
+        ingest.store(new IntervalFrame(runId, 0, intervals));
+
+        List<byte[]> stored = jdbc.sql("SELECT buckets FROM run_interval WHERE run_id = ? ORDER BY thread, idx").param(runId)
+                .query((rs, i) -> rs.getBytes(1)).list();
+        assertThat(stored).hasSize(intervals.size()).allSatisfy(b -> assertThat(b).startsWith(0, 2));
+        assertThat(stored.get(0).length).as("%d buckets", intervals.get(0).buckets().length)
+                .isLessThan(intervals.get(0).histogramBytes().length / 2);
+        assertThat(runIntervals.all(runId)).containsExactlyElementsOf(intervals);
+
+        // a row as the controller stored it before V32: the pair list, read the same
+        jdbc.sql("UPDATE run_interval SET buckets = ? WHERE run_id = ? AND thread = 1")
+                .params(intervals.get(1).histogramBytes(), runId).update();
+        assertThat(runIntervals.all(runId)).containsExactlyElementsOf(intervals);
+        histograms.current(List.of(runId));
+        assertThat(jdbc.sql("SELECT sum(count) FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
+                .isEqualTo(10_000L);
     }
 
     @Test
