@@ -37,6 +37,12 @@ public class RunIntervals {
                 .param(runId).query(RunIntervals::read).list();
     }
 
+    /** The histograms of the run's intervals, in no order: what a run's histogram adds up (only that column read). */
+    public List<Interval.Histogram> histograms(long runId) {
+        return jdbc.sql("SELECT buckets FROM run_interval WHERE run_id = ?").param(runId)
+                .query((rs, i) -> StoredHistogram.decode(rs.getBytes(1))).list();
+    }
+
     /** A page of them in (thread, index) order from a cursor. */
     public List<Interval> page(long runId, int fromThread, long fromIndex, int limit) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM run_interval WHERE run_id = ? AND (thread, idx) >= (?, ?) "
