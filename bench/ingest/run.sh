@@ -215,19 +215,24 @@ machine_facts() {
 }
 
 # write_section FILE: results.md with this mode's section replaced by FILE (which starts with its "## " heading),
-# the other mode's section kept
+# every other "## " section kept as it is (the other mode's, and notes of their own such as "Per-interval cost")
 trim_blank() { sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; } # drops trailing empty lines
+section_of() { # KIND (intervals, trace or other) -> those sections of results.md
+    awk -v want="$1" '/^## / { kind = /^## Interval path/ ? "intervals" : /^## Trace path/ ? "trace" : "other" }
+        kind == want' "$RESULTS" 2>/dev/null | trim_blank || true
+}
 write_section() {
-    awk '/^## Trace path/ { exit } /^## Interval path/ { f = 1 } f' "$RESULTS" 2>/dev/null | trim_blank >"$TMP/section-intervals.md" || true
-    awk '/^## Trace path/ { f = 1 } f' "$RESULTS" 2>/dev/null | trim_blank >"$TMP/section-trace.md" || true
+    section_of intervals >"$TMP/section-intervals.md"
+    section_of other >"$TMP/section-other.md"
+    section_of trace >"$TMP/section-trace.md"
     trim_blank <"$1" >"$TMP/section-$MODE.md"
     {
         echo "# bench/ingest: many agents streaming into one controller"
         echo
         echo "Two figures: the interval path (the statistics every run sends) and the per-cycle trace path (opt-in,"
         echo "\`trace_first\`). \`bench/ingest/run.sh\` measures the first, \`MODE=trace bench/ingest/run.sh\` the second;"
-        echo "each rewrites its own section and keeps the other."
-        for section in "$TMP/section-intervals.md" "$TMP/section-trace.md"; do
+        echo "each rewrites its own section and keeps the others."
+        for section in "$TMP/section-intervals.md" "$TMP/section-other.md" "$TMP/section-trace.md"; do
             if [ -s "$section" ]; then echo; cat "$section"; fi
         done
     } >"$RESULTS.new"
