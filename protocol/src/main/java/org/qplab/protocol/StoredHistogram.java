@@ -11,10 +11,10 @@ import java.util.Arrays;
  *       the previous bucket, count). About 3 bytes a bucket: a byte for the bucket step, two for the count.</li>
  *   <li><b>runs</b> (V32): the bytes {@code 0x00 0x02}, varints of the bucket count and of the first bucket, then a
  *       bit stream (most significant bit first, zero-padded to a byte). The buckets come as runs of consecutive
- *       ones: per run its gap from the previous run (− 1; none for the first) and its length (− 1); per count of
- *       a run, its first as count − 1, every next one as the difference from a prediction by the run's previous
- *       counts (the previous count, or the line through the previous two: a bit in the stream says which; the
- *       encoder takes the one with the smaller differences). Each of these four kinds of number is an adaptive
+ *       ones: per run the empty buckets since the previous run (− 1: there is at least one; none for the first
+ *       run) and its length (− 1); per count of a run, its first as count − 1, every next one as the difference
+ *       from a prediction by the run's previous counts (the previous count, or the line through the previous two:
+ *       a bit in the stream says which; the encoder takes the one with the smaller differences). Each of these four kinds of number is an adaptive
  *       Rice code of its own (JPEG-LS's rule: the parameter follows the kind's recent mean), zigzag for the signed
  *       differences, and a value too large for it is written whole after an escape. Same buckets, exact counts:
  *       a body of a few hundred buckets takes about one byte a bucket, less where its counts change smoothly;
