@@ -102,8 +102,17 @@ sizes() { # -> "RUN_INTERVAL RUN_HISTOGRAM RUN_FRAME WAL HISTOGRAM_ROW_WRITES CH
         (SELECT num_timed + num_requested FROM pg_stat_checkpointer)"
 }
 
+# run_interval's parts: "HEAP INDEXES TOAST" (bytes; TOAST with its index)
+iv_parts() {
+    "${PSQL[@]}" -F ' ' -c "SELECT pg_relation_size('run_interval'), pg_indexes_size('run_interval'),
+        pg_total_relation_size('run_interval') - pg_relation_size('run_interval') - pg_indexes_size('run_interval')"
+}
+# PG_STATEMENTS=1: pg_stat_statements before the measured experiment, to subtract from what it says after
+PSS_COLUMNS="queryid, calls, total_exec_time, rows, left(regexp_replace(query, '\s+', ' ', 'g'), 90) AS query"
 sleep 1 # the warm-up's last statistics reach pg_stat
+[ -z "$PG_STATEMENTS" ] || "${PSQL[@]}" -c "CREATE TABLE bench_pss AS SELECT $PSS_COLUMNS FROM pg_stat_statements"
 read -r S0_IV S0_HIST S0_BATCH S0_WAL S0_HROWS S0_CKPT <<<"$(sizes)"
+read -r P0_HEAP P0_INDEX P0_TOAST <<<"$(iv_parts)"
 read -r U0_SIM U0_CTL U0_PG <<<"$(usage_snapshot)"
 echo "measured: $AGENTS agents x $THREADS threads x $((1000 / INTERVAL_MS)) intervals/s for ${DURATION} s..." >&2
 sampler &
@@ -114,7 +123,20 @@ kill "${BACKGROUND[-1]}"
 LOAD_AT_END=$(load_average)
 sleep 1
 read -r S1_IV S1_HIST S1_BATCH S1_WAL S1_HROWS S1_CKPT <<<"$(sizes)"
+read -r P1_HEAP P1_INDEX P1_TOAST <<<"$(iv_parts)"
 RUNS=$(printf "$RUNS_OF" "$EXP")
+STATEMENTS=""
+if [ -n "$PG_STATEMENTS" ]; then # the measured experiment's statements by execution time, per interval stored
+    STATEMENTS=$("${PSQL[@]}" -c "
+        WITH d AS (SELECT n.query, n.calls - coalesce(o.calls, 0) AS calls, n.total_exec_time - coalesce(o.total_exec_time, 0) AS ms,
+                          n.rows - coalesce(o.rows, 0) AS rows
+                   FROM (SELECT $PSS_COLUMNS FROM pg_stat_statements) n LEFT JOIN bench_pss o USING (queryid)),
+             t AS (SELECT sum(ms) AS all_ms FROM d), k AS (SELECT count(*) AS n FROM run_interval WHERE run_id IN ($RUNS))
+        SELECT '| \`' || replace(query, '|', '\\|') || '\` | ' || calls || ' | ' || rows || ' | ' || round(ms::numeric) || ' ms ('
+               || round((100 * ms / greatest(all_ms, 1e-9))::numeric) || ' %) | ' || round((ms * 1000 / greatest(k.n, 1))::numeric, 1) || ' µs |'
+        FROM d, t, k WHERE ms > 0 ORDER BY ms DESC LIMIT 8")
+    "${PSQL[@]}" -c "DROP TABLE bench_pss"
+fi
 
 # The window in which every run streamed: from the last run's first stored frame to the first run's last one;
 # measured between the first and the last CPU sample inside it
@@ -211,6 +233,12 @@ BYTES_HIST=$(per "$((S1_HIST - S0_HIST))" "$N_INTERVALS")
 BYTES_BATCH=$(per "$((S1_BATCH - S0_BATCH))" "$N_INTERVALS")
 BYTES_ALL=$(per "$((S1_IV - S0_IV + S1_HIST - S0_HIST + S1_BATCH - S0_BATCH))" "$N_INTERVALS")
 BYTES_WAL=$(per "$((S1_WAL - S0_WAL))" "$N_INTERVALS")
+BYTES_HEAP=$(per "$((P1_HEAP - P0_HEAP))" "$N_INTERVALS")
+BYTES_INDEX=$(per "$((P1_INDEX - P0_INDEX))" "$N_INTERVALS")
+BYTES_TOAST=$(per "$((P1_TOAST - P0_TOAST))" "$N_INTERVALS")
+# an average row of the measured experiment (pg_column_size of the row: its tuple header and columns), its histogram
+IFS='|' read -r ROW_BYTES HIST_STORED <<<"$("${PSQL[@]}" -c "SELECT round(avg(pg_column_size(i.*))), round(avg(pg_column_size(i.buckets)))
+    FROM run_interval i TABLESAMPLE SYSTEM (1) WHERE run_id IN ($RUNS)")"
 HIST_BYTES=$("${PSQL[@]}" -c "SELECT round(avg(octet_length(buckets))) FROM run_interval TABLESAMPLE SYSTEM (1) WHERE run_id IN ($RUNS)")
 EXP_SECONDS=$("${PSQL[@]}" -c "SELECT round(extract(epoch FROM max(received_at) - min(received_at))::numeric, 1) FROM run_frame WHERE run_id IN ($RUNS)")
 if awk -v e="$EXP_SECONDS" -v d="$DURATION" 'BEGIN { exit !(e > d + 30) }'; then
@@ -301,7 +329,8 @@ ${EXP_SECONDS} s ($SPREAD).
 | the same over the whole experiment, submission to the last run's end: controller / PostgreSQL / simulator | $WHOLE_CTL_US / $WHOLE_PG_US / $WHOLE_SIM_US µs | | |
 | cores busy while every run streamed: controller / PostgreSQL / simulator / everything else on the machine / stolen by the hypervisor | $(cores "$A_CTL" "$B_CTL") / $(cores "$A_PG" "$B_PG") / $(cores "$A_SIM" "$B_SIM") / $OTHER_CORES / $(cores "$A_STEAL" "$B_STEAL") of $(nproc) | | |
 | bytes stored per interval: run_interval (rows, primary key, TOAST) + run_histogram + run_frame | $BYTES_ALL B ($BYTES_IV + $BYTES_HIST + $BYTES_BATCH) | | |
-| its histogram (\`buckets\`, varint pairs), average | $HIST_BYTES B | | |
+| run_interval per interval: heap / primary key / TOAST; its average row (pg_column_size, tuple header included) | $BYTES_HEAP / $BYTES_INDEX / $BYTES_TOAST B; $ROW_BYTES B | | |
+| its histogram (\`buckets\`), average: bytes / as stored (with its length header) | $HIST_BYTES / $HIST_STORED B | | |
 | WAL written per interval | $BYTES_WAL B | | |
 | group commits while every run streamed: transactions, frames per transaction (median / max) | $W_GROUPS ($(per "$W_GROUPS" "$WDT")/s), $W_GROUP_P50 / $W_GROUP_MAX | | |
 | run_histogram rows inserted or updated per second (the measured experiment) | $HROWS_PER_S /s | | |
@@ -326,7 +355,14 @@ Where the CPU went while every run streamed (thread names with digits as N; the 
 What PostgreSQL's sessions did while every run streamed (sampled every ${SAMPLE_SECONDS} s from pg_stat_activity): $ACTIVE.
 A group's writes, alone on the same server after the run, on copies of this experiment's rows:
 $DIAG_TEXT
+${STATEMENTS:+
+PostgreSQL's statements during the measured experiment (pg_stat_statements, \`PG_STATEMENTS=1\`; execution time, not
+CPU: waits included; planning, parsing and the commit's WAL flush are not), the largest first:
 
+| statement | calls | rows | time (share) | per interval stored |
+|---|---:|---:|---:|---:|
+$STATEMENTS
+}
 How the agents are simulated: \`bench/ingest/IntervalAgents.java\`, compiled against the agent jar into its package
 and run in $AGENT_JVMS JVM(s) (\`nice -n $AGENT_NICE java -Xmx$SIM_HEAP -cp qplab-agent.jar:... org.qplab.agent.IntervalAgents\`).
 Each agent is its own WebSocket connection (the agent's own client, \`BlockingWebSocket\`: a reader thread per
@@ -348,6 +384,6 @@ controller and PostgreSQL leave.
 - load average (1, 5, 15 min) at the start: $LOAD_AT_START$WAITED; at the end of the measured experiment: $LOAD_AT_END (this bench's own processes included)
 - checkpoints during the measured experiment: $((S1_CKPT - S0_CKPT))
 - registration: $(sed -n 's/^\([0-9]* of [0-9]* agents registered in [0-9.]* s\)$/\1/p' "$TMP"/sim-*.log | paste -sd ';' | sed 's/;/; /g') (each agent must be in within REGISTER_SECONDS=$REGISTER_SECONDS)
-- regenerate: \`./mvnw -q package -DskipTests && ${WRITERS:+WRITERS=$WRITERS }AGENTS=$AGENTS AGENT_JVMS=$AGENT_JVMS THREADS=$THREADS INTERVAL_MS=$INTERVAL_MS DURATION=$DURATION WARMUP_SECONDS=$WARMUP_SECONDS CYCLES=$CYCLES MSG_SIZE=$MSG_SIZE AGENT_NICE=$AGENT_NICE bench/ingest/run.sh\`
+- regenerate: \`./mvnw -q package -DskipTests && ${WRITERS:+WRITERS=$WRITERS }${PG_STATEMENTS:+PG_STATEMENTS=1 }AGENTS=$AGENTS AGENT_JVMS=$AGENT_JVMS THREADS=$THREADS INTERVAL_MS=$INTERVAL_MS DURATION=$DURATION WARMUP_SECONDS=$WARMUP_SECONDS CYCLES=$CYCLES MSG_SIZE=$MSG_SIZE AGENT_NICE=$AGENT_NICE bench/ingest/run.sh\`
 EOF
 write_section "$TMP/section.md"

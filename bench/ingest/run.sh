@@ -20,6 +20,11 @@
 #   database in /tmp/qplab-ingest-bench.*, for looking into a run) REGISTER_SECONDS (every agent must have
 #   registered this long after the agents were started, else the script names those that did not, with the last error
 #   each saw, and exits non-zero; default 120 s per 1000 agents, at least 120 s: 1000 took 20-33 s on a busy machine)
+#   CONTROLLER_JAR= (the controller jar to run; empty: controller/target/qplab-controller.jar, e.g. an older build's
+#   copy, to measure before and after a change on the same machine) CONTROLLER_JAVA_OPTS= (added to -Xmx2g, e.g.
+#   -XX:StartFlightRecording=filename=/tmp/c.jfr,settings=profile,dumponexit=true for a JFR profile)
+#   PG_STATEMENTS=1 (load pg_stat_statements into the embedded PostgreSQL: the controller is started, stopped, the
+#   extension created in single-user mode, and started again; the intervals mode then reports the top statements)
 # Needs: the packaged jars (./mvnw -q package -DskipTests), psql (Debian: postgresql-client), curl; javac for
 #   the intervals mode.
 set -euo pipefail
@@ -40,6 +45,8 @@ die() { echo "run.sh: $*" >&2; exit 1; }
 # shellcheck source=../lib/controller.sh
 . "$ROOT/bench/lib/controller.sh"
 case $MODE in intervals | trace) ;; *) die "MODE must be intervals or trace, not $MODE" ;; esac
+BENCH_CJAR=${CONTROLLER_JAR:-$BENCH_CJAR}
+PG_STATEMENTS=${PG_STATEMENTS:-}
 [ -f "$BENCH_CJAR" ] && [ -f "$AJAR" ] || die "build first: ./mvnw -q package -DskipTests"
 command -v psql >/dev/null || die "psql is needed (Debian: apt-get install postgresql-client)"
 command -v curl >/dev/null || die "curl is needed"
@@ -123,7 +130,22 @@ URL=http://127.0.0.1:$CPORT
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U qplab -d qplab) # PGPASSFILE: start_controller
 
 echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
-BENCH_JAVA_OPTS=-Xmx2g start_controller "$TMP" "$CPORT" "$PGPORT" ${WRITERS:+--qplab.ingest.writers=$WRITERS}
+CONTROLLER_ARGS=(${WRITERS:+--qplab.ingest.writers=$WRITERS})
+BENCH_JAVA_OPTS="-Xmx2g ${CONTROLLER_JAVA_OPTS:-}" start_controller "$TMP" "$CPORT" "$PGPORT" "${CONTROLLER_ARGS[@]}"
+if [ -n "$PG_STATEMENTS" ]; then
+    # pg_stat_statements needs shared_preload_libraries (a restart) and its extension (a superuser: the embedded
+    # server's postgres, reachable only in single-user mode, as the OS user the server runs as)
+    echo "restarting with pg_stat_statements..." >&2
+    stop_controller
+    PGBIN=/var/lib/qplab/postgres-bin/bin # where the controller unpacks them (PostgresBinaries)
+    [ "$(id -u)" = 0 ] || PGBIN=${XDG_CACHE_HOME:-$HOME/.cache}/qplab/postgres-bin/bin
+    printf "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = all\n" >>"$TMP/postgres/postgresql.conf"
+    AS_SERVER=()
+    [ "$(id -u)" != 0 ] || AS_SERVER=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+    printf 'CREATE EXTENSION pg_stat_statements;\n\n' | "${AS_SERVER[@]}" "$PGBIN/postgres" --single -j -D "$TMP/postgres" qplab \
+        >"$TMP/single-user.log" 2>&1 || die "creating pg_stat_statements failed: $(cat "$TMP/single-user.log")"
+    BENCH_JAVA_OPTS="-Xmx2g ${CONTROLLER_JAVA_OPTS:-}" start_controller "$TMP" "$CPORT" "$PGPORT" "${CONTROLLER_ARGS[@]}"
+fi
 
 # alive PID: the process runs (a child that exited stays a zombie until waited for, and kill -0 still finds it)
 alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]; }
@@ -193,19 +215,24 @@ machine_facts() {
 }
 
 # write_section FILE: results.md with this mode's section replaced by FILE (which starts with its "## " heading),
-# the other mode's section kept
+# every other "## " section kept as it is (the other mode's, and notes of their own such as "Per-interval cost")
 trim_blank() { sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; } # drops trailing empty lines
+section_of() { # KIND (intervals, trace or other) -> those sections of results.md
+    awk -v want="$1" '/^## / { kind = /^## Interval path/ ? "intervals" : /^## Trace path/ ? "trace" : "other" }
+        kind == want' "$RESULTS" 2>/dev/null | trim_blank || true
+}
 write_section() {
-    awk '/^## Trace path/ { exit } /^## Interval path/ { f = 1 } f' "$RESULTS" 2>/dev/null | trim_blank >"$TMP/section-intervals.md" || true
-    awk '/^## Trace path/ { f = 1 } f' "$RESULTS" 2>/dev/null | trim_blank >"$TMP/section-trace.md" || true
+    section_of intervals >"$TMP/section-intervals.md"
+    section_of other >"$TMP/section-other.md"
+    section_of trace >"$TMP/section-trace.md"
     trim_blank <"$1" >"$TMP/section-$MODE.md"
     {
         echo "# bench/ingest: many agents streaming into one controller"
         echo
         echo "Two figures: the interval path (the statistics every run sends) and the per-cycle trace path (opt-in,"
         echo "\`trace_first\`). \`bench/ingest/run.sh\` measures the first, \`MODE=trace bench/ingest/run.sh\` the second;"
-        echo "each rewrites its own section and keeps the other."
-        for section in "$TMP/section-intervals.md" "$TMP/section-trace.md"; do
+        echo "each rewrites its own section and keeps the others."
+        for section in "$TMP/section-intervals.md" "$TMP/section-other.md" "$TMP/section-trace.md"; do
             if [ -s "$section" ]; then echo; cat "$section"; fi
         done
     } >"$RESULTS.new"

@@ -78,7 +78,7 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
                                 SELECT sum(cycles) AS n, sum(bytes) AS bytes, sum(messages) AS messages, sum(errors) AS errors,
                                        count(DISTINCT thread) AS threads, min(min_ns) AS min_ns, max(max_ns) AS max_ns,
                                        (SELECT count(*) FROM run_frame b WHERE b.run_id = i.run_id) AS batches,
-                                       (SELECT sum(count) FROM run_histogram h WHERE h.run_id = i.run_id) AS histogram,
+                                       (SELECT h.cycles FROM run_histogram h WHERE h.run_id = i.run_id) AS histogram,
                                        (SELECT count(*) FROM run_trace t WHERE t.run_id = i.run_id) AS traced
                                 FROM run_interval i WHERE run_id = ? GROUP BY run_id""")
                         .param(runId).query().singleRow();
@@ -153,7 +153,7 @@ class EndToEndIntegrationTests extends ControllerIntegrationTest {
                                    (SELECT sum(i.cycles) FROM run_interval i WHERE i.run_id = r.id) AS stored_cycles,
                                    (SELECT sum(i.messages) FROM run_interval i WHERE i.run_id = r.id) AS stored_messages,
                                    (SELECT count(*) FROM run_interval i WHERE i.run_id = r.id) AS stored_intervals,
-                                   (SELECT sum(h.count) FROM run_histogram h WHERE h.run_id = r.id) AS histogram_cycles
+                                   (SELECT h.cycles FROM run_histogram h WHERE h.run_id = r.id) AS histogram_cycles
                             FROM run r JOIN run_summary s ON s.run_id = r.id WHERE r.experiment_id = ? ORDER BY threads""")
                     .param(experimentId).query().listOfRows();
             assertThat(runs).extracting(r -> r.get("threads")).containsExactly(1, 1, 4, 4);

@@ -53,7 +53,10 @@ public record Interval(int thread, long index, int span, long cycles, long messa
         return 11 * Varint.MAX_BYTES + histogramMaxBytes(buckets.length);
     }
 
-    /** The histogram alone, as the database keeps it: its pair count, then per pair (bucket − the previous bucket, count). */
+    /**
+     * The histogram alone, as a frame carries it (and the database kept it before V33, {@link StoredHistogram}): its
+     * pair count, then per pair (bucket − the previous bucket, count).
+     */
     public static void encodeHistogram(ByteBuffer out, int[] buckets, long[] counts) {
         Varint.put(out, buckets.length);
         int previous = 0;
@@ -68,7 +71,7 @@ public record Interval(int thread, long index, int span, long cycles, long messa
         return Varint.MAX_BYTES + pairs * (5 + Varint.MAX_BYTES);
     }
 
-    /** The histogram bytes of this interval, as the database keeps them. */
+    /** The histogram bytes of this interval as a frame carries them ({@link #encodeHistogram}). */
     public byte[] histogramBytes() {
         ByteBuffer out = ByteBuffer.allocate(histogramMaxBytes(buckets.length));
         encodeHistogram(out, buckets, counts);

@@ -12,11 +12,12 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * A run's cycle-time histogram (run_histogram): the sum of its stored intervals, computed from them when it
- * is read and kept until more intervals arrive. It is current while its counts add up to the cycles of the
- * run's stored frames (run_frame.cycles); when they do not (the run is still running, or an agent replayed
- * frames after it ended) it is computed again. The ingest itself never touches it: one upsert per bucket of
- * every interval would cost PostgreSQL far more than the intervals themselves. Blocking.
+ * A run's cycle-time histogram (run_histogram, one row per run: its buckets and their counts as arrays, V33): the sum
+ * of its stored intervals, computed from them when it is read and kept until more intervals arrive. It is current
+ * while its cycles (the counts' sum) are the cycles of the run's stored frames (run_frame.cycles); when they are not
+ * (the run is still running, or an agent replayed frames after it ended) it is computed again. The ingest itself
+ * never touches it: one upsert per bucket of every interval would cost PostgreSQL far more than the intervals
+ * themselves. Blocking.
  */
 @Component
 public class RunHistograms {
@@ -35,8 +36,8 @@ public class RunHistograms {
     public Map<Long, Long> of(long runId) {
         current(List.of(runId));
         Map<Long, Long> stored = new LinkedHashMap<>();
-        jdbc.sql("SELECT bucket, count FROM run_histogram WHERE run_id = ? ORDER BY bucket").param(runId)
-                .query((rs, i) -> stored.put(rs.getLong(1), rs.getLong(2))).list();
+        jdbc.sql("SELECT b, n FROM run_histogram, unnest(buckets, counts) WITH ORDINALITY AS h(b, n, o) WHERE run_id = ? ORDER BY o")
+                .param(runId).query((rs, i) -> stored.put(rs.getLong(1), rs.getLong(2))).list();
         return stored;
     }
 
@@ -57,28 +58,32 @@ public class RunHistograms {
     private List<Long> stale(List<Long> runIds) {
         return jdbc.sql("""
                         SELECT r FROM unnest(?::bigint[]) AS r
-                        WHERE (SELECT coalesce(sum(count), 0) FROM run_histogram h WHERE h.run_id = r)
+                        WHERE coalesce((SELECT cycles FROM run_histogram h WHERE h.run_id = r), 0)
                            <> (SELECT coalesce(sum(cycles), 0) FROM run_frame b WHERE b.run_id = r)""")
                 .param(runIds.toArray(Long[]::new)).query(Long.class).list();
     }
 
     private void write(long runId) {
         long[] counts = new long[CycleBuckets.COUNT];
-        for (Interval i : intervals.all(runId)) {
-            for (int k = 0; k < i.buckets().length; k++) {
-                counts[i.buckets()[k]] += i.counts()[k];
+        for (Interval.Histogram h : intervals.histograms(runId)) {
+            for (int k = 0; k < h.buckets().length; k++) {
+                counts[h.buckets()[k]] += h.counts()[k];
             }
         }
-        List<Long> buckets = new ArrayList<>();
+        List<Integer> buckets = new ArrayList<>();
         List<Long> values = new ArrayList<>();
+        long cycles = 0;
         for (int b = 0; b < counts.length; b++) {
             if (counts[b] > 0) {
-                buckets.add((long) b);
+                buckets.add(b);
                 values.add(counts[b]);
+                cycles += counts[b];
             }
         }
-        jdbc.sql("DELETE FROM run_histogram WHERE run_id = ?").param(runId).update();
-        jdbc.sql("INSERT INTO run_histogram (run_id, bucket, count) SELECT ?, b, n FROM unnest(?::bigint[], ?::bigint[]) AS h(b, n)")
-                .params(runId, buckets.toArray(Long[]::new), values.toArray(Long[]::new)).update();
+        jdbc.sql("""
+                        INSERT INTO run_histogram (run_id, cycles, buckets, counts) VALUES (?, ?, ?::int[], ?::bigint[])
+                        ON CONFLICT (run_id) DO UPDATE SET cycles = excluded.cycles, buckets = excluded.buckets,
+                            counts = excluded.counts""")
+                .params(runId, cycles, buckets.toArray(Integer[]::new), values.toArray(Long[]::new)).update();
     }
 }

@@ -121,8 +121,8 @@ public class ComparisonRepository {
     public Comparison.Shape shape(List<Long> runIds) {
         histograms.current(runIds);
         List<long[]> rows = jdbc.sql("""
-                        SELECT bucket, sum(count)::bigint FROM run_histogram WHERE run_id = ANY(?)
-                        GROUP BY bucket ORDER BY bucket""")
+                        SELECT b, sum(n)::bigint FROM run_histogram, unnest(buckets, counts) AS h(b, n)
+                        WHERE run_id = ANY(?) GROUP BY b ORDER BY b""")
                 .param(runIds.toArray(Long[]::new))
                 .query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)}).list();
         long total = rows.stream().mapToLong(r -> r[1]).sum();

@@ -15,6 +15,7 @@ import java.util.Set;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
 import org.qplab.protocol.Interval;
+import org.qplab.protocol.StoredHistogram;
 import org.qplab.protocol.TraceRecord;
 import org.qplab.protocol.IntervalFrame;
 
@@ -125,7 +126,7 @@ final class FrameWriter {
         copy.endCopy();
     }
 
-    /** One COPY stream for every interval of the frames, histograms as they travel (varint pairs). */
+    /** One COPY stream for every interval of the frames, histograms in the stored runs format ({@link StoredHistogram}). */
     private static void copyIntervals(Connection c, List<IntervalFrame> frames) throws SQLException {
         if (frames.stream().allMatch(f -> f.intervals().isEmpty())) {
             return;
@@ -148,7 +149,7 @@ final class FrameWriter {
         int size = 0;
         List<byte[]> histograms = new ArrayList<>(frame.intervals().size());
         for (Interval i : frame.intervals()) {
-            byte[] h = i.histogramBytes();
+            byte[] h = StoredHistogram.encode(i.buckets(), i.counts());
             histograms.add(h);
             size += INTERVAL_ROW_BYTES + h.length;
         }

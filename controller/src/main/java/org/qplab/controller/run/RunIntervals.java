@@ -1,12 +1,12 @@
 package org.qplab.controller.run;
 
-import java.nio.ByteBuffer;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import org.qplab.engine.Engine;
 import org.qplab.protocol.Interval;
+import org.qplab.protocol.StoredHistogram;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 import tools.jackson.databind.ObjectMapper;
@@ -37,6 +37,12 @@ public class RunIntervals {
                 .param(runId).query(RunIntervals::read).list();
     }
 
+    /** The histograms of the run's intervals, in no order: what a run's histogram adds up (only that column read). */
+    public List<Interval.Histogram> histograms(long runId) {
+        return jdbc.sql("SELECT buckets FROM run_interval WHERE run_id = ?").param(runId)
+                .query((rs, i) -> StoredHistogram.decode(rs.getBytes(1))).list();
+    }
+
     /** A page of them in (thread, index) order from a cursor. */
     public List<Interval> page(long runId, int fromThread, long fromIndex, int limit) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM run_interval WHERE run_id = ? AND (thread, idx) >= (?, ?) "
@@ -62,7 +68,7 @@ public class RunIntervals {
     }
 
     static Interval read(ResultSet rs, int row) throws SQLException {
-        Interval.Histogram h = Interval.decodeHistogram(ByteBuffer.wrap(rs.getBytes(12)));
+        Interval.Histogram h = StoredHistogram.decode(rs.getBytes(12)); // either format (V14's pairs, V33's runs)
         return new Interval(rs.getInt(1), rs.getLong(2), rs.getInt(3), rs.getLong(4), rs.getLong(5), rs.getLong(6),
                 rs.getLong(7), rs.getLong(8), rs.getLong(9), rs.getLong(10), rs.getLong(11), h.buckets(), h.counts());
     }

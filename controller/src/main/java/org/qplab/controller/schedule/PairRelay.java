@@ -3,7 +3,9 @@ package org.qplab.controller.schedule;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
@@ -57,6 +59,8 @@ public class PairRelay implements SmartLifecycle {
     private final ControllerNode node;
     private final ApplicationEventPublisher events;
     private volatile Receiver receiver;
+    /** Agents here that a pair driven elsewhere holds busy (its prepare came through the relay), with the run. */
+    private final Map<String, Long> held = new ConcurrentHashMap<>();
     private volatile boolean running;
     private Thread listener;
 
@@ -162,6 +166,7 @@ public class PairRelay implements SmartLifecycle {
         }
         Optional<AgentConnection> here = registry.connected(row.agentId()) ? registry.get(row.agentId()) : Optional.empty();
         if (row.kind().equals("release")) {
+            held.remove(row.agentId(), row.runId());
             here.ifPresent(c -> {
                 if (Long.valueOf(row.runId()).equals(c.busyWith())) {
                     c.busyWith(null);
@@ -182,9 +187,72 @@ public class PairRelay implements SmartLifecycle {
         if (message instanceof AgentMessage.PrepareRun) { // the pair takes this host: it is busy with the run
             agent.assigned(row.runId());
             agent.busyWith(row.runId());
+            held.put(row.agentId(), row.runId());
         }
         agent.send(message);
     }
+
+    /**
+     * What a driver that died leaves behind, for the agents connected here; every scheduler tick. Blocking.
+     * <ul>
+     * <li>Messages addressed to a controller that is gone, about agents now connected here: what the driver had sent
+     * them (they moved here since) is delivered; what they had sent it about a run that has ended since is answered
+     * here as a late message (a run end is recorded beside the run and acknowledged, so the agent drops it). What
+     * they sent about a run still RUNNING waits: its takeover moves it to the new driver.</li>
+     * <li>Agents held busy here for a pair run driven elsewhere, whose run has ended, when its driver is gone (its
+     * release will never come) or the run ended more than {@link #RELEASE_GRACE_SECONDS} s ago: freed, and told to
+     * drop what is left of the run.</li>
+     * </ul>
+     */
+    void sweep() {
+        List<Row> rows = jdbc.sql("""
+                        WITH taken AS (DELETE FROM controller_message m
+                            WHERE m.to_controller <> ? AND m.to_controller NOT IN (%s)
+                              AND m.agent_id IN (SELECT id FROM agent WHERE connected AND controller_id = ?)
+                              AND (m.kind <> 'from_agent'
+                                   OR NOT EXISTS (SELECT 1 FROM run r WHERE r.id = m.run_id AND r.status = 'RUNNING'))
+                            RETURNING id, agent_id, run_id, kind, message::text)
+                        SELECT * FROM taken ORDER BY id""".formatted(node.aliveSql()))
+                .params(node.id(), node.id())
+                .query((rs, i) -> new Row(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getString(5)))
+                .list();
+        for (Row row : rows) {
+            log.info("run {}: a {} for agent {} addressed to a controller that is gone is handled here", row.runId(),
+                    row.kind(), row.agentId());
+            try {
+                deliver(row);
+            } catch (RuntimeException e) {
+                log.warn("run {}: could not handle a {} left for a gone controller: {}", row.runId(), row.kind(),
+                        e.toString());
+            }
+        }
+        if (held.isEmpty()) {
+            return;
+        }
+        Map<String, Long> now = Map.copyOf(held);
+        List<Long> over = jdbc.sql("""
+                        SELECT id FROM run WHERE id = ANY(?) AND status <> 'RUNNING'
+                          AND (controller_id IS NULL OR controller_id NOT IN (%s)
+                               OR finished_at < now() - make_interval(secs => ?))""".formatted(node.aliveSql()))
+                .params(now.values().stream().distinct().toArray(Long[]::new), RELEASE_GRACE_SECONDS)
+                .query(Long.class).list();
+        now.forEach((agentId, runId) -> {
+            if (!over.contains(runId) || !held.remove(agentId, runId)) {
+                return;
+            }
+            registry.get(agentId).ifPresent(agent -> {
+                if (runId.equals(agent.busyWith())) {
+                    log.info("run {} has ended and its driver is gone: {} is free again", runId, agentId);
+                    agent.send(new AgentMessage.CancelRun(runId)); // whatever is left of its side
+                    agent.busyWith(null);
+                }
+            });
+            events.publishEvent(new AgentReady(agentId));
+        });
+    }
+
+    /** How long after its run ended a host held for a pair driven elsewhere waits for the driver's release. */
+    static final int RELEASE_GRACE_SECONDS = 120;
 
     private void listen() {
         while (running) {

@@ -392,7 +392,10 @@ public class PairRuns {
     }
 
     private void acknowledgeLate(String agentId, long runId, AgentMessage message) {
-        if (message instanceof AgentMessage.RunEnd) {
+        if (message instanceof AgentMessage.RunEnd end) {
+            // a server's end its pair's driver never took (it died): kept beside the run, as a driver would have
+            queue.serverEnded(runId, agentId, end instanceof AgentMessage.RunFinished f ? f.summary()
+                    : Map.of("error", String.valueOf(((AgentMessage.RunFailed) end).error())));
             release(agentId, runId);
         } else if (message instanceof AgentMessage.Prepared || message instanceof AgentMessage.Connected) {
             send(agentId, new AgentMessage.CancelRun(runId)); // its pair is gone: drop the session

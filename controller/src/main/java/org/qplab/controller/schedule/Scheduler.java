@@ -99,6 +99,8 @@ public class Scheduler implements SchedulingConfigurer {
         jdbc.run(pairs::expire).subscribe(v -> { }, e -> log.warn("pair-run timeout sweep failed: {}", e.toString()));
         jdbc.run(recovery::recheck).subscribe(v -> { }, e -> log.warn("recovery of runs other controllers drove failed: {}",
                 e.toString()));
+        jdbc.run(relay::sweep).subscribe(v -> { }, e -> log.warn("sweep of what gone controllers left failed: {}",
+                e.toString()));
         wake();
     }
 

@@ -23,6 +23,9 @@ class FrameIngestIntegrationTests extends ControllerIntegrationTest {
     @Autowired
     private org.qplab.controller.analysis.RunHistograms histograms;
 
+    @Autowired
+    private org.qplab.controller.run.RunIntervals runIntervals;
+
     @Test
     void aReplayedFrameIsRecognisedAndStoresNothingTwice() throws Exception {
         long runId = queuedRun();
@@ -81,15 +84,42 @@ class FrameIngestIntegrationTests extends ControllerIntegrationTest {
         ingest.store(new IntervalFrame(runId, 1, TestIntervals.of(second, 100_000_000L, 64, 1))); // replay
         histograms.current(List.of(runId));
 
-        String stored = "SELECT bucket, count FROM run_histogram WHERE run_id = ? ORDER BY bucket";
+        String stored = "SELECT b::bigint, n FROM run_histogram, unnest(buckets, counts) AS h(b, n) WHERE run_id = ? ORDER BY b";
         String byPostgres = "SELECT qplab_cycle_bucket(d) AS b, count(*) FROM unnest(?::bigint[]) d GROUP BY b ORDER BY b";
         assertThat(jdbc.sql(stored).param(runId).query().listOfRows().stream().map(Map::values).map(List::copyOf).toList())
                 .isEqualTo(jdbc.sql(byPostgres).param(all.toArray(Long[]::new)).query().listOfRows().stream()
                         .map(Map::values).map(List::copyOf).toList());
-        assertThat(jdbc.sql("SELECT sum(count) FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
+        assertThat(jdbc.sql("SELECT cycles FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
                 .isEqualTo(2000L);
         assertThat(jdbc.sql("SELECT sum(cycles) FROM run_interval WHERE run_id = ?").param(runId).query(Long.class).single())
                 .isEqualTo(2000L);
+    }
+
+    @Test
+    void histogramsAreStoredInTheRunsFormatAndRowsInThePairFormatStillRead() throws Exception {
+        long runId = queuedRun();
+        List<TestIntervals.Cycle> cycles = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) { // thread 0: a body of consecutive buckets; thread 1: sparse ones
+            cycles.add(new TestIntervals.Cycle(0, 1000L * i, 1000L * i + 30_000 + (i * 7919L) % 3000));
+            cycles.add(new TestIntervals.Cycle(1, 1000L * i, 1000L * i + 300 + (1L << (i % 20))));
+        }
+        List<Interval> intervals = TestIntervals.of(cycles, 100_000_000L, 64, 1);
+        ingest.store(new IntervalFrame(runId, 0, intervals));
+
+        List<byte[]> stored = jdbc.sql("SELECT buckets FROM run_interval WHERE run_id = ? ORDER BY thread, idx").param(runId)
+                .query((rs, i) -> rs.getBytes(1)).list();
+        assertThat(stored).hasSize(intervals.size()).allSatisfy(b -> assertThat(b).startsWith(0, 2));
+        assertThat(stored.get(0).length).as("%d buckets", intervals.get(0).buckets().length)
+                .isLessThan(intervals.get(0).histogramBytes().length / 2);
+        assertThat(runIntervals.all(runId)).containsExactlyElementsOf(intervals);
+
+        // a row as the controller stored it before V33: the pair list, read the same
+        jdbc.sql("UPDATE run_interval SET buckets = ? WHERE run_id = ? AND thread = 1")
+                .params(intervals.get(1).histogramBytes(), runId).update();
+        assertThat(runIntervals.all(runId)).containsExactlyElementsOf(intervals);
+        histograms.current(List.of(runId));
+        assertThat(jdbc.sql("SELECT cycles FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
+                .isEqualTo(10_000L);
     }
 
     @Test
@@ -106,7 +136,7 @@ class FrameIngestIntegrationTests extends ControllerIntegrationTest {
         assertThat(jdbc.sql("SELECT count(*) FROM run_frame WHERE run_id = ?").param(runId).query(Long.class).single())
                 .as("the frame's claim went with it").isEqualTo(1L);
         histograms.current(List.of(runId));
-        assertThat(jdbc.sql("SELECT sum(count) FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
+        assertThat(jdbc.sql("SELECT cycles FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
                 .isEqualTo(1L);
     }
 

@@ -227,7 +227,7 @@ class AgentFaultIntegrationTests extends ControllerIntegrationTest {
         return jdbc.sql("""
                         SELECT (SELECT coalesce(sum(cycles), 0) FROM run_interval WHERE run_id = :run),
                                (SELECT coalesce(sum(cycles), 0) FROM run_frame WHERE run_id = :run),
-                               (SELECT coalesce(sum(count), 0) FROM run_histogram WHERE run_id = :run)""")
+                               coalesce((SELECT cycles FROM run_histogram WHERE run_id = :run), 0)""")
                 .param("run", run).query((rs, i) -> new Stored(rs.getLong(1), rs.getLong(2), rs.getLong(3))).single();
     }
 

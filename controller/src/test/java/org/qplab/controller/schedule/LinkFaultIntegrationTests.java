@@ -88,7 +88,7 @@ class LinkFaultIntegrationTests extends ControllerIntegrationTest {
                                (SELECT count(*) FROM run_interval WHERE run_id = :run) AS intervals,
                                (SELECT sum(cycles) FROM run_frame WHERE run_id = :run) AS frame_cycles,
                                (SELECT count(*) FROM run_frame WHERE run_id = :run) AS frames,
-                               (SELECT sum(count) FROM run_histogram WHERE run_id = :run) AS histogram""")
+                               (SELECT cycles FROM run_histogram WHERE run_id = :run) AS histogram""")
                 .param("run", run).query().singleRow();
         long cycles = (Long) summary.get("cycles");
         assertThat(((Number) stored.get("cycles")).longValue()).as("every cycle stored, none twice").isEqualTo(cycles)

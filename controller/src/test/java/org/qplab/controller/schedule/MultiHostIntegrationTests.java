@@ -78,7 +78,7 @@ class MultiHostIntegrationTests extends ControllerIntegrationTest {
                                (r.params->>'qps_per_thread')::bigint AS qps, s.bytes, s.cycles, s.errors,
                                (r.server_summary->>'bytes')::bigint AS server_bytes,
                                (SELECT sum(i.cycles) FROM run_interval i WHERE i.run_id = r.id) AS stored_cycles,
-                               (SELECT sum(h.count) FROM run_histogram h WHERE h.run_id = r.id) AS histogram_cycles
+                               (SELECT h.cycles FROM run_histogram h WHERE h.run_id = r.id) AS histogram_cycles
                         FROM run r JOIN run_summary s ON s.run_id = r.id WHERE r.experiment_id IN (?, ?)""")
                 .params(pairs, loopbacks).query().listOfRows();
         assertThat(runs).hasSize(3 * 4 + 3);

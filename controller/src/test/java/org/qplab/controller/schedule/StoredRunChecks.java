@@ -31,7 +31,7 @@ final class StoredRunChecks {
                 SELECT r.id, r.status, s.cycles, s.batches,
                        (SELECT coalesce(sum(cycles), 0) FROM run_interval i WHERE i.run_id = r.id) AS interval_cycles,
                        (SELECT coalesce(sum(cycles), 0) FROM run_frame b WHERE b.run_id = r.id) AS frame_cycles,
-                       (SELECT coalesce(sum(count), 0) FROM run_histogram h WHERE h.run_id = r.id) AS histogram_cycles,
+                       (SELECT coalesce(sum(cycles), 0) FROM run_histogram h WHERE h.run_id = r.id) AS histogram_cycles,
                        (SELECT count(*) FROM run_frame b WHERE b.run_id = r.id) AS frames,
                        (SELECT count(*) FROM run_trace x WHERE x.run_id = r.id) AS traced
                 FROM run r LEFT JOIN run_summary s ON s.run_id = r.id WHERE\s""" + runsWhere)) {
