@@ -251,6 +251,46 @@ public class PairRelay implements SmartLifecycle {
         });
     }
 
+    /**
+     * agentId, connected here, stays busy with runId, a pair run another controller drives, until the driver's
+     * release comes or {@link #sweep} finds the run ended (its driver gone, or the release overdue). For an agent that
+     * came back here in the middle of such a run: were its driver to die after the run ended but before its release,
+     * nothing else would free the agent.
+     */
+    void hold(String agentId, long runId) {
+        held.put(agentId, runId);
+    }
+
+    /** The run is settled here now (its driver gone): this controller decides when agentId is free. */
+    void unhold(String agentId, long runId) {
+        held.remove(agentId, runId);
+    }
+
+    /**
+     * Deletes the messages addressed to controllers that are gone, about runs that have ended, sent more than
+     * {@link #STALE_AFTER_HOURS} h ago: those about agents that never came back to a controller, which {@link #sweep}
+     * (run by the controller an agent comes back to) never takes. Nothing is lost: an agent that does come back still
+     * holds what it had not had acknowledged, and replays it. On the leader, every scheduler tick. Blocking; the rows
+     * deleted.
+     */
+    int forgetStale() {
+        int gone = jdbc.sql("""
+                        DELETE FROM controller_message m
+                        WHERE m.to_controller <> ? AND m.to_controller NOT IN (%s)
+                          AND m.sent_at < now() - make_interval(hours => ?)
+                          AND NOT EXISTS (SELECT 1 FROM run r WHERE r.id = m.run_id AND r.status = 'RUNNING')"""
+                        .formatted(node.aliveSql()))
+                .params(node.id(), STALE_AFTER_HOURS).update();
+        if (gone > 0) {
+            log.info("deleted {} relayed messages for controllers gone over {} h ago, about runs that have ended "
+                    + "(their agents never came back)", gone, STALE_AFTER_HOURS);
+        }
+        return gone;
+    }
+
+    /** How long a message addressed to a gone controller, about a run that has ended, waits for its agent. */
+    static final int STALE_AFTER_HOURS = 1;
+
     /** How long after its run ended a host held for a pair driven elsewhere waits for the driver's release. */
     static final int RELEASE_GRACE_SECONDS = 120;
 

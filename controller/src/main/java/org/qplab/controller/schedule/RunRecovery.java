@@ -80,6 +80,7 @@ public class RunRecovery {
                 if (holds) {
                     drivenElsewhere.put(run.runId() + ":" + agentId,
                             new Returning(agentId, run.runId(), currentRun, preparedRun, knownRuns));
+                    relay.hold(agentId, run.runId()); // freed by the driver's release, or by the sweep
                     busy = run.runId();
                     log.info("run {}: agent {} came back here with it; controller {} drives it, from there it goes on",
                             run.runId(), agentId, run.controller());
@@ -128,6 +129,7 @@ public class RunRecovery {
                         returning.runId(), driver, returning.agentId());
             }
             drivenElsewhere.remove(key);
+            relay.unhold(returning.agentId(), returning.runId());
             List<Long> cancel = new ArrayList<>();
             Long busy = settle(returning.agentId(), run.get(), returning.currentRun(), returning.preparedRun(),
                     returning.knownRuns(), cancel);
@@ -164,6 +166,7 @@ public class RunRecovery {
                     // its other host's controller took it over first: from there it goes on
                     drivenElsewhere.put(run.runId() + ":" + agentId,
                             new Returning(agentId, run.runId(), currentRun, preparedRun, knownRuns));
+                    relay.hold(agentId, run.runId());
                     return run.runId();
                 }
                 pairs.adopt(run);

@@ -101,6 +101,10 @@ public class Scheduler implements SchedulingConfigurer {
                 e.toString()));
         jdbc.run(relay::sweep).subscribe(v -> { }, e -> log.warn("sweep of what gone controllers left failed: {}",
                 e.toString()));
+        if (leadership.leads()) {
+            jdbc.run(relay::forgetStale).subscribe(v -> { }, e -> log.warn("deleting stale relayed messages failed: {}",
+                    e.toString()));
+        }
         wake();
     }
 
