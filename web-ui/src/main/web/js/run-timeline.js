@@ -84,6 +84,7 @@ export function runTimeline({ onStatus, onEnd }) {
   let live = null;
   let intervals = 0;
   let cycles = 0;
+  let receivedCycles = 0; // the cycles of the intervals this page was sent
   let drawTimer = null;
   let stopped = false;
   let pausing = null;
@@ -145,8 +146,11 @@ export function runTimeline({ onStatus, onEnd }) {
       data.add(progress.threads);
       live.add(progress.threads);
       intervals += progress.threads.length;
+      receivedCycles += progress.threads.reduce((sum, t) => sum + t.cycles, 0);
       cycles = progress.totalCycles;
+      const before = cycles - receivedCycles; // stored before this page began to watch: counted, not drawn
       setState('watching', `Live: ${count(intervals)} intervals, ${count(cycles)} cycles`
+        + `${before > 0 ? ` (${count(before)} of them stored before this page joined, not drawn)` : ''}`
         + `${data.trimmed ? ' (oldest points dropped)' : ''}.`);
       drawSoon();
     });
@@ -158,7 +162,10 @@ export function runTimeline({ onStatus, onEnd }) {
       if (intervals === 0) {
         loadStored(); // it ended before the stream began: draw what was stored
       } else {
-        setState('ended', `Run ${status.toLowerCase()}: ${count(intervals)} intervals, ${count(cycles)} cycles received live.`);
+        setState('ended', receivedCycles === cycles
+          ? `Run ${status.toLowerCase()}: ${count(intervals)} intervals, ${count(cycles)} cycles received live.`
+          : `Run ${status.toLowerCase()}: ${count(intervals)} intervals, ${count(receivedCycles)} cycles received live; `
+            + `${count(cycles)} cycles stored in all (this page joined the run part way).`);
         drawLive('No intervals arrived.');
         loadStored({ percentilesOnly: true }); // exact over all threads, now that every interval is stored
       }

@@ -116,6 +116,14 @@ class DashboardPagesBrowserIntegrationTests extends BrowserTest {
                 assertThat(axis("runPercentiles", "y")).containsEntry("type", "logarithmic");
                 assertThat(jdbc.sql("SELECT status FROM run WHERE id = ?").param(heldRun).query(String.class).single())
                         .as("the labels were read while the run ran").isEqualTo("RUNNING");
+                // a page that joins part way is not sent what was stored before it: it counts those cycles and says so
+                browser.navigate().refresh();
+                String joined = waiting(Duration.ofSeconds(30)).until(driver -> {
+                    String text = driver.findElement(By.id("live-state")).getText();
+                    return text.contains("before this page joined") ? text : null;
+                });
+                assertThat(joined).matches("Live: [\\d,]+ intervals, [\\d,]+ cycles "
+                        + "\\([\\d,]+ of them stored before this page joined, not drawn\\)\\.");
 
                 created = submitLive("live-browser", 1500); // one benchmark per host: it waits for the held one
                 runId = onlyRun(created);
