@@ -9,8 +9,8 @@
 #   - intervals stored per second, and CPU per interval stored (controller, PostgreSQL, the simulator), while every
 #     run streams (from the moment the last run's first frame was stored to the moment the first run's last one
 #     was, CPU read from /proc every SAMPLE_SECONDS; the whole experiment beside);
-#   - interval -> visible row latency over every interval of the experiment: run_frame.received_at (just before
-#     the commit) - (the run's t0_realtime_ns + the frame's first_end_ns, the earliest end of its intervals);
+#   - interval -> visible row latency over every interval of the experiment: when the frame's transaction committed
+#     (pg_xact_commit_timestamp of its run_frame row's xmin; run.sh makes sure PostgreSQL tracks commit timestamps) - (the run's t0_realtime_ns + the frame's first_end_ns, the earliest end of its intervals);
 #   - bytes stored per interval (run_interval with its index, run_histogram, run_frame; WAL beside);
 #   - checks: every run FINISHED (the controller also checks that each run's stored intervals count its summary's
 #     cycles), stored interval cycles = the summaries' cycles, every frame the simulator sent acknowledged and
@@ -141,7 +141,7 @@ fi
 # The window in which every run streamed: from the last run's first stored frame to the first run's last one;
 # measured between the first and the last CPU sample inside it
 read -r W0 W1 <<<"$("${PSQL[@]}" -F ' ' -c "SELECT extract(epoch FROM max(first)), extract(epoch FROM min(last))
-    FROM (SELECT min(received_at) AS first, max(received_at) AS last FROM run_frame WHERE run_id IN ($RUNS) GROUP BY run_id) r")"
+    FROM (SELECT min(pg_xact_commit_timestamp(xmin)) AS first, max(pg_xact_commit_timestamp(xmin)) AS last FROM run_frame WHERE run_id IN ($RUNS) GROUP BY run_id) r")"
 read -r KA TA A_SIM A_CTL A_PG A_BUSY A_STEAL <<<"$(awk -v w="$W0" '$2 >= w' "$TMP/cpu.log" | head -1)"
 read -r KB TB B_SIM B_CTL B_PG B_BUSY B_STEAL <<<"$(awk -v w="$W1" '$2 <= w' "$TMP/cpu.log" | tail -1)"
 [ -n "$KA" ] && [ -n "$KB" ] && [ "$KB" -gt "$KA" ] ||
@@ -153,7 +153,7 @@ per() { awk -v a="$1" -v b="$2" -v s="${3:-1}" 'BEGIN { printf "%.1f", (b > 0) ?
 # stored in the window: intervals, frames, group transactions (run_frame rows of one group share its xmin)
 IFS='|' read -r W_INTERVALS W_FRAMES W_GROUPS W_GROUP_P50 W_GROUP_MAX <<<"$("${PSQL[@]}" -c "
     WITH g AS (SELECT xmin::text AS tx, count(*) AS frames, sum(intervals) AS intervals FROM run_frame
-               WHERE run_id IN ($RUNS) AND received_at > to_timestamp($TA) AND received_at <= to_timestamp($TB) GROUP BY 1)
+               WHERE run_id IN ($RUNS) AND pg_xact_commit_timestamp(xmin) > to_timestamp($TA) AND pg_xact_commit_timestamp(xmin) <= to_timestamp($TB) GROUP BY 1)
     SELECT sum(intervals), sum(frames), count(*), percentile_disc(0.5) WITHIN GROUP (ORDER BY frames), max(frames) FROM g")"
 WDT=$(sub "$TA" "$TB")
 RATE=$(per "$W_INTERVALS" "$WDT")
@@ -168,7 +168,7 @@ OTHER_CORES=$(awk -v busy="$(cores "$A_BUSY" "$B_BUSY")" -v s="$(cores "$A_SIM" 
 # latency over every interval of the experiment (each frame's intervals count at its oldest one), and in the window
 latency_of() { # SQL condition on b -> "P50|P99|MAX|INTERVALS" in ms
     "${PSQL[@]}" -c "
-        WITH f AS (SELECT b.intervals AS n, (extract(epoch FROM b.received_at) * 1e9
+        WITH f AS (SELECT b.intervals AS n, (extract(epoch FROM pg_xact_commit_timestamp(b.xmin)) * 1e9
                           - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6 AS ms
                    FROM run_frame b JOIN run_summary s ON s.run_id = b.run_id
                    WHERE b.run_id IN ($RUNS) AND b.intervals > 0 AND $1),
@@ -178,17 +178,17 @@ latency_of() { # SQL condition on b -> "P50|P99|MAX|INTERVALS" in ms
         FROM w"
 }
 IFS='|' read -r L_P50 L_P99 L_MAX L_N <<<"$(latency_of true)"
-IFS='|' read -r LW_P50 LW_P99 LW_MAX _ <<<"$(latency_of "b.received_at > to_timestamp($TA) AND b.received_at <= to_timestamp($TB)")"
+IFS='|' read -r LW_P50 LW_P99 LW_MAX _ <<<"$(latency_of "pg_xact_commit_timestamp(b.xmin) > to_timestamp($TA) AND pg_xact_commit_timestamp(b.xmin) <= to_timestamp($TB)")"
 echo "  latency p50 $L_P50 ms, p99 $L_P99 ms, max $L_MAX ms over $L_N intervals; in the window ($WDT s) p50 $LW_P50, p99 $LW_P99, max $LW_MAX ms" >&2
 echo "  $RATE intervals/s stored in the window (offered $OFFERED); CPU per interval: controller $CTL_US us, PostgreSQL $PG_US us, simulator $SIM_US us" >&2
 # 10 s steps, longer ones (multiples of 10 s) when the frames took longer than 2 minutes to store: at most 12 rows
-STEP=$("${PSQL[@]}" -c "SELECT greatest(10, ceil(extract(epoch FROM max(received_at) - min(received_at)) / 120) * 10)::int
+STEP=$("${PSQL[@]}" -c "SELECT greatest(10, ceil(extract(epoch FROM max(pg_xact_commit_timestamp(xmin)) - min(pg_xact_commit_timestamp(xmin))) / 120) * 10)::int
     FROM run_frame WHERE run_id IN ($RUNS)")
 LATENCY_OVER_TIME=$("${PSQL[@]}" -c "
-    WITH f AS (SELECT b.received_at, b.intervals AS n, (extract(epoch FROM b.received_at) * 1e9
+    WITH f AS (SELECT pg_xact_commit_timestamp(b.xmin) AS visible_at, b.intervals AS n, (extract(epoch FROM pg_xact_commit_timestamp(b.xmin)) * 1e9
                       - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6 AS ms
                FROM run_frame b JOIN run_summary s ON s.run_id = b.run_id WHERE b.run_id IN ($RUNS)),
-         t AS (SELECT f.*, (floor(extract(epoch FROM f.received_at - min(f.received_at) OVER ()) / $STEP) * $STEP)::int AS step FROM f)
+         t AS (SELECT f.*, (floor(extract(epoch FROM f.visible_at - min(f.visible_at) OVER ()) / $STEP) * $STEP)::int AS step FROM f)
     SELECT '| ' || step || '-' || step + $STEP || ' s | ' || round(sum(n) / $STEP.0) || ' | '
            || round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric) || ' | '
            || round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric) || ' | ' || round(max(ms)::numeric) || ' |'
@@ -240,7 +240,7 @@ BYTES_TOAST=$(per "$((P1_TOAST - P0_TOAST))" "$N_INTERVALS")
 IFS='|' read -r ROW_BYTES HIST_STORED <<<"$("${PSQL[@]}" -c "SELECT round(avg(pg_column_size(i.*))), round(avg(pg_column_size(i.buckets)))
     FROM run_interval i TABLESAMPLE SYSTEM (1) WHERE run_id IN ($RUNS)")"
 HIST_BYTES=$("${PSQL[@]}" -c "SELECT round(avg(octet_length(buckets))) FROM run_interval TABLESAMPLE SYSTEM (1) WHERE run_id IN ($RUNS)")
-EXP_SECONDS=$("${PSQL[@]}" -c "SELECT round(extract(epoch FROM max(received_at) - min(received_at))::numeric, 1) FROM run_frame WHERE run_id IN ($RUNS)")
+EXP_SECONDS=$("${PSQL[@]}" -c "SELECT round(extract(epoch FROM max(pg_xact_commit_timestamp(xmin)) - min(pg_xact_commit_timestamp(xmin)))::numeric, 1) FROM run_frame WHERE run_id IN ($RUNS)")
 if awk -v e="$EXP_SECONDS" -v d="$DURATION" 'BEGIN { exit !(e > d + 30) }'; then
     SPREAD="the ingest fell behind: the agents kept what the controller had not taken yet, and it stored their frames long after the runs ended"
 else

@@ -132,11 +132,17 @@ PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U qplab -d qp
 echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
 CONTROLLER_ARGS=(${WRITERS:+--qplab.ingest.writers=$WRITERS})
 BENCH_JAVA_OPTS="-Xmx2g ${CONTROLLER_JAVA_OPTS:-}" start_controller "$TMP" "$CPORT" "$PGPORT" "${CONTROLLER_ARGS[@]}"
+# Latency is measured to each frame's commit (pg_xact_commit_timestamp): the controller's embedded PostgreSQL tracks
+# commit timestamps; a CONTROLLER_JAR from before it did (2026-11-29) is restarted with them tracked
+COMMIT_TIMES=$("${PSQL[@]}" -c "SHOW track_commit_timestamp")
+if [ -n "$PG_STATEMENTS" ] || [ "$COMMIT_TIMES" != on ]; then
+    echo "restarting with${PG_STATEMENTS:+ pg_stat_statements and} commit timestamps..." >&2
+    stop_controller
+    printf "track_commit_timestamp = on\n" >>"$TMP/postgres/postgresql.conf"
+fi
 if [ -n "$PG_STATEMENTS" ]; then
     # pg_stat_statements needs shared_preload_libraries (a restart) and its extension (a superuser: the embedded
     # server's postgres, reachable only in single-user mode, as the OS user the server runs as)
-    echo "restarting with pg_stat_statements..." >&2
-    stop_controller
     PGBIN=/var/lib/qplab/postgres-bin/bin # where the controller unpacks them (PostgresBinaries)
     [ "$(id -u)" = 0 ] || PGBIN=${XDG_CACHE_HOME:-$HOME/.cache}/qplab/postgres-bin/bin
     printf "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = all\n" >>"$TMP/postgres/postgresql.conf"
@@ -144,7 +150,10 @@ if [ -n "$PG_STATEMENTS" ]; then
     [ "$(id -u)" != 0 ] || AS_SERVER=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
     printf 'CREATE EXTENSION pg_stat_statements;\n\n' | "${AS_SERVER[@]}" "$PGBIN/postgres" --single -j -D "$TMP/postgres" qplab \
         >"$TMP/single-user.log" 2>&1 || die "creating pg_stat_statements failed: $(cat "$TMP/single-user.log")"
+fi
+if [ -n "$PG_STATEMENTS" ] || [ "$COMMIT_TIMES" != on ]; then
     BENCH_JAVA_OPTS="-Xmx2g ${CONTROLLER_JAVA_OPTS:-}" start_controller "$TMP" "$CPORT" "$PGPORT" "${CONTROLLER_ARGS[@]}"
+    [ "$("${PSQL[@]}" -c "SHOW track_commit_timestamp")" = on ] || die "PostgreSQL does not track commit timestamps"
 fi
 
 # alive PID: the process runs (a child that exited stays a zombie until waited for, and kill -0 still finds it)

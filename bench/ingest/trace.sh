@@ -21,7 +21,7 @@
 #             psql's \copy FROM (binary, one transaction) into a table like `run_trace` (same BRIN index),
 #             REPEATS times; the median rate. The rows are those of the last rate phase. Ratio = ingest rate / psql rate (goal >= 0.8).
 #   latency — first, after the warm-up: LAT_SIZE-byte messages for LAT_SECONDS, each engine paced at
-#             LAT_RATE cycles/s (rate_limit), then again at LAT_RATE_HIGH (reported beside, no goal); per stored frame, latency = when its rows became visible (run_frame.received_at,
+#             LAT_RATE cycles/s (rate_limit), then again at LAT_RATE_HIGH (reported beside, no goal); per stored frame, latency = when its rows became visible (the commit timestamp of its run_frame row,
 #             just before commit) - when its oldest cycle ended (the run's t0_realtime_ns + first_end_ns).
 #             Percentiles are over trace records (every record of a frame counted at its frame's oldest: an
 #             upper bound). Goal p99 < 1 s.
@@ -103,24 +103,24 @@ latency_phase() {
     LAT_CPU="agents and their engines $(awk -v a="$la0" -v b="$la1" 'BEGIN { printf "%.1f", b - a }') s, controller $(awk -v a="$lc0" -v b="$lc1" 'BEGIN { printf "%.1f", b - a }') s, PostgreSQL $(awk -v a="$lp0" -v b="$lp1" 'BEGIN { printf "%.1f", b - a }') s"
     IFS='|' read -r LAT_P50 LAT_P99 LAT_MAX LAT_ROWS window traced LAT_DROPPED wanted <<<"$("${PSQL[@]}" -c "
         WITH f AS (
-            SELECT b.rows, (extract(epoch FROM b.received_at) * 1e9
-                            - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6 AS ms, b.received_at
+            SELECT b.rows, (extract(epoch FROM pg_xact_commit_timestamp(b.xmin)) * 1e9
+                            - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6 AS ms, pg_xact_commit_timestamp(b.xmin) AS visible_at
             FROM run_frame b JOIN run_summary s ON s.run_id = b.run_id
             WHERE b.run_id IN ($(printf "$RUNS_OF" "$id")) AND b.rows > 0),
         w AS (SELECT ms, sum(rows) OVER (ORDER BY ms) AS upto, sum(rows) OVER () AS total FROM f)
         SELECT round(min(ms) FILTER (WHERE upto >= total * 0.5)::numeric, 1),
                round(min(ms) FILTER (WHERE upto >= total * 0.99)::numeric, 1), round(max(ms)::numeric, 1),
-               (SELECT sum(rows) FROM f), (SELECT extract(epoch FROM max(received_at) - min(received_at)) FROM f),
+               (SELECT sum(rows) FROM f), (SELECT extract(epoch FROM max(visible_at) - min(visible_at)) FROM f),
                $(traced_dropped_wanted "$id")
         FROM w")"
     check_trace "$LAT_ROWS" "$traced" "$LAT_DROPPED" "$wanted"
     LAT_ROWS_PER_S=$(awk -v r="$LAT_ROWS" -v w="$window" 'BEGIN { printf "%.0f", r / w }')
     echo "  p50 $LAT_P50 ms, p99 $LAT_P99 ms, max $LAT_MAX ms at $LAT_ROWS_PER_S rows/s; CPU: $LAT_CPU" >&2
     [ -z "${LATENCY_ONLY:-}" ] || "${PSQL[@]}" -F ' ' -c "
-        SELECT to_char(date_trunc('second', b.received_at), 'HH24:MI:SS') AS second, sum(b.rows) AS rows,
-               round(avg((extract(epoch FROM b.received_at) * 1e9
+        SELECT to_char(date_trunc('second', pg_xact_commit_timestamp(b.xmin)), 'HH24:MI:SS') AS second, sum(b.rows) AS rows,
+               round(avg((extract(epoch FROM pg_xact_commit_timestamp(b.xmin)) * 1e9
                           - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6)) AS avg_ms,
-               round(max((extract(epoch FROM b.received_at) * 1e9
+               round(max((extract(epoch FROM pg_xact_commit_timestamp(b.xmin)) * 1e9
                           - ((s.summary->'clock'->>'t0_realtime_ns')::numeric + b.first_end_ns)) / 1e6)) AS max_ms
         FROM run_frame b JOIN run_summary s ON s.run_id = b.run_id
         WHERE b.run_id IN ($(printf "$RUNS_OF" "$id")) AND b.rows > 0 GROUP BY 1 ORDER BY 1" |
@@ -170,7 +170,7 @@ rate_phase() {
     # 100 ms older; "all streaming": from then until the first agent had stored its whole trace backlog (all still
     # sending). Rates count trace records (rows) and the frames that carry them.
     IFS='|' read -r rows window frames traced dropped wanted drain_rows drain_window all_rows all_window <<<"$("${PSQL[@]}" -c "
-        WITH b AS (SELECT b.run_id, b.rows, b.received_at, to_timestamp(((s.summary->'clock'->>'t0_realtime_ns')::numeric
+        WITH b AS (SELECT b.run_id, b.rows, pg_xact_commit_timestamp(b.xmin) AS received_at, to_timestamp(((s.summary->'clock'->>'t0_realtime_ns')::numeric
                                                                 + b.first_end_ns) / 1e9) AS oldest
                    FROM run_frame b JOIN run_summary s ON s.run_id = b.run_id
                    WHERE b.run_id IN ($(printf "$RUNS_OF" "$id"))),
@@ -278,8 +278,8 @@ $H_ROWS
   psql loads, run after, found the ingest's segments recycled).
 - The latency phase runs first: right after the rate and psql phases the kernel is still writing
   gigabytes back to disk, and every commit's WAL flush waits behind it (seconds).
-- Latency is measured from the stored data: a frame's \`received_at\` is taken just before its ingest
-  transaction commits; its oldest cycle's end is the run's \`t0_realtime_ns\` + \`first_end_ns\`; each
+- Latency is measured from the stored data: a frame is visible when its ingest transaction commits
+  (\`pg_xact_commit_timestamp\` of its run_frame row's xmin); its oldest cycle's end is the run's \`t0_realtime_ns\` + \`first_end_ns\`; each
   frame's cycles all count at that oldest one's latency.
 - Where the latency goes (\`LATENCY_ONLY=1\` prints it per second): an agent sends a frame when its oldest
   record is 100 ms old (or the frame is full), so at 200 cycles/s nearly all of the median is that wait.

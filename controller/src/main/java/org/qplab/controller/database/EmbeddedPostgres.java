@@ -188,6 +188,8 @@ public final class EmbeddedPostgres implements AutoCloseable {
         // no unix socket: TCP on loopback, where pg_hba.conf asks for qplab's password, is the only way in
         String options = "-c listen_addresses=127.0.0.1 -p " + port + " -c unix_socket_directories=''"
                 + " -c password_encryption=scram-sha-256"
+                // when each transaction committed (pg_xact_commit_timestamp): when a stored frame became visible
+                + " -c track_commit_timestamp=on"
                 + (fsync ? "" : " -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
         run(List.of(binaries.bin("pg_ctl"), "-D", dataDir.toString(), "-o", options,
                 "-l", dataDir.resolve("postgres.log").toString(), "-w", "-t", "60", "start"), 90);

@@ -59,11 +59,13 @@ class FrameIngestIntegrationTests extends ControllerIntegrationTest {
                 Map.of("thread", 1, "cycle", 7L, "start_ns", Long.MAX_VALUE - 10, "end_ns", Long.MAX_VALUE,
                         "bytes", 1L << 40, "messages", 3L, "errors", 2));
         Map<String, Object> batch = jdbc.sql("""
-                        SELECT rows, cycles, intervals, first_end_ns, received_at > now() - interval '1 minute' AS recent
+                        SELECT rows, cycles, intervals, first_end_ns, received_at > now() - interval '1 minute' AS recent,
+                               pg_xact_commit_timestamp(xmin) >= received_at AS visible_after
                         FROM run_frame WHERE run_id = ? AND seq = 0""").param(runId).query().singleRow();
-        assertThat(batch).as("the batch: its trace rows, its cycles and intervals, its oldest end, when it became visible")
+        assertThat(batch).as("the batch: its trace rows, its cycles and intervals, its oldest end, when it was claimed, and "
+                        + "that it became visible (its transaction's commit, tracked) after that")
                 .containsEntry("rows", 2).containsEntry("cycles", 3L).containsEntry("intervals", 2)
-                .containsEntry("first_end_ns", 250L).containsEntry("recent", true);
+                .containsEntry("first_end_ns", 250L).containsEntry("recent", true).containsEntry("visible_after", true);
     }
 
     @Test
