@@ -384,6 +384,6 @@ controller and PostgreSQL leave.
 - load average (1, 5, 15 min) at the start: $LOAD_AT_START$WAITED; at the end of the measured experiment: $LOAD_AT_END (this bench's own processes included)
 - checkpoints during the measured experiment: $((S1_CKPT - S0_CKPT))
 - registration: $(sed -n 's/^\([0-9]* of [0-9]* agents registered in [0-9.]* s\)$/\1/p' "$TMP"/sim-*.log | paste -sd ';' | sed 's/;/; /g') (each agent must be in within REGISTER_SECONDS=$REGISTER_SECONDS)
-- regenerate: \`./mvnw -q package -DskipTests && ${WRITERS:+WRITERS=$WRITERS }${PG_STATEMENTS:+PG_STATEMENTS=1 }AGENTS=$AGENTS AGENT_JVMS=$AGENT_JVMS THREADS=$THREADS INTERVAL_MS=$INTERVAL_MS DURATION=$DURATION WARMUP_SECONDS=$WARMUP_SECONDS CYCLES=$CYCLES MSG_SIZE=$MSG_SIZE AGENT_NICE=$AGENT_NICE bench/ingest/run.sh\`
+- regenerate: \`./mvnw -q package -DskipTests && ${WRITERS:+WRITERS=$WRITERS }${LINGER:+LINGER=$LINGER }${PG_STATEMENTS:+PG_STATEMENTS=1 }AGENTS=$AGENTS AGENT_JVMS=$AGENT_JVMS THREADS=$THREADS INTERVAL_MS=$INTERVAL_MS DURATION=$DURATION WARMUP_SECONDS=$WARMUP_SECONDS CYCLES=$CYCLES MSG_SIZE=$MSG_SIZE AGENT_NICE=$AGENT_NICE bench/ingest/run.sh\`
 EOF
 write_section "$TMP/section.md"

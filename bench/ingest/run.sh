@@ -14,6 +14,7 @@
 #             of the same rows; the measurement of bench/ingest before interval statistics.
 # Knobs of each mode: see its file. Common: MODE=intervals AGENT_NICE=10 (the agents stand in for other hosts:
 #   they get the CPU the controller and PostgreSQL leave) WRITERS= (qplab.ingest.writers; empty: the default)
+#   LINGER= (qplab.ingest.linger, e.g. 0 or 25ms; empty: the default)
 #   LOAD_MAX=1.5 LOAD_WAIT_MINUTES=20 (before anything starts, wait until the 1-minute load average is below
 #   LOAD_MAX, checking every 30 s, at most this long; 0: do not wait) EXPERIMENT_LIMIT_MINUTES=180 (an experiment
 #   that has not ended by then stops the script: an overloaded ingest takes long to drain) KEEP_TMP=1 (keep the logs and the
@@ -34,6 +35,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 MODE=${MODE:-intervals}
 AGENT_NICE=${AGENT_NICE:-10}
 WRITERS=${WRITERS:-}
+LINGER=${LINGER:-}
 LOAD_MAX=${LOAD_MAX:-1.5}
 LOAD_WAIT_MINUTES=${LOAD_WAIT_MINUTES:-20}
 EXPERIMENT_LIMIT_MINUTES=${EXPERIMENT_LIMIT_MINUTES:-180}
@@ -130,7 +132,7 @@ URL=http://127.0.0.1:$CPORT
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U qplab -d qplab) # PGPASSFILE: start_controller
 
 echo "starting the controller on $URL (embedded PostgreSQL on $PGPORT)..." >&2
-CONTROLLER_ARGS=(${WRITERS:+--qplab.ingest.writers=$WRITERS})
+CONTROLLER_ARGS=(${WRITERS:+--qplab.ingest.writers=$WRITERS} ${LINGER:+--qplab.ingest.linger=$LINGER})
 BENCH_JAVA_OPTS="-Xmx2g ${CONTROLLER_JAVA_OPTS:-}" start_controller "$TMP" "$CPORT" "$PGPORT" "${CONTROLLER_ARGS[@]}"
 # Latency is measured to each frame's commit (pg_xact_commit_timestamp): the controller's embedded PostgreSQL tracks
 # commit timestamps; a CONTROLLER_JAR from before it did (2026-11-29) is restarted with them tracked

@@ -20,7 +20,8 @@ import org.springframework.stereotype.Component;
 /**
  * Stores frames with group commit: frames from every agent queue here, and each of
  * qplab.ingest.writers threads takes all that are waiting (up to qplab.ingest.max-group-rows rows) into one
- * transaction ({@link FrameWriter}): one COPY, one commit, one WAL flush for many frames. A frame's
+ * transaction ({@link FrameWriter}): one COPY, one commit, one WAL flush for many frames; a writer waits up to
+ * qplab.ingest.linger for more frames to join a group when none are waiting. A frame's
  * future completes once its transaction committed (true) or when it had been stored before (false: a
  * replay). A group that fails is written again frame by frame, so one bad frame fails alone.
  */
@@ -80,8 +81,15 @@ public class FrameIngest implements SmartLifecycle {
                 }
                 group.add(first);
                 long rows = rows(first.frame());
-                Pending next;
-                while (rows < properties.maxGroupRows() && (next = queue.poll()) != null) {
+                long until = System.nanoTime() + properties.linger().toNanos();
+                while (rows < properties.maxGroupRows()) {
+                    Pending next = queue.poll();
+                    if (next == null) { // none waiting: linger a little for more to join, if it may
+                        long left = until - System.nanoTime();
+                        if (left <= 0 || !running || (next = queue.poll(left, TimeUnit.NANOSECONDS)) == null) {
+                            break;
+                        }
+                    }
                     group.add(next);
                     rows += rows(next.frame());
                 }

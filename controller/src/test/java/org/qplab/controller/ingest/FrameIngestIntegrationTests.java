@@ -3,9 +3,13 @@ package org.qplab.controller.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.TestIntervals;
@@ -25,6 +29,43 @@ class FrameIngestIntegrationTests extends ControllerIntegrationTest {
 
     @Autowired
     private org.qplab.controller.run.RunIntervals runIntervals;
+
+    @Autowired
+    private DataSource dataSource;
+
+    @Autowired
+    private org.qplab.controller.metrics.QplabMetrics metrics;
+
+    @Test
+    void aWriterLingersForMoreFramesToJoinItsGroupAndNoLonger() throws Exception {
+        long runId = queuedRun();
+        FrameIngest lingering = new FrameIngest(dataSource, metrics, new IngestProperties(1, 262_144, Duration.ofMillis(400)));
+        lingering.start();
+        try {
+            CompletableFuture<Boolean> first = lingering.submit(oneInterval(runId, 0));
+            Thread.sleep(100);
+            CompletableFuture<Boolean> second = lingering.submit(oneInterval(runId, 1));
+            assertThat(first.get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(second.get(10, TimeUnit.SECONDS)).isTrue();
+            Thread.sleep(1000);
+            assertThat(lingering.submit(oneInterval(runId, 2)).get(10, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            lingering.stop();
+        }
+        List<String> transactions = jdbc.sql("SELECT xmin::text FROM run_frame WHERE run_id = ? ORDER BY seq").param(runId)
+                .query(String.class).list();
+        assertThat(transactions).hasSize(3);
+        assertThat(transactions.get(1)).as("a frame 100 ms after the first joins its group: one transaction")
+                .isEqualTo(transactions.get(0));
+        assertThat(transactions.get(2)).as("one a second after the group was written is in a group of its own")
+                .isNotEqualTo(transactions.get(0));
+    }
+
+    private static IntervalFrame oneInterval(long runId, long seq) {
+        long at = seq * 100_000_000L;
+        return new IntervalFrame(runId, seq, TestIntervals.of(List.of(new TestIntervals.Cycle(0, at + 10, at + 20)),
+                100_000_000L, 64, 1));
+    }
 
     @Test
     void aReplayedFrameIsRecognisedAndStoresNothingTwice() throws Exception {
