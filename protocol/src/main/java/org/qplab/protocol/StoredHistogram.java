@@ -1,6 +1,9 @@
 package org.qplab.protocol;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -303,6 +306,8 @@ public final class StoredHistogram {
         }
     }
 
+    private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     /** Reads a bit stream written by {@link BitWriter}, up to 64 bits at a time. */
     private static final class BitReader {
         private final byte[] buf;
@@ -316,12 +321,12 @@ public final class StoredHistogram {
         }
 
         private void refill() {
-            if (avail <= 32 && next + 4 <= buf.length) {
-                long w = (buf[next] & 0xFFL) << 24 | (buf[next + 1] & 0xFF) << 16 | (buf[next + 2] & 0xFF) << 8
-                        | (buf[next + 3] & 0xFF);
-                window |= w << (32 - avail);
-                next += 4;
-                avail += 32;
+            if (avail <= 56 && next + 8 <= buf.length) { // as many whole bytes as fit, in one read
+                int take = (64 - avail) >>> 3;
+                window |= ((long) BIG_ENDIAN_LONG.get(buf, next) >>> avail) & (-1L << (64 - avail - 8 * take));
+                next += take;
+                avail += 8 * take;
+                return;
             }
             while (avail <= 56 && next < buf.length) {
                 window |= (long) (buf[next++] & 0xFF) << (56 - avail);
