@@ -78,8 +78,12 @@ import tools.jackson.databind.json.JsonMapper;
  *   javac -cp agent/target/qplab-agent.jar -d DIR bench/ingest/IntervalAgents.java
  *   QPLAB_AGENT_TOKEN=TOKEN java -cp agent/target/qplab-agent.jar:DIR org.qplab.agent.IntervalAgents \
  *       --controller ws://HOST:PORT/agent[,ws://HOST2:PORT2/agent...] --agents 1000 [--id-prefix sim-] [--first 1] [--cycles 400000] [--median-ns 32000]
- *       [--templates 64] [--seed N] [--register-within 120]
+ *       [--templates 64] [--seed N] [--register-within 120] [--frame-layout 3]
  * </pre>
+ * --frame-layout 2 sends frames of the layout the previous release's agents send (histograms as pair lists, which
+ * the controller encodes into the stored format itself) and says so in the hello; 3, the default, the current
+ * agent's (histograms as the database stores them): old and new compared with the same simulator, and layout 2 is
+ * what a controller before layout 3 reads.
  * Agent ids are the prefix and a 4-digit number from --first. Every agent must be welcomed within --register-within
  * seconds of the start: else it prints {@code N of M agents registered in T s}, then for each agent that was not
  * {@code never registered: ID: LAST_ERROR (link from local port PORT)} (the last error it saw, or what it was waiting
@@ -138,13 +142,13 @@ public final class IntervalAgents {
 
     /** Command-line options. */
     private record Options(List<URI> controllers, String token, int agents, String idPrefix, int first, long cycles,
-                           long medianNs, int templates, long seed, long registerWithinSeconds) {
+                           long medianNs, int templates, long seed, long registerWithinSeconds, int frameLayout) {
 
         /** The token from the environment: ps shows argv to every local user, /proc/PID/environ only to this one. */
         static Options parse(String[] args, String token) {
             Map<String, String> v = new LinkedHashMap<>(Map.of("--id-prefix", "sim-", "--first", "1", "--cycles", "400000",
                     "--median-ns", "32000", "--templates", "64", "--seed", String.valueOf(System.nanoTime()),
-                    "--register-within", "120"));
+                    "--register-within", "120", "--frame-layout", String.valueOf(IntervalFrame.VERSION)));
             for (int i = 0; i + 1 < args.length; i += 2) {
                 v.put(args[i], args[i + 1]);
             }
@@ -156,7 +160,11 @@ public final class IntervalAgents {
                     || token == null || token.isBlank()) {
                 throw new IllegalArgumentException("usage: QPLAB_AGENT_TOKEN=TOKEN IntervalAgents --controller ws://HOST:PORT/agent[,ws://...] "
                         + "--agents N [--id-prefix P] [--first K] [--cycles C] [--median-ns NS] [--templates T] [--seed S] "
-                        + "[--register-within SECONDS]");
+                        + "[--register-within SECONDS] [--frame-layout 2|3]");
+            }
+            int frameLayout = Integer.parseInt(v.get("--frame-layout"));
+            if (!IntervalFrame.reads(frameLayout)) {
+                throw new IllegalArgumentException("--frame-layout " + frameLayout + ": 2 or 3");
             }
             List<URI> controllers = new ArrayList<>();
             for (String url : v.get("--controller").split(",")) {
@@ -165,7 +173,7 @@ public final class IntervalAgents {
             return new Options(List.copyOf(controllers), token, Integer.parseInt(v.get("--agents")),
                     v.get("--id-prefix"), Integer.parseInt(v.get("--first")), Long.parseLong(v.get("--cycles")),
                     Long.parseLong(v.get("--median-ns")), Integer.parseInt(v.get("--templates")), Long.parseLong(v.get("--seed")),
-                    Long.parseLong(v.get("--register-within")));
+                    Long.parseLong(v.get("--register-within")), frameLayout);
         }
     }
 
@@ -343,7 +351,7 @@ public final class IntervalAgents {
             }
             try {
                 ws.sendText(JSON.writeValueAsBytes(new AgentMessage.Hello(id, token, facts,
-                        run < 0 ? null : run, List.copyOf(known), prepared < 0 ? null : prepared)));
+                        run < 0 ? null : run, List.copyOf(known), prepared < 0 ? null : prepared, options.frameLayout())));
             } catch (IOException e) { // connected, then broken: the same controller again, as the real agent
                 lastError = "sending its hello failed: " + e;
                 ws.abort();
@@ -569,7 +577,7 @@ public final class IntervalAgents {
                     batch.add(interval(t, index, intervalNs, templates.get(k), msgSize * qps, qps));
                 }
                 lateMs.merge((System.nanoTime() - closes) / 1_000_000, 1L, Long::sum);
-                keep(runId, seq, new IntervalFrame(runId, seq, batch).encode());
+                keep(runId, seq, new IntervalFrame(runId, seq, batch).encode(options.frameLayout()));
                 seq++;
                 heartbeatIfDue(runId);
             }

@@ -16,7 +16,8 @@
 #     cycles), stored interval cycles = the summaries' cycles, every frame the simulator sent acknowledged and
 #     stored once, every interval stored once.
 # Knobs: AGENTS=1000 AGENT_JVMS=1 THREADS=4 INTERVAL_MS=100 DURATION=60 WARMUP_SECONDS=20 CYCLES=400000
-#   MSG_SIZE=64 SAMPLE_SECONDS=2 SIM_HEAP=2g
+#   MSG_SIZE=64 SAMPLE_SECONDS=2 SIM_HEAP=2g FRAME_LAYOUT=3 (2: the frames of the previous release's agents, histograms
+#   as pair lists that the controller encodes for storing; needed by a CONTROLLER_JAR from before layout 3)
 
 AGENTS=${AGENTS:-1000}
 REGISTER_SECONDS=${REGISTER_SECONDS:-$(register_seconds "$AGENTS")}
@@ -29,6 +30,7 @@ CYCLES=${CYCLES:-400000}
 MSG_SIZE=${MSG_SIZE:-64}
 SAMPLE_SECONDS=${SAMPLE_SECONDS:-2}
 SIM_HEAP=${SIM_HEAP:-2g}
+FRAME_LAYOUT=${FRAME_LAYOUT:-3}
 WINDOW_FRAMES=4 # AgentGateway.INGEST_WINDOW: frames of one agent being stored at once; the controller reads no further
 command -v javac >/dev/null || die "javac is needed to compile IntervalAgents.java (a JDK, not only a JRE)"
 
@@ -44,7 +46,7 @@ for ((j = 0; j * PER_JVM < AGENTS; j++)); do
     n=$((AGENTS - j * PER_JVM < PER_JVM ? AGENTS - j * PER_JVM : PER_JVM))
     QPLAB_AGENT_TOKEN=$BENCH_AGENT_TOKEN nice -n "$AGENT_NICE" java -Xmx"$SIM_HEAP" -cp "$AJAR:$CLASSES" org.qplab.agent.IntervalAgents \
         --controller "ws://127.0.0.1:$CPORT/agent" --agents "$n" --first $((j * PER_JVM + 1)) \
-        --cycles "$CYCLES" --register-within "$REGISTER_SECONDS" >"$TMP/sim-$j.log" 2>"$TMP/sim-$j.err" &
+        --cycles "$CYCLES" --register-within "$REGISTER_SECONDS" --frame-layout "$FRAME_LAYOUT" >"$TMP/sim-$j.log" 2>"$TMP/sim-$j.err" &
     PIDS+=($!)
 done
 # the agents a simulator reports never registered (it exits when one is not in within REGISTER_SECONDS), and the
@@ -364,7 +366,8 @@ CPU: waits included; planning, parsing and the commit's WAL flush are not), the 
 $STATEMENTS
 }
 How the agents are simulated: \`bench/ingest/IntervalAgents.java\`, compiled against the agent jar into its package
-and run in $AGENT_JVMS JVM(s) (\`nice -n $AGENT_NICE java -Xmx$SIM_HEAP -cp qplab-agent.jar:... org.qplab.agent.IntervalAgents\`).
+and run in $AGENT_JVMS JVM(s) (\`nice -n $AGENT_NICE java -Xmx$SIM_HEAP -cp qplab-agent.jar:... org.qplab.agent.IntervalAgents\`),
+sending frames of layout v$FRAME_LAYOUT$( [ "$FRAME_LAYOUT" = 2 ] && echo " (histograms as pair lists: the controller encodes them for storing)" || echo " (histograms as the database stores them)").
 Each agent is its own WebSocket connection (the agent's own client, \`BlockingWebSocket\`: a reader thread per
 connection, which answers the controller's pings) with its own agent id, the controller's token and a hello, and
 its own sender thread, as a real agent has; it heartbeats every 5 s. No engine runs: for the run it is assigned, it

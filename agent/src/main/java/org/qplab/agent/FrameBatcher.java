@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 import org.qplab.engine.RunSession;
 import org.qplab.protocol.Interval;
 import org.qplab.protocol.IntervalFrame;
+import org.qplab.protocol.StoredHistogram;
 import org.qplab.protocol.TraceRecord;
 
 /**
@@ -30,6 +31,7 @@ final class FrameBatcher {
     private final byte[] records = new byte[MAX_RECORDS * TraceRecord.BYTES];
     private final List<Interval> drained = new ArrayList<>();
     private final List<Interval> intervals = new ArrayList<>();
+    private final List<byte[]> histograms = new ArrayList<>(); // the intervals' in the runs format
     private int filled;
     private int intervalBytes;
     private long oldest;
@@ -59,12 +61,15 @@ final class FrameBatcher {
         drained.clear();
         session.drainIntervals(drained);
         for (Interval i : drained) {
-            int bytes = i.maxEncodedBytes();
+            // encoded here, once: its size is what the frame's is reckoned by, and the frame carries these bytes
+            byte[] histogram = StoredHistogram.encode(i.buckets(), i.counts());
+            int bytes = IntervalFrame.maxIntervalBytes(histogram.length);
             if (IntervalFrame.maxBytes(filled, intervalBytes + bytes) > IntervalFrame.MAX_BYTES) {
                 flush();
             }
             note(1);
             intervals.add(i);
+            histograms.add(histogram);
             intervalBytes += bytes;
         }
         if (ended || (filled + intervals.size() > 0 && System.nanoTime() - oldest >= MAX_DELAY.toNanos())) {
@@ -83,9 +88,10 @@ final class FrameBatcher {
             return;
         }
         out.accept(new IntervalFrame(runId, seq++, ByteBuffer.wrap(Arrays.copyOf(records, filled * TraceRecord.BYTES)),
-                intervals));
+                intervals, histograms));
         filled = 0;
         intervals.clear();
+        histograms.clear();
         intervalBytes = 0;
     }
 }

@@ -126,9 +126,10 @@ final class Outbox {
             Entry e = new Entry(new Key(Long.parseLong(frame.group(1)), Long.parseLong(frame.group(2))), installation,
                     null, file, size);
             int version = layoutVersion(file);
-            if (version != IntervalFrame.VERSION) { // an earlier release's agent spooled it: no controller of ours reads it
+            if (!IntervalFrame.reads(version)) { // an earlier release's agent spooled it: no controller of ours reads it
                 Log.info("spool: " + file + " is a frame of layout version " + version + ", which this agent's "
-                        + "controller does not read (version " + IntervalFrame.VERSION + "); kept aside");
+                        + "controller does not read (versions " + IntervalFrame.OLDEST_VERSION + " to "
+                        + IntervalFrame.VERSION + "); kept aside");
                 moveAside(e);
                 return null;
             }

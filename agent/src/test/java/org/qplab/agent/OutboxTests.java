@@ -136,6 +136,23 @@ class OutboxTests {
     }
 
     @Test
+    void aLayoutV2FrameThePreviousReleaseSpooledIsReplayed() throws IOException {
+        Outbox before = new Outbox(spool, 0, JSON);
+        before.put("inst-a", frame(9, 0));
+        java.nio.ByteBuffer v2 = frame(9, 1).encode(2); // the controller still reads it
+        byte[] bytes = new byte[v2.remaining()];
+        v2.get(bytes);
+        Files.write(spool.resolve("inst-a").resolve("r9-s1.qpbs"), bytes);
+
+        Outbox after = new Outbox(spool, 0, JSON);
+        assertThat(after.load()).isEqualTo(2);
+
+        List<Object> delivered = drainInOrder(after);
+        assertThat(delivered).extracting(o -> ((IntervalFrame) o).seq()).containsExactly(0L, 1L);
+        assertThat(((IntervalFrame) delivered.get(1)).intervals()).isEqualTo(frame(9, 1).intervals());
+    }
+
+    @Test
     void neverReplaysAnotherInstallationsRunsButKeepsThemAside() throws IOException {
         Outbox outbox = new Outbox(spool, FRAME_BYTES, JSON);
         outbox.put("old-db", frame(1, 0)); // memory

@@ -2,6 +2,7 @@ package org.qplab.protocol;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.function.Function;
 
 /**
  * One interval of one thread of a run: every cycle that ended in it is counted here, and its cycle
@@ -34,6 +35,15 @@ public record Interval(int thread, long index, int span, long cycles, long messa
      * ({@link #encodeHistogram}).
      */
     public void encode(ByteBuffer out) {
+        encodeFields(out);
+        encodeHistogram(out, buckets, counts);
+    }
+
+    /** The most bytes {@link #encodeFields} writes. */
+    static final int FIELDS_MAX_BYTES = 11 * Varint.MAX_BYTES;
+
+    /** The interval's fields without its histogram: what {@link #encode} writes before it. */
+    void encodeFields(ByteBuffer out) {
         Varint.put(out, thread);
         Varint.put(out, index);
         Varint.put(out, span);
@@ -45,17 +55,16 @@ public record Interval(int thread, long index, int span, long cycles, long messa
         Varint.put(out, maxNs - minNs);
         Varint.put(out, firstStartNs);
         Varint.put(out, lastEndNs - firstStartNs);
-        encodeHistogram(out, buckets, counts);
     }
 
-    /** At most the bytes {@link #encode} writes. */
+    /** At most the bytes {@link #encode} writes (a layout v2 frame's interval). */
     public int maxEncodedBytes() {
-        return 11 * Varint.MAX_BYTES + histogramMaxBytes(buckets.length);
+        return FIELDS_MAX_BYTES + histogramMaxBytes(buckets.length);
     }
 
     /**
-     * The histogram alone, as a frame carries it (and the database kept it before V33, {@link StoredHistogram}): its
-     * pair count, then per pair (bucket − the previous bucket, count).
+     * The histogram alone, as a layout v2 frame carries it (and the database kept it before V33, {@link StoredHistogram}):
+     * its pair count, then per pair (bucket − the previous bucket, count).
      */
     public static void encodeHistogram(ByteBuffer out, int[] buckets, long[] counts) {
         Varint.put(out, buckets.length);
@@ -71,7 +80,7 @@ public record Interval(int thread, long index, int span, long cycles, long messa
         return Varint.MAX_BYTES + pairs * (5 + Varint.MAX_BYTES);
     }
 
-    /** The histogram bytes of this interval as a frame carries them ({@link #encodeHistogram}). */
+    /** The histogram bytes of this interval as a layout v2 frame carries them ({@link #encodeHistogram}). */
     public byte[] histogramBytes() {
         ByteBuffer out = ByteBuffer.allocate(histogramMaxBytes(buckets.length));
         encodeHistogram(out, buckets, counts);
@@ -83,6 +92,14 @@ public record Interval(int thread, long index, int span, long cycles, long messa
      * one throws IllegalArgumentException saying what is wrong.
      */
     public static Interval decode(ByteBuffer in) {
+        return decode(in, Interval::decodeHistogram);
+    }
+
+    /**
+     * Decodes one interval's fields as {@link #encode} writes them, then its histogram with histogram (a layout v3
+     * frame carries it in another format, {@link IntervalFrame}), with the same checks.
+     */
+    static Interval decode(ByteBuffer in, Function<ByteBuffer, Histogram> histogram) {
         int thread = Varint.getInt(in, "thread");
         long index = Varint.get(in, "index");
         int span = Varint.getInt(in, "span");
@@ -94,7 +111,7 @@ public record Interval(int thread, long index, int span, long cycles, long messa
         long maxNs = Math.addExact(minNs, Varint.get(in, "max_ns"));
         long firstStartNs = Varint.get(in, "first_start_ns");
         long lastEndNs = Math.addExact(firstStartNs, Varint.get(in, "last_end_ns"));
-        Histogram h = decodeHistogram(in);
+        Histogram h = histogram.apply(in);
         if (span < 1 || cycles < 1) {
             throw new IllegalArgumentException("interval " + index + " of thread " + thread + ": span " + span
                     + " and cycles " + cycles + " must be at least 1");

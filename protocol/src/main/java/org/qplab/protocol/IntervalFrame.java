@@ -14,22 +14,36 @@ import java.util.List;
  * <pre>
  * offset size
  *   0     4  magic "QPBS"
- *   4     2  layout version (2)
+ *   4     2  layout version (3; 2 is read too)
  *   6     2  reserved (0)
  *   8     8  run id
  *  16     8  sequence number of the batch within the run (0, 1, 2, ...)
  *  24     4  trace record count n
  *  28     4  interval count m
  *  32   48n  trace records, the engine's qpb_trace_record layout
- *   .     .  m intervals, varint-coded ({@link Interval#encode}), to the end of the frame
+ *   .     .  m intervals, to the end of the frame:
+ *              v3: the interval's fields, varint-coded ({@link Interval#encode} without its histogram), then
+ *                  the histogram as the database stores it: a varint byte length, then
+ *                  {@link StoredHistogram#encode}'s bytes (the runs format only)
+ *              v2: {@link Interval#encode} (the histogram as a varint pair list)
  * </pre>
  * Little-endian throughout, so the engine's trace records travel as they are. A frame of another layout
  * version is refused whole, naming the version.
+ * <p>
+ * Why v3: the controller stores each interval's histogram in the runs format; with v2 it decoded the pair list and
+ * encoded the runs format again, about 7 µs of its CPU per interval (issue 38). A v3 frame's histogram is encoded
+ * by the agent, and the controller decodes it once to check it, then stores the bytes it received
+ * ({@link #storedHistogram}). A v3 frame carries no pair list: the runs format is the only one of the
+ * database's two that the controller would store as it is, and one format per layout keeps what a frame may hold
+ * plain. Agents of the previous release send v2, still read.
  */
 public final class IntervalFrame {
 
     public static final int MAGIC = 0x53425051; // "QPBS" read little-endian
-    public static final short VERSION = 2;
+    /** The layout this side writes. */
+    public static final short VERSION = 3;
+    /** The oldest layout this side reads: v2, whose histograms are pair lists. */
+    public static final short OLDEST_VERSION = 2;
     public static final int HEADER_BYTES = 32;
     /** The largest frame either side sends or accepts (the controller's WebSocket limit). */
     public static final int MAX_BYTES = 1 << 20;
@@ -40,17 +54,31 @@ public final class IntervalFrame {
     private final long seq;
     private final ByteBuffer records;
     private final List<Interval> intervals;
+    /** Each interval's histogram in the runs format, as received or as given; null: encoded when asked for. */
+    private final List<byte[]> histograms;
     private volatile ByteBuffer encoded; // built once: the outbox sizes a frame, the link sends it
 
     /** records: count × 48 bytes in the engine's layout (little-endian), not copied; intervals: not copied. */
     public IntervalFrame(long runId, long seq, ByteBuffer records, List<Interval> intervals) {
+        this(runId, seq, records, intervals, null);
+    }
+
+    /**
+     * histograms: each interval's histogram as {@link StoredHistogram#encode} wrote it (the agent encodes them once, to
+     * size its frames), not copied, not checked; null: encoded when the frame is.
+     */
+    public IntervalFrame(long runId, long seq, ByteBuffer records, List<Interval> intervals, List<byte[]> histograms) {
         if (records.remaining() % TraceRecord.BYTES != 0) {
             throw new IllegalArgumentException("records of " + records.remaining() + " bytes are not whole trace records");
+        }
+        if (histograms != null && histograms.size() != intervals.size()) {
+            throw new IllegalArgumentException(histograms.size() + " histograms for " + intervals.size() + " intervals");
         }
         this.runId = runId;
         this.seq = seq;
         this.records = records.slice().order(ByteOrder.LITTLE_ENDIAN);
         this.intervals = List.copyOf(intervals);
+        this.histograms = histograms == null ? null : List.copyOf(histograms);
     }
 
     /** A frame of intervals only. */
@@ -84,6 +112,18 @@ public final class IntervalFrame {
         return intervals;
     }
 
+    /**
+     * Interval k's histogram in the runs format, as the database stores it: the bytes a v3 frame carried (checked when
+     * it was decoded), else encoded now.
+     */
+    public byte[] storedHistogram(int k) {
+        if (histograms != null) {
+            return histograms.get(k);
+        }
+        Interval i = intervals.get(k);
+        return StoredHistogram.encode(i.buckets(), i.counts());
+    }
+
     /** The cycles its intervals count. */
     public long cycles() {
         long n = 0;
@@ -112,27 +152,54 @@ public final class IntervalFrame {
         return trace;
     }
 
-    /** The frame's bytes (a fresh view each call; big-endian, see below). */
+    /** The frame's bytes in layout {@link #VERSION} (a fresh view each call; big-endian, see below). */
     public ByteBuffer encode() {
         ByteBuffer e = encoded;
         if (e == null) {
-            e = build();
+            e = build(VERSION);
             encoded = e;
         }
         return e.duplicate();
     }
 
-    private ByteBuffer build() {
+    /**
+     * The frame's bytes in a layout this side reads ({@link #OLDEST_VERSION} to {@link #VERSION}), built each call:
+     * for tests and for benchmarks that stand in for an earlier release's agents.
+     */
+    public ByteBuffer encode(int layout) {
+        if (layout == VERSION) {
+            return encode();
+        }
+        if (!reads(layout)) {
+            throw new IllegalArgumentException("frame layout v" + layout + " (this side writes v" + OLDEST_VERSION + " to v"
+                    + VERSION + ")");
+        }
+        return build(layout);
+    }
+
+    private ByteBuffer build(int layout) {
         int most = HEADER_BYTES + records.remaining();
-        for (Interval i : intervals) {
-            most += i.maxEncodedBytes();
+        byte[][] stored = new byte[intervals.size()][];
+        for (int k = 0; k < intervals.size(); k++) {
+            if (layout == 2) {
+                most += intervals.get(k).maxEncodedBytes();
+            } else {
+                stored[k] = storedHistogram(k);
+                most += maxIntervalBytes(stored[k].length);
+            }
         }
         ByteBuffer buf = ByteBuffer.allocate(most).order(ByteOrder.LITTLE_ENDIAN);
-        buf.putInt(MAGIC).putShort(VERSION).putShort((short) 0)
+        buf.putInt(MAGIC).putShort((short) layout).putShort((short) 0)
                 .putLong(runId).putLong(seq).putInt(count()).putInt(intervals.size())
                 .put(records.duplicate());
-        for (Interval i : intervals) {
-            i.encode(buf);
+        for (int k = 0; k < intervals.size(); k++) {
+            if (layout == 2) {
+                intervals.get(k).encode(buf);
+            } else {
+                intervals.get(k).encodeFields(buf);
+                Varint.put(buf, stored[k].length);
+                buf.put(stored[k]);
+            }
         }
         // Same bytes, big-endian view: the JDK's WebSocket client masks payloads with getLong() in the
         // buffer's own byte order, which scrambles every 8 bytes of a little-endian buffer.
@@ -147,6 +214,21 @@ public final class IntervalFrame {
     /** At most the bytes a frame of these intervals and trace records takes. */
     public static int maxBytes(int records, int intervalBytes) {
         return HEADER_BYTES + records * TraceRecord.BYTES + intervalBytes;
+    }
+
+    /**
+     * At most the bytes an interval takes in a v3 frame whose histogram ({@link StoredHistogram#encode}'s bytes) takes
+     * histogramBytes: its fields, the length, the histogram. The agent encodes each histogram before it adds the
+     * interval to a frame and sizes the frame by this: a bound from the bucket count alone would be about 36 bytes a
+     * bucket (up to three numbers a bucket, each at most an escape's 12 bytes), some 30 times what a histogram takes.
+     */
+    public static int maxIntervalBytes(int histogramBytes) {
+        return Interval.FIELDS_MAX_BYTES + Varint.MAX_BYTES + histogramBytes;
+    }
+
+    /** Whether this side reads frames of that layout version. */
+    public static boolean reads(int version) {
+        return version >= OLDEST_VERSION && version <= VERSION;
     }
 
     /** Decodes a frame; a frame that is not well-formed is refused, never half-read. */
@@ -164,7 +246,7 @@ public final class IntervalFrame {
             throw new IllegalArgumentException("not a qplab frame (magic 0x" + Integer.toHexString(magic)
                     + ", first bytes " + HexFormat.of().formatHex(head) + ")");
         }
-        if (version != VERSION) {
+        if (!reads(version)) {
             throw new UnsupportedLayoutException(version);
         }
         long runId = buf.getLong();
@@ -182,9 +264,10 @@ public final class IntervalFrame {
                     + buf.remaining() + " bytes of them");
         }
         List<Interval> intervals = new ArrayList<>(intervalCount);
+        List<byte[]> histograms = version == 2 ? null : new ArrayList<>(intervalCount);
         for (int i = 0; i < intervalCount; i++) {
             try {
-                intervals.add(Interval.decode(buf));
+                intervals.add(version == 2 ? Interval.decode(buf) : Interval.decode(buf, in -> storedHistogram(in, histograms)));
             } catch (IllegalArgumentException | ArithmeticException e) {
                 throw new IllegalArgumentException("frame " + seq + " of run " + runId + ", interval " + i
                         + " of " + intervalCount + ": " + e.getMessage());
@@ -194,7 +277,24 @@ public final class IntervalFrame {
             throw new IllegalArgumentException("frame " + seq + " of run " + runId + " has " + buf.remaining()
                     + " bytes after its " + intervalCount + " intervals");
         }
-        return new IntervalFrame(runId, seq, records, intervals);
+        return new IntervalFrame(runId, seq, records, intervals, histograms);
+    }
+
+    /** Reads a v3 interval's histogram: its length, its bytes (kept in histograms), decoded and so checked. */
+    private static Interval.Histogram storedHistogram(ByteBuffer in, List<byte[]> histograms) {
+        int length = Varint.getInt(in, "histogram length");
+        if (length > in.remaining()) {
+            throw new IllegalArgumentException("a histogram of " + length + " bytes, but the frame ends after "
+                    + in.remaining());
+        }
+        byte[] stored = new byte[length];
+        in.get(stored);
+        if (length < 2 || stored[0] != 0 || stored[1] != StoredHistogram.RUNS) {
+            throw new IllegalArgumentException("a histogram not in the runs format (v3 frames carry only that)");
+        }
+        Interval.Histogram h = StoredHistogram.decode(stored);
+        histograms.add(stored);
+        return h;
     }
 
     /** A frame of a layout version this side does not read: the agent and the controller are of different releases. */
@@ -204,7 +304,7 @@ public final class IntervalFrame {
 
         public UnsupportedLayoutException(int version) {
             // short enough for a WebSocket close reason (123 bytes): that is how an agent learns it
-            super("frame layout v" + version + " is not supported here (reads v" + VERSION
+            super("frame layout v" + version + " is not supported here (reads v" + OLDEST_VERSION + " and v" + VERSION
                     + "): run the agent of the controller's release");
             this.version = version;
         }

@@ -5,10 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class IntervalFrameTests {
+
+    /** The most trace records the agent puts in a frame (its FrameBatcher.MAX_RECORDS). */
+    private static final int AGENT_RECORDS = 8192;
 
     static Interval interval(int thread, long index, long... bucketCounts) {
         int[] buckets = new int[bucketCounts.length / 2];
@@ -44,6 +50,143 @@ class IntervalFrameTests {
     }
 
     @Test
+    void writesLayoutV3CarryingEachHistogramInTheRunsFormatAsTheDatabaseStoresIt() {
+        var intervals = List.of(interval(0, 7, 20, 3, 21, 4, 22, 6, 300, 1), interval(1, 7, 5000, 2));
+        ByteBuffer encoded = new IntervalFrame(42, 7, intervals).encode();
+
+        assertThat(encoded.order(ByteOrder.LITTLE_ENDIAN).getShort(4)).isEqualTo((short) 3);
+        IntervalFrame decoded = IntervalFrame.decode(encoded);
+        assertThat(decoded.intervals()).containsExactlyElementsOf(intervals);
+        for (int k = 0; k < intervals.size(); k++) {
+            assertThat(decoded.storedHistogram(k))
+                    .isEqualTo(StoredHistogram.encode(intervals.get(k).buckets(), intervals.get(k).counts()));
+        }
+    }
+
+    @Test
+    void keepsTheHistogramBytesAFrameCarriedAsTheyAre() {
+        // one bucket (100, count 5) with the line-prediction bit (the bit stream's first) set: valid, though the
+        // encoder writes it clear (a run of one count predicts nothing)
+        byte[] canonical = StoredHistogram.encode(new int[] {100}, new long[] {5});
+        byte[] carried = canonical.clone();
+        carried[4] |= (byte) 0x80;
+        assertThat(carried).isNotEqualTo(canonical);
+
+        IntervalFrame decoded = IntervalFrame.decode(v3(9, 3, interval(0, 1, 100, 5), carried));
+
+        assertThat(decoded.intervals()).containsExactly(interval(0, 0, 10, 1), interval(0, 1, 100, 5));
+        assertThat(decoded.storedHistogram(1)).isEqualTo(carried);
+    }
+
+    @Test
+    void stillReadsLayoutV2TheEarlierReleasesAgentsSend() {
+        var trace = List.of(new TraceRecord(0, 0, 0, 10, 2_000, 4096, 1));
+        var intervals = List.of(interval(0, 7, 20, 3, 300, 1_000_000), interval(3, 8, 100, 1));
+        ByteBuffer v2 = IntervalFrame.of(42, 7, trace, intervals).encode(2);
+
+        assertThat(v2.order(ByteOrder.LITTLE_ENDIAN).getShort(4)).isEqualTo((short) 2);
+        IntervalFrame decoded = IntervalFrame.decode(v2);
+        assertThat(decoded.traceRecords()).containsExactlyElementsOf(trace);
+        assertThat(decoded.intervals()).containsExactlyElementsOf(intervals);
+        assertThat(decoded.storedHistogram(1)).as("encoded when asked for")
+                .isEqualTo(StoredHistogram.encode(new int[] {100}, new long[] {1}));
+    }
+
+    @Test
+    void refusesAV3FrameWhoseHistogramIsMalformedNamingTheInterval() {
+        Interval i = interval(0, 1, 100, 3, 101, 4, 102, 5, 500, 1);
+        byte[] good = StoredHistogram.encode(i.buckets(), i.counts());
+        byte[] longer = Arrays.copyOf(good, good.length + 1);
+        longer[good.length] = (byte) 0x80;
+        byte[] moreBuckets = good.clone();
+        moreBuckets[2] = 5; // says 5 buckets, carries 4
+        ByteBuffer pairs = ByteBuffer.allocate(Interval.histogramMaxBytes(4));
+        Interval.encodeHistogram(pairs, i.buckets(), i.counts());
+        String interval1 = "frame 3 of run 9, interval 1 of 2: ";
+
+        assertThatThrownBy(() -> IntervalFrame.decode(v3(9, 3, i, longer)))
+                .hasMessage(interval1 + "a stored histogram with bits after its last bucket");
+        assertThatThrownBy(() -> IntervalFrame.decode(v3(9, 3, i, moreBuckets)))
+                .hasMessageStartingWith(interval1);
+        assertThatThrownBy(() -> IntervalFrame.decode(v3(9, 3, i, Arrays.copyOf(good, good.length - 1))))
+                .hasMessage(interval1 + "a stored histogram ends inside its bit stream");
+        Interval moreCycles = new Interval(0, 1, 1, 14, 0, 0, 0, 100, 500, 0, 1, i.buckets(), i.counts());
+        assertThatThrownBy(() -> IntervalFrame.decode(v3(9, 3, moreCycles, good)))
+                .hasMessage(interval1 + "interval 1 of thread 0: its histogram holds 13 cycles, not 14");
+        assertThatThrownBy(() -> IntervalFrame.decode(v3(9, 3, i, Arrays.copyOf(pairs.array(), pairs.position()))))
+                .hasMessage(interval1 + "a histogram not in the runs format (v3 frames carry only that)");
+        assertThatThrownBy(() -> IntervalFrame.decode(v3(9, 3, i, new byte[] {0, 9, 1})))
+                .hasMessage(interval1 + "a histogram not in the runs format (v3 frames carry only that)");
+
+        ByteBuffer whole = v3(9, 3, i, good);
+        assertThatThrownBy(() -> IntervalFrame.decode(whole.slice(0, whole.remaining() - 1)))
+                .hasMessage(interval1 + "a histogram of " + good.length + " bytes, but the frame ends after "
+                        + (good.length - 1));
+    }
+
+    @Test
+    void framesSizedByTheirHistogramsStayWithinTheLimitEvenForTheWorstHistograms() {
+        Random random = new Random(38);
+        List<Interval> worst = new ArrayList<>();
+        for (int shape = 0; shape < 4; shape++) {
+            // every bucket, or every other (a run each); counts below 2^49 (7,424 of them add up within 63 bits):
+            // random, alternating 1 and huge, or 1 with a huge one now and then (an escape once the mean is low)
+            int step = shape % 2 + 1;
+            int[] buckets = new int[CycleBuckets.COUNT / step];
+            long[] counts = new long[buckets.length];
+            for (int b = 0; b < buckets.length; b++) {
+                buckets[b] = b * step;
+                counts[b] = switch (shape) {
+                    case 0, 1 -> 1 + (random.nextLong() >>> 15);
+                    case 2 -> b % 2 == 0 ? 1 : (1L << 49) - b;
+                    default -> b % 50 == 49 ? (1L << 49) - b : 1;
+                };
+            }
+            long cycles = Arrays.stream(counts).sum();
+            worst.add(new Interval(shape, Long.MAX_VALUE / 2, Integer.MAX_VALUE, cycles, Long.MAX_VALUE, Long.MAX_VALUE,
+                    Long.MAX_VALUE, 0, Long.MAX_VALUE, 0, Long.MAX_VALUE, buckets, counts));
+        }
+        // the agent's batcher: adds an interval while the frame's bound stays within the limit
+        List<Interval> batch = new ArrayList<>();
+        List<byte[]> histograms = new ArrayList<>();
+        int bound = 0;
+        for (int n = 0; ; n++) {
+            Interval i = worst.get(n % worst.size());
+            byte[] h = StoredHistogram.encode(i.buckets(), i.counts());
+            assertThat(h.length).as("3 numbers of at most 12 bytes a bucket").isLessThanOrEqualTo(16 + 36 * i.buckets().length);
+            int bytes = IntervalFrame.maxIntervalBytes(h.length);
+            if (IntervalFrame.maxBytes(AGENT_RECORDS, bound + bytes) > IntervalFrame.MAX_BYTES) {
+                break;
+            }
+            batch.add(i);
+            histograms.add(h);
+            bound += bytes;
+        }
+        IntervalFrame frame = new IntervalFrame(1, 0, ByteBuffer.allocate(AGENT_RECORDS * TraceRecord.BYTES),
+                batch, histograms);
+
+        assertThat(batch).hasSizeGreaterThanOrEqualTo(1);
+        assertThat(frame.encodedBytes()).isLessThanOrEqualTo(IntervalFrame.MAX_BYTES);
+        assertThat(IntervalFrame.decode(frame.encode()).intervals()).containsExactlyElementsOf(batch);
+    }
+
+    /** A v3 frame of run 9 whose second interval is i with histogram as its bytes (the first: a plain one). */
+    private static ByteBuffer v3(long runId, long seq, Interval i, byte[] histogram) {
+        Interval first = interval(0, 0, 10, 1);
+        ByteBuffer buf = ByteBuffer.allocate(1024).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(IntervalFrame.MAGIC).putShort((short) 3).putShort((short) 0).putLong(runId).putLong(seq)
+                .putInt(0).putInt(2);
+        byte[] firstHistogram = StoredHistogram.encode(first.buckets(), first.counts());
+        first.encodeFields(buf);
+        Varint.put(buf, firstHistogram.length);
+        buf.put(firstHistogram);
+        i.encodeFields(buf);
+        Varint.put(buf, histogram.length);
+        buf.put(histogram);
+        return buf.flip();
+    }
+
+    @Test
     void anIntervalTakesAFewBytesPerBucket() {
         long[] pairs = new long[2 * 400];
         for (int i = 0; i < 400; i++) {
@@ -66,10 +209,14 @@ class IntervalFrameTests {
 
     @Test
     void refusesATruncatedFrame() {
-        ByteBuffer encoded = new IntervalFrame(1, 0, List.of(interval(0, 1, 10, 5, 20, 6))).encode();
-        ByteBuffer truncated = encoded.slice(0, encoded.remaining() - 1);
+        IntervalFrame frame = new IntervalFrame(1, 0, List.of(interval(0, 1, 10, 5, 20, 6)));
+        ByteBuffer v3 = frame.encode();
+        ByteBuffer v2 = frame.encode(2);
 
-        assertThatThrownBy(() -> IntervalFrame.decode(truncated))
+        assertThatThrownBy(() -> IntervalFrame.decode(v3.slice(0, v3.remaining() - 1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("interval 0 of 1: a histogram of 8 bytes, but the frame ends after 7");
+        assertThatThrownBy(() -> IntervalFrame.decode(v2.slice(0, v2.remaining() - 1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("interval 0 of 1: the frame ends inside count");
     }
@@ -102,7 +249,7 @@ class IntervalFrameTests {
 
         assertThatThrownBy(() -> IntervalFrame.decode(v1))
                 .isInstanceOf(IntervalFrame.UnsupportedLayoutException.class)
-                .hasMessage("frame layout v1 is not supported here (reads v2): run the agent of the controller's "
+                .hasMessage("frame layout v1 is not supported here (reads v2 and v3): run the agent of the controller's "
                         + "release")
                 .satisfies(e -> assertThat(e.getMessage().getBytes(java.nio.charset.StandardCharsets.UTF_8).length)
                         .as("fits a WebSocket close reason").isLessThanOrEqualTo(123));

@@ -57,7 +57,7 @@ class AgentAdmission {
             return Mono.just(refusedHello(remote, LinkClose.BAD_HELLO,
                     "agent id must be 1-128 characters of A-Z a-z 0-9 . _ : -"));
         }
-        if (hello.frameLayout() == null || hello.frameLayout() != IntervalFrame.VERSION) {
+        if (hello.frameLayout() == null || !IntervalFrame.reads(hello.frameLayout())) { // v2: the previous release's agents
             return Mono.just(new Refused(LinkClose.FRAME_LAYOUT, new IntervalFrame.UnsupportedLayoutException(
                     hello.frameLayout() == null ? 1 : hello.frameLayout()).getMessage()));
         }

@@ -120,7 +120,10 @@ final class FrameWriter {
         copy.endCopy();
     }
 
-    /** One COPY stream for every interval of the frames, histograms in the stored runs format ({@link StoredHistogram}). */
+    /**
+     * One COPY stream for every interval of the frames, histograms in the stored runs format ({@link StoredHistogram}):
+     * as a v3 frame carried them, checked when it was decoded, not encoded again here.
+     */
     private static void copyIntervals(Connection c, List<IntervalFrame> frames) throws SQLException {
         if (frames.stream().allMatch(f -> f.intervals().isEmpty())) {
             return;
@@ -142,8 +145,8 @@ final class FrameWriter {
     static byte[] intervalRows(IntervalFrame frame) {
         int size = 0;
         List<byte[]> histograms = new ArrayList<>(frame.intervals().size());
-        for (Interval i : frame.intervals()) {
-            byte[] h = StoredHistogram.encode(i.buckets(), i.counts());
+        for (int k = 0; k < frame.intervals().size(); k++) {
+            byte[] h = frame.storedHistogram(k);
             histograms.add(h);
             size += INTERVAL_ROW_BYTES + h.length;
         }

@@ -27,7 +27,7 @@ class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
         CloseStatus closed = talk(hello, null);
 
         assertThat(closed.getCode()).isEqualTo(LinkClose.FRAME_LAYOUT.code());
-        assertThat(closed.getReason()).isEqualTo("frame layout v1 is not supported here (reads v2): run the "
+        assertThat(closed.getReason()).isEqualTo("frame layout v1 is not supported here (reads v2 and v3): run the "
                 + "agent of the controller's release");
         assertThat(jdbc.sql("SELECT count(*) FROM agent WHERE id = 'old-release'").query(Long.class).single()).isZero();
     }
@@ -44,7 +44,7 @@ class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
         CloseStatus closed = talk(hello, v1);
 
         assertThat(closed.getCode()).isEqualTo(LinkClose.FRAME_LAYOUT.code());
-        assertThat(closed.getReason()).startsWith("frame layout v1 is not supported here (reads v2)");
+        assertThat(closed.getReason()).startsWith("frame layout v1 is not supported here (reads v2 and v3)");
         assertThat(jdbc.sql("SELECT count(*) FROM run_frame").query(Long.class).single()).isEqualTo(batches);
     }
 

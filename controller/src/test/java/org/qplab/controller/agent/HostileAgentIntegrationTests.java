@@ -13,6 +13,7 @@ import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.TestIntervals;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.LinkClose;
+import org.qplab.protocol.Interval;
 import org.qplab.protocol.IntervalFrame;
 import org.qplab.testkit.AgentProcess;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -190,6 +191,28 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
         assertThat(rowsOf("run_frame", others)).as("batches of the other agent's run").isZero();
         assertThat(rowsOf("run_interval", others)).as("intervals of the other agent's run").isZero();
         assertThat(rowsOf("run_trace", others)).as("trace records of the other agent's run").isZero();
+    }
+
+    @Test
+    void anAgentOfThePreviousReleaseIsAdmittedWithItsLayoutV2FramesAndAMalformedV3HistogramStoresNothing() throws Exception {
+        long own = storedRun("RUNNING", "hostile-v2");
+        try (RawAgent old = RawAgent.connect(port)) {
+            old.send(new AgentMessage.Hello("hostile-v2", TOKEN, Map.of("hostname", "hostile-v2"), own, List.of(own), null, 2))
+                    .await(AgentMessage.Welcome.class, WAIT);
+
+            old.sendRaw(frame(own, 0).encode(2));
+            AgentMessage.BatchAck ack = old.await(AgentMessage.BatchAck.class, WAIT);
+            assertThat(List.of(ack.runId(), ack.seq())).as("a v2 frame is stored").isEqualTo(List.of(own, 0L));
+
+            // a v3 frame whose one interval says a cycle more than its histogram holds: refused whole
+            Interval i = frame(own, 1).intervals().get(0);
+            Interval wrong = new Interval(i.thread(), i.index(), i.span(), i.cycles() + 1, i.messages(), i.bytes(),
+                    i.errors(), i.minNs(), i.maxNs(), i.firstStartNs(), i.lastEndNs(), i.buckets(), i.counts());
+            old.send(new IntervalFrame(own, 1, List.of(wrong)));
+            old.awaitClose(WAIT); // after the error (the controller logs why: IntervalFrameTests check the message)
+        }
+        assertThat(rowsOf("run_frame", own)).isEqualTo(1);
+        assertThat(rowsOf("run_interval", own)).isEqualTo(1);
     }
 
     @Test

@@ -3,6 +3,7 @@ package org.qplab.controller.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +14,9 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
 import org.qplab.controller.TestIntervals;
+import org.qplab.protocol.CycleBuckets;
 import org.qplab.protocol.Interval;
+import org.qplab.protocol.StoredHistogram;
 import org.qplab.protocol.TraceRecord;
 import org.qplab.protocol.IntervalFrame;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -163,6 +166,40 @@ class FrameIngestIntegrationTests extends ControllerIntegrationTest {
         histograms.current(List.of(runId));
         assertThat(jdbc.sql("SELECT cycles FROM run_histogram WHERE run_id = ?").param(runId).query(Long.class).single())
                 .isEqualTo(10_000L);
+    }
+
+    @Test
+    void aV3FramesHistogramsAreStoredAsTheFrameCarriedThemAndAV2FramesAreEncodedForIt() throws Exception {
+        long runId = queuedRun();
+        List<TestIntervals.Cycle> cycles = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) { // thread 0: a body of a few hundred buckets; thread 1: one cycle
+            cycles.add(new TestIntervals.Cycle(0, 1000L * i, 1000L * i + 30_000 + (i * 7919L) % 3000));
+        }
+        cycles.add(new TestIntervals.Cycle(1, 0, 5_000));
+        List<Interval> intervals = TestIntervals.of(cycles, 100_000_000L, 64, 1);
+        List<byte[]> carried = new ArrayList<>();
+        for (Interval i : intervals) {
+            carried.add(StoredHistogram.encode(i.buckets(), i.counts()));
+        }
+        // thread 1's single bucket with the line-prediction bit (the bit stream's first, two bytes from the end) set:
+        // as valid, though the controller's own encoder writes it clear; stored as it came, it was not re-encoded
+        byte[] single = carried.get(1);
+        single[single.length - 2] |= (byte) 0x80;
+        assertThat(single).isNotEqualTo(StoredHistogram.encode(intervals.get(1).buckets(), intervals.get(1).counts()));
+        ByteBuffer wire = new IntervalFrame(runId, 0, ByteBuffer.allocate(0), intervals, carried).encode();
+
+        assertThat(ingest.store(IntervalFrame.decode(wire))).isTrue();
+        assertThat(ingest.store(IntervalFrame.decode(new IntervalFrame(runId, 1, List.of(TestIntervals.of(
+                List.of(new TestIntervals.Cycle(2, 0, 7_000)), 100_000_000L, 64, 1).get(0))).encode(2)))).isTrue();
+
+        List<byte[]> stored = jdbc.sql("SELECT buckets FROM run_interval WHERE run_id = ? ORDER BY thread").param(runId)
+                .query((rs, i) -> rs.getBytes(1)).list();
+        assertThat(stored).hasSize(3);
+        assertThat(stored.get(0)).isEqualTo(carried.get(0));
+        assertThat(stored.get(1)).isEqualTo(single);
+        assertThat(stored.get(2)).as("a v2 frame's pair list, encoded by the controller")
+                .isEqualTo(StoredHistogram.encode(new int[] {CycleBuckets.of(7_000)}, new long[] {1}));
+        assertThat(runIntervals.all(runId)).hasSize(3).startsWith(intervals.toArray(Interval[]::new));
     }
 
     @Test
