@@ -87,6 +87,10 @@ public class RunRecovery {
                 } else if (agentId.equals(run.client()) || !run.serverEnded()) {
                     relay.fromAgent(agentId, new AgentMessage.RunFailed(run.runId(), "agent " + agentId
                             + " came back without the run (it was restarted); the frames sent before are kept", 0, true));
+                    // its driver may be dying (a claim it made just before, never prepared): if it is gone before it
+                    // takes the failure, the run is failed here (recheck), else it would stay RUNNING for good
+                    drivenElsewhere.put(run.runId() + ":" + agentId,
+                            new Returning(agentId, run.runId(), currentRun, preparedRun, knownRuns));
                 }
                 continue;
             }

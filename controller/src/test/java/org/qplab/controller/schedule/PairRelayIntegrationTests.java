@@ -20,8 +20,9 @@ import tools.jackson.databind.ObjectMapper;
  * What {@link PairRelay} leaves behind when a pair's driver dies, in the real database: a relay of the test's own (the
  * context's scheduler sweeps its own relay meanwhile), on this controller's node. A host held busy for a pair run driven
  * elsewhere is freed once the run has ended and its driver is gone (the release will never come), not while the run
- * runs or while a live driver may still send it; and messages for gone controllers about ended runs are deleted after
- * an hour, not before, and never while the run runs.
+ * runs or while a live driver may still send it; messages for gone controllers about ended runs are deleted after
+ * an hour, not before, and never while the run runs; and a run its driver claimed just before it died, that no agent
+ * ever got, fails (and is tried again) once that driver is gone, not before.
  */
 class PairRelayIntegrationTests extends ControllerIntegrationTest {
 
@@ -35,6 +36,8 @@ class PairRelayIntegrationTests extends ControllerIntegrationTest {
     private AgentRepository agents;
     @Autowired
     private ControllerNode node;
+    @Autowired
+    private RunRecovery recovery;
 
     private final List<Object> published = new CopyOnWriteArrayList<>();
 
@@ -117,6 +120,37 @@ class PairRelayIntegrationTests extends ControllerIntegrationTest {
         driverDies(driver);
         relay.sweep();
         assertThat(published).isEmpty();
+    }
+
+    @Test
+    void aRunItsDyingDriverClaimedButNeverPreparedFailsHereOnceTheDriverIsGone() {
+        String driver = otherController();
+        long run = run("RUNNING", driver);
+        long experiment = jdbc.sql("SELECT experiment_id FROM run WHERE id = ?").param(run).query(Long.class).single();
+        try {
+            // bench/controllers: the client came back here without the run (its driver, alive by its heartbeat but
+            // killed, had claimed it and never sent the prepare); the failure went to the driver, which never took it
+            var returned = recovery.agentReturned("relay-client", null, null, List.of());
+            assertThat(returned.busyWith()).as("the client holds nothing").isNull();
+            assertThat(jdbc.sql("SELECT count(*) FROM controller_message WHERE to_controller = ? AND run_id = ? "
+                    + "AND kind = 'from_agent'").params(driver, run).query(Long.class).single())
+                    .as("its failure relayed to the driver").isEqualTo(1);
+            recovery.recheck();
+            assertThat(status(run)).as("the driver alive: the failure is its to record").isEqualTo("RUNNING");
+
+            driverDies(driver);
+            recovery.recheck();
+            assertThat(status(run)).as("the driver gone: failed here, not left RUNNING for good").isEqualTo("FAILED");
+            assertThat(jdbc.sql("SELECT count(*) FROM run WHERE experiment_id = ? AND status = 'QUEUED'").param(experiment)
+                    .query(Long.class).single()).as("and tried again").isEqualTo(1);
+        } finally {
+            http().post().uri("/api/experiments/{id}/cancel", experiment).exchange();
+            jdbc.sql("DELETE FROM controller_message WHERE run_id = ?").param(run).update();
+        }
+    }
+
+    private String status(long run) {
+        return jdbc.sql("SELECT status FROM run WHERE id = ?").param(run).query(String.class).single();
     }
 
     @Test
