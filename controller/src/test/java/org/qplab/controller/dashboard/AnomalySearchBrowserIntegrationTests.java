@@ -31,6 +31,9 @@ class AnomalySearchBrowserIntegrationTests extends BrowserTest {
     @Test
     @SuppressWarnings("unchecked")
     void theExperimentPageListsThePlantedAnomalyWithItsMinimalFeatureSet() throws Exception {
+        // below 0.2: the planted point moves 500 cycles/s of 64 KiB, a few % of its neighbours' rate on loopback; in CI a
+        // 200 ms run at 4 QPs of 4 KiB once measured under half of 1 QP's, was flagged too and took the planted point's
+        // minimal set down to {qps_per_thread}. This test is about the card, not about the machine's noise.
         agent = AgentProcess.start(port, "anomaly-browser", TOKEN);
         awaitAgentsConnected(List.of("anomaly-browser"), agent::log);
         Map<String, Object> created = http().post().uri("/api/experiments")
@@ -38,7 +41,7 @@ class AnomalySearchBrowserIntegrationTests extends BrowserTest {
                         name: anomalies on the page
                         base: {provider: tcp, msg_size: 4K, duration_ms: 200}
                         dimensions: {qps_per_thread: [1, 4], msg_size: [4K, 64K]}
-                        search: {anomalies: [qps_per_thread, msg_size], max_runs: 12, below: 0.5}
+                        search: {anomalies: [qps_per_thread, msg_size], max_runs: 12, below: 0.2}
                         overrides: [{when: {qps_per_thread: 4, msg_size: 64K}, set: {rate_limit: 500}}]
                         """).exchange().expectStatus().isCreated().expectBody(JSON_OBJECT).returnResult().getResponseBody();
         long id = ((Number) created.get("id")).longValue();
