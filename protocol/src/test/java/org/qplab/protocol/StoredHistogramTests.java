@@ -24,6 +24,7 @@ class StoredHistogramTests {
             total = Math.addExact(total, c);
         }
         assertThat(h.total()).isEqualTo(total);
+        assertThat(StoredHistogram.checkRuns(stored)).isEqualTo(total);
         return stored;
     }
 
@@ -118,6 +119,72 @@ class StoredHistogramTests {
         assertThat(StoredHistogram.decode(pairs(new int[] {200}, new long[] {1})).counts()).containsExactly(1);
     }
 
+    /**
+     * Every bit of a few histograms flipped, one at a time, and random bytes after a valid head: what decodes is a
+     * histogram (buckets ascend below the top, counts above 0, their sum the total), and checking without the arrays
+     * gives the same total or the same refusal.
+     */
+    @Test
+    void corruptedBytesDecodeToAHistogramOrAreRefusedAlikeWithOrWithoutArrays() {
+        Random random = new Random(7);
+        TreeMap<Integer, Long> drawn = drawn(20_000, 32_000, 0.2, random);
+        java.util.List<byte[]> samples = new java.util.ArrayList<>(java.util.List.of(
+                StoredHistogram.encode(drawn.keySet().stream().mapToInt(Integer::intValue).toArray(),
+                        drawn.values().stream().mapToLong(Long::longValue).toArray()),
+                StoredHistogram.encode(new int[] {10, 11, 12, 13, 90, 4000}, new long[] {1, Long.MAX_VALUE / 4, 1, 2, 5, 1})));
+        for (int trial = 0; trial < 300; trial++) {
+            byte[] noise = new byte[4 + random.nextInt(40)];
+            random.nextBytes(noise);
+            noise[0] = 0;
+            noise[1] = (byte) StoredHistogram.RUNS;
+            noise[2] = (byte) random.nextInt(100); // a bucket count that fits
+            noise[3] = (byte) random.nextInt(100);
+            samples.add(noise);
+        }
+        int decoded = 0;
+        int refused = 0;
+        for (byte[] sample : samples) {
+            for (int bit = -1; bit < (sample.length > 60 ? 8 * sample.length : 0); bit++) {
+                byte[] b = sample.clone();
+                if (bit >= 0) {
+                    b[bit / 8] ^= (byte) (0x80 >>> (bit % 8));
+                }
+                if (b.length < 2 || b[0] != 0 || b[1] != StoredHistogram.RUNS) {
+                    continue;
+                }
+                String decodeFailure = null;
+                Interval.Histogram h = null;
+                try {
+                    h = StoredHistogram.decode(b);
+                } catch (IllegalArgumentException e) {
+                    decodeFailure = e.getMessage();
+                }
+                String checkFailure = null;
+                long total = -1;
+                try {
+                    total = StoredHistogram.checkRuns(b);
+                } catch (IllegalArgumentException e) {
+                    checkFailure = e.getMessage();
+                }
+                assertThat(checkFailure).as("bit %d", bit).isEqualTo(decodeFailure);
+                if (h == null) {
+                    refused++;
+                    continue;
+                }
+                decoded++;
+                long sum = 0;
+                for (int k = 0; k < h.buckets().length; k++) {
+                    assertThat(h.buckets()[k]).isBetween(k == 0 ? 0 : h.buckets()[k - 1] + 1, CycleBuckets.COUNT - 1);
+                    assertThat(h.counts()[k]).isPositive();
+                    sum = Math.addExact(sum, h.counts()[k]);
+                }
+                assertThat(total).isEqualTo(sum).isEqualTo(h.total());
+            }
+        }
+        assertThat(decoded).isPositive();
+        assertThat(refused).isPositive();
+    }
+
     @Test
     void refusesWhatItCannotHaveWritten() {
         byte[] stored = StoredHistogram.encode(new int[] {100, 101, 102, 500}, new long[] {3, 4, 5, 1});
@@ -134,6 +201,19 @@ class StoredHistogramTests {
         // a run reaching past the last bucket: the first bucket is the top one, the run says two
         assertThatThrownBy(() -> StoredHistogram.decode(new byte[] {0, 2, 2, (byte) 0xFF, 0x39, 0b0000_0100}))
                 .hasMessageContaining("beyond the histogram");
+        // two runs of one bucket from 100, the gap between them escaped as 2^64 - 2: read as a signed -2, the second run
+        // would start at the first's bucket
+        String bits = "0" + "00000" + "00000" + "1".repeat(32) + "1".repeat(63) + "0" + "0000" + "0000";
+        byte[] backwards = new byte[4 + (bits.length() + 7) / 8];
+        backwards[0] = 0;
+        backwards[1] = (byte) StoredHistogram.RUNS;
+        backwards[2] = 2;
+        backwards[3] = 100;
+        for (int i = 0; i < bits.length(); i++) {
+            backwards[4 + i / 8] |= (byte) (bits.charAt(i) == '1' ? 0x80 >>> (i % 8) : 0);
+        }
+        assertThatThrownBy(() -> StoredHistogram.decode(backwards)).hasMessageContaining("beyond the histogram");
+        assertThatThrownBy(() -> StoredHistogram.checkRuns(backwards)).hasMessageContaining("beyond the histogram");
         byte[] pairsThenMore = Arrays.copyOf(pairs(new int[] {7}, new long[] {2}), 4);
         assertThatThrownBy(() -> StoredHistogram.decode(pairsThenMore)).hasMessageContaining("after its pairs");
     }
