@@ -19,7 +19,8 @@ import org.qplab.protocol.StoredHistogram;
  * The controller's CPU per interval for reading a frame and having its histograms in the stored format, in isolation
  * (issue 38, frame layout v3): a layout v2 frame is decoded (pair lists into int[]/long[]) and each histogram encoded
  * into the runs format ({@code StoredHistogram.encode}, what FrameWriter did per interval); a v3 frame is decoded
- * (each histogram decoded from the runs format, which checks it, and its bytes kept). No database, no WebSocket:
+ * (each histogram checked in the runs format, {@code StoredHistogram.checkRuns}, without building its arrays, and its
+ * bytes kept: what the controller's ingest reads). No database, no WebSocket:
  * only the part that layout v3 moves to the agents.
  *
  * <p>Histograms of the bench/ingest simulator's shape (IntervalAgents: log-normal cycle times around 32 µs, σ 0.15-0.25,
@@ -77,9 +78,9 @@ public final class HistogramCost {
                     v3.stream().mapToInt(ByteBuffer::remaining).average().orElse(0));
             String[] names = {"v2: decode + encode the runs format (before)", "v3: decode, checking (after)",
                     "  of which v2 decode alone", "  of which StoredHistogram.encode alone",
-                    "  of which StoredHistogram.decode alone"};
+                    "  of which StoredHistogram.decode alone", "  of which StoredHistogram.checkRuns alone"};
             List<IntSupplier> variants = List.of(() -> frames(v2), () -> frames(v3), () -> decodeOnly(v2),
-                    () -> encode(all), () -> decode(stored));
+                    () -> encode(all), () -> decode(stored), () -> check(stored));
             List<List<Double>> ns = new ArrayList<>();
             variants.forEach(v -> ns.add(new ArrayList<>()));
             for (int warm = 0; warm < 3; warm++) { // the JIT's compilation of every path
@@ -124,10 +125,10 @@ public final class HistogramCost {
         int n = 0;
         for (ByteBuffer f : frames) {
             IntervalFrame frame = IntervalFrame.decode(f);
-            for (int k = 0; k < frame.intervals().size(); k++) {
+            for (int k = 0; k < frame.intervalCount(); k++) {
                 sink += frame.storedHistogram(k).length;
             }
-            n += frame.intervals().size();
+            n += frame.intervalCount();
         }
         return n;
     }
@@ -137,7 +138,7 @@ public final class HistogramCost {
         for (ByteBuffer f : frames) {
             IntervalFrame frame = IntervalFrame.decode(f);
             sink += frame.cycles();
-            n += frame.intervals().size();
+            n += frame.intervalCount();
         }
         return n;
     }
@@ -152,6 +153,13 @@ public final class HistogramCost {
     private static int decode(List<byte[]> stored) {
         for (byte[] h : stored) {
             sink += StoredHistogram.decode(h).total();
+        }
+        return stored.size();
+    }
+
+    private static int check(List<byte[]> stored) {
+        for (byte[] h : stored) {
+            sink += StoredHistogram.checkRuns(h);
         }
         return stored.size();
     }

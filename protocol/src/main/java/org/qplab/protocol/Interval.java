@@ -24,6 +24,12 @@ public record Interval(int thread, long index, int span, long cycles, long messa
         }
     }
 
+    /** The same interval with that histogram. */
+    public Interval withHistogram(int[] buckets, long[] counts) {
+        return new Interval(thread, index, span, cycles, messages, bytes, errors, minNs, maxNs, firstStartNs, lastEndNs,
+                buckets, counts);
+    }
+
     /** The cycle time at nearest rank ceil(p × cycles), as its bucket's midpoint within [minNs, maxNs]. */
     public long percentileNs(double p) {
         return CycleBuckets.percentile(buckets, counts, cycles, p, minNs, maxNs);

@@ -53,7 +53,10 @@ public final class IntervalFrame {
     private final long runId;
     private final long seq;
     private final ByteBuffer records;
-    private final List<Interval> intervals;
+    /** The intervals whole; null until asked for when the frame was decoded from v3 (see {@link #intervalFields}). */
+    private volatile List<Interval> intervals;
+    /** The intervals, and for a decoded v3 frame without their histograms' arrays (empty): what storing needs. */
+    private final List<Interval> fields;
     /** Each interval's histogram in the runs format, as received or as given; null: encoded when asked for. */
     private final List<byte[]> histograms;
     private volatile ByteBuffer encoded; // built once: the outbox sizes a frame, the link sends it
@@ -78,7 +81,18 @@ public final class IntervalFrame {
         this.seq = seq;
         this.records = records.slice().order(ByteOrder.LITTLE_ENDIAN);
         this.intervals = List.copyOf(intervals);
+        this.fields = this.intervals;
         this.histograms = histograms == null ? null : List.copyOf(histograms);
+    }
+
+    /** A decoded v3 frame: fields' histograms are empty, histograms (checked) hold them. */
+    private IntervalFrame(long runId, long seq, ByteBuffer records, List<Interval> fields, List<byte[]> histograms,
+            Void decoded) {
+        this.runId = runId;
+        this.seq = seq;
+        this.records = records.slice().order(ByteOrder.LITTLE_ENDIAN);
+        this.fields = List.copyOf(fields);
+        this.histograms = List.copyOf(histograms);
     }
 
     /** A frame of intervals only. */
@@ -108,8 +122,34 @@ public final class IntervalFrame {
         return records.remaining() / TraceRecord.BYTES;
     }
 
+    /** The intervals, histograms included (a decoded v3 frame decodes them the first time it is asked). */
     public List<Interval> intervals() {
-        return intervals;
+        List<Interval> whole = intervals;
+        if (whole == null) { // two threads may both decode: the same intervals either way
+            List<Interval> decoded = new ArrayList<>(fields.size());
+            for (int k = 0; k < fields.size(); k++) {
+                Interval.Histogram h = StoredHistogram.decode(histograms.get(k));
+                decoded.add(fields.get(k).withHistogram(h.buckets(), h.counts()));
+            }
+            whole = List.copyOf(decoded);
+            intervals = whole;
+        }
+        return whole;
+    }
+
+    /**
+     * The intervals' fields: the intervals in order, but those of a frame decoded from v3 with empty histograms (their
+     * buckets are in {@link #storedHistogram}, checked when the frame was decoded). What storing a frame reads: the
+     * controller does not build a few KB of arrays per interval that only a live watcher of the run would read
+     * (issue 38). {@link #intervals} has them whole.
+     */
+    public List<Interval> intervalFields() {
+        return fields;
+    }
+
+    /** How many intervals it carries. */
+    public int intervalCount() {
+        return fields.size();
     }
 
     /**
@@ -120,14 +160,14 @@ public final class IntervalFrame {
         if (histograms != null) {
             return histograms.get(k);
         }
-        Interval i = intervals.get(k);
+        Interval i = fields.get(k);
         return StoredHistogram.encode(i.buckets(), i.counts());
     }
 
     /** The cycles its intervals count. */
     public long cycles() {
         long n = 0;
-        for (Interval i : intervals) {
+        for (Interval i : fields) {
             n += i.cycles();
         }
         return n;
@@ -179,6 +219,7 @@ public final class IntervalFrame {
 
     private ByteBuffer build(int layout) {
         int most = HEADER_BYTES + records.remaining();
+        List<Interval> intervals = layout == 2 ? intervals() : fields;
         byte[][] stored = new byte[intervals.size()][];
         for (int k = 0; k < intervals.size(); k++) {
             if (layout == 2) {
@@ -267,7 +308,7 @@ public final class IntervalFrame {
         List<byte[]> histograms = version == 2 ? null : new ArrayList<>(intervalCount);
         for (int i = 0; i < intervalCount; i++) {
             try {
-                intervals.add(version == 2 ? Interval.decode(buf) : Interval.decode(buf, in -> storedHistogram(in, histograms)));
+                intervals.add(version == 2 ? Interval.decode(buf) : Interval.decode(buf, in -> checkedHistogram(in, histograms)));
             } catch (IllegalArgumentException | ArithmeticException e) {
                 throw new IllegalArgumentException("frame " + seq + " of run " + runId + ", interval " + i
                         + " of " + intervalCount + ": " + e.getMessage());
@@ -277,11 +318,18 @@ public final class IntervalFrame {
             throw new IllegalArgumentException("frame " + seq + " of run " + runId + " has " + buf.remaining()
                     + " bytes after its " + intervalCount + " intervals");
         }
-        return new IntervalFrame(runId, seq, records, intervals, histograms);
+        return version == 2 ? new IntervalFrame(runId, seq, records, intervals) : new IntervalFrame(runId, seq, records,
+                intervals, histograms, null);
     }
 
-    /** Reads a v3 interval's histogram: its length, its bytes (kept in histograms), decoded and so checked. */
-    private static Interval.Histogram storedHistogram(ByteBuffer in, List<byte[]> histograms) {
+    private static final int[] NO_BUCKETS = {};
+    private static final long[] NO_COUNTS = {};
+
+    /**
+     * Reads a v3 interval's histogram: its length, its bytes (kept in histograms), checked; the histogram returned
+     * has its total but no buckets ({@link #intervalFields}).
+     */
+    private static Interval.Histogram checkedHistogram(ByteBuffer in, List<byte[]> histograms) {
         int length = Varint.getInt(in, "histogram length");
         if (length > in.remaining()) {
             throw new IllegalArgumentException("a histogram of " + length + " bytes, but the frame ends after "
@@ -292,9 +340,9 @@ public final class IntervalFrame {
         if (length < 2 || stored[0] != 0 || stored[1] != StoredHistogram.RUNS) {
             throw new IllegalArgumentException("a histogram not in the runs format (v3 frames carry only that)");
         }
-        Interval.Histogram h = StoredHistogram.decode(stored);
+        long total = StoredHistogram.checkRuns(stored);
         histograms.add(stored);
-        return h;
+        return new Interval.Histogram(NO_BUCKETS, NO_COUNTS, total);
     }
 
     /** A frame of a layout version this side does not read: the agent and the controller are of different releases. */

@@ -56,11 +56,21 @@ class IntervalFrameTests {
 
         assertThat(encoded.order(ByteOrder.LITTLE_ENDIAN).getShort(4)).isEqualTo((short) 3);
         IntervalFrame decoded = IntervalFrame.decode(encoded);
-        assertThat(decoded.intervals()).containsExactlyElementsOf(intervals);
+        // what storing reads: the fields, the histograms' bytes; the buckets are not built into arrays until asked for
+        assertThat(decoded.intervalCount()).isEqualTo(2);
+        assertThat(decoded.cycles()).isEqualTo(intervals.get(0).cycles() + intervals.get(1).cycles());
         for (int k = 0; k < intervals.size(); k++) {
+            Interval fields = decoded.intervalFields().get(k);
+            assertThat(fields.buckets()).isEmpty();
+            assertThat(fields.withHistogram(intervals.get(k).buckets(), intervals.get(k).counts())).isEqualTo(intervals.get(k));
             assertThat(decoded.storedHistogram(k))
                     .isEqualTo(StoredHistogram.encode(intervals.get(k).buckets(), intervals.get(k).counts()));
         }
+        assertThat(decoded.intervals()).containsExactlyElementsOf(intervals);
+        assertThat(decoded.intervals()).isSameAs(decoded.intervals()); // decoded once
+        // a frame built here, or read from v2, has its intervals whole in both
+        IntervalFrame v2 = IntervalFrame.decode(new IntervalFrame(42, 7, intervals).encode(2));
+        assertThat(v2.intervalFields()).containsExactlyElementsOf(intervals);
     }
 
     @Test

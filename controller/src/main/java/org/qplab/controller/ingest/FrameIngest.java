@@ -105,7 +105,7 @@ public class FrameIngest implements SmartLifecycle {
 
     /** The rows a frame adds: its intervals and its trace records. */
     private static long rows(IntervalFrame frame) {
-        return frame.count() + (long) frame.intervals().size();
+        return frame.count() + (long) frame.intervalCount();
     }
 
     private void write(List<Pending> group) {

@@ -90,7 +90,7 @@ final class FrameWriter {
             Long[] firstEnds = sorted.stream().map(FrameWriter::firstEnd).toArray(Long[]::new);
             insert.setArray(4, c.createArrayOf("bigint", firstEnds));
             insert.setArray(5, longs(c, sorted, IntervalFrame::cycles));
-            insert.setArray(6, c.createArrayOf("integer", sorted.stream().map(f -> f.intervals().size()).toArray(Integer[]::new)));
+            insert.setArray(6, c.createArrayOf("integer", sorted.stream().map(IntervalFrame::intervalCount).toArray(Integer[]::new)));
             insert.setArray(7, c.createArrayOf("bytea", sorted.stream().map(FrameWriter::intervalKeys).toArray(byte[][]::new)));
             try (ResultSet rs = insert.executeQuery()) {
                 while (rs.next()) {
@@ -125,7 +125,7 @@ final class FrameWriter {
      * as a v3 frame carried them, checked when it was decoded, not encoded again here.
      */
     private static void copyIntervals(Connection c, List<IntervalFrame> frames) throws SQLException {
-        if (frames.stream().allMatch(f -> f.intervals().isEmpty())) {
+        if (frames.stream().allMatch(f -> f.intervalCount() == 0)) {
             return;
         }
         CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn(COPY_INTERVALS);
@@ -144,15 +144,15 @@ final class FrameWriter {
     /** The frame's intervals as binary COPY rows of run_interval. */
     static byte[] intervalRows(IntervalFrame frame) {
         int size = 0;
-        List<byte[]> histograms = new ArrayList<>(frame.intervals().size());
-        for (int k = 0; k < frame.intervals().size(); k++) {
+        List<byte[]> histograms = new ArrayList<>(frame.intervalCount());
+        for (int k = 0; k < frame.intervalCount(); k++) {
             byte[] h = frame.storedHistogram(k);
             histograms.add(h);
             size += INTERVAL_ROW_BYTES + h.length;
         }
         ByteBuffer out = ByteBuffer.allocate(size);
-        for (int k = 0; k < frame.intervals().size(); k++) {
-            Interval i = frame.intervals().get(k);
+        for (int k = 0; k < frame.intervalCount(); k++) {
+            Interval i = frame.intervalFields().get(k);
             out.putShort((short) 13);
             out.putInt(8).putLong(frame.runId());
             out.putInt(4).putInt(i.thread());
@@ -191,8 +191,8 @@ final class FrameWriter {
 
     /** The (thread, idx) of each of the frame's intervals, 12 bytes apiece (run_frame.interval_keys, V32). */
     static byte[] intervalKeys(IntervalFrame frame) {
-        ByteBuffer keys = ByteBuffer.allocate(12 * frame.intervals().size());
-        for (Interval i : frame.intervals()) {
+        ByteBuffer keys = ByteBuffer.allocate(12 * frame.intervalCount());
+        for (Interval i : frame.intervalFields()) {
             keys.putInt(i.thread()).putLong(i.index());
         }
         return keys.array();
@@ -201,7 +201,7 @@ final class FrameWriter {
     /** The earliest end the frame carries: its intervals' last ends and its trace records' ends; null when empty. */
     static Long firstEnd(IntervalFrame frame) {
         long first = Long.MAX_VALUE;
-        for (Interval i : frame.intervals()) {
+        for (Interval i : frame.intervalFields()) {
             first = Math.min(first, i.lastEndNs());
         }
         ByteBuffer in = frame.records();

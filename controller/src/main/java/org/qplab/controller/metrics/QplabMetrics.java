@@ -76,7 +76,7 @@ public class QplabMetrics implements SchedulingConfigurer {
         if (fresh) {
             frames.increment();
             cycles.increment(frame.cycles());
-            intervals.increment(frame.intervals().size());
+            intervals.increment(frame.intervalCount());
             traceRecords.increment(frame.count());
         } else {
             replayed.increment();
