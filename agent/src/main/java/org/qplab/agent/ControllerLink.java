@@ -52,7 +52,7 @@ final class ControllerLink implements BlockingWebSocket.Listener {
     private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "qplab-heartbeat"));
     /** Its own thread: a send blocked on a dead link holds the heartbeat thread, not this one. */
     private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "qplab-link-watch"));
-    /** When anything last arrived from the controller (the controller pings every second). */
+    /** When anything last arrived from the controller (the controller pings every second while it sends nothing else). */
     private volatile long lastHeard = System.nanoTime();
     private final Object sendLock = new Object();
     private final Object outboxSignal = new Object();
@@ -261,7 +261,8 @@ final class ControllerLink implements BlockingWebSocket.Listener {
 
     /**
      * A link on which nothing has arrived for 3 heartbeats (at least 3 s) is dead, not slow: the controller
-     * pings every second whatever it is doing. Abort it; the connect loop reconnects and the outbox replays.
+     * pings every second whatever it is doing, unless it sent something else in the last half second. Abort it; the
+     * connect loop reconnects and the outbox replays.
      */
     private void checkLink() {
         BlockingWebSocket ws = socket;

@@ -1,6 +1,7 @@
 package org.qplab.controller.agent;
 
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -38,6 +39,8 @@ public final class AgentConnection {
     private volatile Long busyWith;
     private volatile boolean open = true;
     private volatile boolean refused;
+    /** When a message was last handed to the link (nanoTime). */
+    private volatile long lastSent = System.nanoTime();
     private volatile long spooled;
     private volatile long spoolBytes;
     /** What the link's first frame was (type, length, start), for the log when the link is refused before a hello. */
@@ -165,7 +168,20 @@ public final class AgentConnection {
 
     /** Queues a message for the agent; false when the connection is gone or refused. */
     public synchronized boolean send(AgentMessage message) {
-        return open && !refused && outbound.tryEmitNext(message).isSuccess();
+        boolean sent = open && !refused && outbound.tryEmitNext(message).isSuccess();
+        if (sent) {
+            lastSent = System.nanoTime();
+        }
+        return sent;
+    }
+
+    /**
+     * Whether no message went to the agent for that long: then a keepalive ping is due. While its frames stream, the
+     * agent hears their acknowledgements several times a second, and a ping would only cost both sides a write and a
+     * read (1,000 of each per second at 1,000 agents).
+     */
+    boolean quietFor(Duration time) {
+        return System.nanoTime() - lastSent >= time.toNanos();
     }
 
     Flux<AgentMessage> outbound() {

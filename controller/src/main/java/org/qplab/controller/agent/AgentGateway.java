@@ -80,8 +80,11 @@ public class AgentGateway implements WebSocketHandler {
         String remote = String.valueOf(session.getHandshakeInfo().getRemoteAddress());
         AgentConnection connection = new AgentConnection(remote);
         // Pings go out whatever the inbound side is doing (a busy ingest holds back reading, not writing):
-        // an agent that hears nothing for a while knows the link is dead, not slow, and reconnects.
+        // an agent that hears nothing for a while knows the link is dead, not slow, and reconnects. Any message
+        // counts as heard, so a link that carried one in the last half second is not pinged: the agent hears
+        // something at least every 1.5 s, against its limit of 3 s.
         Flux<WebSocketMessage> keepalive = Flux.interval(KEEPALIVE, KEEPALIVE)
+                .filter(i -> connection.quietFor(KEEPALIVE.dividedBy(2)))
                 .map(i -> session.pingMessage(factory -> factory.allocateBuffer(0)))
                 .takeUntilOther(connection.closed());
         Mono<Void> outbound = session.send(Flux.merge(connection.outbound()

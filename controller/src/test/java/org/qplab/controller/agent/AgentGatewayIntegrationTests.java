@@ -15,7 +15,10 @@ import org.qplab.protocol.IntervalFrame;
 import org.springframework.web.reactive.socket.CloseStatus;
 import tools.jackson.databind.json.JsonMapper;
 
-/** What the agents' WebSocket refuses, and how the agent learns why: a frame layout it cannot read. */
+/**
+ * What the agents' WebSocket refuses, and how the agent learns why: a frame layout it cannot read. And how it keeps a
+ * link alive: pings only while nothing else goes to the agent.
+ */
 class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
 
     @Test
@@ -46,6 +49,35 @@ class AgentGatewayIntegrationTests extends ControllerIntegrationTest {
         assertThat(closed.getCode()).isEqualTo(LinkClose.FRAME_LAYOUT.code());
         assertThat(closed.getReason()).startsWith("frame layout v1 is not supported here (reads v2 and v3)");
         assertThat(jdbc.sql("SELECT count(*) FROM run_frame").query(Long.class).single()).isEqualTo(batches);
+    }
+
+    /**
+     * An agent hears that its link is alive from anything the controller sends. While it streams, the acknowledgements
+     * of its frames say it several times a second, and no ping is sent (at 1,000 agents that spared a write and a read
+     * of each 1,000 times a second); once it is quiet, the pings come every second again.
+     */
+    @Test
+    void aLinkIsPingedOnlyWhileNothingElseGoesToTheAgent() throws Exception {
+        long run = RawAgent.storedRun(jdbc, "RUNNING", "pinged");
+        try (RawAgent agent = RawAgent.connect(port)) {
+            agent.send(new AgentMessage.Hello("pinged", TOKEN, Map.of("hostname", "pinged"), run, List.of(run), null));
+            agent.await(AgentMessage.Welcome.class, Duration.ofSeconds(30));
+            int before = agent.pings();
+            long streamed = System.nanoTime();
+            for (int seq = 0; seq < 30; seq++) { // 3 s of frames, each acknowledged
+                agent.send(RawAgent.frame(run, seq));
+                assertThat(agent.await(AgentMessage.BatchAck.class, Duration.ofSeconds(30)).seq()).isEqualTo(seq);
+                Thread.sleep(100);
+            }
+            double seconds = (System.nanoTime() - streamed) / 1e9;
+            int whileStreaming = agent.pings() - before;
+            Thread.sleep(3_500);
+            int whileQuiet = agent.pings() - before - whileStreaming;
+
+            assertThat(whileStreaming).as("pings in %.1f s of acknowledged frames", seconds).isLessThanOrEqualTo(1);
+            assertThat(whileQuiet).as("pings in 3.5 s with nothing else sent").isBetween(2, 4);
+            assertThat(agent.isOpen()).isTrue();
+        }
     }
 
     /**

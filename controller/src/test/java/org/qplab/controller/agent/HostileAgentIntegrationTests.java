@@ -10,7 +10,6 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.qplab.controller.ControllerIntegrationTest;
-import org.qplab.controller.TestIntervals;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.LinkClose;
 import org.qplab.protocol.Interval;
@@ -48,14 +47,14 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
     @Test
     void aRevokedAgentsLinkIsClosedAtOnceNothingItSendsIsStoredAndTheSecretDoesNotTakeItsIdAgain() throws Exception {
         String id = "hostile-revoked";
-        long own = storedRun("RUNNING", id);
+        long own = RawAgent.storedRun(jdbc, "RUNNING", id);
         try (RawAgent agent = RawAgent.connect(port).hello(id, TOKEN)) {
             String token = agent.await(AgentMessage.Welcome.class, WAIT).token();
             assertThat(token).as("its own token, issued at enrolment").matches("[0-9a-f]{64}");
 
             http().delete().uri("/api/agents/{id}/token", id).exchange().expectStatus().isNoContent();
             // whatever it still sends (if the close has not reached it yet) is neither read nor stored
-            agent.send(frame(own, 0));
+            agent.send(RawAgent.frame(own, 0));
             agent.send(new AgentMessage.RunFinished(own, Map.of("cycles", 1, "bw_avg_bps", 1.23e15), 1));
             // closed with its reason, or (when those sends raced the close and the connection's reset dropped the
             // close frame) ended with an error: the audit row below says why it was closed either way
@@ -90,12 +89,12 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
 
     @Test
     void aHeartbeatNamingAnotherAgentsRunIsRefusedAndOneNamingItsOwnIsTaken() throws Exception {
-        long others = storedRun("RUNNING", "hostile-busy");
-        long own = storedRun("RUNNING", "hostile-beater");
+        long others = RawAgent.storedRun(jdbc, "RUNNING", "hostile-busy");
+        long own = RawAgent.storedRun(jdbc, "RUNNING", "hostile-beater");
         try (RawAgent fake = RawAgent.connect(port)) {
             fake.hello("hostile-beater", TOKEN).await(AgentMessage.Welcome.class, WAIT);
             fake.send(new AgentMessage.Heartbeat(own, 0, 0L));
-            fake.send(frame(own, 0)); // handled after the heartbeat: its ack says the link is still up
+            fake.send(RawAgent.frame(own, 0)); // handled after the heartbeat: its ack says the link is still up
             assertThat(fake.await(AgentMessage.BatchAck.class, WAIT).runId()).isEqualTo(own);
 
             fake.send(new AgentMessage.Heartbeat(others, 0, 0L));
@@ -163,25 +162,25 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
 
     @Test
     void aFrameForARunNotItsOwnIsStoredNowhereWhileItsOwnRunsFramesAreStored() throws Exception {
-        long others = storedRun("FINISHED", "hostile-owner");
-        long own = storedRun("RUNNING", "hostile-framer");
+        long others = RawAgent.storedRun(jdbc, "FINISHED", "hostile-owner");
+        long own = RawAgent.storedRun(jdbc, "RUNNING", "hostile-framer");
         try (RawAgent fake = RawAgent.connect(port)) {
             fake.hello("hostile-framer", TOKEN).await(AgentMessage.Welcome.class, WAIT);
 
-            fake.send(frame(own, 0));
+            fake.send(RawAgent.frame(own, 0));
             AgentMessage.BatchAck ack = fake.await(AgentMessage.BatchAck.class, WAIT);
             assertThat(List.of(ack.runId(), ack.seq())).as("its own run's frame is stored").isEqualTo(List.of(own, 0L));
 
             // a run that no longer exists (its experiment deleted while the agent held its frame): acknowledged, so
             // the agent drops it, stored nowhere, and the link stays up
             long gone = own + 1_000_000;
-            fake.send(frame(gone, 3));
+            fake.send(RawAgent.frame(gone, 3));
             AgentMessage.BatchAck dropped = fake.await(AgentMessage.BatchAck.class, WAIT);
             assertThat(List.of(dropped.runId(), dropped.seq())).isEqualTo(List.of(gone, 3L));
             assertThat(fake.isOpen()).isTrue();
             assertThat(rowsOf("run_frame", gone) + rowsOf("run_interval", gone)).isZero();
 
-            fake.send(frame(others, 7));
+            fake.send(RawAgent.frame(others, 7));
             CloseStatus refused = fake.awaitClose(WAIT);
             assertThat(refused.getCode()).isEqualTo(LinkClose.NOT_ITS_RUN.code());
             assertThat(refused.getReason()).isEqualTo("run " + others + " is not assigned to agent 'hostile-framer'");
@@ -195,17 +194,17 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
 
     @Test
     void anAgentOfThePreviousReleaseIsAdmittedWithItsLayoutV2FramesAndAMalformedV3HistogramStoresNothing() throws Exception {
-        long own = storedRun("RUNNING", "hostile-v2");
+        long own = RawAgent.storedRun(jdbc, "RUNNING", "hostile-v2");
         try (RawAgent old = RawAgent.connect(port)) {
             old.send(new AgentMessage.Hello("hostile-v2", TOKEN, Map.of("hostname", "hostile-v2"), own, List.of(own), null, 2))
                     .await(AgentMessage.Welcome.class, WAIT);
 
-            old.sendRaw(frame(own, 0).encode(2));
+            old.sendRaw(RawAgent.frame(own, 0).encode(2));
             AgentMessage.BatchAck ack = old.await(AgentMessage.BatchAck.class, WAIT);
             assertThat(List.of(ack.runId(), ack.seq())).as("a v2 frame is stored").isEqualTo(List.of(own, 0L));
 
             // a v3 frame whose one interval says a cycle more than its histogram holds: refused whole
-            Interval i = frame(own, 1).intervals().get(0);
+            Interval i = RawAgent.frame(own, 1).intervals().get(0);
             Interval wrong = new Interval(i.thread(), i.index(), i.span(), i.cycles() + 1, i.messages(), i.bytes(),
                     i.errors(), i.minNs(), i.maxNs(), i.firstStartNs(), i.lastEndNs(), i.buckets(), i.counts());
             old.send(new IntervalFrame(own, 1, List.of(wrong)));
@@ -323,20 +322,6 @@ class HostileAgentIntegrationTests extends ControllerIntegrationTest {
     }
 
     /** An experiment of one run in the given state on the given agent, written directly: no scheduler in between. */
-    private long storedRun(String status, String agentId) {
-        long experimentId = jdbc.sql("INSERT INTO experiment (name, matrix, status) VALUES ('hostile', '{}', ?) RETURNING id")
-                .param(status).query(Long.class).single();
-        return jdbc.sql("""
-                        INSERT INTO run (experiment_id, idx, params, status, agent_id, attempt, started_at)
-                        VALUES (?, 0, '{"provider": "tcp", "msg_size": 64}', ?, ?, 1, now()) RETURNING id""")
-                .params(experimentId, status, agentId).query(Long.class).single();
-    }
-
-    private static IntervalFrame frame(long runId, long seq) {
-        List<TestIntervals.Cycle> cycles = List.of(new TestIntervals.Cycle(0, 0, 1_000), new TestIntervals.Cycle(0, 1_000, 2_500));
-        return IntervalFrame.of(runId, seq, List.of(), TestIntervals.of(cycles, 10_000_000L, 64, 1));
-    }
-
     private long rowsOf(String table, long runId) {
         return jdbc.sql("SELECT count(*) FROM " + table + " WHERE run_id = ?").param(runId).query(Long.class).single();
     }

@@ -13,8 +13,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.qplab.controller.TestIntervals;
 import org.qplab.protocol.AgentMessage;
 import org.qplab.protocol.IntervalFrame;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.reactive.socket.CloseStatus;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
@@ -31,6 +34,7 @@ final class RawAgent implements AutoCloseable {
 
     private final BlockingQueue<AgentMessage> received = new LinkedBlockingQueue<>();
     private final CompletableFuture<CloseStatus> closed = new CompletableFuture<>();
+    private final AtomicInteger pings = new AtomicInteger();
     private final WebSocket socket;
     private final Throwable upgradeRefusal;
 
@@ -138,6 +142,11 @@ final class RawAgent implements AutoCloseable {
         return closed.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** The pings the controller has sent so far. */
+    int pings() {
+        return pings.get();
+    }
+
     boolean isOpen() {
         return socket != null && !closed.isDone();
     }
@@ -159,6 +168,24 @@ final class RawAgent implements AutoCloseable {
         }
     }
 
+    /** A run of an experiment of its own, assigned to that agent id in that status, as a test stages it. */
+    static long storedRun(JdbcClient jdbc, String status, String agentId) {
+        long experimentId = jdbc.sql("INSERT INTO experiment (name, matrix, status) VALUES ('raw agent', '{}', ?) RETURNING id")
+                .param(status).query(Long.class).single();
+        return jdbc.sql("""
+                        INSERT INTO run (experiment_id, idx, params, status, agent_id, attempt, started_at)
+                        VALUES (?, 0, '{"provider": "tcp", "msg_size": 64}', ?, ?, 1, now()) RETURNING id""")
+                .params(experimentId, status, agentId).query(Long.class).single();
+    }
+
+    /** A frame numbered seq: two cycles of thread 0 in its interval seq (10 ms each). */
+    static IntervalFrame frame(long runId, long seq) {
+        long t0 = seq * 10_000_000L;
+        List<TestIntervals.Cycle> cycles = List.of(new TestIntervals.Cycle(0, t0, t0 + 1_000),
+                new TestIntervals.Cycle(0, t0 + 1_000, t0 + 2_500));
+        return IntervalFrame.of(runId, seq, List.of(), TestIntervals.of(cycles, 10_000_000L, 64, 1));
+    }
+
     private static String describe(CloseStatus status) {
         return status == null ? "no status" : status.getCode() + " " + status.getReason();
     }
@@ -175,6 +202,12 @@ final class RawAgent implements AutoCloseable {
             }
             webSocket.request(1);
             return null;
+        }
+
+        @Override
+        public CompletionStage<?> onPing(WebSocket webSocket, ByteBuffer message) {
+            pings.incrementAndGet();
+            return WebSocket.Listener.super.onPing(webSocket, message); // the client answers with a pong
         }
 
         @Override
